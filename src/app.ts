@@ -1,0 +1,44 @@
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import { idempotencyMiddleware } from './http/idempotency';
+import { problemMiddleware } from './http/errors';
+import { catalogueRoutes } from './routes/catalogue';
+import { quoteRoutes } from './routes/quotes';
+import { orderRoutes } from './routes/orders';
+import { walletRoutes } from './routes/wallets';
+import { payRoutes } from './routes/pay';
+import { openApiRoutes } from './routes/openapi';
+import type { AppDeps } from './routes/context';
+
+export type { AppDeps } from './routes/context';
+
+/** Headers browsers may read (x402 payment headers, idempotency replay marker). */
+const EXPOSED_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Idempotent-Replayed, Location, Retry-After, ETag, Repr-Digest';
+
+/** Builds the Koa application without listening, so tests drive it in-process (`server.ts` listens). */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: true });
+  const log = deps.log ?? ((err: unknown) => console.error(err));
+  app.silent = true;
+
+  app.use(problemMiddleware((err) => log(err)));
+  app.use(async (ctx, next) => {
+    ctx.set('Access-Control-Allow-Origin', '*');
+    ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
+      ctx.set('Access-Control-Allow-Headers', ctx.get('access-control-request-headers') || 'Content-Type, Authorization, Idempotency-Key');
+      ctx.status = 204;
+      return;
+    }
+    await next();
+  });
+  app.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '256kb', formLimit: '64kb', encoding: 'utf-8' }));
+  app.use(idempotencyMiddleware(deps.services.db, deps.config.IDEMPOTENCY_TTL_SECONDS));
+
+  for (const router of [catalogueRoutes, quoteRoutes, orderRoutes, walletRoutes, payRoutes, openApiRoutes]) {
+    const r = router(deps);
+    app.use(r.routes()).use(r.allowedMethods());
+  }
+  return app;
+}

@@ -1,0 +1,177 @@
+/**
+ * The one module that owns MongoDB: the client, the typed collections and their indexes.
+ *
+ * Only single-document atomic operations are used (no multi-document transactions, no change streams), so the
+ * code runs on MongoDB 7+ and on FerretDB v1 alike (../shared/reference/temporal-and-servers.md).
+ */
+import { MongoClient, type Collection, type Db } from 'mongodb';
+import type {
+  DeliverableRecord,
+  OrderInputs,
+  OrderStatus,
+  PaymentRail,
+  PaymentRecord,
+  RefundRecord,
+  ReviewRecord,
+} from '../workflows/shared';
+
+/** A stored quote (issue 2 §3). Amounts in integer micro-units. */
+export interface QuoteDoc {
+  _id: string;
+  service_id: string;
+  is_agent: boolean;
+  amount_micros: number;
+  currency: string;
+  billing: string;
+  partner_id: string | null;
+  commission_micros: number | null;
+  terms_version: string;
+  catalogue_version: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** Read model of an order, written by the order workflow's activities (the workflow is the source of truth). */
+export interface OrderDoc {
+  _id: string;
+  workflow_id: string;
+  service_id: string;
+  quote_id: string | null;
+  agent_id: string | null;
+  email: string | null;
+  webhook_url: string | null;
+  partner_id: string | null;
+  inputs: OrderInputs;
+  amount_micros: number;
+  currency: string;
+  billing: string;
+  is_agent: boolean;
+  rails: PaymentRail[];
+  status: OrderStatus;
+  /** Number of transitions applied; makes each status write idempotent and ordered. */
+  version: number;
+  progress: { status: OrderStatus; at: string }[];
+  payment: PaymentRecord | null;
+  deliverables: DeliverableRecord[];
+  review: ReviewRecord | null;
+  refund: RefundRecord | null;
+  failure: string | null;
+  payment_deadline: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** One wallet movement; `amount_micros` is positive for both kinds. */
+export interface WalletTransaction {
+  id: string;
+  type: 'credit' | 'debit';
+  amount_micros: number;
+  memo: string;
+  /** What caused it, e.g. `order:<id>`, `refund:<id>`, `operator`. */
+  source: string;
+  at: Date;
+}
+
+/** An agent wallet (seed §2.9): balance and transactions in one document, so every movement is atomic. */
+export interface WalletDoc {
+  _id: string;
+  balance_micros: number;
+  currency: string;
+  /** sha256 hex of the agent key; null until the agent first reads the wallet (a credit can create it earlier). */
+  key_hash: string | null;
+  transactions: WalletTransaction[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A transaction of the local hosted payment-link provider. */
+export interface LinkpayTransactionDoc {
+  _id: string;
+  order_id: string;
+  amount_micros: number;
+  currency: string;
+  status: 'succeeded' | 'refunded';
+  payer_email: string | null;
+  created_at: Date;
+  refunded_at: Date | null;
+}
+
+/** A stored response for an `Idempotency-Key` (../shared/reference/api-conventions.md). */
+export interface IdempotencyDoc {
+  _id: string;
+  request_hash: string;
+  state: 'in_flight' | 'done';
+  response: { status: number; body: unknown; headers: Record<string, string> } | null;
+  created_at: Date;
+}
+
+/** An order event as emitted by the workflow, numbered per order. */
+export interface EventDoc {
+  _id: string;
+  order_id: string;
+  seq: number;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** Handle on the database: the client and every typed collection. */
+export interface Database {
+  client: MongoClient;
+  db: Db;
+  quotes: Collection<QuoteDoc>;
+  orders: Collection<OrderDoc>;
+  wallets: Collection<WalletDoc>;
+  linkpayTransactions: Collection<LinkpayTransactionDoc>;
+  idempotencyKeys: Collection<IdempotencyDoc>;
+  events: Collection<EventDoc>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects, returns typed collections and awaits index creation.
+ * @throws MongoServerError / MongoNetworkError when the server cannot be reached (after `serverSelectionTimeoutMS`).
+ */
+export async function connectDatabase(uri: string, dbName: string): Promise<Database> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, maxPoolSize: 50 });
+  await client.connect();
+  const db = client.db(dbName);
+  const database: Database = {
+    client,
+    db,
+    quotes: db.collection<QuoteDoc>('quotes'),
+    orders: db.collection<OrderDoc>('orders'),
+    wallets: db.collection<WalletDoc>('wallets'),
+    linkpayTransactions: db.collection<LinkpayTransactionDoc>('linkpay_transactions'),
+    idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),
+    events: db.collection<EventDoc>('events'),
+    close: () => client.close(),
+  };
+  await ensureIndexes(database);
+  return database;
+}
+
+async function ensureIndexes(d: Database): Promise<void> {
+  await Promise.all([
+    // Orders of one agent, newest first (wallet views, procurement history).
+    d.orders.createIndex({ agent_id: 1, created_at: -1 }),
+    // Operators list orders by status.
+    d.orders.createIndex({ status: 1, updated_at: -1 }),
+    // Events of one order in sequence; unique so a retried emit cannot duplicate a number.
+    d.events.createIndex({ order_id: 1, seq: 1 }, { unique: true }),
+    // Provider transactions of one order (checkout page shows an existing payment).
+    d.linkpayTransactions.createIndex({ order_id: 1 }),
+    // Expired idempotency records are swept by created_at.
+    d.idempotencyKeys.createIndex({ created_at: 1 }),
+  ]);
+}
+
+/** Pings the server; used by `/health`. Resolves false instead of throwing. */
+export async function pingDatabase(d: Database): Promise<boolean> {
+  try {
+    await d.db.command({ ping: 1 }, { timeoutMS: 2000 });
+    return true;
+  } catch {
+    return false;
+  }
+}

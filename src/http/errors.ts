@@ -1,0 +1,59 @@
+import type { Context, Middleware } from 'koa';
+import { ZodError } from 'zod';
+import { ProblemError } from '../errors';
+
+/** Converts a zod error into a 400 naming the first offending field (`param` is its dotted path). */
+export function zodProblem(err: ZodError, where: 'body' | 'query' | 'path' = 'body'): ProblemError {
+  const issue = err.issues[0];
+  const param = issue && issue.path.length > 0 ? issue.path.join('.') : undefined;
+  const detail = issue ? `${param ? `${where} ${param}: ` : `${where}: `}${issue.message}` : `Invalid ${where}`;
+  return new ProblemError(400, 'invalid_request', detail, {
+    ...(param ? { param } : {}),
+    errors: err.issues.slice(0, 20).map((i) => ({ param: i.path.join('.'), message: i.message })),
+  });
+}
+
+/** Maps any thrown value onto a {@link ProblemError}; 5xx details are never exposed. */
+export function toProblem(err: unknown): ProblemError {
+  if (err instanceof ProblemError) return err;
+  if (err instanceof ZodError) return zodProblem(err);
+  const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
+  const status = e?.status ?? e?.statusCode;
+  // Errors raised by koa's body parser and ctx.throw.
+  if (status === 413) return new ProblemError(413, 'payload_too_large', 'The request body exceeds the limit');
+  if (status === 400 && (e.type === 'entity.parse.failed' || /JSON/i.test(e.message ?? ''))) {
+    return new ProblemError(400, 'invalid_json', 'The request body is not valid JSON');
+  }
+  if (status === 415) return new ProblemError(415 as number, 'invalid_request', 'Send bodies as application/json');
+  if (status && status >= 400 && status < 500 && e.expose) return new ProblemError(status, 'invalid_request', e.message);
+  return new ProblemError(500, 'internal_error');
+}
+
+/** Writes a problem-details response on the context. */
+export function renderProblem(ctx: Context, problem: ProblemError): void {
+  ctx.status = problem.status;
+  for (const [k, v] of Object.entries(problem.headers)) ctx.set(k, v);
+  ctx.type = 'application/problem+json';
+  ctx.body = problem.toProblem(ctx.path);
+}
+
+/**
+ * Outermost error middleware: every error becomes RFC 9457 problem details with a stable `code`, and unknown
+ * routes become a 404 problem (Koa's rule: only 4xx messages are exposed).
+ */
+export function problemMiddleware(log: (err: unknown, ctx: Context) => void): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        renderProblem(ctx, new ProblemError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`));
+      } else if (ctx.status === 405 && ctx.body === undefined) {
+        renderProblem(ctx, new ProblemError(405 as number, 'invalid_request', `${ctx.method} is not allowed on ${ctx.path}`));
+      }
+    } catch (err) {
+      const problem = toProblem(err);
+      if (problem.status >= 500) log(err, ctx);
+      renderProblem(ctx, problem);
+    }
+  };
+}

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { MongoServerError } from 'mongodb';
+import type { Database } from '../db';
+import { ProblemError, badRequest } from '../errors';
+import { renderProblem, toProblem } from './errors';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+/** Response headers kept with a stored answer. */
+const KEPT_HEADERS = ['location', 'content-type'];
+
+/**
+ * `Idempotency-Key` on every POST, as the Agentic Commerce Protocol specifies (../shared/reference/api-conventions.md):
+ * scoped to caller (credentials) and path, kept `ttlSeconds`; a replay returns the original status and body with
+ * `Idempotent-Replayed: true`; the same key with another body is 422 `idempotency_conflict`; the same key while
+ * the first request runs is 409 `idempotency_in_flight` with `Retry-After`; 5xx answers are not stored.
+ */
+export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middleware {
+  return async (ctx, next) => {
+    const key = ctx.get('idempotency-key');
+    if (ctx.method !== 'POST' || !key) return next();
+    if (key.length > 255) throw badRequest('Idempotency-Key is at most 255 characters', 'Idempotency-Key');
+    const caller = sha256(ctx.get('authorization') || ctx.get('x-operator-key') || 'anonymous');
+    const id = sha256(`${caller}\n${ctx.path}\n${key}`);
+    const requestHash = sha256(JSON.stringify((ctx.request as { body?: unknown }).body ?? null));
+    const now = new Date();
+
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await db.idempotencyKeys.insertOne({ _id: id, request_hash: requestHash, state: 'in_flight', response: null, created_at: now });
+        break;
+      } catch (err) {
+        if (!(err instanceof MongoServerError && err.code === 11000) || attempt > 2) throw err;
+        const existing = await db.idempotencyKeys.findOne({ _id: id });
+        if (!existing) continue;
+        if (existing.created_at.getTime() < now.getTime() - ttlSeconds * 1000) {
+          await db.idempotencyKeys.deleteOne({ _id: id, created_at: existing.created_at });
+          continue;
+        }
+        if (existing.request_hash !== requestHash) {
+          throw new ProblemError(422, 'idempotency_conflict', 'This Idempotency-Key was used with a different request body');
+        }
+        if (existing.state === 'in_flight' || !existing.response) {
+          throw new ProblemError(409, 'idempotency_in_flight', 'The first request with this Idempotency-Key is still running', {}, { 'Retry-After': '1' });
+        }
+        ctx.status = existing.response.status;
+        for (const [k, v] of Object.entries(existing.response.headers)) ctx.set(k, v);
+        ctx.set('Idempotent-Replayed', 'true');
+        ctx.body = existing.response.body;
+        return;
+      }
+    }
+
+    try {
+      await next();
+    } catch (err) {
+      const problem = toProblem(err);
+      if (problem.status >= 500) {
+        await db.idempotencyKeys.deleteOne({ _id: id });
+        throw err;
+      }
+      renderProblem(ctx, problem);
+    }
+    if (ctx.status >= 500) {
+      await db.idempotencyKeys.deleteOne({ _id: id });
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const h of KEPT_HEADERS) {
+      const v = ctx.response.get(h);
+      if (v) headers[h] = v;
+    }
+    await db.idempotencyKeys.updateOne(
+      { _id: id },
+      { $set: { state: 'done', response: { status: ctx.status, body: ctx.body ?? null, headers } } },
+    );
+  };
+}

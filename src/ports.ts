@@ -1,0 +1,33 @@
+import type { Config } from './config';
+import { connectDatabase, type Database } from './db';
+import { EventRepository } from './repos/events';
+import { OrderRepository } from './repos/orders';
+import { WalletRepository } from './repos/wallets';
+import { LocalLinkPayProvider } from './payments/linkpay';
+import { FileDeliverableStore } from './storage/deliverables';
+
+/** Everything backed by the database or storage, shared by the API and the worker. */
+export interface Services {
+  db: Database;
+  orders: OrderRepository;
+  events: EventRepository;
+  wallets: WalletRepository;
+  linkpay: LocalLinkPayProvider;
+  store: FileDeliverableStore;
+}
+
+/**
+ * Connects the database and builds the repositories and adapters from the configuration.
+ * @throws when MongoDB cannot be reached.
+ */
+export async function createServices(config: Config): Promise<Services> {
+  const db = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB);
+  return {
+    db,
+    orders: new OrderRepository(db),
+    events: new EventRepository(db),
+    wallets: new WalletRepository(db),
+    linkpay: new LocalLinkPayProvider(db, config.PUBLIC_BASE_URL),
+    store: new FileDeliverableStore(config.STORAGE_DIR),
+  };
+}

@@ -1,0 +1,39 @@
+import Router from '@koa/router';
+import { catalogueEnvelope } from '../domain/catalogue';
+import { pingDatabase } from '../db';
+import type { AppDeps } from './context';
+
+/** `GET /api/v1/services` (seed §2.1) and `GET /health` (seed §4). */
+export function catalogueRoutes(deps: AppDeps): Router {
+  const router = new Router();
+
+  router.get('/api/v1/services', (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=60');
+    ctx.body = catalogueEnvelope(deps.config.PUBLIC_BASE_URL);
+  });
+
+  router.get('/health', async (ctx) => {
+    const started = Date.now();
+    const [database, temporal] = await Promise.all([
+      pingDatabase(deps.services.db),
+      deps.temporal.connection
+        .withDeadline(Date.now() + 2000, () => deps.temporal.workflowService.getSystemInfo({}))
+        .then(() => true)
+        .catch(() => false),
+    ]);
+    const up = database && temporal;
+    ctx.status = up ? 200 : 503;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      status: up ? 'ok' : 'degraded',
+      dependencies: {
+        database: { status: database ? 'up' : 'down' },
+        temporal: { status: temporal ? 'up' : 'down', namespace: deps.config.TEMPORAL_NAMESPACE },
+      },
+      checked_in_ms: Date.now() - started,
+      time: new Date().toISOString(),
+    };
+  });
+
+  return router;
+}

@@ -1,0 +1,82 @@
+import Router from '@koa/router';
+import type { WalletDoc } from '../db';
+import { microsToUsd, usdToMicros } from '../domain/money';
+import { badRequest, forbidden, unauthorized } from '../errors';
+import { bearerToken, isOperator, requireOperator } from '../http/auth';
+import { zodProblem } from '../http/errors';
+import { WalletRepository, withRunningBalance } from '../repos/wallets';
+import { requestBody, type AppDeps } from './context';
+import { AgentIdParam, WalletCreditRequest } from './schemas';
+
+/** Public form of a wallet; `agentKey` only when this request issued it. */
+export function walletView(w: WalletDoc, agentKey?: string) {
+  return {
+    agent_id: w._id,
+    balance: microsToUsd(w.balance_micros),
+    balance_micros: w.balance_micros,
+    currency: w.currency,
+    ...(agentKey ? { agent_key: agentKey } : {}),
+    transactions: withRunningBalance(w.transactions).map((t) => ({
+      id: t.id,
+      type: t.type,
+      amount: microsToUsd(t.amount_micros),
+      amount_micros: t.amount_micros,
+      balance_after_micros: t.balance_after_micros,
+      memo: t.memo,
+      source: t.source,
+      at: t.at.toISOString(),
+    })),
+    created_at: w.created_at.toISOString(),
+  };
+}
+
+function agentIdParam(raw: string | undefined): string {
+  const parsed = AgentIdParam.safeParse(raw);
+  if (!parsed.success) throw badRequest(`agent_id: ${parsed.error.issues[0]?.message ?? 'invalid'}`, 'agent_id');
+  return parsed.data;
+}
+
+/**
+ * Agent wallets (seed §2.9, issue 2 §5).
+ * - `GET /api/v1/wallets/{agent_id}` creates the wallet if absent and then shows its `agent_key` once; reading an
+ *   existing wallet needs that key (`Authorization: Bearer ak_...`) or the operator key.
+ * - `POST /api/v1/wallets/{agent_id}/credits` (operator key) credits a wallet, idempotent per `transaction_id`.
+ */
+export function walletRoutes(deps: AppDeps): Router {
+  const router = new Router();
+
+  router.get('/api/v1/wallets/:agent_id', async (ctx) => {
+    const agentId = agentIdParam(ctx.params.agent_id);
+    const { wallet, agentKey } = await deps.services.wallets.open(agentId);
+    if (!agentKey && !isOperator(ctx, deps.config.OPERATOR_KEY)) {
+      const token = bearerToken(ctx);
+      if (!token) throw unauthorized(`Wallet ${agentId} exists; send its agent key as a Bearer token`);
+      if (!WalletRepository.keyMatches(wallet, token)) throw forbidden(`The key does not open wallet ${agentId}`);
+    }
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = walletView(wallet, agentKey);
+  });
+
+  router.post('/api/v1/wallets/:agent_id/credits', async (ctx) => {
+    requireOperator(ctx, deps.config.OPERATOR_KEY);
+    const agentId = agentIdParam(ctx.params.agent_id);
+    const parsed = WalletCreditRequest.safeParse(requestBody(ctx));
+    if (!parsed.success) throw zodProblem(parsed.error);
+    let micros: number;
+    try {
+      micros = usdToMicros(parsed.data.amount);
+    } catch (err) {
+      throw badRequest(`amount: ${(err as Error).message}`, 'amount');
+    }
+    const tx = await deps.services.wallets.credit(agentId, micros, `credit:${parsed.data.transaction_id}`, parsed.data.memo, 'operator');
+    const wallet = await deps.services.wallets.get(agentId);
+    ctx.status = 201;
+    ctx.body = {
+      transaction: { id: tx.id, type: tx.type, amount: microsToUsd(tx.amount_micros), amount_micros: tx.amount_micros, memo: tx.memo, at: tx.at.toISOString() },
+      balance: microsToUsd(wallet?.balance_micros ?? 0),
+      balance_micros: wallet?.balance_micros ?? 0,
+    };
+  });
+
+  return router;
+}

@@ -1,0 +1,54 @@
+/** The API process: `npm run api` (npm start runs it for you). */
+import type { Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from './app';
+import { loadConfig, type Config } from './config';
+import { createServices, type Services } from './ports';
+import { OrderWorkflows } from './temporal/orders';
+
+/** A running API: its HTTP server and what it holds open. */
+export interface RunningApi {
+  server: Server;
+  url: string;
+  services: Services;
+  close(): Promise<void>;
+}
+
+/** Connects MongoDB and Temporal, then listens on `config.HOST:config.PORT` (0 picks a free port). */
+export async function startApi(config: Config): Promise<RunningApi> {
+  const services = await createServices(config);
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const app = createApp({ config, services, temporal, orderWorkflows: new OrderWorkflows(temporal, config.TEMPORAL_TASK_QUEUE) });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(config.PORT, config.HOST, () => resolve(s));
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
+  return {
+    server,
+    url: `http://${config.HOST}:${port}`,
+    services,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await connection.close();
+      await services.db.close();
+    },
+  };
+}
+
+if (require.main === module) {
+  const config = loadConfig();
+  startApi(config)
+    .then((api) => {
+      console.log(`api: listening on ${api.url} (public ${config.PUBLIC_BASE_URL})`);
+      const stop = () => void api.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    })
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,125 @@
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { ProblemError, type ErrorCode } from '../errors';
+import {
+  SA,
+  confirmPaymentUpdate,
+  getStateQuery,
+  orderWorkflowId,
+  reviewUpdate,
+  type ConfirmPaymentRequest,
+  type OrderState,
+  type OrderWorkflowInput,
+  type ReviewRequest,
+} from '../../workflows/shared';
+import { formatUsd } from '../domain/money';
+
+/** HTTP status of each failure type the order workflow raises. */
+const FAILURE_STATUS: Record<string, number> = {
+  invalid_state_transition: 409,
+  rail_not_offered: 422,
+  insufficient_funds: 402,
+  payment_failed: 402,
+  transaction_not_found: 402,
+  transaction_already_used: 409,
+  transaction_amount_mismatch: 402,
+  invalid_request: 400,
+};
+
+/** Turns a failed Update into the problem detail its failure type names. */
+function updateProblem(err: WorkflowUpdateFailedError): ProblemError {
+  const cause = err.cause;
+  if (cause instanceof ApplicationFailure && cause.type && cause.type in FAILURE_STATUS) {
+    const extra = (cause.details?.[0] ?? {}) as Record<string, unknown>;
+    return new ProblemError(FAILURE_STATUS[cause.type] ?? 400, cause.type as ErrorCode, cause.message, extra);
+  }
+  return new ProblemError(500, 'internal_error', cause?.message ?? err.message);
+}
+
+/**
+ * The API's side of the order workflows: start one per order, send it Updates, query it.
+ * Every method throws {@link ProblemError}s (404 unknown order, 409 wrong state, 402 payment refused).
+ */
+export class OrderWorkflows {
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /**
+   * Starts `orderWorkflow` with id `order-<order_id>`; a second start of the same id is a no-op
+   * (conflict policy USE_EXISTING), which makes a retried creation safe.
+   */
+  async start(input: OrderWorkflowInput, serviceName: string): Promise<void> {
+    try {
+      await this.client.workflow.start('orderWorkflow', {
+        taskQueue: this.taskQueue,
+        workflowId: orderWorkflowId(input.orderId),
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: [
+          { key: SA.orderStatus, value: 'awaiting_payment' },
+          { key: SA.serviceId, value: input.serviceId },
+          ...(input.agentId ? [{ key: SA.agentId, value: input.agentId }] : []),
+        ],
+        staticSummary: `Order ${input.orderId}: ${serviceName} for ${formatUsd(input.amountMicros)}`,
+        staticDetails: [
+          `service: ${input.serviceId}`,
+          `agent: ${input.agentId ?? '(none)'}`,
+          `amount: ${input.amountMicros} micro-USD`,
+          `rails: ${input.rails.join(', ')}`,
+        ].join('\n'),
+        memo: { service_id: input.serviceId, amount_micros: input.amountMicros },
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+      throw err;
+    }
+  }
+
+  /** Runs the `confirmPayment` Update and returns the state after payment. */
+  confirmPayment(orderId: string, req: ConfirmPaymentRequest): Promise<OrderState> {
+    return this.update(orderId, () =>
+      this.client.workflow.getHandle(orderWorkflowId(orderId)).executeUpdate(confirmPaymentUpdate, { args: [req] }),
+    );
+  }
+
+  /** Runs the `review` Update and returns the final state. */
+  review(orderId: string, req: ReviewRequest): Promise<OrderState> {
+    return this.update(orderId, () =>
+      this.client.workflow.getHandle(orderWorkflowId(orderId)).executeUpdate(reviewUpdate, { args: [req] }),
+    );
+  }
+
+  /** The live state from the workflow (works for closed workflows too). */
+  async state(orderId: string): Promise<OrderState> {
+    try {
+      return await this.client.workflow.getHandle(orderWorkflowId(orderId)).query(getStateQuery);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw new ProblemError(404, 'order_not_found', `No order ${orderId}`);
+      throw err;
+    }
+  }
+
+  private async update(orderId: string, run: () => Promise<OrderState>): Promise<OrderState> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw updateProblem(err);
+      if (err instanceof WorkflowNotFoundError) throw new ProblemError(404, 'order_not_found', `No order ${orderId}`);
+      // An Update sent to a closed workflow: the order already ended.
+      if (err instanceof Error && /already completed|workflow execution.*(completed|closed)/i.test(err.message)) {
+        const final = await this.state(orderId);
+        throw new ProblemError(409, 'invalid_state_transition', `The order has ended (${final.status})`, {
+          current_status: final.status,
+        });
+      }
+      throw err;
+    }
+  }
+}

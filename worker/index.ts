@@ -1,0 +1,54 @@
+/**
+ * The worker process: wires configuration, database, adapters and activities into a Temporal Worker that runs
+ * the order workflows. Run with `npm run worker` (npm start runs it for you).
+ */
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { loadConfig, type Config } from '../src/config';
+import { createServices, type Services } from '../src/ports';
+
+/** Options of {@link createWorker}: a prebuilt workflow bundle makes tests start faster. */
+export interface CreateWorkerOptions {
+  connection: NativeConnection;
+  config: Config;
+  services: Services;
+  taskQueue?: string;
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+/** Builds (does not run) the worker for the order workflows and their activities. */
+export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
+  const { services } = opts;
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.config.TEMPORAL_NAMESPACE,
+    taskQueue: opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE,
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    activities: createActivities({
+      orders: services.orders,
+      events: services.events,
+      wallets: services.wallets,
+      linkpay: services.linkpay,
+      store: services.store,
+    }),
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const services = await createServices(config);
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const worker = await createWorker({ connection, config, services });
+  console.log(`worker: task queue ${config.TEMPORAL_TASK_QUEUE} on ${config.TEMPORAL_ADDRESS}`);
+  // Worker.run() shuts down gracefully on SIGINT / SIGTERM (the SDK installs those handlers).
+  await worker.run();
+  await connection.close();
+  await services.db.close();
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,2 @@
+/** Workflow entry point for the worker's bundle: every workflow type the service runs. */
+export { orderWorkflow, fulfillmentWorkflow } from './order';

@@ -1,0 +1,261 @@
+/**
+ * The order workflow: one per order, id `order-<order_id>`.
+ *
+ * awaiting_payment → paid → fulfilling → delivered → accepted | rejected, with expired (unpaid at the deadline)
+ * and failed → refunded (fulfillment failed after every retry). Payment and review arrive as Updates whose
+ * validators refuse a transition asked in the wrong state before anything is written to history.
+ *
+ * Source: seed §3, §4; issue 2 §4.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  executeChild,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import {
+  FailureType,
+  SA,
+  TERMINAL_STATUSES,
+  confirmPaymentUpdate,
+  getStateQuery,
+  reviewUpdate,
+  type DeliverableRecord,
+  type FulfillmentInput,
+  type OrderState,
+  type OrderStatus,
+  type OrderWorkflowInput,
+  type PaymentRecord,
+} from './shared';
+import type { OrderPatch } from '../src/repos/orders';
+
+/** Short bookkeeping writes: retried until they succeed. */
+const records = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** Payment capture: business refusals are non-retryable failures; transient errors retry a few times. */
+const payments = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+});
+
+/** Fulfillment: a failure after the last attempt fails the order and refunds it. */
+const producers = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
+});
+
+const nowIso = (): string => new Date().toISOString();
+
+/** Rethrows an activity's business failure as the Update's own failure, keeping its type and details. */
+function asUpdateFailure(err: unknown): unknown {
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
+    return ApplicationFailure.create({
+      message: err.cause.message,
+      type: err.cause.type ?? FailureType.paymentFailed,
+      details: err.cause.details ? [...err.cause.details] : undefined,
+      nonRetryable: true,
+    });
+  }
+  return err;
+}
+
+const transitionRefused = (operation: string, status: OrderStatus) =>
+  ApplicationFailure.create({
+    message: `Cannot ${operation} while the order is ${status}`,
+    type: FailureType.invalidTransition,
+    details: [{ current_status: status }],
+    nonRetryable: true,
+  });
+
+/** Runs an order from creation to its end; returns the final state. */
+export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderState> {
+  const state: OrderState = {
+    status: 'awaiting_payment',
+    progress: [{ status: 'awaiting_payment', at: input.record.created_at }],
+    deliverables: [],
+  };
+  let version = 1;
+  let paymentInFlight = false;
+  /** Set at the payment deadline: from then on no capture may start. */
+  let paymentClosed = false;
+  const snapshot = (): OrderState => structuredClone(state);
+
+  async function transition(status: OrderStatus, patch: OrderPatch = {}): Promise<void> {
+    const at = nowIso();
+    state.status = status;
+    state.progress.push({ status, at });
+    version += 1;
+    upsertSearchAttributes([{ key: SA.orderStatus, value: status }]);
+    await records.recordTransition({
+      orderId: input.orderId,
+      version,
+      status,
+      at,
+      patch,
+      eventSeq: version,
+      eventData: { order_id: input.orderId, service_id: input.serviceId, status, ...patch },
+    });
+  }
+
+  setHandler(getStateQuery, snapshot);
+
+  setHandler(
+    confirmPaymentUpdate,
+    async (req) => {
+      await condition(() => !paymentInFlight);
+      if (state.payment) return snapshot();
+      if (state.status !== 'awaiting_payment' || paymentClosed) {
+        throw transitionRefused('confirm payment', paymentClosed ? 'expired' : state.status);
+      }
+      paymentInFlight = true;
+      try {
+        state.payment = await payments.chargePayment({
+          orderId: input.orderId,
+          rail: req.rail,
+          transactionId: req.transaction_id,
+          amountMicros: input.amountMicros,
+          agentId: input.agentId,
+          paidAt: nowIso(),
+        });
+      } catch (err) {
+        throw asUpdateFailure(err);
+      } finally {
+        paymentInFlight = false;
+      }
+      upsertSearchAttributes([{ key: SA.paymentRail, value: req.rail }]);
+      // Answer once the main loop has recorded the payment, so a read after 200 sees `paid` or later.
+      await condition(() => state.status !== 'awaiting_payment');
+      return snapshot();
+    },
+    {
+      validator: (req) => {
+        if (!input.rails.includes(req.rail)) {
+          throw ApplicationFailure.create({
+            message: `${input.serviceId} is not sold on ${req.rail}; rails: ${input.rails.join(', ')}`,
+            type: FailureType.railNotOffered,
+            details: [{ rails: input.rails }],
+          });
+        }
+        if (state.payment) {
+          const same =
+            state.payment.rail === req.rail &&
+            (req.rail === 'agent_wallet' || req.transaction_id === undefined || req.transaction_id === state.payment.transaction_id);
+          if (!same) throw transitionRefused('confirm another payment', state.status);
+          return;
+        }
+        if (state.status !== 'awaiting_payment' || paymentClosed) {
+          throw transitionRefused('confirm payment', paymentClosed ? 'expired' : state.status);
+        }
+      },
+    },
+  );
+
+  setHandler(
+    reviewUpdate,
+    async (req) => {
+      state.review = { action: req.action, ...(req.reason ? { reason: req.reason } : {}), automatic: false, at: nowIso() };
+      await condition(() => TERMINAL_STATUSES.includes(state.status));
+      return snapshot();
+    },
+    {
+      validator: (_req) => {
+        if (state.status !== 'delivered' || state.review) throw transitionRefused('review', state.status);
+      },
+    },
+  );
+
+  await records.recordOrder(input);
+
+  // Payment, with a deadline. A capture still running at the deadline is waited for: no charge without goods.
+  const paidInTime = await condition(() => state.payment !== undefined, input.paymentDeadlineSeconds * 1000);
+  if (!paidInTime) {
+    paymentClosed = true;
+    await condition(() => !paymentInFlight);
+  }
+  const payment: PaymentRecord | undefined = state.payment;
+  if (!payment) {
+    await transition('expired');
+    await condition(allHandlersFinished);
+    return snapshot();
+  }
+  await transition('paid', { payment });
+
+  await transition('fulfilling');
+  const issuedAt = nowIso();
+  try {
+    state.deliverables = await fulfil(input, issuedAt);
+  } catch (err) {
+    state.failure = err instanceof Error ? err.message : String(err);
+    await transition('failed', { failure: state.failure });
+    state.refund = await records.refundPayment({
+      orderId: input.orderId,
+      payment,
+      agentId: input.agentId,
+      reason: 'fulfillment_failed',
+      at: nowIso(),
+    });
+    await transition('refunded', { refund: state.refund });
+    await condition(allHandlersFinished);
+    return snapshot();
+  }
+  await transition('delivered', { deliverables: state.deliverables });
+
+  // Review window: silence means acceptance.
+  const reviewed = await condition(() => state.review !== undefined, input.reviewWindowSeconds * 1000);
+  if (!reviewed || !state.review) state.review = { action: 'accept', automatic: true, at: nowIso() };
+  const review = state.review;
+  if (review.action === 'accept') {
+    await transition('accepted', { review });
+  } else {
+    state.refund = await records.refundPayment({
+      orderId: input.orderId,
+      payment,
+      agentId: input.agentId,
+      reason: review.reason ? `rejected: ${review.reason}` : 'rejected',
+      at: nowIso(),
+    });
+    await transition('rejected', { review, refund: state.refund });
+  }
+  await condition(allHandlersFinished);
+  return snapshot();
+}
+
+/** Single services run one activity; bundles run one child workflow per included service, then a manifest. */
+async function fulfil(input: OrderWorkflowInput, issuedAt: string): Promise<DeliverableRecord[]> {
+  if (input.includes.length === 0) {
+    return producers.fulfilService({ orderId: input.orderId, serviceId: input.serviceId, inputs: input.inputs, issuedAt });
+  }
+  const parent = workflowInfo().workflowId;
+  const parts = await Promise.all(
+    input.includes.map((serviceId, i) =>
+      executeChild(fulfillmentWorkflow, {
+        workflowId: `${parent}-part-${i + 1}-${serviceId}`,
+        args: [{ orderId: input.orderId, serviceId, inputs: input.inputs, issuedAt }],
+        staticSummary: `Bundle part ${serviceId} of ${input.serviceId}`,
+      }),
+    ),
+  );
+  const files = parts.flat();
+  const manifest = await producers.writeBundleManifest({
+    orderId: input.orderId,
+    serviceId: input.serviceId,
+    inputs: input.inputs,
+    issuedAt,
+    parts: files,
+  });
+  return [manifest, ...files];
+}
+
+/** Child workflow: fulfils one included service of a bundle. */
+export async function fulfillmentWorkflow(input: FulfillmentInput): Promise<DeliverableRecord[]> {
+  return producers.fulfilService(input);
+}

@@ -1,0 +1,216 @@
+/**
+ * Order and fulfillment workflow contract: types, states, and the Update / Query definitions shared by the
+ * workflows (which implement them) and the API (which calls them). Workflow-safe: imports only
+ * `@temporalio/workflow`'s definition helpers and types.
+ *
+ * Source: seed §3 (state machine) and §4 (order operations); issue 2 §4.
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+
+/** Payment rails named by the seed §1. */
+export type PaymentRail = 'linkpay_ncp' | 'x402_usdc' | 'agent_wallet';
+export const PAYMENT_RAILS: readonly PaymentRail[] = ['linkpay_ncp', 'x402_usdc', 'agent_wallet'];
+
+/**
+ * Order states. The happy path is awaiting_payment → paid → fulfilling → delivered → accepted.
+ * Other ends: rejected (buyer refused the delivery, refunded), expired (unpaid past the deadline),
+ * failed → refunded (fulfillment failed after every retry; the payment is returned).
+ */
+export type OrderStatus =
+  | 'awaiting_payment'
+  | 'paid'
+  | 'fulfilling'
+  | 'delivered'
+  | 'accepted'
+  | 'rejected'
+  | 'expired'
+  | 'failed'
+  | 'refunded';
+
+export const ORDER_STATUSES: readonly OrderStatus[] = [
+  'awaiting_payment',
+  'paid',
+  'fulfilling',
+  'delivered',
+  'accepted',
+  'rejected',
+  'expired',
+  'failed',
+  'refunded',
+];
+
+/** States in which the workflow has ended. */
+export const TERMINAL_STATUSES: readonly OrderStatus[] = ['accepted', 'rejected', 'expired', 'refunded'];
+
+/** Allowed transitions (README "Order state machine" renders this table). */
+export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  awaiting_payment: ['paid', 'expired'],
+  paid: ['fulfilling'],
+  fulfilling: ['delivered', 'failed'],
+  delivered: ['accepted', 'rejected'],
+  failed: ['refunded'],
+  accepted: [],
+  rejected: [],
+  expired: [],
+  refunded: [],
+};
+
+/** One produced file, as recorded on the order. `size` in bytes; `sha256` lowercase hex of the stored bytes. */
+export interface DeliverableRecord {
+  name: string;
+  sha256: string;
+  size: number;
+  media_type: string;
+  /** Service that produced it (differs from the order's for bundle parts). */
+  service_id: string;
+}
+
+/** Input values of an order (seed §2.1 `inputs`). */
+export type OrderInputs = Record<string, string | number | boolean | string[]>;
+
+/** Arguments of `orderWorkflow`; amounts in integer micro-units (1 USD = 1,000,000). */
+export interface OrderWorkflowInput {
+  orderId: string;
+  /** Initial read-model record, written idempotently by the workflow's first activity. */
+  record: OrderRecordInit;
+  serviceId: string;
+  /** Ids of the included services when the service is a bundle (seed §2.1 `includes`). */
+  includes: string[];
+  rails: PaymentRail[];
+  amountMicros: number;
+  currency: string;
+  agentId?: string;
+  partnerId?: string;
+  inputs: OrderInputs;
+  paymentDeadlineSeconds: number;
+  reviewWindowSeconds: number;
+}
+
+/** The order's descriptive fields as created by the API (ISO times), seed §2.3. */
+export interface OrderRecordInit {
+  quote_id: string | null;
+  agent_id: string | null;
+  email: string | null;
+  webhook_url: string | null;
+  partner_id: string | null;
+  billing: string;
+  is_agent: boolean;
+  created_at: string;
+  payment_deadline: string;
+}
+
+/** Payment facts recorded by a successful `confirmPayment`. */
+export interface PaymentRecord {
+  rail: PaymentRail;
+  transaction_id: string;
+  amount_micros: number;
+  paid_at: string;
+}
+
+/** Refund facts: `completed` when money went back (wallet credit, provider refund), `due` when it is owed. */
+export interface RefundRecord {
+  status: 'completed' | 'due';
+  rail: PaymentRail;
+  amount_micros: number;
+  transaction_id?: string;
+  reason: string;
+  at: string;
+}
+
+/** Review decision (seed §2.5). `automatic` is true when the review window lapsed. */
+export interface ReviewRecord {
+  action: 'accept' | 'reject';
+  reason?: string;
+  automatic: boolean;
+  at: string;
+}
+
+/** What `getState` answers and what Updates return. */
+export interface OrderState {
+  status: OrderStatus;
+  progress: { status: OrderStatus; at: string }[];
+  payment?: PaymentRecord;
+  deliverables: DeliverableRecord[];
+  review?: ReviewRecord;
+  refund?: RefundRecord;
+  failure?: string;
+}
+
+/** Argument of the `confirmPayment` Update (seed §2.4 plus the rail chosen). */
+export interface ConfirmPaymentRequest {
+  rail: PaymentRail;
+  /** Rail-specific transaction id; for agent_wallet the workflow derives its own. */
+  transaction_id?: string;
+}
+
+/** Argument of the `review` Update (seed §2.5). */
+export interface ReviewRequest {
+  action: 'accept' | 'reject';
+  reason?: string;
+}
+
+/**
+ * `ApplicationFailure` types the workflow raises; each equals the API error code it maps to,
+ * so a failed Update becomes the right problem detail without a lookup table.
+ */
+export const FailureType = {
+  invalidTransition: 'invalid_state_transition',
+  railNotOffered: 'rail_not_offered',
+  insufficientFunds: 'insufficient_funds',
+  paymentFailed: 'payment_failed',
+  transactionNotFound: 'transaction_not_found',
+  transactionAlreadyUsed: 'transaction_already_used',
+  transactionAmountMismatch: 'transaction_amount_mismatch',
+  invalidRequest: 'invalid_request',
+} as const;
+
+/** Update: verify a payment on the given rail and mark the order paid. Returns the new state. */
+export const confirmPaymentUpdate = defineUpdate<OrderState, [ConfirmPaymentRequest]>('confirmPayment');
+/** Update: record the buyer's accept / reject decision. Returns the final state. */
+export const reviewUpdate = defineUpdate<OrderState, [ReviewRequest]>('review');
+/** Query: the current order state. */
+export const getStateQuery = defineQuery<OrderState>('getState');
+
+/** Typed search attribute keys the order workflow keeps current, for operators in the Temporal Web UI. */
+export const SA = {
+  orderStatus: defineSearchAttributeKey('OrderStatus', SearchAttributeType.KEYWORD),
+  serviceId: defineSearchAttributeKey('ServiceId', SearchAttributeType.KEYWORD),
+  agentId: defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD),
+  paymentRail: defineSearchAttributeKey('PaymentRail', SearchAttributeType.KEYWORD),
+  procurementStatus: defineSearchAttributeKey('ProcurementStatus', SearchAttributeType.KEYWORD),
+};
+
+/** The same attributes as `Name -> type` for registering them on a server (`temporal server start-dev --search-attribute`). */
+export const SEARCH_ATTRIBUTES = {
+  OrderStatus: 'Keyword',
+  ServiceId: 'Keyword',
+  AgentId: 'Keyword',
+  PaymentRail: 'Keyword',
+  ProcurementStatus: 'Keyword',
+} as const;
+
+/** Workflow id of an order (issue 2: one workflow per order, id `order-<order_id>`). */
+export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;
+
+/** Webhook event type emitted when an order enters a status (issue 5 event catalogue). */
+export const ORDER_EVENT_TYPES: Readonly<Record<OrderStatus, string>> = {
+  awaiting_payment: 'order.created',
+  paid: 'order.paid',
+  fulfilling: 'order.fulfillment_started',
+  delivered: 'order.delivered',
+  accepted: 'order.accepted',
+  rejected: 'order.rejected',
+  expired: 'order.expired',
+  failed: 'order.failed',
+  refunded: 'order.refunded',
+};
+
+/** Arguments of the `fulfillmentWorkflow` child: one included service of a bundle. */
+export interface FulfillmentInput {
+  orderId: string;
+  serviceId: string;
+  inputs: OrderInputs;
+  /** Time stamped into the documents; fixed by the parent so retries produce identical bytes. */
+  issuedAt: string;
+}
