@@ -1,0 +1,71 @@
+/**
+ * Jest global setup: one Temporal dev server (in memory, headless) and one FerretDB (fresh temp dir)
+ * for the whole run, shared by all test files and workers.
+ *
+ * - TEMPORAL_ADDRESS already set: no Temporal dev server is started; otherwise it is set to the new one.
+ * - MONGODB_URI already set: no FerretDB is started; otherwise it is set to the new one.
+ * - TEMPORAL_TEST_SERVER_PATH: set to the time-skipping test server wrapper (see scripts/setup.sh) unless set,
+ *   for `TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } })`.
+ *
+ * Environment variables set here reach the test workers, which Jest starts after global setup.
+ * The stop handles are kept on globalThis for test/globalTeardown.ts (same process).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { binaries, startFerretDb, startTemporalDevServer } from '../scripts/lib/servers';
+
+/** Search attributes registered on the test Temporal server. */
+export const TEST_SEARCH_ATTRIBUTES = {
+  OrderStatus: 'Keyword',
+  ServiceId: 'Keyword',
+  AgentId: 'Keyword',
+  PaymentRail: 'Keyword',
+  ProcurementStatus: 'Keyword',
+} as const;
+
+/** What globalSetup leaves for globalTeardown. */
+export interface TestServersState {
+  stops: Array<() => Promise<void>>;
+  tempDirs: string[];
+}
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __agentCommerceTestServers: TestServersState | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  const state: TestServersState = { stops: [], tempDirs: [] };
+  globalThis.__agentCommerceTestServers = state;
+
+  const tasks: Array<Promise<void>> = [];
+  if (!process.env.TEMPORAL_ADDRESS) {
+    tasks.push(
+      startTemporalDevServer({ headless: true, searchAttributes: { ...TEST_SEARCH_ATTRIBUTES } }).then((server) => {
+        state.stops.push(server.stop);
+        process.env.TEMPORAL_ADDRESS = server.address;
+        process.env.TEMPORAL_NAMESPACE ??= server.namespace;
+      }),
+    );
+  }
+  if (!process.env.MONGODB_URI) {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-ferretdb-'));
+    state.tempDirs.push(dataDir);
+    tasks.push(
+      startFerretDb({ dataDir }).then((server) => {
+        state.stops.push(server.stop);
+        process.env.MONGODB_URI = server.uri;
+      }),
+    );
+  }
+  process.env.TEMPORAL_TEST_SERVER_PATH = binaries().temporalTestServer;
+
+  const results = await Promise.allSettled(tasks);
+  const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (failures.length > 0) {
+    await Promise.allSettled(state.stops.map((stop) => stop()));
+    state.stops = [];
+    throw failures[0];
+  }
+}

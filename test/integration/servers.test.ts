@@ -1,0 +1,158 @@
+/**
+ * Smoke tests of the local servers every other integration test relies on:
+ * FerretDB (MongoDB API) at MONGODB_URI, the Temporal dev server at TEMPORAL_ADDRESS, and the
+ * Java time-skipping test server at TEMPORAL_TEST_SERVER_PATH (all set up by test/globalSetup.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import { MongoClient, MongoServerError } from 'mongodb';
+import { sleepWorkflow } from '../fixtures/sleepWorkflow';
+import { TEST_SEARCH_ATTRIBUTES } from '../globalSetup';
+
+function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: test/globalSetup.ts should have set it`);
+  return value;
+}
+
+const THREE_DAYS_MS = 3 * 24 * 60 * 60 * 1000;
+
+let workflowBundle: WorkflowBundleWithSourceMap;
+
+beforeAll(async () => {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // A runtime already exists in this worker process: keep it.
+  }
+  workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../fixtures/sleepWorkflow'),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
+  });
+});
+
+describe('FerretDB at MONGODB_URI', () => {
+  let client: MongoClient;
+
+  beforeAll(async () => {
+    client = new MongoClient(env('MONGODB_URI'));
+    await client.connect();
+  });
+
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('answers ping', async () => {
+    const res = await client.db('admin').command({ ping: 1 });
+    expect(res.ok).toBe(1);
+  });
+
+  it('supports insert, findOneAndUpdate and unique indexes', async () => {
+    const db = client.db(`servers_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`);
+    try {
+      const orders = db.collection<{ _id: string; sku: string; qty: number; status: string }>('orders');
+      await orders.createIndex({ sku: 1 }, { unique: true });
+
+      await orders.insertOne({ _id: 'o1', sku: 'sku-1', qty: 1, status: 'new' });
+
+      const updated = await orders.findOneAndUpdate(
+        { _id: 'o1', status: 'new' },
+        { $set: { status: 'paid' }, $inc: { qty: 2 } },
+        { returnDocument: 'after' },
+      );
+      expect(updated).toEqual({ _id: 'o1', sku: 'sku-1', qty: 3, status: 'paid' });
+
+      // The guard no longer matches: no document is updated.
+      const noop = await orders.findOneAndUpdate({ _id: 'o1', status: 'new' }, { $set: { status: 'paid' } });
+      expect(noop).toBeNull();
+
+      const dup = await orders.insertOne({ _id: 'o2', sku: 'sku-1', qty: 1, status: 'new' }).catch((e: unknown) => e);
+      expect(dup).toBeInstanceOf(MongoServerError);
+      expect((dup as MongoServerError).code).toBe(11000);
+
+      expect(await orders.countDocuments({})).toBe(1);
+    } finally {
+      await db.dropDatabase();
+    }
+  });
+});
+
+describe('Temporal dev server at TEMPORAL_ADDRESS', () => {
+  let connection: Connection;
+
+  beforeAll(async () => {
+    connection = await Connection.connect({ address: env('TEMPORAL_ADDRESS') });
+  });
+
+  afterAll(async () => {
+    await connection?.close();
+  });
+
+  it('answers GetSystemInfo', async () => {
+    const info = await connection.workflowService.getSystemInfo({});
+    expect(info.serverVersion).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('has the search attributes registered', async () => {
+    const res = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+    const keyword = encodeSearchAttributeIndexedValueType('KEYWORD');
+    for (const name of Object.keys(TEST_SEARCH_ATTRIBUTES)) {
+      expect({ name, type: res.customAttributes?.[name] }).toEqual({ name, type: keyword });
+    }
+  });
+
+  it('runs a workflow', async () => {
+    const client = new Client({ connection });
+    const nativeConnection = await NativeConnection.connect({ address: env('TEMPORAL_ADDRESS') });
+    try {
+      const taskQueue = `servers-test-${randomUUID()}`;
+      const worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle });
+      const slept = await worker.runUntil(
+        client.workflow.execute(sleepWorkflow, { taskQueue, workflowId: `wf-${randomUUID()}`, args: [10] }),
+      );
+      expect(slept).toBeGreaterThanOrEqual(10);
+    } finally {
+      await nativeConnection.close();
+    }
+  });
+});
+
+describe('time-skipping test server at TEMPORAL_TEST_SERVER_PATH', () => {
+  let testEnv: TestWorkflowEnvironment;
+
+  beforeAll(async () => {
+    testEnv = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: env('TEMPORAL_TEST_SERVER_PATH') } },
+    });
+  });
+
+  afterAll(async () => {
+    await testEnv?.teardown();
+  });
+
+  it('skips a 3-day sleep in seconds', async () => {
+    const taskQueue = `servers-test-${randomUUID()}`;
+    const worker = await Worker.create({ connection: testEnv.nativeConnection, taskQueue, workflowBundle });
+    const wallStart = Date.now();
+    const slept = await worker.runUntil(
+      testEnv.client.workflow.execute(sleepWorkflow, {
+        taskQueue,
+        workflowId: `wf-${randomUUID()}`,
+        args: ['3 days'],
+      }),
+    );
+    expect(slept).toBeGreaterThanOrEqual(THREE_DAYS_MS);
+    expect(Date.now() - wallStart).toBeLessThan(30_000);
+  });
+});
