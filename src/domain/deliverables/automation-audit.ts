@@ -1,0 +1,169 @@
+/**
+ * automation-audit deliverables: an audit report (Markdown) and machine-readable findings (JSON):
+ * automation opportunities detected in the business description, pain points and tool stack, each
+ * with estimated hours saved per week, effort, priority and the catalogue service that addresses it.
+ *
+ * Source: seed §1, §2.1 (automation-audit inputs: business_description; current_tools and
+ * pain_points optional).
+ */
+import type { DeliverableContext, DeliverableFile } from './types';
+import { hasAny, haystack, jsonFile, list, lines, markdownFile, md, mdFooter, mdQuote, mdTable, provenance, text } from './util';
+
+type Effort = 'low' | 'medium' | 'high';
+
+interface Rule {
+  id: string;
+  title: string;
+  keywords: string[];
+  hours: number;
+  effort: Effort;
+  recommendation: string;
+  service: string;
+}
+
+const RULES: Rule[] = [
+  { id: 'enquiry_handling', title: 'Answering repeat enquiries', keywords: ['enquir', 'inquir', 'question', 'faq', 'calls', 'phone', 'whatsapp', 'messages', 'dm', 'chat', 'customer service', 'support'], hours: 8, effort: 'low', recommendation: 'Let an AI receptionist answer common questions on chat and WhatsApp and hand over the rest with a summary.', service: 'ai-receptionist' },
+  { id: 'scheduling', title: 'Manual appointment scheduling', keywords: ['booking', 'appointment', 'schedul', 'reservation', 'calendar', 'no-show', 'no show', 'reschedul'], hours: 6, effort: 'low', recommendation: 'Publish an online booking page with automatic confirmations and reminders.', service: 'website-booking' },
+  { id: 'data_entry', title: 'Re-typing data between tools', keywords: ['data entry', 'copy', 'paste', 're-enter', 'retyp', 'manual entry', 'manually', 'duplicate', 'spreadsheet', 'excel', 'csv', 'export', 'import'], hours: 5, effort: 'medium', recommendation: 'Connect the tools with a workflow so each record is entered once.', service: 'automation-wf' },
+  { id: 'invoicing', title: 'Manual invoicing and payment follow-up', keywords: ['invoice', 'invoicing', 'billing', 'payment', 'late pay', 'overdue', 'receivable', 'quote'], hours: 4, effort: 'medium', recommendation: 'Generate invoices from completed orders and send automatic payment reminders.', service: 'automation-wf' },
+  { id: 'follow_up', title: 'Lead and customer follow-ups', keywords: ['follow up', 'follow-up', 'followup', 'lead', 'prospect', 'nurtur', 'review request', 'reviews', 'newsletter', 'email marketing'], hours: 4, effort: 'low', recommendation: 'Trigger follow-up sequences from the CRM or booking system.', service: 'automation-wf' },
+  { id: 'reporting', title: 'Manual reporting', keywords: ['report', 'dashboard', 'kpi', 'metrics', 'weekly numbers', 'analytics'], hours: 3, effort: 'low', recommendation: 'Schedule a workflow that compiles the numbers and posts the report.', service: 'automation-wf' },
+  { id: 'orders', title: 'Order processing', keywords: ['order', 'fulfil', 'fulfill', 'shipping', 'inventory', 'stock', 'shopify', 'woocommerce'], hours: 6, effort: 'medium', recommendation: 'Route new orders automatically to fulfilment, stock and accounting.', service: 'automation-wf' },
+  { id: 'research_admin', title: 'Repeatable research and admin tasks', keywords: ['research', 'admin', 'paperwork', 'document', 'contracts', 'proposal', 'write', 'content', 'social media'], hours: 4, effort: 'low', recommendation: 'Hand single, well-defined tasks to a task worker and review the results.', service: 'task-worker' },
+  { id: 'system_integration', title: 'Disconnected core systems', keywords: ['erp', 'crm', 'netsuite', 'salesforce', 'sap', 'legacy', 'sync', 'integration', 'silo'], hours: 6, effort: 'high', recommendation: 'Specify and build a proper integration with idempotent sync and monitoring.', service: 'integration-project' },
+  { id: 'agentic_workflows', title: 'Multi-step work suited to an AI agent', keywords: ['agent', 'triage', 'qualif', 'classif', 'routing', 'email inbox', 'inbox', 'tickets'], hours: 6, effort: 'high', recommendation: 'Build a tool-using agent with confirmation gates for side effects.', service: 'agent-development' },
+  { id: 'physical_automation', title: 'Repetitive physical handling', keywords: ['robot', 'picking', 'packing', 'palletiz', 'palletis', 'warehouse', 'assembly', 'machine tending', 'conveyor', 'welding'], hours: 15, effort: 'high', recommendation: 'Assess a robot cell for the repetitive handling step, starting in simulation.', service: 'robot-control-system' },
+];
+
+const TOOL_CATEGORIES: { category: string; keywords: string[] }[] = [
+  { category: 'crm', keywords: ['hubspot', 'salesforce', 'pipedrive', 'zoho', 'crm'] },
+  { category: 'spreadsheet', keywords: ['excel', 'google sheets', 'sheets', 'airtable', 'spreadsheet'] },
+  { category: 'email', keywords: ['gmail', 'outlook', 'email', 'mailchimp'] },
+  { category: 'calendar', keywords: ['calendly', 'google calendar', 'calendar', 'acuity'] },
+  { category: 'accounting', keywords: ['quickbooks', 'xero', 'sage', 'freshbooks', 'wave'] },
+  { category: 'ecommerce', keywords: ['shopify', 'woocommerce', 'magento', 'etsy', 'amazon'] },
+  { category: 'messaging', keywords: ['whatsapp', 'slack', 'teams', 'telegram', 'discord'] },
+  { category: 'automation', keywords: ['zapier', 'make', 'n8n', 'integromat', 'power automate'] },
+  { category: 'project', keywords: ['trello', 'asana', 'notion', 'jira', 'monday', 'clickup'] },
+];
+
+const EFFORT_WEIGHT: Record<Effort, number> = { low: 1, medium: 2, high: 3 };
+
+/**
+ * Generates `automation-audit-report.md` and `automation-audit-findings.json`.
+ * Source: seed §1, §2.1.
+ */
+export function automationAuditDeliverables(ctx: DeliverableContext): DeliverableFile[] {
+  const description = text(ctx.inputs, 'business_description', 'No business description was given.', 4000);
+  const tools = list(ctx.inputs, 'current_tools', 30);
+  const pains = list(ctx.inputs, 'pain_points', 20);
+  const descHay = haystack(description);
+  const painHay = haystack(...pains);
+  const toolHay = haystack(...tools);
+
+  const findings = RULES.filter((r) => hasAny(descHay, r.keywords) || hasAny(painHay, r.keywords) || (r.id === 'data_entry' && hasAny(toolHay, ['excel', 'spreadsheet', 'sheets', 'csv'])))
+    .map((r) => {
+      const fromPain = hasAny(painHay, r.keywords);
+      const hours = fromPain ? Math.round(r.hours * 1.5) : r.hours;
+      const evidence = [
+        ...pains.filter((p) => hasAny(haystack(p), r.keywords)).map((p) => `pain point: ${p}`),
+        hasAny(descHay, r.keywords) ? 'mentioned in the business description' : null,
+      ].filter((e): e is string => e !== null);
+      return {
+        id: r.id,
+        title: r.title,
+        evidence: evidence.length > 0 ? evidence : ['spreadsheet tools in the stack'],
+        confidence: fromPain ? 'high' : 'medium',
+        estimated_hours_saved_per_week: hours,
+        effort: r.effort,
+        priority_score: Math.round((hours / EFFORT_WEIGHT[r.effort]) * 10) / 10,
+        recommendation: r.recommendation,
+        recommended_service: r.service,
+      };
+    });
+  if (findings.length === 0) {
+    for (const id of ['enquiry_handling', 'data_entry', 'reporting']) {
+      const r = RULES.find((x) => x.id === id);
+      if (!r) continue;
+      findings.push({ id: r.id, title: r.title, evidence: ['typical for businesses of this kind; not stated explicitly'], confidence: 'low', estimated_hours_saved_per_week: Math.round(r.hours / 2), effort: r.effort, priority_score: Math.round((r.hours / 2 / EFFORT_WEIGHT[r.effort]) * 10) / 10, recommendation: r.recommendation, recommended_service: r.service });
+    }
+  }
+  findings.sort((a, b) => b.priority_score - a.priority_score || a.id.localeCompare(b.id));
+
+  const toolInventory = tools.map((t) => ({ tool: t, category: TOOL_CATEGORIES.find((c) => hasAny(haystack(t), c.keywords))?.category ?? 'other' }));
+  const byCategory = new Map<string, string[]>();
+  for (const t of toolInventory) byCategory.set(t.category, [...(byCategory.get(t.category) ?? []), t.tool]);
+  const stackNotes: string[] = [];
+  for (const [category, names] of [...byCategory].sort(([a], [b]) => a.localeCompare(b))) {
+    if (category !== 'other' && names.length > 1) stackNotes.push(`Several ${category} tools (${names.join(', ')}): consolidate on one to avoid double entry.`);
+  }
+  if (tools.length > 0 && !byCategory.has('crm') && findings.some((f) => f.id === 'follow_up' || f.id === 'enquiry_handling')) stackNotes.push('No CRM in the stack: customer history lives in inboxes and sheets; a light CRM makes follow-ups automatable.');
+  if (tools.length > 1 && !byCategory.has('automation')) stackNotes.push('No automation platform in the stack: an n8n workflow can connect the existing tools.');
+
+  const totalHours = findings.reduce((sum, f) => sum + f.estimated_hours_saved_per_week, 0);
+  const services = [...new Set(findings.map((f) => f.recommended_service))];
+  const quickWins = findings.filter((f) => f.effort === 'low');
+  const later = findings.filter((f) => f.effort !== 'low');
+
+  const data = {
+    schema: 'agent-commerce/automation-audit@1',
+    ...provenance(ctx),
+    summary: {
+      findings: findings.length,
+      estimated_hours_saved_per_week: totalHours,
+      estimated_hours_saved_per_year: totalHours * 46,
+      recommended_services: services,
+    },
+    findings,
+    tool_inventory: toolInventory,
+    stack_notes: stackNotes,
+    roadmap: {
+      days_0_30: quickWins.map((f) => f.id),
+      days_30_90: later.map((f) => f.id),
+    },
+    method: 'Keyword evidence from the description, pain points and tools; hours are planning estimates (pain points weigh 1.5x), priority = hours / effort weight (low 1, medium 2, high 3).',
+  };
+
+  const report = lines(
+    '# Automation audit',
+    '',
+    '## Business',
+    '',
+    mdQuote(description),
+    '',
+    '## Summary',
+    '',
+    `- ${findings.length} automation opportunities, about **${totalHours} hours per week** (${totalHours * 46} hours per year at 46 working weeks).`,
+    `- Start with: ${md(findings[0]?.title ?? 'n/a')}.`,
+    `- Catalogue services that address them: ${services.map((s) => `\`${s}\``).join(', ')}.`,
+    '',
+    '## Findings',
+    '',
+    mdTable(['#', 'Opportunity', 'Hours/week', 'Effort', 'Priority', 'Confidence', 'Service'], findings.map((f, i) => [i + 1, f.title, f.estimated_hours_saved_per_week, f.effort, f.priority_score, f.confidence, f.recommended_service])),
+    '',
+    ...findings.flatMap((f, i) => [`### ${i + 1}. ${md(f.title)}`, '', `Evidence: ${f.evidence.map(md).join('; ')}.`, '', `Recommendation: ${f.recommendation}`, '']),
+    pains.length > 0 ? '## Pain points given' : null,
+    pains.length > 0 ? '' : null,
+    ...pains.map((p) => `- ${md(p)}`),
+    pains.length > 0 ? '' : null,
+    '## Tool stack',
+    '',
+    toolInventory.length > 0 ? mdTable(['Tool', 'Category'], toolInventory.map((t) => [t.tool, t.category])) : 'No tools were listed.',
+    '',
+    ...(stackNotes.length > 0 ? stackNotes.map((n) => `- ${md(n)}`) : ['- No overlaps or gaps detected in the listed tools.']),
+    '',
+    '## Roadmap',
+    '',
+    `- Days 0-30 (low effort): ${quickWins.length ? quickWins.map((f) => md(f.title)).join('; ') : 'none'}.`,
+    `- Days 30-90: ${later.length ? later.map((f) => md(f.title)).join('; ') : 'none'}.`,
+    '- Measure hours spent on each process before and after, and keep only the automations that pay off.',
+    '',
+    '## Method and limits',
+    '',
+    data.method,
+    'This audit covers processes and automation; it is not a security, financial or compliance audit.',
+    mdFooter(ctx),
+  );
+
+  return [markdownFile('automation-audit-report.md', report), jsonFile('automation-audit-findings.json', data)];
+}

@@ -1,0 +1,120 @@
+/**
+ * Deliverables of a bundle itself: a manifest listing every part's files with their sha256 and
+ * size (with an embedded README), plus — for callers that store more than one file — a README and
+ * a `sha256sum -c` compatible checksum list.
+ *
+ * Source: seed §1 (deliverables and checksums), §2.1 (bundles and `includes`), §2.10 (provenance).
+ */
+import { getService } from '../catalogue';
+import type { DeliverableContext, DeliverableFile } from './types';
+import { MEDIA_TEXT, isSafeFileName, jsonFile, lines, markdownFile, md, mdFooter, mdTable, textFile } from './util';
+
+/** One stored part file as the caller recorded it. */
+export interface BundlePartFile {
+  /** File name as produced by the part's generator. */
+  name: string;
+  /** Lower-case hex sha256 of the stored bytes. */
+  sha256: string;
+  /** Size in bytes. */
+  size: number;
+}
+
+/** All stored files of one included service. */
+export interface BundlePart {
+  serviceId: string;
+  files: BundlePartFile[];
+}
+
+function normalise(ctx: DeliverableContext, parts: BundlePart[]): BundlePart[] {
+  const order = getService(ctx.serviceId)?.includes ?? [];
+  const rank = (id: string): number => {
+    const i = order.indexOf(id);
+    return i === -1 ? order.length : i;
+  };
+  return [...parts]
+    .sort((a, b) => rank(a.serviceId) - rank(b.serviceId) || a.serviceId.localeCompare(b.serviceId))
+    .map((p) => ({
+      serviceId: p.serviceId,
+      files: [...p.files].sort((a, b) => a.name.localeCompare(b.name)).map((f) => ({ name: f.name, sha256: f.sha256.toLowerCase(), size: f.size })),
+    }));
+}
+
+function readme(ctx: DeliverableContext, parts: BundlePart[]): string {
+  const service = getService(ctx.serviceId);
+  const includes = service?.includes ?? [];
+  const delivered = new Set(parts.map((p) => p.serviceId));
+  const missing = includes.filter((id) => !delivered.has(id));
+  const files = parts.flatMap((p) => p.files.map((f) => ({ ...f, serviceId: p.serviceId })));
+  return lines(
+    `# ${md(service?.name ?? ctx.serviceId)}: delivery`,
+    '',
+    `This bundle contains ${parts.length} service${parts.length === 1 ? '' : 's'} and ${files.length} file${files.length === 1 ? '' : 's'}.`,
+    missing.length > 0 ? `\nNot included in this delivery: ${missing.map((m) => `\`${m}\``).join(', ')}.` : null,
+    '',
+    ...parts.flatMap((p) => [
+      `## ${md(getService(p.serviceId)?.name ?? p.serviceId)} (\`${p.serviceId}\`)`,
+      '',
+      mdTable(['File', 'Bytes', 'sha256'], p.files.map((f) => [f.name, f.size, f.sha256])),
+      '',
+    ]),
+    '## Verify',
+    '',
+    'Each file\'s sha256 is also published by `GET /api/v1/orders/{order_id}/verification`. With the files in one folder:',
+    '',
+    '```sh',
+    'sha256sum -c SHA256SUMS',
+    '```',
+    '',
+    `where \`SHA256SUMS\` holds one \`<sha256>  <file name>\` line per file: the manifest's \`sha256sums\` list, also delivered as \`${safeId(ctx.serviceId)}-sha256sums.txt\` where the bundle's files are stored together.`,
+    mdFooter(ctx),
+  );
+}
+
+/**
+ * The bundle's manifest, `<bundle-id>-manifest.json`: order, bundle, issued time, every part's files
+ * (name, sha256, size) in the bundle's `includes` order, totals, the checksum lines and an embedded
+ * Markdown README. Deterministic: parts and files are sorted, so the same records always give the
+ * same bytes.
+ *
+ * @param ctx - context of the bundle order (`serviceId` is the bundle id).
+ * @param parts - stored files per included service.
+ * Source: seed §1, §2.1, §2.10.
+ */
+export function bundleManifest(ctx: DeliverableContext, parts: BundlePart[]): DeliverableFile {
+  const sorted = normalise(ctx, parts);
+  const service = getService(ctx.serviceId);
+  const files = sorted.flatMap((p) => p.files);
+  return jsonFile(`${safeId(ctx.serviceId)}-manifest.json`, {
+    schema: 'agent-commerce/bundle-manifest@1',
+    order_id: ctx.orderId,
+    bundle_id: ctx.serviceId,
+    bundle_name: service?.name ?? null,
+    issued_at: ctx.issuedAt,
+    includes: service?.includes ?? sorted.map((p) => p.serviceId),
+    parts: sorted.map((p) => ({ service_id: p.serviceId, files: p.files })),
+    totals: { parts: sorted.length, files: files.length, bytes: files.reduce((n, f) => n + f.size, 0) },
+    checksum_algorithm: 'sha256',
+    sha256sums: files.map((f) => `${f.sha256}  ${f.name}`),
+    readme: readme(ctx, sorted),
+  });
+}
+
+/**
+ * All the bundle's own files: the manifest ({@link bundleManifest}), `<bundle-id>-readme.md` and
+ * `<bundle-id>-sha256sums.txt` (`sha256sum -c` format).
+ * Source: seed §1, §2.1, §2.10.
+ */
+export function bundleDeliverables(ctx: DeliverableContext, parts: BundlePart[]): DeliverableFile[] {
+  const sorted = normalise(ctx, parts);
+  const id = safeId(ctx.serviceId);
+  return [
+    bundleManifest(ctx, sorted),
+    markdownFile(`${id}-readme.md`, readme(ctx, sorted)),
+    textFile(`${id}-sha256sums.txt`, MEDIA_TEXT, sorted.flatMap((p) => p.files.map((f) => `${f.sha256}  ${f.name}`)).join('\n')),
+  ];
+}
+
+function safeId(id: string): string {
+  const s = id.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'bundle';
+  return isSafeFileName(s) ? s : 'bundle';
+}

@@ -1,0 +1,74 @@
+/**
+ * Deliverable generators: pure, deterministic producers of the files a buyer receives for each
+ * non-bundle service. No I/O, no clock, no randomness — the same {@link DeliverableContext} always
+ * yields byte-identical files, so a retried activity reproduces the same sha256 checksums.
+ *
+ * Bundles are fulfilled by the caller as one child per included service (each through
+ * {@link generateDeliverables}, which derives a part's missing inputs from the bundle's inputs),
+ * then {@link bundleManifest} lists every part's files and checksums.
+ *
+ * Source: seed §1 (deliverables, checksums), §2.1 (services and their inputs).
+ */
+import { getService } from '../catalogue';
+import { agentDevelopmentDeliverables } from './agent-development';
+import { aiReceptionistDeliverables } from './ai-receptionist';
+import { automationAuditDeliverables } from './automation-audit';
+import { automationWfDeliverables } from './automation-wf';
+import { completeInputs } from './inputs';
+import { integrationProjectDeliverables } from './integration-project';
+import { robotControlSystemDeliverables } from './robot-control-system';
+import { smartConsultationDeliverables } from './smart-consultation';
+import { taskWorkerDeliverables } from './task-worker';
+import { DeliverableError, type DeliverableContext, type DeliverableFile, type DeliverableGenerator } from './types';
+import { isSafeFileName } from './util';
+import { websiteBookingDeliverables } from './website-booking';
+
+export { bundleDeliverables, bundleManifest, type BundlePart, type BundlePartFile } from './bundle';
+export { completeInputs } from './inputs';
+export { DeliverableError, type DeliverableContext, type DeliverableFile, type DeliverableGenerator, type InputValue } from './types';
+export { MEDIA_HTML, MEDIA_JSON, MEDIA_MARKDOWN, MEDIA_TEXT, MEDIA_YAML, escapeHtml, isSafeFileName, sha256OfBuffer, yamlString } from './util';
+
+/** Generator per non-bundle service id. Source: seed §2.1. */
+export const GENERATORS: Readonly<Record<string, DeliverableGenerator>> = Object.freeze({
+  'ai-receptionist': aiReceptionistDeliverables,
+  'website-booking': websiteBookingDeliverables,
+  'automation-wf': automationWfDeliverables,
+  'task-worker': taskWorkerDeliverables,
+  'smart-consultation': smartConsultationDeliverables,
+  'robot-control-system': robotControlSystemDeliverables,
+  'agent-development': agentDevelopmentDeliverables,
+  'integration-project': integrationProjectDeliverables,
+  'automation-audit': automationAuditDeliverables,
+});
+
+/**
+ * Generates the deliverable files of one non-bundle service.
+ *
+ * Inputs the service needs but the context lacks are derived from the other inputs (see
+ * {@link completeInputs}), so a bundle's parts can be generated from the bundle order's inputs.
+ * User text is escaped for its target format (HTML entities, JSON.stringify, YAML double-quoted
+ * scalars, Markdown backslash escapes). File names are flat, prefixed with the service id and unique
+ * within the service, hence within an order.
+ *
+ * @param ctx - order id, service id, inputs and the caller-chosen issue time (ISO 8601).
+ * @returns the files, in a fixed order; content is UTF-8 text.
+ * @throws DeliverableError `bundle_service` for a bundle id (generate its parts instead),
+ *   `unknown_service` for an id outside the catalogue.
+ * Source: seed §1, §2.1.
+ */
+export function generateDeliverables(ctx: DeliverableContext): DeliverableFile[] {
+  const service = getService(ctx.serviceId);
+  if (!service) throw new DeliverableError('unknown_service', `Unknown service ${ctx.serviceId}`);
+  if (service.bundle === true) {
+    throw new DeliverableError('bundle_service', `${ctx.serviceId} is a bundle: generate each included service (${(service.includes ?? []).join(', ')}) and then bundleManifest`);
+  }
+  const generator = GENERATORS[ctx.serviceId];
+  if (!generator) throw new DeliverableError('unknown_service', `No deliverable generator for ${ctx.serviceId}`);
+  const files = generator({ ...ctx, inputs: completeInputs(ctx.serviceId, ctx.inputs) });
+  const seen = new Set<string>();
+  for (const f of files) {
+    if (!isSafeFileName(f.name) || seen.has(f.name)) throw new DeliverableError('invalid_file', `Generator for ${ctx.serviceId} produced an invalid or duplicate file name: ${f.name}`);
+    seen.add(f.name);
+  }
+  return files;
+}

@@ -1,0 +1,258 @@
+/**
+ * integration-project deliverables: an integration specification (an OpenAPI 3.1 document for the
+ * integration service plus an `x-integration` section with flows, entity field mappings, sizing and
+ * error handling) and an operations runbook.
+ *
+ * Source: seed §1, §2.1 (integration-project inputs: systems, direction; volume optional).
+ */
+import type { DeliverableContext, DeliverableFile } from './types';
+import { hasAny, haystack, jsonFile, line, list, lines, markdownFile, md, mdFooter, mdTable, provenance, slug } from './util';
+
+const SYSTEM_ENTITIES: { keywords: string[]; category: string; entities: string[] }[] = [
+  { keywords: ['shopify', 'woocommerce', 'magento', 'bigcommerce', 'ecommerce', 'shop', 'store'], category: 'ecommerce', entities: ['orders', 'customers', 'products'] },
+  { keywords: ['netsuite', 'sap', 'odoo', 'dynamics', 'erp'], category: 'erp', entities: ['customers', 'orders', 'invoices', 'products'] },
+  { keywords: ['quickbooks', 'xero', 'sage', 'freshbooks', 'accounting'], category: 'accounting', entities: ['customers', 'invoices', 'payments'] },
+  { keywords: ['salesforce', 'hubspot', 'pipedrive', 'zoho', 'crm'], category: 'crm', entities: ['contacts', 'companies', 'deals'] },
+  { keywords: ['zendesk', 'freshdesk', 'intercom', 'helpdesk', 'support'], category: 'helpdesk', entities: ['tickets', 'contacts'] },
+  { keywords: ['stripe', 'paypal', 'adyen', 'payment'], category: 'payments', entities: ['payments', 'customers', 'invoices'] },
+  { keywords: ['workday', 'bamboo', 'personio', 'hris', 'payroll', 'hr'], category: 'hr', entities: ['employees'] },
+  { keywords: ['postgres', 'mysql', 'database', 'warehouse', 'snowflake', 'bigquery', 'db'], category: 'database', entities: ['records'] },
+  { keywords: ['sheets', 'spreadsheet', 'excel', 'airtable'], category: 'spreadsheet', entities: ['rows'] },
+];
+
+const CANONICAL_FIELDS: Record<string, [string, string][]> = {
+  orders: [['external_id', 'string'], ['customer_email', 'string'], ['currency', 'string'], ['total_micros', 'integer'], ['status', 'string'], ['created_at', 'date-time'], ['updated_at', 'date-time']],
+  customers: [['external_id', 'string'], ['email', 'string'], ['name', 'string'], ['phone', 'string'], ['updated_at', 'date-time']],
+  contacts: [['external_id', 'string'], ['email', 'string'], ['first_name', 'string'], ['last_name', 'string'], ['company', 'string'], ['updated_at', 'date-time']],
+  companies: [['external_id', 'string'], ['name', 'string'], ['domain', 'string'], ['updated_at', 'date-time']],
+  deals: [['external_id', 'string'], ['name', 'string'], ['amount_micros', 'integer'], ['stage', 'string'], ['updated_at', 'date-time']],
+  products: [['external_id', 'string'], ['sku', 'string'], ['name', 'string'], ['price_micros', 'integer'], ['updated_at', 'date-time']],
+  invoices: [['external_id', 'string'], ['customer_external_id', 'string'], ['amount_micros', 'integer'], ['currency', 'string'], ['due_date', 'date'], ['status', 'string'], ['updated_at', 'date-time']],
+  payments: [['external_id', 'string'], ['invoice_external_id', 'string'], ['amount_micros', 'integer'], ['currency', 'string'], ['paid_at', 'date-time']],
+  tickets: [['external_id', 'string'], ['requester_email', 'string'], ['subject', 'string'], ['status', 'string'], ['priority', 'string'], ['updated_at', 'date-time']],
+  employees: [['external_id', 'string'], ['email', 'string'], ['name', 'string'], ['department', 'string'], ['start_date', 'date'], ['updated_at', 'date-time']],
+  records: [['external_id', 'string'], ['payload', 'object'], ['updated_at', 'date-time']],
+  rows: [['row_id', 'string'], ['values', 'object'], ['updated_at', 'date-time']],
+};
+
+const PER_DAY: Record<string, number> = { second: 86_400, sec: 86_400, s: 86_400, minute: 1_440, min: 1_440, hour: 24, hr: 24, h: 24, day: 1, d: 1, week: 1 / 7, month: 1 / 30, mo: 1 / 30, year: 1 / 365 };
+
+/** Parses a volume like "10k orders/day", "500 per hour" or "2M records a month" into records per day. */
+export function parseVolumePerDay(value: string): number | null {
+  const m = /(\d+(?:[.,]\d+)?)\s*([kKmM])?\b[^/\d]*?(?:\/|\bper\b|\ba\b|\beach\b|\bevery\b)\s*(second|sec|s|minute|min|hour|hr|h|day|d|week|month|mo|year)\b/.exec(value);
+  if (!m) return null;
+  const base = Number((m[1] ?? '0').replace(',', '.'));
+  const mult = m[2] ? (m[2].toLowerCase() === 'k' ? 1_000 : 1_000_000) : 1;
+  const unit = PER_DAY[m[3] ?? 'day'] ?? 1;
+  return Math.round(base * mult * unit);
+}
+
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function categorise(system: string): { category: string; entities: string[] } {
+  const found = SYSTEM_ENTITIES.find((s) => hasAny(haystack(system), s.keywords));
+  return found ? { category: found.category, entities: found.entities } : { category: 'application', entities: ['records'] };
+}
+
+/**
+ * Generates `integration-project-spec.json` and `integration-project-runbook.md`.
+ * Source: seed §1, §2.1.
+ */
+export function integrationProjectDeliverables(ctx: DeliverableContext): DeliverableFile[] {
+  const systemNames = list(ctx.inputs, 'systems', 8);
+  if (systemNames.length === 0) systemNames.push('System A', 'System B');
+  if (systemNames.length === 1) systemNames.push('Internal platform');
+  const directionText = line(ctx.inputs, 'direction', 'one-way', 120);
+  const volumeText = line(ctx.inputs, 'volume', '', 120);
+  const bidirectional = hasAny(haystack(directionText), ['bi', 'bidirectional', 'bi-directional', 'two-way', 'two way', '2-way', 'both', '<->', 'mutual']) && !hasAny(haystack(directionText), ['one-way', 'one way', 'unidirectional']);
+  const reverse = !bidirectional && hasAny(haystack(directionText), ['reverse', 'inbound', 'import', 'pull']);
+
+  const systems = systemNames.map((name) => ({ name, id: slug(name, 'system', 32), ...categorise(name) }));
+  const ordered = reverse ? [...systems].reverse() : systems;
+  const pairs: [typeof systems[number], typeof systems[number]][] = [];
+  for (let i = 0; i + 1 < ordered.length; i += 1) {
+    const a = ordered[i];
+    const b = ordered[i + 1];
+    if (!a || !b) continue;
+    pairs.push([a, b]);
+    if (bidirectional) pairs.push([b, a]);
+  }
+
+  const perDay = volumeText ? parseVolumePerDay(volumeText) : null;
+  const assumedPerDay = perDay ?? 10_000;
+  const avgPerMinute = assumedPerDay / 1_440;
+  const peakPerSecond = Math.max(1, Math.ceil((avgPerMinute / 60) * 10));
+  const mode = peakPerSecond > 50 ? 'queue_with_batch_writes' : 'event_driven_with_queue';
+  const batchSize = peakPerSecond > 50 ? 500 : 100;
+
+  const flows = pairs.map(([from, to]) => {
+    const shared = from.entities.filter((e) => to.entities.includes(e));
+    const entities = shared.length > 0 ? shared : [from.entities[0] ?? 'records'];
+    return {
+      id: `${from.id}-to-${to.id}`,
+      from: from.name,
+      to: to.name,
+      entities,
+      trigger: 'webhook_or_change_feed',
+      fallback_poll_minutes: 15,
+      idempotency_key: '{source_system}:{entity}:{external_id}:{updated_at}',
+      conflict_resolution: bidirectional ? 'last_writer_wins_by_updated_at_with_origin_tag' : 'source_wins',
+      loop_prevention: bidirectional ? 'skip events whose origin tag equals the target system' : null,
+    };
+  });
+  const entities = [...new Set(flows.flatMap((f) => f.entities))].sort();
+  const schemaName = (e: string): string => e.charAt(0).toUpperCase() + e.slice(1).replace(/s$/, '');
+  const schemas: Record<string, unknown> = {};
+  for (const e of entities) {
+    const fields = CANONICAL_FIELDS[e] ?? CANONICAL_FIELDS.records ?? [];
+    schemas[schemaName(e)] = {
+      type: 'object',
+      required: [fields[0]?.[0] ?? 'external_id'],
+      properties: Object.fromEntries(
+        fields.map(([name, type]) => [name, type === 'date-time' || type === 'date' ? { type: 'string', format: type } : type === 'object' ? { type: 'object', additionalProperties: true } : { type }]),
+      ),
+    };
+  }
+  schemas.ChangeEvent = {
+    type: 'object',
+    required: ['source_system', 'entity', 'external_id', 'updated_at'],
+    properties: {
+      source_system: { type: 'string', enum: systems.map((s) => s.id) },
+      entity: { type: 'string', enum: entities },
+      external_id: { type: 'string' },
+      updated_at: { type: 'string', format: 'date-time' },
+      origin: { type: 'string', description: 'System that originally wrote the change (loop prevention).' },
+      data: { type: 'object', additionalProperties: true },
+    },
+  };
+  schemas.SyncResult = {
+    type: 'object',
+    properties: { flow_id: { type: 'string' }, processed: { type: 'integer' }, failed: { type: 'integer' }, dead_lettered: { type: 'integer' }, finished_at: { type: 'string', format: 'date-time' } },
+  };
+  schemas.Problem = {
+    type: 'object',
+    properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' }, code: { type: 'string' } },
+  };
+
+  const problem = { description: 'Problem details (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+  const spec = {
+    openapi: '3.1.0',
+    info: {
+      title: `Integration: ${systemNames.join(bidirectional ? ' ⇄ ' : ' → ')}`,
+      version: '1.0.0',
+      description: `Integration service between ${systemNames.join(', ')} (${bidirectional ? 'bidirectional' : 'one-way'}). Amounts are integer micro-units.`,
+    },
+    servers: [{ url: 'https://integration.example.invalid', description: 'Replace with the deployed integration service' }],
+    paths: {
+      '/webhooks/{system}': {
+        post: {
+          operationId: 'receiveChange',
+          summary: 'Receives a change event from a source system; verified by the system\'s signature header.',
+          parameters: [{ name: 'system', in: 'path', required: true, schema: { type: 'string', enum: systems.map((s) => s.id) } }],
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ChangeEvent' } } } },
+          responses: { '202': { description: 'Accepted and queued' }, '400': problem, '401': problem },
+        },
+      },
+      '/flows/{flow_id}/sync': {
+        post: {
+          operationId: 'runSync',
+          summary: 'Runs a reconciliation pass for one flow (also run on the fallback schedule).',
+          parameters: [{ name: 'flow_id', in: 'path', required: true, schema: { type: 'string', enum: flows.map((f) => f.id) } }],
+          responses: { '200': { description: 'Pass finished', content: { 'application/json': { schema: { $ref: '#/components/schemas/SyncResult' } } } }, '409': problem },
+        },
+      },
+      '/flows/{flow_id}/status': {
+        get: {
+          operationId: 'flowStatus',
+          summary: 'Lag, throughput and error counts of one flow.',
+          parameters: [{ name: 'flow_id', in: 'path', required: true, schema: { type: 'string', enum: flows.map((f) => f.id) } }],
+          responses: { '200': { description: 'Status', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } } },
+        },
+      },
+      '/dead-letters/{id}/replay': {
+        post: {
+          operationId: 'replayDeadLetter',
+          summary: 'Re-queues one dead-lettered event after the cause is fixed.',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '202': { description: 'Re-queued' }, '404': problem },
+        },
+      },
+    },
+    components: { schemas },
+    'x-integration': {
+      ...provenance(ctx),
+      direction: { requested: directionText, resolved: bidirectional ? 'bidirectional' : 'one_way', order: ordered.map((s) => s.name) },
+      systems: systems.map((s) => ({ id: s.id, name: s.name, category: s.category, entities: s.entities })),
+      flows,
+      field_mapping: Object.fromEntries(
+        entities.map((e) => [
+          e,
+          (CANONICAL_FIELDS[e] ?? []).map(([field]) => ({
+            canonical: field,
+            ...Object.fromEntries(systems.filter((s) => s.entities.includes(e)).map((s) => [s.id, `REPLACE_WITH_${s.id.toUpperCase().replace(/-/g, '_')}_FIELD (verify)`])),
+          })),
+        ]),
+      ),
+      sizing: {
+        volume_input: volumeText || null,
+        records_per_day: assumedPerDay,
+        assumed: perDay === null,
+        average_per_minute: Math.round(avgPerMinute * 100) / 100,
+        design_peak_per_second: peakPerSecond,
+        processing_mode: mode,
+        batch_size: batchSize,
+      },
+      error_handling: {
+        retry: { attempts: 6, backoff: 'exponential', initial_seconds: 5, max_seconds: 900, jitter: true },
+        non_retryable: ['400', '401', '403', '404', '422'],
+        dead_letter: { after_attempts: 6, retention_days: 14, replay_endpoint: '/dead-letters/{id}/replay' },
+        rate_limits: 'honour Retry-After; token bucket per target system',
+      },
+      monitoring: { alerts: ['dead letters > 0 for 15 minutes', 'flow lag > 30 minutes', 'error rate > 2 % over 10 minutes'] },
+    },
+  };
+
+  const runbook = lines(
+    `# Runbook: ${md(systemNames.join(bidirectional ? ' ⇄ ' : ' → '))}`,
+    '',
+    '## Overview',
+    '',
+    mdTable(['Flow', 'From', 'To', 'Entities', 'Conflicts'], flows.map((f) => [f.id, f.from, f.to, f.entities.join(', '), f.conflict_resolution])),
+    '',
+    `Volume: ${perDay === null ? `not given; sized for an assumed ${thousands(assumedPerDay)} records/day` : `${thousands(assumedPerDay)} records/day (from "${md(volumeText)}")`}. Design peak ${peakPerSecond}/s, mode \`${mode}\`, batch size ${batchSize}.`,
+    '',
+    '## Deploy',
+    '',
+    '1. Create API credentials for each system with the minimum scopes the flows need; store them in the secret manager.',
+    '2. Fill every `REPLACE_WITH_…_FIELD` in `x-integration.field_mapping` after checking each system\'s schema.',
+    '3. Deploy the service; register `/webhooks/{system}` in each source system and verify the signature secret.',
+    '4. Run `POST /flows/{flow_id}/sync` once per flow in dry-run mode and compare counts on both sides.',
+    '',
+    '## Daily checks',
+    '',
+    '- `GET /flows/{flow_id}/status`: lag under 30 minutes, error rate under 2 %.',
+    '- Dead-letter queue empty, or every entry has a ticket.',
+    '',
+    '## Incidents',
+    '',
+    mdTable(['Symptom', 'Likely cause', 'Action'], [
+      ['401/403 from a system', 'Expired or revoked credential', 'Rotate the credential; replay dead letters'],
+      ['429 responses', 'Rate limit reached', 'Lower concurrency; the retry policy honours Retry-After'],
+      ['Growing lag', 'Source webhook disabled or queue backlog', 'Check webhook registration; run a sync pass'],
+      ['Duplicates in a target', 'Idempotency key not stored', 'Check the key store; de-duplicate by external_id'],
+      ...(bidirectional ? [['Records flip-flopping', 'Update loop between systems', 'Check origin tags; pause one flow direction']] : []),
+      ['422 validation errors', 'Mapping mismatch', 'Fix the field mapping; replay the dead letters'],
+    ]),
+    '',
+    '## Replay',
+    '',
+    '1. Fix the cause (credential, mapping, target outage).',
+    '2. `POST /dead-letters/{id}/replay` for each entry, oldest first; events are idempotent, so replays are safe.',
+    '3. Run a sync pass for the affected flow and confirm the counts match.',
+    mdFooter(ctx),
+  );
+
+  return [jsonFile('integration-project-spec.json', spec), markdownFile('integration-project-runbook.md', runbook)];
+}

@@ -1,0 +1,266 @@
+/**
+ * website-booking deliverables: a self-contained static booking page (HTML with inline CSS and a
+ * small script pinned by a Content-Security-Policy hash), the booking configuration it follows and
+ * deployment notes.
+ *
+ * Source: seed §1, §2.1 (website-booking inputs: business_name, industry, services).
+ */
+import { createHash } from 'node:crypto';
+import type { DeliverableContext, DeliverableFile } from './types';
+import {
+  MEDIA_HTML,
+  escapeHtml,
+  hasAny,
+  haystack,
+  jsonFile,
+  line,
+  lines,
+  list,
+  markdownFile,
+  md,
+  mdFooter,
+  mdTable,
+  pick,
+  provenance,
+  textFile,
+  uniqueSnakes,
+} from './util';
+
+interface IndustryProfile {
+  key: string;
+  keywords: string[];
+  tagline: string;
+  duration: number;
+  buffer: number;
+  accent: string;
+}
+
+const PROFILES: IndustryProfile[] = [
+  { key: 'health', keywords: ['clinic', 'dental', 'dentist', 'medical', 'health', 'physio', 'therap', 'doctor', 'vet', 'pharma'], tagline: 'Care that fits your schedule.', duration: 30, buffer: 10, accent: '#0f766e' },
+  { key: 'beauty', keywords: ['salon', 'beauty', 'hair', 'barber', 'spa', 'nail', 'lash', 'makeup', 'massage'], tagline: 'Look and feel your best.', duration: 45, buffer: 15, accent: '#be185d' },
+  { key: 'fitness', keywords: ['gym', 'fitness', 'yoga', 'pilates', 'trainer', 'coach', 'sport'], tagline: 'Train on your terms.', duration: 60, buffer: 0, accent: '#c2410c' },
+  { key: 'professional', keywords: ['law', 'legal', 'account', 'consult', 'tax', 'finance', 'advis', 'agency'], tagline: 'Expert advice, booked in a minute.', duration: 60, buffer: 15, accent: '#1d4ed8' },
+  { key: 'home', keywords: ['clean', 'plumb', 'electric', 'repair', 'garden', 'moving', 'handyman', 'construction'], tagline: 'Reliable service at your door.', duration: 90, buffer: 30, accent: '#15803d' },
+  { key: 'education', keywords: ['tutor', 'school', 'lesson', 'course', 'academy', 'music', 'language'], tagline: 'Learn with us, at your pace.', duration: 60, buffer: 0, accent: '#7c3aed' },
+  { key: 'food', keywords: ['restaurant', 'cafe', 'café', 'bakery', 'catering', 'bar', 'food'], tagline: 'Reserve your table.', duration: 90, buffer: 0, accent: '#b45309' },
+];
+
+const FALLBACK_ACCENTS = ['#0f766e', '#1d4ed8', '#7c3aed', '#be185d', '#c2410c', '#15803d'];
+
+function profileFor(industry: string): IndustryProfile {
+  const hay = haystack(industry);
+  const found = PROFILES.find((p) => hasAny(hay, p.keywords));
+  if (found) return found;
+  return { key: 'general', keywords: [], tagline: 'Book your appointment online in under a minute.', duration: 30, buffer: 10, accent: pick(FALLBACK_ACCENTS, industry) };
+}
+
+/** Inline script of the page; it reads all data from attributes, never from interpolated text. */
+const BOOKING_SCRIPT = `
+(function () {
+  var form = document.getElementById('booking-form');
+  var status = document.getElementById('booking-status');
+  var endpoint = form.getAttribute('data-endpoint');
+  var date = document.getElementById('date');
+  date.min = new Date().toISOString().slice(0, 10);
+  form.addEventListener('submit', function (event) {
+    event.preventDefault();
+    if (!form.checkValidity()) { form.reportValidity(); return; }
+    var data = {};
+    new FormData(form).forEach(function (value, key) { data[key] = String(value); });
+    if (!endpoint) {
+      status.textContent = 'Online booking is not connected yet. Please contact us directly.';
+      return;
+    }
+    status.textContent = 'Sending your request...';
+    fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(data) })
+      .then(function (response) {
+        if (!response.ok) { throw new Error('HTTP ' + response.status); }
+        form.reset();
+        status.textContent = 'Thank you! Your request was received; we will confirm it shortly.';
+      })
+      .catch(function () { status.textContent = 'Sorry, the request could not be sent. Please try again.'; });
+  });
+})();
+`;
+
+function cspHash(source: string): string {
+  return `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`;
+}
+
+function stylesheet(accent: string): string {
+  return `
+:root { --accent: ${accent}; --text: #1f2937; --muted: #6b7280; --bg: #f9fafb; }
+* { box-sizing: border-box; }
+body { margin: 0; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--text); background: var(--bg); line-height: 1.5; }
+header { background: var(--accent); color: #fff; padding: 3rem 1.5rem; text-align: center; }
+header h1 { margin: 0 0 .5rem; font-size: 2.25rem; }
+header p { margin: 0; opacity: .9; }
+main { max-width: 960px; margin: 0 auto; padding: 2rem 1.5rem; display: grid; gap: 2rem; grid-template-columns: 1fr; }
+@media (min-width: 800px) { main { grid-template-columns: 1fr 1fr; } }
+section { background: #fff; border-radius: 12px; padding: 1.5rem; box-shadow: 0 1px 3px rgba(0,0,0,.08); }
+h2 { margin-top: 0; font-size: 1.35rem; }
+ul.services { list-style: none; padding: 0; margin: 0; }
+ul.services li { padding: .75rem 0; border-bottom: 1px solid #e5e7eb; display: flex; justify-content: space-between; gap: 1rem; }
+ul.services li:last-child { border-bottom: 0; }
+.duration { color: var(--muted); white-space: nowrap; }
+label { display: block; font-weight: 600; margin: .75rem 0 .25rem; }
+input, select, textarea { width: 100%; padding: .6rem .7rem; border: 1px solid #d1d5db; border-radius: 8px; font: inherit; }
+textarea { min-height: 5rem; }
+.row { display: grid; grid-template-columns: 1fr 1fr; gap: .75rem; }
+button { margin-top: 1.25rem; width: 100%; padding: .8rem; border: 0; border-radius: 8px; background: var(--accent); color: #fff; font: inherit; font-weight: 600; cursor: pointer; }
+button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+#booking-status { min-height: 1.5rem; margin-top: .75rem; font-weight: 600; }
+footer { text-align: center; color: var(--muted); padding: 2rem 1rem; font-size: .9rem; }
+`;
+}
+
+/**
+ * Generates `website-booking-index.html`, `website-booking-config.json` and
+ * `website-booking-readme.md`. Every input is HTML-escaped in the page. Source: seed §1, §2.1.
+ */
+export function websiteBookingDeliverables(ctx: DeliverableContext): DeliverableFile[] {
+  const business = line(ctx.inputs, 'business_name', 'Your business');
+  const industry = line(ctx.inputs, 'industry', 'Local services');
+  const serviceNames = list(ctx.inputs, 'services');
+  if (serviceNames.length === 0) serviceNames.push('Consultation');
+  const profile = profileFor(industry);
+  const ids = uniqueSnakes(serviceNames);
+  const services = serviceNames.map((name, i) => ({
+    id: ids[i] ?? `service_${i + 1}`,
+    name,
+    duration_minutes: profile.duration,
+    buffer_minutes: profile.buffer,
+  }));
+  const endpointPath = '/api/bookings';
+
+  const css = stylesheet(profile.accent);
+  const csp = [
+    "default-src 'none'",
+    `style-src ${cspHash(css)}`,
+    `script-src ${cspHash(BOOKING_SCRIPT)}`,
+    "connect-src 'self' https:",
+    "img-src 'self' data:",
+    "form-action 'self'",
+    "base-uri 'none'",
+  ].join('; ');
+
+  const e = escapeHtml;
+  const html = lines(
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<meta http-equiv="Content-Security-Policy" content="${e(csp)}">`,
+    `<title>${e(business)} · Book online</title>`,
+    `<meta name="description" content="${e(`${business} (${industry}): ${serviceNames.join(', ')}. Book online.`)}">`,
+    `<style>${css}</style>`,
+    '</head>',
+    '<body>',
+    '<header>',
+    `  <h1>${e(business)}</h1>`,
+    `  <p>${e(industry)} · ${e(profile.tagline)}</p>`,
+    '</header>',
+    '<main>',
+    '  <section aria-labelledby="services-title">',
+    '    <h2 id="services-title">Services</h2>',
+    '    <ul class="services">',
+    ...services.map((s) => `      <li><span>${e(s.name)}</span><span class="duration">${s.duration_minutes} min</span></li>`),
+    '    </ul>',
+    '  </section>',
+    '  <section aria-labelledby="booking-title">',
+    '    <h2 id="booking-title">Book an appointment</h2>',
+    `    <form id="booking-form" data-endpoint="${e(endpointPath)}" novalidate>`,
+    '      <label for="service">Service</label>',
+    '      <select id="service" name="service" required>',
+    ...services.map((s) => `        <option value="${e(s.id)}">${e(s.name)}</option>`),
+    '      </select>',
+    '      <div class="row">',
+    '        <div><label for="date">Date</label><input id="date" name="date" type="date" required></div>',
+    '        <div><label for="time">Time</label><input id="time" name="time" type="time" min="08:00" max="20:00" step="900" required></div>',
+    '      </div>',
+    '      <label for="name">Your name</label>',
+    '      <input id="name" name="name" type="text" autocomplete="name" maxlength="120" required>',
+    '      <div class="row">',
+    '        <div><label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="email" required></div>',
+    '        <div><label for="phone">Phone</label><input id="phone" name="phone" type="tel" autocomplete="tel"></div>',
+    '      </div>',
+    '      <label for="notes">Notes (optional)</label>',
+    '      <textarea id="notes" name="notes" maxlength="1000"></textarea>',
+    '      <button type="submit">Request booking</button>',
+    '      <p id="booking-status" role="status" aria-live="polite"></p>',
+    '    </form>',
+    '  </section>',
+    '</main>',
+    `<footer>&copy; ${e(business)} · Booking requests are confirmed by e-mail.</footer>`,
+    `<script>${BOOKING_SCRIPT}</script>`,
+    '</body>',
+    '</html>',
+  );
+
+  const config = {
+    schema: 'agent-commerce/booking-config@1',
+    ...provenance(ctx),
+    business: { name: business, industry, profile: profile.key },
+    services,
+    availability: {
+      timezone: 'UTC',
+      needs_confirmation: true,
+      weekly: { mon: [['09:00', '17:00']], tue: [['09:00', '17:00']], wed: [['09:00', '17:00']], thu: [['09:00', '17:00']], fri: [['09:00', '17:00']], sat: [], sun: [] },
+      slot_interval_minutes: 15,
+      min_lead_time_hours: 2,
+      max_days_ahead: 60,
+    },
+    endpoint: {
+      method: 'POST',
+      path: endpointPath,
+      content_type: 'application/json',
+      payload_schema: {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        required: ['service', 'date', 'time', 'name', 'email'],
+        additionalProperties: false,
+        properties: {
+          service: { type: 'string', enum: services.map((s) => s.id) },
+          date: { type: 'string', format: 'date' },
+          time: { type: 'string', pattern: '^([01]\\d|2[0-3]):[0-5]\\d$' },
+          name: { type: 'string', minLength: 1, maxLength: 120 },
+          email: { type: 'string', format: 'email' },
+          phone: { type: 'string', maxLength: 40 },
+          notes: { type: 'string', maxLength: 1000 },
+        },
+      },
+      success_status: 201,
+    },
+    policies: { cancellation_notice_hours: 24, confirmation: 'manual_by_email', double_booking: 'reject' },
+  };
+
+  const readme = lines(
+    `# ${md(business)}: booking website`,
+    '',
+    'Files:',
+    '',
+    '- `website-booking-index.html`: the complete page (no external assets, works offline, mobile friendly).',
+    '- `website-booking-config.json`: services, durations, availability and the JSON schema of a booking request.',
+    '',
+    '## Services on the page',
+    '',
+    mdTable(['Service', 'Id', 'Duration (min)', 'Buffer (min)'], services.map((s) => [s.name, s.id, s.duration_minutes, s.buffer_minutes])),
+    '',
+    '## Go live',
+    '',
+    '1. Upload `website-booking-index.html` as `index.html` to any static host (Netlify, Cloudflare Pages, GitHub Pages, S3).',
+    `2. Serve an endpoint at \`${endpointPath}\` on the same origin that accepts \`POST\` with JSON matching \`endpoint.payload_schema\` and answers \`201\`. An n8n Webhook node, a serverless function or a form backend all work. To post elsewhere, change the form's \`data-endpoint\` attribute; the page's Content-Security-Policy already allows any HTTPS \`connect-src\`.`,
+    '3. Edit opening hours and timezone in the config (`availability`), then confirm them (`needs_confirmation: false`).',
+    '4. Test: submit a request, check it arrives, and check the error message when the endpoint is down.',
+    '',
+    'The page carries a strict Content-Security-Policy pinned to the hashes of its inline style and script: if you edit either, recompute the hash or relax the policy.',
+    mdFooter(ctx),
+  );
+
+  return [
+    textFile('website-booking-index.html', MEDIA_HTML, html),
+    jsonFile('website-booking-config.json', config),
+    markdownFile('website-booking-readme.md', readme),
+  ];
+}
