@@ -94,7 +94,7 @@ export function createActivities(ports: ActivityPorts) {
           }
           try {
             const tx = await ports.wallets.debit(req.agentId, req.amountMicros, `order:${req.orderId}`, `Order ${req.orderId}`, `order:${req.orderId}`);
-            return { rail: 'agent_wallet', transaction_id: tx.id, amount_micros: tx.amount_micros, paid_at: req.paidAt };
+            return { rail: 'agent_wallet', transaction_id: tx.tx_id, amount_micros: tx.amount_micros, paid_at: req.paidAt };
           } catch (err) {
             if (err instanceof InsufficientFundsError) {
               throw ApplicationFailure.create({
@@ -172,7 +172,7 @@ export function createActivities(ports: ActivityPorts) {
       const base = { rail: req.payment.rail, amount_micros: req.payment.amount_micros, reason: req.reason, at: req.at };
       if (req.payment.rail === 'agent_wallet' && req.agentId) {
         const tx = await ports.wallets.credit(req.agentId, req.payment.amount_micros, `refund:${req.orderId}`, `Refund of order ${req.orderId}`, `refund:${req.orderId}`);
-        return { ...base, status: 'completed', transaction_id: tx.id };
+        return { ...base, status: 'completed', transaction_id: tx.tx_id };
       }
       if (req.payment.rail === 'linkpay_ncp' && (await ports.linkpay.refund(req.payment.transaction_id))) {
         return { ...base, status: 'completed', transaction_id: req.payment.transaction_id };

@@ -61,27 +61,32 @@ export interface OrderDoc {
   updated_at: Date;
 }
 
-/** One wallet movement; `amount_micros` is positive for both kinds. */
-export interface WalletTransaction {
-  id: string;
+/**
+ * One wallet movement, stored as its own ledger document `<agent_id>#<seq>`. The unique `_id` makes sequence
+ * number `seq` claimable once, and the unique (agent_id, tx_id) index makes a transaction id applicable once:
+ * both are single-document atomic inserts on MongoDB and FerretDB alike. `amount_micros` is positive for both kinds.
+ */
+export interface WalletEntryDoc {
+  _id: string;
+  agent_id: string;
+  seq: number;
+  tx_id: string;
   type: 'credit' | 'debit';
   amount_micros: number;
+  balance_after_micros: number;
   memo: string;
   /** What caused it, e.g. `order:<id>`, `refund:<id>`, `operator`. */
   source: string;
   at: Date;
 }
 
-/** An agent wallet (seed §2.9): balance and transactions in one document, so every movement is atomic. */
+/** An agent wallet (seed §2.9): identity and key; its balance is the newest ledger entry's `balance_after_micros`. */
 export interface WalletDoc {
   _id: string;
-  balance_micros: number;
   currency: string;
   /** sha256 hex of the agent key; null until the agent first reads the wallet (a credit can create it earlier). */
   key_hash: string | null;
-  transactions: WalletTransaction[];
   created_at: Date;
-  updated_at: Date;
 }
 
 /** A transaction of the local hosted payment-link provider. */
@@ -122,6 +127,7 @@ export interface Database {
   quotes: Collection<QuoteDoc>;
   orders: Collection<OrderDoc>;
   wallets: Collection<WalletDoc>;
+  walletEntries: Collection<WalletEntryDoc>;
   linkpayTransactions: Collection<LinkpayTransactionDoc>;
   idempotencyKeys: Collection<IdempotencyDoc>;
   events: Collection<EventDoc>;
@@ -142,6 +148,7 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     quotes: db.collection<QuoteDoc>('quotes'),
     orders: db.collection<OrderDoc>('orders'),
     wallets: db.collection<WalletDoc>('wallets'),
+    walletEntries: db.collection<WalletEntryDoc>('wallet_entries'),
     linkpayTransactions: db.collection<LinkpayTransactionDoc>('linkpay_transactions'),
     idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),
     events: db.collection<EventDoc>('events'),
@@ -153,6 +160,10 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
 
 async function ensureIndexes(d: Database): Promise<void> {
   await Promise.all([
+    // A transaction id moves money once per wallet (retried debits and credits).
+    d.walletEntries.createIndex({ agent_id: 1, tx_id: 1 }, { unique: true }),
+    // Newest entry of a wallet = its balance; listing in order.
+    d.walletEntries.createIndex({ agent_id: 1, seq: -1 }),
     // Orders of one agent, newest first (wallet views, procurement history).
     d.orders.createIndex({ agent_id: 1, created_at: -1 }),
     // Operators list orders by status.

@@ -87,7 +87,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   let paymentInFlight = false;
   /** Set at the payment deadline: from then on no capture may start. */
   let paymentClosed = false;
-  const snapshot = (): OrderState => structuredClone(state);
+  // The workflow sandbox has no structuredClone; the state is plain JSON.
+  const snapshot = (): OrderState => JSON.parse(JSON.stringify(state)) as OrderState;
 
   async function transition(status: OrderStatus, patch: OrderPatch = {}): Promise<void> {
     const at = nowIso();

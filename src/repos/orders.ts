@@ -1,3 +1,4 @@
+import { MongoServerError } from 'mongodb';
 import type { Database, OrderDoc } from '../db';
 import { orderWorkflowId, type OrderStatus, type OrderWorkflowInput } from '../../workflows/shared';
 
@@ -13,8 +14,12 @@ export class OrderRepository {
 
   /** Inserts the order if absent; a second call with the same id changes nothing. */
   async ensure(doc: OrderDoc): Promise<void> {
-    const { _id, ...rest } = doc;
-    await this.d.orders.updateOne({ _id }, { $setOnInsert: rest }, { upsert: true });
+    // insertOne rather than an upsert with $setOnInsert: FerretDB v1 drops empty arrays and nulls from the latter.
+    try {
+      await this.d.orders.insertOne(doc);
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+    }
   }
 
   /** The order or null. */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { MongoServerError } from 'mongodb';
-import type { Database, WalletDoc, WalletTransaction } from '../db';
+import type { Database, WalletDoc, WalletEntryDoc } from '../db';
 
 /** Raised by {@link WalletRepository.debit} when the balance does not cover the amount. */
 export class InsufficientFundsError extends Error {
@@ -17,64 +17,77 @@ export class InsufficientFundsError extends Error {
 /** sha256 hex of an agent key; only the hash is stored. */
 export const hashAgentKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
+/** A wallet with its balance and ledger, oldest entry first. Amounts in integer micro-units. */
+export interface WalletSnapshot {
+  wallet: WalletDoc;
+  balance_micros: number;
+  entries: WalletEntryDoc[];
+}
+
+const isDuplicateKey = (err: unknown): err is MongoServerError => err instanceof MongoServerError && err.code === 11000;
+const entryId = (agentId: string, seq: number) => `${agentId}#${String(seq).padStart(12, '0')}`;
+
 /**
- * Agent wallets (seed §2.9, issue 2 §5). Every movement is one atomic single-document update that carries a
- * transaction id: the filter refuses an overdraft and a second application of the same id, so parallel debits
- * never overdraw and a retried debit never applies twice. Amounts are integer micro-units.
+ * Agent wallets (seed §2.9, issue 2 §5) as an append-only ledger. A movement reads the newest entry, computes the
+ * new balance and inserts entry `seq + 1`; the insert is a single-document atomic claim (unique `_id`), so two
+ * movements computed from the same balance cannot both land, and the loser recomputes. A debit whose new balance
+ * would be negative is refused, so parallel debits never overdraw; a transaction id applies at most once
+ * (unique index), so a retried debit never applies twice.
+ *
+ * Why not `findOneAndUpdate` with a `$gte` filter: FerretDB v1 on SQLite evaluates the filter and applies the update
+ * in two steps (FerretDB issue 3040), so concurrent debits overdraw there. Unique-index inserts are atomic on both.
  */
 export class WalletRepository {
+  /** Movements of one wallet from this process run one after another: fewer lost claims to retry. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
   constructor(private readonly d: Database) {}
 
   /**
-   * Returns the wallet, creating it if absent. When this call created it, `agentKey` carries the wallet's key,
-   * shown this once (only its hash is stored).
+   * Returns the wallet, creating it if absent. When this call created it (or claimed a wallet a credit created),
+   * `agentKey` carries the wallet's key, shown this once (only its hash is stored).
    */
   async open(agentId: string): Promise<{ wallet: WalletDoc; agentKey?: string }> {
     const agentKey = `ak_${randomBytes(32).toString('base64url')}`;
-    const now = new Date();
-    // A wallet created by a credit has no key yet: the first reader claims it.
-    const claimed = await this.d.wallets.findOneAndUpdate(
-      { _id: agentId, key_hash: null },
-      { $set: { key_hash: hashAgentKey(agentKey), updated_at: now } },
-      { returnDocument: 'after' },
-    );
-    if (claimed) return { wallet: claimed, agentKey };
-    const existing = await this.d.wallets.findOne({ _id: agentId });
-    if (existing) return { wallet: existing };
-    const wallet: WalletDoc = {
-      _id: agentId,
-      balance_micros: 0,
-      currency: 'USD',
-      key_hash: hashAgentKey(agentKey),
-      transactions: [],
-      created_at: now,
-      updated_at: now,
-    };
+    const keyHash = hashAgentKey(agentKey);
+    // A wallet created by a credit has no key yet: the first reader claims it. The compare-and-set is re-read,
+    // because on FerretDB two claims may both report success; only the stored hash wins.
+    const unclaimed = await this.d.wallets.findOne({ _id: agentId });
+    if (unclaimed && unclaimed.key_hash === null) {
+      await this.d.wallets.updateOne({ _id: agentId, key_hash: null }, { $set: { key_hash: keyHash } });
+      const after = await this.d.wallets.findOne({ _id: agentId });
+      if (after?.key_hash === keyHash) return { wallet: after, agentKey };
+      if (after) return { wallet: after };
+    }
+    if (unclaimed) return { wallet: unclaimed };
+    const wallet: WalletDoc = { _id: agentId, currency: 'USD', key_hash: keyHash, created_at: new Date() };
     try {
       await this.d.wallets.insertOne(wallet);
       return { wallet, agentKey };
     } catch (err) {
-      if (err instanceof MongoServerError && err.code === 11000) {
-        const raced = await this.d.wallets.findOne({ _id: agentId });
-        if (raced) return { wallet: raced };
-      }
-      throw err;
+      if (!isDuplicateKey(err)) throw err;
+      const raced = await this.d.wallets.findOne({ _id: agentId });
+      if (!raced) throw err;
+      return { wallet: raced };
     }
-  }
-
-  /** Creates the wallet without a key if absent (a credit may arrive before the agent ever looked). */
-  private async ensure(agentId: string): Promise<void> {
-    const now = new Date();
-    await this.d.wallets.updateOne(
-      { _id: agentId },
-      { $setOnInsert: { balance_micros: 0, currency: 'USD', key_hash: null, transactions: [], created_at: now, updated_at: now } },
-      { upsert: true },
-    );
   }
 
   /** The wallet or null. */
   get(agentId: string): Promise<WalletDoc | null> {
     return this.d.wallets.findOne({ _id: agentId });
+  }
+
+  /** Balance (integer micro-units) from the newest ledger entry; 0 for an empty or absent wallet. */
+  async balance(agentId: string): Promise<number> {
+    return (await this.newest(agentId))?.balance_after_micros ?? 0;
+  }
+
+  /** The wallet with balance and ledger, or null. */
+  async snapshot(agentId: string): Promise<WalletSnapshot | null> {
+    const wallet = await this.get(agentId);
+    if (!wallet) return null;
+    const entries = await this.d.walletEntries.find({ agent_id: agentId }).sort({ seq: 1 }).toArray();
+    return { wallet, balance_micros: entries.at(-1)?.balance_after_micros ?? 0, entries };
   }
 
   /** True when `key` is the wallet's agent key (constant-time comparison of the hashes). */
@@ -87,21 +100,45 @@ export class WalletRepository {
 
   /**
    * Debits `amountMicros` under transaction id `txId`. Idempotent: a second call with the same id returns the
-   * first transaction without moving money.
+   * first entry without moving money.
    * @throws InsufficientFundsError when the wallet is absent or its balance is lower than the amount.
    * @throws RangeError when the amount is not a positive safe integer.
    */
-  async debit(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<WalletTransaction> {
-    return this.move('debit', agentId, amountMicros, txId, memo, source);
+  debit(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<WalletEntryDoc> {
+    return this.serial(agentId, () => this.move('debit', agentId, amountMicros, txId, memo, source));
   }
 
   /**
-   * Credits `amountMicros` under transaction id `txId`, creating the wallet if needed. Idempotent like {@link debit}.
+   * Credits `amountMicros` under transaction id `txId`, creating the wallet (without a key) if needed.
+   * Idempotent like {@link debit}.
    * @throws RangeError when the amount is not a positive safe integer.
    */
-  async credit(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<WalletTransaction> {
+  async credit(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<WalletEntryDoc> {
     await this.ensure(agentId);
-    return this.move('credit', agentId, amountMicros, txId, memo, source);
+    return this.serial(agentId, () => this.move('credit', agentId, amountMicros, txId, memo, source));
+  }
+
+  private async ensure(agentId: string): Promise<void> {
+    try {
+      await this.d.wallets.insertOne({ _id: agentId, currency: 'USD', key_hash: null, created_at: new Date() });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  private newest(agentId: string): Promise<WalletEntryDoc | null> {
+    return this.d.walletEntries.find({ agent_id: agentId }).sort({ seq: -1 }).limit(1).next();
+  }
+
+  private serial<T>(agentId: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(agentId) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.queues.set(agentId, tail);
+    void tail.then(() => {
+      if (this.queues.get(agentId) === tail) this.queues.delete(agentId);
+    });
+    return run;
   }
 
   private async move(
@@ -111,39 +148,41 @@ export class WalletRepository {
     txId: string,
     memo: string,
     source: string,
-  ): Promise<WalletTransaction> {
+  ): Promise<WalletEntryDoc> {
     if (!Number.isSafeInteger(amountMicros) || amountMicros <= 0) {
       throw new RangeError(`amount must be a positive integer of micro-units, got ${amountMicros}`);
     }
-    const tx: WalletTransaction = { id: txId, type, amount_micros: amountMicros, memo, source, at: new Date() };
-    const filter =
-      type === 'debit'
-        ? { _id: agentId, balance_micros: { $gte: amountMicros }, 'transactions.id': { $ne: txId } }
-        : { _id: agentId, 'transactions.id': { $ne: txId } };
-    const updated = await this.d.wallets.findOneAndUpdate(filter, {
-      $inc: { balance_micros: type === 'debit' ? -amountMicros : amountMicros },
-      $push: { transactions: tx },
-      $set: { updated_at: tx.at },
-    });
-    if (updated) return tx;
-    // Nothing matched: either the id was applied before (idempotent replay) or the debit is not covered.
-    const wallet = await this.d.wallets.findOne({ _id: agentId });
-    const previous = wallet?.transactions.find((t) => t.id === txId);
-    if (previous) return previous;
-    throw new InsufficientFundsError(agentId, wallet?.balance_micros ?? 0, amountMicros);
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const previous = await this.d.walletEntries.findOne({ agent_id: agentId, tx_id: txId });
+      if (previous) return previous;
+      const newest = await this.newest(agentId);
+      const balance = newest?.balance_after_micros ?? 0;
+      const after = type === 'debit' ? balance - amountMicros : balance + amountMicros;
+      if (type === 'debit' && (after < 0 || !(await this.get(agentId)))) {
+        throw new InsufficientFundsError(agentId, balance, amountMicros);
+      }
+      const seq = (newest?.seq ?? 0) + 1;
+      const entry: WalletEntryDoc = {
+        _id: entryId(agentId, seq),
+        agent_id: agentId,
+        seq,
+        tx_id: txId,
+        type,
+        amount_micros: amountMicros,
+        balance_after_micros: after,
+        memo,
+        source,
+        at: new Date(),
+      };
+      try {
+        await this.d.walletEntries.insertOne(entry);
+        return entry;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        // Another movement claimed this sequence number (or applied this id): recompute from the new newest entry.
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
+      }
+    }
+    throw new Error(`wallet ${agentId}: too much contention, try again`);
   }
-}
-
-/** A wallet transaction with its running balance, as the API shows it. */
-export interface WalletTransactionView extends WalletTransaction {
-  balance_after_micros: number;
-}
-
-/** Adds running balances to a wallet's transactions (they are stored in application order). */
-export function withRunningBalance(transactions: readonly WalletTransaction[]): WalletTransactionView[] {
-  let balance = 0;
-  return transactions.map((t) => {
-    balance += t.type === 'credit' ? t.amount_micros : -t.amount_micros;
-    return { ...t, balance_after_micros: balance };
-  });
 }

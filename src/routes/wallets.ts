@@ -1,23 +1,23 @@
 import Router from '@koa/router';
-import type { WalletDoc } from '../db';
+import type { WalletDoc, WalletEntryDoc } from '../db';
 import { microsToUsd, usdToMicros } from '../domain/money';
 import { badRequest, forbidden, unauthorized } from '../errors';
 import { bearerToken, isOperator, requireOperator } from '../http/auth';
 import { zodProblem } from '../http/errors';
-import { WalletRepository, withRunningBalance } from '../repos/wallets';
+import { WalletRepository } from '../repos/wallets';
 import { requestBody, type AppDeps } from './context';
 import { AgentIdParam, WalletCreditRequest } from './schemas';
 
 /** Public form of a wallet; `agentKey` only when this request issued it. */
-export function walletView(w: WalletDoc, agentKey?: string) {
+export function walletView(w: WalletDoc, balanceMicros: number, entries: WalletEntryDoc[], agentKey?: string) {
   return {
     agent_id: w._id,
-    balance: microsToUsd(w.balance_micros),
-    balance_micros: w.balance_micros,
+    balance: microsToUsd(balanceMicros),
+    balance_micros: balanceMicros,
     currency: w.currency,
     ...(agentKey ? { agent_key: agentKey } : {}),
-    transactions: withRunningBalance(w.transactions).map((t) => ({
-      id: t.id,
+    transactions: entries.map((t) => ({
+      id: t.tx_id,
       type: t.type,
       amount: microsToUsd(t.amount_micros),
       amount_micros: t.amount_micros,
@@ -53,8 +53,9 @@ export function walletRoutes(deps: AppDeps): Router {
       if (!token) throw unauthorized(`Wallet ${agentId} exists; send its agent key as a Bearer token`);
       if (!WalletRepository.keyMatches(wallet, token)) throw forbidden(`The key does not open wallet ${agentId}`);
     }
+    const snap = await deps.services.wallets.snapshot(agentId);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = walletView(wallet, agentKey);
+    ctx.body = walletView(wallet, snap?.balance_micros ?? 0, snap?.entries ?? [], agentKey);
   });
 
   router.post('/api/v1/wallets/:agent_id/credits', async (ctx) => {
@@ -69,12 +70,12 @@ export function walletRoutes(deps: AppDeps): Router {
       throw badRequest(`amount: ${(err as Error).message}`, 'amount');
     }
     const tx = await deps.services.wallets.credit(agentId, micros, `credit:${parsed.data.transaction_id}`, parsed.data.memo, 'operator');
-    const wallet = await deps.services.wallets.get(agentId);
+    const balance = await deps.services.wallets.balance(agentId);
     ctx.status = 201;
     ctx.body = {
-      transaction: { id: tx.id, type: tx.type, amount: microsToUsd(tx.amount_micros), amount_micros: tx.amount_micros, memo: tx.memo, at: tx.at.toISOString() },
-      balance: microsToUsd(wallet?.balance_micros ?? 0),
-      balance_micros: wallet?.balance_micros ?? 0,
+      transaction: { id: tx.tx_id, type: tx.type, amount: microsToUsd(tx.amount_micros), amount_micros: tx.amount_micros, memo: tx.memo, at: tx.at.toISOString() },
+      balance: microsToUsd(balance),
+      balance_micros: balance,
     };
   });
 

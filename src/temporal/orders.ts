@@ -111,10 +111,16 @@ export class OrderWorkflows {
       return await run();
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) throw updateProblem(err);
-      if (err instanceof WorkflowNotFoundError) throw new ProblemError(404, 'order_not_found', `No order ${orderId}`);
-      // An Update sent to a closed workflow: the order already ended.
-      if (err instanceof Error && /already completed|workflow execution.*(completed|closed)/i.test(err.message)) {
-        const final = await this.state(orderId);
+      if (err instanceof WorkflowNotFoundError) {
+        // Temporal answers NotFound for an Update sent to a closed workflow: the order has ended.
+        const handle = this.client.workflow.getHandle(orderWorkflowId(orderId));
+        const closed = await handle
+          .describe()
+          .then((d) => d.status.name !== 'RUNNING')
+          .catch(() => false);
+        if (!closed) throw new ProblemError(404, 'order_not_found', `No order ${orderId}`);
+        // The closed workflow's result is its final state; reading it needs no worker.
+        const final = (await handle.result()) as OrderState;
         throw new ProblemError(409, 'invalid_state_transition', `The order has ended (${final.status})`, {
           current_status: final.status,
         });

@@ -1,0 +1,127 @@
+/**
+ * `npm start`: the whole service on embedded defaults.
+ *
+ * Starts, unless TEMPORAL_ADDRESS / MONGODB_URI point at external servers: the Temporal dev server (Web UI on,
+ * SQLite file in .data/temporal.db with WAL, the project's search attributes registered) and FerretDB on SQLite in
+ * .data/ferretdb. Then runs the worker and the API as separate processes. Everything persists in .data, so a
+ * restart keeps every order. Ctrl-C stops it all.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startFerretDb, startTemporalDevServer } from './lib/servers';
+import { SEARCH_ATTRIBUTES } from '../workflows/shared';
+
+const root = path.resolve(__dirname, '..');
+const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, '.data'));
+
+/** The operator key: OPERATOR_KEY, or one generated once and kept in .data/operator-key. */
+function operatorKey(): string {
+  if (process.env.OPERATOR_KEY) return process.env.OPERATOR_KEY;
+  const file = path.join(dataDir, 'operator-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = `op_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(file, key + '\n', { mode: 0o600 });
+  return key;
+}
+
+async function main(): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  const stops: Array<() => Promise<void>> = [];
+  const children: ChildProcess[] = [];
+  let stopping = false;
+
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nstopping…');
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once('exit', () => resolve());
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
+          }),
+      ),
+    );
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, OPERATOR_KEY: operatorKey() };
+  const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
+  const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? temporalPort + 1000);
+  let uiUrl: string | undefined;
+
+  const starting: Promise<void>[] = [];
+  if (!process.env.TEMPORAL_ADDRESS) {
+    starting.push(
+      startTemporalDevServer({
+        port: temporalPort,
+        uiPort,
+        dbFile: path.join(dataDir, 'temporal.db'),
+        searchAttributes: { ...SEARCH_ATTRIBUTES },
+        logFile: path.join(dataDir, 'temporal.log'),
+      }).then((s) => {
+        stops.push(s.stop);
+        env.TEMPORAL_ADDRESS = s.address;
+        uiUrl = s.uiUrl;
+      }),
+    );
+  }
+  if (!process.env.MONGODB_URI) {
+    starting.push(
+      startFerretDb({
+        port: Number(process.env.FERRETDB_PORT ?? 27117),
+        dataDir: path.join(dataDir, 'ferretdb'),
+        logFile: path.join(dataDir, 'ferretdb.log'),
+      }).then((s) => {
+        stops.push(s.stop);
+        env.MONGODB_URI = s.uri;
+      }),
+    );
+  }
+  try {
+    await Promise.all(starting);
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err);
+    return shutdown(1);
+  }
+
+  const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+  const run = (name: string, script: string) => {
+    const child = spawn(tsx, [path.join(root, script)], { env, stdio: 'inherit' });
+    child.on('exit', (code, signal) => {
+      if (!stopping) {
+        console.error(`${name} exited (${signal ?? code}); stopping everything`);
+        void shutdown(1);
+      }
+    });
+    children.push(child);
+  };
+  run('worker', 'worker/index.ts');
+  run('api', 'src/server.ts');
+
+  const port = process.env.PORT ?? '3000';
+  const host = process.env.HOST ?? '127.0.0.1';
+  console.log(
+    [
+      '',
+      'Agent commerce is starting:',
+      `  API            http://${host}:${port}   (health: /health, OpenAPI: /api/v1/openapi.json)`,
+      `  Temporal       ${env.TEMPORAL_ADDRESS}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`,
+      `  MongoDB wire   ${env.MONGODB_URI}`,
+      `  Data folder    ${dataDir}`,
+      `  Operator key   ${env.OPERATOR_KEY}`,
+      'Press Ctrl-C to stop.',
+      '',
+    ].join('\n'),
+  );
+}
+
+void main();

@@ -1,0 +1,116 @@
+/**
+ * Long timers of the order workflow on Temporal's time-skipping test server: the 72-hour review window and the
+ * payment deadline pass in seconds.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { loadConfig } from '../../src/config';
+import { createServices, type Services } from '../../src/ports';
+import { OrderWorkflows } from '../../src/temporal/orders';
+import { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTES, orderWorkflowId, type OrderState, type OrderWorkflowInput } from '../../workflows/shared';
+import { workflowBundle } from '../helpers/stack';
+
+let env: TestWorkflowEnvironment;
+let services: Services;
+
+beforeAll(async () => {
+  const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
+  if (!testServer) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set (test/globalSetup.ts)');
+  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
+  // The time-skipping server knows only the search attributes registered on it.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+  });
+  const config = loadConfig({
+    MONGODB_URI: process.env.MONGODB_URI,
+    MONGODB_DB: `timers_${randomBytes(4).toString('hex')}`,
+    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-timers-')),
+  });
+  services = await createServices(config);
+}, 120_000);
+
+afterAll(async () => {
+  await services?.db.db.dropDatabase().catch(() => undefined);
+  await services?.db.close();
+  await env?.teardown();
+});
+
+function orderInput(orderId: string, agentId: string): OrderWorkflowInput {
+  const now = new Date();
+  return {
+    orderId,
+    record: {
+      quote_id: null,
+      agent_id: agentId,
+      email: null,
+      webhook_url: null,
+      partner_id: null,
+      billing: 'one_time',
+      is_agent: true,
+      created_at: now.toISOString(),
+      payment_deadline: new Date(now.getTime() + 24 * 3600_000).toISOString(),
+    },
+    serviceId: 'automation-wf',
+    includes: [],
+    rails: ['linkpay_ncp', 'x402_usdc', 'agent_wallet'],
+    amountMicros: 69_000_000,
+    currency: 'USD',
+    agentId,
+    inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
+    paymentDeadlineSeconds: 24 * 3600,
+    reviewWindowSeconds: 72 * 3600,
+  };
+}
+
+async function withWorker<T>(taskQueue: string, fn: () => Promise<T>): Promise<T> {
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: createActivities({ orders: services.orders, events: services.events, wallets: services.wallets, linkpay: services.linkpay, store: services.store }),
+  });
+  return worker.runUntil(fn);
+}
+
+test('a delivered order without a review is accepted automatically when the 72-hour window ends', async () => {
+  const taskQueue = `timers-${randomBytes(4).toString('hex')}`;
+  const orderId = `ord_${randomBytes(16).toString('base64url')}`;
+  await services.wallets.credit('timer-agent', 100_000_000, 'seed', 'seed', 'test');
+  const orders = new OrderWorkflows(env.client, taskQueue);
+  const final = await withWorker(taskQueue, async () => {
+    await orders.start(orderInput(orderId, 'timer-agent'), 'Automation workflow');
+    await orders.confirmPayment(orderId, { rail: 'agent_wallet' });
+    return env.client.workflow.getHandle(orderWorkflowId(orderId)).result() as Promise<OrderState>;
+  });
+  expect(final.status).toBe('accepted');
+  expect(final.review).toMatchObject({ action: 'accept', automatic: true });
+  const delivered = final.progress.find((p) => p.status === 'delivered');
+  const accepted = final.progress.find((p) => p.status === 'accepted');
+  expect(Date.parse(accepted!.at) - Date.parse(delivered!.at)).toBeGreaterThanOrEqual(72 * 3600_000);
+  const doc = await services.orders.get(orderId);
+  expect(doc?.status).toBe('accepted');
+  expect(await services.wallets.balance('timer-agent')).toBe(31_000_000);
+});
+
+test('an unpaid order expires at its payment deadline and refuses a late payment', async () => {
+  const taskQueue = `timers-${randomBytes(4).toString('hex')}`;
+  const orderId = `ord_${randomBytes(16).toString('base64url')}`;
+  await services.wallets.credit('late-agent', 100_000_000, 'seed', 'seed', 'test');
+  const orders = new OrderWorkflows(env.client, taskQueue);
+  const final = await withWorker(taskQueue, async () => {
+    await orders.start(orderInput(orderId, 'late-agent'), 'Automation workflow');
+    return env.client.workflow.getHandle(orderWorkflowId(orderId)).result() as Promise<OrderState>;
+  });
+  expect(final.status).toBe('expired');
+  expect(final.payment).toBeUndefined();
+  await expect(orders.confirmPayment(orderId, { rail: 'agent_wallet' })).rejects.toMatchObject({ status: 409 });
+  expect(await services.wallets.balance('late-agent')).toBe(100_000_000);
+  expect((await services.orders.get(orderId))?.status).toBe('expired');
+});
