@@ -27,6 +27,8 @@ BIN="$CACHE/bin"
 
 TEMPORAL_CLI_VERSION=1.5.1
 FERRETDB_VERSION=1.24.2
+# Our build's `package:` in `ferretdb --version`; bump it when the patch below changes, so caches rebuild.
+FERRETDB_PACKAGE=agent-commerce-serialized-writes-1
 TEMPORAL_TEST_SERVER_VERSION="${TEMPORAL_TEST_SERVER_VERSION:-1.38.0}"
 
 log() { echo "setup: $*" >&2; }
@@ -128,12 +130,59 @@ temporal_cli() {
 #  - So: download the module source, copy it, write build/version/version.txt, and `go build` it.
 #  - No build tags needed: SQLite (modernc.org, pure Go) and PostgreSQL handlers are on by default;
 #    without `ferretdb_debug` it is a normal (non-debug) build.
+#  - Concurrency: v1 runs update / findAndModify / delete as a read, then a write, with no transaction,
+#    so concurrent conditional updates of one document lose updates (100 parallel
+#    `findOneAndUpdate({_id, balance: {$gte: 1}}, {$inc: {balance: -1}})` on balance 50: all 100
+#    "succeed", balance ends at ~40). MongoDB makes each single-document write atomic, and our code
+#    relies on that. We patch in one process-wide lock around the write commands (SQLite allows a single
+#    writer at a time anyway), which restores per-document atomicity for every client and process.
+ferretdb_patch() {
+  local src="$1"
+  cat > "$src/internal/handler/agentcommerce_serialize_writes.go" <<'GO'
+// Added by agent-commerce scripts/setup.sh (not part of upstream FerretDB).
+
+package handler
+
+import (
+	"context"
+	"sync"
+
+	"github.com/FerretDB/wire"
+)
+
+// writeMu serializes write commands. FerretDB v1 implements them as read-then-write without a
+// transaction, so concurrent writes to one document could otherwise lose updates.
+var writeMu sync.Mutex
+
+// serializeWrites wraps the write commands' handlers with writeMu.
+func (h *Handler) serializeWrites() {
+	for _, name := range []string{"insert", "update", "delete", "findAndModify", "findandmodify"} {
+		cmd := h.commands[name]
+		if cmd == nil {
+			continue
+		}
+
+		next := cmd.Handler
+		cmd.Handler = func(ctx context.Context, msg *wire.OpMsg) (*wire.OpMsg, error) {
+			writeMu.Lock()
+			defer writeMu.Unlock()
+
+			return next(ctx, msg)
+		}
+	}
+}
+GO
+  sed -i 's/^\tfor name, cmd := range h.commands {$/\th.serializeWrites()\n\n&/' "$src/internal/handler/commands.go"
+  grep -q '^	h.serializeWrites()$' "$src/internal/handler/commands.go" || die "could not patch FerretDB's internal/handler/commands.go"
+}
+
 ferretdb() {
   if [ -n "${FERRETDB_PATH:-}" ]; then
     [ -x "$FERRETDB_PATH" ] || die "FERRETDB_PATH=$FERRETDB_PATH is not an executable file"
     return 0
   fi
-  if reports_version "$BIN/ferretdb" "^version: v$FERRETDB_VERSION\$"; then
+  if reports_version "$BIN/ferretdb" "^version: v$FERRETDB_VERSION\$" &&
+    reports_version "$BIN/ferretdb" "^package: $FERRETDB_PACKAGE\$"; then
     return 0
   fi
   need_go "FerretDB" FERRETDB_PATH
@@ -148,12 +197,13 @@ ferretdb() {
   cp -r "$moddir" "$src"
   chmod -R u+w "$src"
   echo "v$FERRETDB_VERSION" > "$src/build/version/version.txt"
-  echo "agent-commerce-setup" > "$src/build/version/package.txt"
+  echo "$FERRETDB_PACKAGE" > "$src/build/version/package.txt"
+  ferretdb_patch "$src"
   (cd "$src" && run_logged ferretdb-build.log env GOFLAGS=-buildvcs=false go build -trimpath -o "$BIN/ferretdb.tmp" ./cmd/ferretdb)
   mv -f "$BIN/ferretdb.tmp" "$BIN/ferretdb"
   rm -rf "$src"
   reports_version "$BIN/ferretdb" "^version: v$FERRETDB_VERSION\$" || die "built ferretdb does not report v$FERRETDB_VERSION"
-  log "installed ferretdb v$FERRETDB_VERSION"
+  log "installed ferretdb v$FERRETDB_VERSION ($FERRETDB_PACKAGE)"
 }
 
 # ---------------------------------------------------------------------------

@@ -86,6 +86,31 @@ describe('FerretDB at MONGODB_URI', () => {
       await db.dropDatabase();
     }
   });
+
+  // Upstream FerretDB v1 loses updates here (read-then-write without a transaction); scripts/setup.sh
+  // patches in a lock around write commands. This fails on an unpatched FERRETDB_PATH binary.
+  it('applies concurrent guarded updates of one document atomically', async () => {
+    const db = client.db(`servers_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`);
+    try {
+      const accounts = db.collection<{ _id: string; balance: number }>('accounts');
+      await accounts.insertOne({ _id: 'acc', balance: 50 });
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          i % 2 === 0
+            ? accounts
+                .findOneAndUpdate({ _id: 'acc', balance: { $gte: 1 } }, { $inc: { balance: -1 } })
+                .then((doc) => (doc ? 1 : 0))
+            : accounts
+                .updateOne({ _id: 'acc', balance: { $gte: 1 } }, { $inc: { balance: -1 } })
+                .then((r) => r.modifiedCount),
+        ),
+      );
+      expect(results.reduce((a, b) => a + b, 0)).toBe(50);
+      expect(await accounts.findOne({ _id: 'acc' })).toEqual({ _id: 'acc', balance: 0 });
+    } finally {
+      await db.dropDatabase();
+    }
+  });
 });
 
 describe('Temporal dev server at TEMPORAL_ADDRESS', () => {
