@@ -106,6 +106,8 @@ export interface NewOrder {
   inputs: Record<string, string | number | boolean | string[]>;
   /** Price kind when no quote is given; the JSON API uses the agent price (seed §2.2 default is_agent = true). */
   is_agent: boolean;
+  /** Fixed order id, so a retried creation (procurement activity) makes one order; default a new random id. */
+  order_id?: string;
 }
 
 /**
@@ -132,7 +134,7 @@ export async function createOrder(deps: AppDeps, req: NewOrder): Promise<{ doc: 
   if (missing.length > 0) {
     throw unprocessable('missing_inputs', `${service.id} needs inputs: ${missing.join(', ')}`, { param: 'inputs', missing });
   }
-  const orderId = newOrderId();
+  const orderId = req.order_id ?? newOrderId();
   const input: OrderWorkflowInput = {
     orderId,
     record: {
