@@ -9,6 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { OrderRepository, OrderPatch } from '../src/repos/orders';
 import { initialOrderDoc } from '../src/repos/orders';
 import type { EventRepository } from '../src/repos/events';
+import type { EventDoc } from '../src/db';
 import { InsufficientFundsError, type WalletRepository } from '../src/repos/wallets';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
@@ -32,6 +33,8 @@ export interface ActivityPorts {
   wallets: WalletRepository;
   linkpay: PaymentLinkProvider;
   store: DeliverableStore;
+  /** Webhook fan-out after each appended event (activities/webhooks.ts); absent: no webhooks are sent. */
+  webhooks?: { fanOut(event: EventDoc): Promise<void> };
 }
 
 /** Argument of `chargePayment`; amount in integer micro-units. */
@@ -68,15 +71,26 @@ export interface RefundRequest {
 /** Builds the activity functions over the given ports. */
 export function createActivities(ports: ActivityPorts) {
   return {
-    /** Writes the order's initial read model (idempotent). */
+    /** Writes the order's initial read model and its order.created event (idempotent). */
     async recordOrder(input: OrderWorkflowInput): Promise<void> {
       await ports.orders.ensure(initialOrderDoc(input));
+      // Event 1 (order.created); later transitions are numbered by their version, from 2.
+      const event = await ports.events.append(
+        input.orderId,
+        1,
+        ORDER_EVENT_TYPES.awaiting_payment,
+        { order_id: input.orderId, service_id: input.serviceId, status: 'awaiting_payment' },
+        input.record.created_at,
+      );
+      await ports.webhooks?.fanOut(event);
     },
 
     /** Applies one transition to the read model and appends its event; both idempotent. */
     async recordTransition(t: TransitionRecord): Promise<void> {
       await ports.orders.applyTransition(t.orderId, t.version, t.status, t.at, t.patch);
-      await ports.events.append(t.orderId, t.eventSeq, ORDER_EVENT_TYPES[t.status], t.eventData, t.at);
+      const event = await ports.events.append(t.orderId, t.eventSeq, ORDER_EVENT_TYPES[t.status], t.eventData, t.at);
+      // Idempotent (one delivery workflow per event and endpoint), so a retry of this activity is safe.
+      await ports.webhooks?.fanOut(event);
     },
 
     /**

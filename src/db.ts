@@ -120,6 +120,70 @@ export interface EventDoc {
   created_at: Date;
 }
 
+/**
+ * A registered webhook endpoint (seed §2.6, §6.1; issue 5). Secrets are `whsec_<base64>` (Standard Webhooks),
+ * stored in clear because the service must sign with them (the database is trusted; see docs/webhooks-and-mcp.md);
+ * they are shown once. `events` empty means every event. `owner`: `agent` (managed with the agent's wallet key),
+ * `token` (managed with `token_hash`'s token) or `order` (an order's own `webhook_url`, managed with its token).
+ */
+export interface WebhookEndpointDoc {
+  _id: string;
+  url: string;
+  agent_id: string | null;
+  /** Set on the implicit endpoint of an order's own `webhook_url`. */
+  order_id: string | null;
+  events: string[];
+  /** Newest first; every secret whose `expires_at` is null or in the future signs (rotation overlap). */
+  secrets: { secret: string; created_at: Date; expires_at: Date | null }[];
+  owner: 'agent' | 'token' | 'order';
+  /** sha256 hex of the management token (owner `token` and `order`). */
+  token_hash: string | null;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * One event bound for one endpoint (`<event_id>~<endpoint_id>`): the exact body sent on every attempt and the
+ * delivery state. `run` counts manual retries (0 = the original delivery).
+ */
+export interface WebhookMessageDoc {
+  _id: string;
+  event_id: string;
+  endpoint_id: string;
+  order_id: string | null;
+  seq: number;
+  type: string;
+  /** JSON body, fixed when the event is fanned out, so every attempt signs and sends the same bytes. */
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  run: number;
+  attempts: number;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** One HTTP attempt to deliver a message (collection `webhook_deliveries`). Latency in milliseconds. */
+export interface WebhookDeliveryDoc {
+  _id: string;
+  message_id: string;
+  event_id: string;
+  endpoint_id: string;
+  type: string;
+  run: number;
+  attempt: number;
+  url: string;
+  status: 'delivered' | 'failed' | 'gone';
+  response_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  /** When the next attempt is due; null when none follows. */
+  next_retry_at: Date | null;
+  at: Date;
+}
+
 /** Handle on the database: the client and every typed collection. */
 export interface Database {
   client: MongoClient;
@@ -131,6 +195,9 @@ export interface Database {
   linkpayTransactions: Collection<LinkpayTransactionDoc>;
   idempotencyKeys: Collection<IdempotencyDoc>;
   events: Collection<EventDoc>;
+  webhookEndpoints: Collection<WebhookEndpointDoc>;
+  webhookMessages: Collection<WebhookMessageDoc>;
+  webhookDeliveries: Collection<WebhookDeliveryDoc>;
   close(): Promise<void>;
 }
 
@@ -152,6 +219,9 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     linkpayTransactions: db.collection<LinkpayTransactionDoc>('linkpay_transactions'),
     idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),
     events: db.collection<EventDoc>('events'),
+    webhookEndpoints: db.collection<WebhookEndpointDoc>('webhook_endpoints'),
+    webhookMessages: db.collection<WebhookMessageDoc>('webhook_messages'),
+    webhookDeliveries: db.collection<WebhookDeliveryDoc>('webhook_deliveries'),
     close: () => client.close(),
   };
   await ensureIndexes(database);
@@ -174,6 +244,13 @@ async function ensureIndexes(d: Database): Promise<void> {
     d.linkpayTransactions.createIndex({ order_id: 1 }),
     // Expired idempotency records are swept by created_at.
     d.idempotencyKeys.createIndex({ created_at: 1 }),
+    // Fan-out: endpoints of an agent, of an order's own webhook_url.
+    d.webhookEndpoints.createIndex({ agent_id: 1 }),
+    d.webhookEndpoints.createIndex({ order_id: 1 }),
+    // Per-endpoint ordering: earlier pending messages of the same order.
+    d.webhookMessages.createIndex({ endpoint_id: 1, order_id: 1, seq: 1 }),
+    // Delivery log of an endpoint, newest first.
+    d.webhookDeliveries.createIndex({ endpoint_id: 1, at: -1 }),
   ]);
 }
 

@@ -33,6 +33,9 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'no_matching_service'
   | 'dependency_unavailable'
+  | 'webhook_not_found'
+  | 'webhook_event_not_found'
+  | 'webhook_target_forbidden'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -74,6 +77,9 @@ const TITLES: Record<ErrorCode, string> = {
   payload_too_large: 'Request body too large',
   no_matching_service: 'No service matches the requirements',
   dependency_unavailable: 'A dependency is unavailable',
+  webhook_not_found: 'Webhook endpoint not found',
+  webhook_event_not_found: 'Event not found for this webhook endpoint',
+  webhook_target_forbidden: 'Webhook target not allowed',
   internal_error: 'Internal server error',
 };
 

@@ -3,6 +3,7 @@ import { connectDatabase, type Database } from './db';
 import { EventRepository } from './repos/events';
 import { OrderRepository } from './repos/orders';
 import { WalletRepository } from './repos/wallets';
+import { WebhookRepository } from './repos/webhooks';
 import { LocalLinkPayProvider } from './payments/linkpay';
 import { FileDeliverableStore } from './storage/deliverables';
 
@@ -12,6 +13,7 @@ export interface Services {
   orders: OrderRepository;
   events: EventRepository;
   wallets: WalletRepository;
+  webhooks: WebhookRepository;
   linkpay: LocalLinkPayProvider;
   store: FileDeliverableStore;
 }
@@ -27,6 +29,7 @@ export async function createServices(config: Config): Promise<Services> {
     orders: new OrderRepository(db),
     events: new EventRepository(db),
     wallets: new WalletRepository(db),
+    webhooks: new WebhookRepository(db),
     linkpay: new LocalLinkPayProvider(db, config.PUBLIC_BASE_URL),
     store: new FileDeliverableStore(config.STORAGE_DIR),
   };

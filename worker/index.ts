@@ -4,6 +4,7 @@
  */
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from '../activities/webhooks';
 import { loadConfig, type Config } from '../src/config';
 import { createServices, type Services } from '../src/ports';
 
@@ -19,18 +20,28 @@ export interface CreateWorkerOptions {
 /** Builds (does not run) the worker for the order workflows and their activities. */
 export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   const { services } = opts;
+  const webhookPorts: WebhookPorts = {
+    webhooks: services.webhooks,
+    orders: services.orders,
+    publicBaseUrl: opts.config.PUBLIC_BASE_URL,
+    allowPrivateTargets: opts.config.DEV_MODE,
+  };
   return Worker.create({
     connection: opts.connection,
     namespace: opts.config.TEMPORAL_NAMESPACE,
     taskQueue: opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createActivities({
-      orders: services.orders,
-      events: services.events,
-      wallets: services.wallets,
-      linkpay: services.linkpay,
-      store: services.store,
-    }),
+    activities: {
+      ...createActivities({
+        orders: services.orders,
+        events: services.events,
+        wallets: services.wallets,
+        linkpay: services.linkpay,
+        store: services.store,
+        webhooks: createWebhookFanOut(webhookPorts),
+      }),
+      ...createWebhookActivities(webhookPorts),
+    },
   });
 }
 

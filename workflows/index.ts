@@ -1,2 +1,3 @@
 /** Workflow entry point for the worker's bundle: every workflow type the service runs. */
 export { orderWorkflow, fulfillmentWorkflow } from './order';
+export { webhookDeliveryWorkflow } from './webhooks';

@@ -12,6 +12,8 @@ import { WalletRepository } from '../repos/wallets';
 import { sha256Hex } from '../storage/deliverables';
 import type { OrderState, OrderWorkflowInput, PaymentRail } from '../../workflows/shared';
 import { requestBody, type AppDeps } from './context';
+import { checkTarget, endpointView } from './webhooks';
+import type { NewEndpoint } from '../repos/webhooks';
 import { ConfirmPaymentRequest, OrderIdParam, OrderRequest, ReviewRequest, type Order } from './schemas';
 
 /** New order id: `ord_` + 128 random bits (the id is a capability: whoever holds it can follow the order). */
@@ -113,10 +115,16 @@ export interface NewOrder {
 /**
  * Validates and creates an order: starts its workflow (id `order-<order_id>`), then writes the read model.
  * The workflow writes the same record itself, so a crash between the two leaves no half-written order.
- * @throws ProblemError 404 quote_not_found / service_not_found, 409 quote_expired, 422 quote_service_mismatch / missing_inputs.
+ * With `webhook_url`, registers the order's own webhook endpoint first and returns its secret (shown once).
+ * @throws ProblemError 404 quote_not_found / service_not_found, 409 quote_expired, 422 quote_service_mismatch / missing_inputs /
+ *   webhook_target_forbidden.
  */
-export async function createOrder(deps: AppDeps, req: NewOrder): Promise<{ doc: OrderDoc; service: ServiceDefinition }> {
+export async function createOrder(
+  deps: AppDeps,
+  req: NewOrder,
+): Promise<{ doc: OrderDoc; service: ServiceDefinition; webhook?: NewEndpoint }> {
   const now = new Date();
+  if (req.webhook_url) await checkTarget(req.webhook_url, deps.config.DEV_MODE, 'webhook_url');
   const quote = req.quote_id ? await deps.services.db.quotes.findOne({ _id: req.quote_id }) : null;
   if (req.quote_id && !quote) throw notFound('quote_not_found', `No quote ${req.quote_id}`);
   if (quote && quote.expires_at.getTime() <= now.getTime()) {
@@ -159,10 +167,14 @@ export async function createOrder(deps: AppDeps, req: NewOrder): Promise<{ doc: 
     paymentDeadlineSeconds: deps.config.PAYMENT_DEADLINE_SECONDS,
     reviewWindowSeconds: deps.config.REVIEW_WINDOW_SECONDS,
   };
+  // The order's own webhook endpoint exists before the workflow emits order.created (issue 5 §1).
+  const webhook = req.webhook_url
+    ? await deps.services.webhooks.register({ url: req.webhook_url, agentId: null, orderId, events: [] })
+    : undefined;
   await deps.orderWorkflows.start(input, service.name);
   const doc = initialOrderDoc(input);
   await deps.services.orders.ensure(doc);
-  return { doc, service };
+  return { doc, service, ...(webhook ? { webhook } : {}) };
 }
 
 /**
@@ -184,10 +196,10 @@ export function orderRoutes(deps: AppDeps): Router {
   router.post('/api/v1/orders', async (ctx) => {
     const parsed = OrderRequest.safeParse(requestBody(ctx));
     if (!parsed.success) throw zodProblem(parsed.error);
-    const { doc } = await createOrder(deps, { ...parsed.data, is_agent: true });
+    const { doc, webhook } = await createOrder(deps, { ...parsed.data, is_agent: true });
     ctx.status = 201;
     ctx.set('Location', `/api/v1/orders/${doc._id}`);
-    ctx.body = orderView(doc, deps);
+    ctx.body = { ...orderView(doc, deps), ...(webhook ? { webhook: endpointView(webhook.endpoint, webhook) } : {}) };
   });
 
   router.get('/api/v1/orders/:order_id', async (ctx) => {

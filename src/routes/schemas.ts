@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ORDER_STATUSES, PAYMENT_RAILS } from '../../workflows/shared';
+import { WebhookEndpoint } from './webhookSchemas';
 
 const Id = (description: string) => z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only').meta({ description });
 const Usd = (description: string) => z.number().meta({ description: `${description} (USD)` });
@@ -121,6 +122,7 @@ export const Order = z
     links: z.object({ self: z.string(), verification: z.string(), review: z.string(), confirm_payment: z.string() }),
     created_at: Time('Creation time'),
     updated_at: Time('Last change'),
+    webhook: WebhookEndpoint.optional().meta({ description: "Only in the creation response of an order with webhook_url: its endpoint, signing secret and management token (shown once)" }),
   })
   .meta({ id: 'Order' });
 export type Order = z.infer<typeof Order>;

@@ -106,7 +106,7 @@ describe('orders', () => {
     expect(wallet.body.transactions.filter((t: { type: string }) => t.type === 'debit')).toHaveLength(1);
 
     const events = await stack.call('GET', `/api/v1/orders/${id}/events`);
-    expect(events.body.events.map((e: { type: string }) => e.type)).toEqual(['order.paid', 'order.fulfillment_started', 'order.delivered', 'order.accepted']);
+    expect(events.body.events.map((e: { type: string }) => e.type)).toEqual(['order.created', 'order.paid', 'order.fulfillment_started', 'order.delivered', 'order.accepted']);
   });
 
   test('a transition asked in the wrong state is 409 naming the current state', async () => {

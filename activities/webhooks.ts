@@ -1,0 +1,162 @@
+/**
+ * Webhook activities: fan an appended event out to the endpoints that want it (one delivery workflow each), make
+ * one signed delivery attempt, and settle a message. Only this module sends webhooks.
+ *
+ * The Temporal client is the worker's own (`Context.current().client`), so fan-out needs no extra connection;
+ * delivery workflows run on the task queue of the activity that started them.
+ *
+ * Source: issue 5 §2; ../shared/reference/api-conventions.md (Standard Webhooks).
+ */
+import { Context } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { EventDoc, WebhookMessageDoc } from '../src/db';
+import { eventMatches } from '../src/domain/events';
+import type { OrderRepository } from '../src/repos/orders';
+import { WebhookRepository, activeSecrets, messageId } from '../src/repos/webhooks';
+import { buildPayload } from '../src/webhooks/payload';
+import { sendWebhook } from '../src/webhooks/send';
+import { signatureHeader } from '../src/webhooks/signing';
+import { deliveryWorkflowId, startDelivery } from '../src/temporal/webhooks';
+import type { DeliveryInput } from '../workflows/webhooks';
+
+/** What the webhook activities need. `allowPrivateTargets` is DEV_MODE (SSRF guard off). */
+export interface WebhookPorts {
+  webhooks: WebhookRepository;
+  orders: OrderRepository;
+  publicBaseUrl: string;
+  allowPrivateTargets: boolean;
+}
+
+/** Outcome of one attempt as the workflow sees it. */
+export type AttemptOutcome =
+  | { kind: 'delivered'; status: number }
+  | { kind: 'failed'; status: number | null; retryInMs: number | null }
+  | { kind: 'stop'; reason: string };
+
+/**
+ * The fan-out port of the order activities: after an event is appended, creates one message per matching endpoint
+ * (the body fixed now, with the order as it is right after the transition) and starts its delivery workflow.
+ * Must run inside an activity (uses the activity's Temporal client and task queue).
+ */
+export function createWebhookFanOut(ports: WebhookPorts): { fanOut(event: EventDoc): Promise<void> } {
+  return {
+    async fanOut(event) {
+      const order = await ports.orders.get(event.order_id);
+      const endpoints = (await ports.webhooks.forOrder(event.order_id, order?.agent_id ?? null)).filter((e) => eventMatches(e.events, event.type));
+      if (endpoints.length === 0) return;
+      const payload = JSON.stringify(buildPayload(event, order, ports.publicBaseUrl));
+      const ctx = Context.current();
+      for (const endpoint of endpoints) {
+        const now = new Date();
+        const message: WebhookMessageDoc = await ports.webhooks.ensureMessage({
+          _id: messageId(event._id, endpoint._id),
+          event_id: event._id,
+          endpoint_id: endpoint._id,
+          order_id: event.order_id,
+          seq: event.seq,
+          type: event.type,
+          payload,
+          status: 'pending',
+          run: 0,
+          attempts: 0,
+          last_error: null,
+          created_at: now,
+          updated_at: now,
+        });
+        await startDelivery(ctx.client, ctx.info.taskQueue, {
+          messageId: message._id,
+          eventId: event._id,
+          endpointId: endpoint._id,
+          orderId: event.order_id,
+          seq: event.seq,
+          run: 0,
+        });
+      }
+    },
+  };
+}
+
+/** Builds the activities of {@link webhookDeliveryWorkflow} (workflows/webhooks.ts). */
+export function createWebhookActivities(ports: WebhookPorts) {
+  return {
+    /** True while an earlier event of the same order is still pending for the same endpoint. */
+    async hasPendingPredecessor(input: DeliveryInput): Promise<boolean> {
+      if (input.orderId === null) return false;
+      return (await ports.webhooks.pendingBefore(input.endpointId, input.orderId, input.seq)) !== null;
+    },
+
+    /**
+     * One signed POST of the message to the endpoint's current URL; records the attempt in `webhook_deliveries`.
+     * 2xx: delivered. 410: the endpoint is disabled and delivery stops. Otherwise the next attempt is due after
+     * `nextDelayMs` or the receiver's Retry-After, whichever is later (null: the schedule is exhausted).
+     */
+    async attemptDelivery(input: DeliveryInput & { attempt: number; nextDelayMs: number | null }): Promise<AttemptOutcome> {
+      const [message, endpoint] = await Promise.all([ports.webhooks.message(input.messageId), ports.webhooks.get(input.endpointId)]);
+      if (!message) return { kind: 'stop', reason: 'message_missing' };
+      if (!endpoint) return { kind: 'stop', reason: 'endpoint_deleted' };
+      if (endpoint.status !== 'enabled') return { kind: 'stop', reason: 'endpoint_disabled' };
+      const now = new Date();
+      const timestamp = Math.floor(now.getTime() / 1000);
+      const secrets = activeSecrets(endpoint, now).map((s) => s.secret);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'agent-commerce-webhooks/1.0',
+        'webhook-id': message.event_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, message.event_id, timestamp, message.payload),
+      };
+      const res = await sendWebhook(endpoint.url, message.payload, headers, ports.allowPrivateTargets);
+      const ok = res.status !== null && res.status >= 200 && res.status < 300;
+      const gone = res.status === 410;
+      let retryInMs: number | null = null;
+      if (!ok && !gone && !res.forbidden && input.nextDelayMs !== null) retryInMs = Math.max(input.nextDelayMs, res.retryAfterMs ?? 0);
+      const error = res.error ?? (ok ? null : `HTTP ${res.status}`);
+      await ports.webhooks.recordAttempt({
+        _id: `${message._id}~${input.run}~${input.attempt}`,
+        message_id: message._id,
+        event_id: message.event_id,
+        endpoint_id: endpoint._id,
+        type: message.type,
+        run: input.run,
+        attempt: input.attempt,
+        url: endpoint.url,
+        status: ok ? 'delivered' : gone ? 'gone' : 'failed',
+        response_code: res.status,
+        latency_ms: res.latencyMs,
+        error,
+        next_retry_at: retryInMs === null ? null : new Date(Date.now() + retryInMs),
+        at: now,
+      });
+      await ports.webhooks.setMessage(message._id, { attempts: message.attempts + 1, last_error: error });
+      if (ok) return { kind: 'delivered', status: res.status ?? 200 };
+      if (gone) {
+        await ports.webhooks.disable(endpoint._id, 'the receiver answered 410 Gone');
+        return { kind: 'stop', reason: 'gone' };
+      }
+      if (res.forbidden) return { kind: 'stop', reason: 'forbidden_target' };
+      return { kind: 'failed', status: res.status, retryInMs };
+    },
+
+    /** Marks the message delivered or failed and nudges the next pending message of the same order and endpoint. */
+    async settleMessage(input: DeliveryInput & { status: 'delivered' | 'failed'; reason?: string }): Promise<void> {
+      await ports.webhooks.setMessage(input.messageId, {
+        status: input.status,
+        ...(input.reason ? { last_error: input.reason } : {}),
+      });
+      if (input.orderId === null) return;
+      const next = await ports.webhooks.pendingAfter(input.endpointId, input.orderId, input.seq);
+      if (!next) return;
+      try {
+        await Context.current()
+          .client.workflow.getHandle(deliveryWorkflowId(next.event_id, next.endpoint_id, 0))
+          .signal('predecessorSettled');
+      } catch (err) {
+        // Not started yet (it checks on start) or already finished: nothing to nudge.
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }
+    },
+  };
+}
+
+/** The webhook activity interface the delivery workflow proxies (type only). */
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

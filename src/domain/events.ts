@@ -1,0 +1,60 @@
+/**
+ * The webhook event catalogue: every event type the service can emit, with dotted names, what emits it and
+ * whether it is emitted today. Pure data, workflow-safe (no I/O); served at `GET /api/v1/webhooks/events`.
+ *
+ * Source: seed §6.1, §6.2 (names not shown there; this catalogue defines them), issue 5 §1,
+ * ../shared/reference/api-conventions.md (Standard Webhooks: dotted types such as `order.paid`).
+ */
+import { ORDER_EVENT_TYPES, type OrderStatus } from '../../workflows/shared';
+
+/** One catalogued event type. `emitted` is false for types reserved for features still being built. */
+export interface EventTypeInfo {
+  type: string;
+  group: 'order' | 'procurement' | 'subscription';
+  description: string;
+  /** The order status entered when the event fires (order events only). */
+  status?: OrderStatus;
+  emitted: boolean;
+}
+
+const ORDER_DESCRIPTIONS: Readonly<Record<OrderStatus, string>> = {
+  awaiting_payment: 'An order was created and awaits payment.',
+  paid: 'The payment was verified and captured.',
+  fulfilling: 'Automated fulfillment started.',
+  delivered: 'Deliverables are ready; the review window is open.',
+  accepted: 'The buyer (or the lapsed review window) accepted the delivery.',
+  rejected: 'The buyer rejected the delivery; the payment is refunded.',
+  expired: 'The order was not paid before its payment deadline.',
+  failed: 'Fulfillment failed after every retry; a refund follows.',
+  refunded: 'The payment of a failed order was refunded.',
+};
+
+/** The catalogue, order events first (in lifecycle order), then reserved types. */
+export const EVENT_CATALOGUE: readonly EventTypeInfo[] = Object.freeze([
+  ...(Object.entries(ORDER_EVENT_TYPES) as [OrderStatus, string][]).map(
+    ([status, type]): EventTypeInfo => ({ type, group: 'order', description: ORDER_DESCRIPTIONS[status], status, emitted: true }),
+  ),
+  { type: 'order.sla_escalated', group: 'order', description: 'An expert-delivery order neared its fulfillment deadline and was escalated.', emitted: false },
+  { type: 'order.sla_breached', group: 'order', description: 'An order missed its declared fulfillment deadline.', emitted: false },
+  { type: 'procurement.completed', group: 'procurement', description: 'A goal-based procurement chose a service and placed (and paid) its order.', emitted: false },
+  { type: 'subscription.created', group: 'subscription', description: 'A monthly subscription started.', emitted: false },
+  { type: 'subscription.renewed', group: 'subscription', description: 'A subscription period was charged and renewed.', emitted: false },
+  { type: 'subscription.payment_failed', group: 'subscription', description: 'A renewal charge failed.', emitted: false },
+  { type: 'subscription.canceled', group: 'subscription', description: 'A subscription ended.', emitted: false },
+]);
+
+/** Every catalogued type name. */
+export const EVENT_TYPES: readonly string[] = Object.freeze(EVENT_CATALOGUE.map((e) => e.type));
+
+/** True when `name` is a catalogued type or a group wildcard such as `order.*` (`*` alone means every event). */
+export function isEventFilter(name: string): boolean {
+  if (name === '*') return true;
+  if (name.endsWith('.*')) return EVENT_CATALOGUE.some((e) => e.group === name.slice(0, -2));
+  return EVENT_TYPES.includes(name);
+}
+
+/** True when an endpoint subscribed to `filters` (empty: every event) receives events of `type`. */
+export function eventMatches(filters: readonly string[], type: string): boolean {
+  if (filters.length === 0) return true;
+  return filters.some((f) => f === '*' || f === type || (f.endsWith('.*') && type.startsWith(f.slice(0, -1))));
+}
