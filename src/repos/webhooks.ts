@@ -29,14 +29,18 @@ export const messageId = (eventId: string, endpointId: string): string => `${eve
 export class WebhookRepository {
   constructor(private readonly d: Database) {}
 
-  /** Registers an endpoint with a new secret (and a management token unless the agent's key manages it). */
+  /**
+   * Registers an endpoint with a new secret (and a management token unless the agent's key manages it).
+   * With `orderId` (an order's own `webhook_url`) the id is `we_<order_id>` and a second call returns the first.
+   */
   async register(input: { url: string; agentId: string | null; orderId?: string; events: string[] }): Promise<NewEndpoint> {
     const now = new Date();
     const secret = newSigningSecret();
     const owner: WebhookEndpointDoc['owner'] = input.orderId ? 'order' : input.agentId ? 'agent' : 'token';
     const token = owner === 'agent' ? undefined : `wht_${randomBytes(24).toString('base64url')}`;
     const endpoint: WebhookEndpointDoc = {
-      _id: `we_${randomBytes(16).toString('base64url')}`,
+      // An order's endpoint has a derived id, so a retried order creation registers it once.
+      _id: input.orderId ? `we_${input.orderId}` : `we_${randomBytes(16).toString('base64url')}`,
       url: input.url,
       agent_id: input.agentId,
       order_id: input.orderId ?? null,
@@ -49,7 +53,14 @@ export class WebhookRepository {
       created_at: now,
       updated_at: now,
     };
-    await this.d.webhookEndpoints.insertOne(endpoint);
+    try {
+      await this.d.webhookEndpoints.insertOne(endpoint);
+    } catch (err) {
+      const existing = isDuplicateKey(err) ? await this.get(endpoint._id) : null;
+      if (!existing?.secrets[0]) throw err;
+      // Retried creation: the same secret again; the token cannot be shown twice (only its hash is kept).
+      return { endpoint: existing, secret: existing.secrets[0].secret };
+    }
     return { endpoint, secret, ...(token ? { token } : {}) };
   }
 
