@@ -135,7 +135,7 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
       running = worker.run();
     },
     async stop() {
-      worker.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
