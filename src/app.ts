@@ -9,6 +9,7 @@ import { walletRoutes } from './routes/wallets';
 import { payRoutes } from './routes/pay';
 import { openApiRoutes } from './routes/openapi';
 import { webhookRoutes } from './routes/webhooks';
+import { mcpRoutes } from './routes/mcp';
 import type { AppDeps } from './routes/context';
 
 export type { AppDeps } from './routes/context';
@@ -37,7 +38,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '256kb', formLimit: '64kb', encoding: 'utf-8' }));
   app.use(idempotencyMiddleware(deps.services.db, deps.config.IDEMPOTENCY_TTL_SECONDS));
 
-  for (const router of [catalogueRoutes, quoteRoutes, orderRoutes, walletRoutes, payRoutes, openApiRoutes, webhookRoutes]) {
+  for (const router of [catalogueRoutes, quoteRoutes, orderRoutes, walletRoutes, payRoutes, openApiRoutes, webhookRoutes, mcpRoutes]) {
     const r = router(deps);
     app.use(r.routes()).use(r.allowedMethods());
   }

@@ -1,0 +1,273 @@
+/**
+ * The MCP tools: one per API operation, each described by the same zod schemas that validate the REST API, and run by
+ * calling that REST operation in-process (src/mcp/dispatch.ts), so MCP and REST cannot drift apart.
+ *
+ * Source: issue 5 §3; seed §4 (operations), §2.2 to §2.10; ../shared/reference/api-conventions.md (MCP).
+ */
+import { z } from 'zod';
+import { CatalogueEnvelope } from '../domain/catalogue';
+import { ConfirmPaymentRequest, Order, OrderRequest, Quote, QuoteRequest, ReviewRequest, Verification, Wallet } from '../routes/schemas';
+import { EventCatalogue, WebhookEndpoint, WebhookRegistrationRequest } from '../routes/webhookSchemas';
+
+/** The HTTP request a tool call becomes. `query` values are appended as a query string. */
+export interface ToolRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Sent as `Authorization: Bearer <token>` instead of the MCP request's own Authorization header. */
+  bearer?: string;
+}
+
+/** One MCP tool: name, description, zod input (and output, when the REST answer has a schema) and its REST call. */
+export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output?: z.ZodType;
+  annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  request(args: z.output<I>): ToolRequest;
+}
+
+const define = <I extends z.ZodType>(t: ToolDefinition<I>): ToolDefinition => t as unknown as ToolDefinition;
+
+const OrderId = z.string().min(1).max(128).meta({ description: 'Order id (ord_...)' });
+const AgentKey = z
+  .string()
+  .min(1)
+  .max(256)
+  .optional()
+  .meta({ description: "The agent's wallet key (ak_...); sent as Authorization: Bearer. Default: the MCP request's Authorization header" });
+const enc = encodeURIComponent;
+const without = <T extends Record<string, unknown>>(o: T, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
+const read = { readOnlyHint: true, openWorldHint: false } as const;
+const write = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
+
+// Inputs of operations whose REST schemas are still being built (issues 3 and 4): taken from the seed as written.
+/** `GET /api/v1/discover` query (seed §4 discovery query parameters). */
+const DiscoverInput = z
+  .object({
+    capability: z.string().max(128).optional(),
+    budget_max: z.number().nonnegative().optional().meta({ description: 'USD' }),
+    billing: z.string().max(32).optional(),
+    automation: z.string().max(64).optional(),
+    language: z.string().max(8).optional(),
+    region: z.string().max(64).optional(),
+    payment_rail: z.string().max(32).optional(),
+    max_fulfillment: z.number().nonnegative().optional().meta({ description: 'Hours' }),
+  })
+  .strict();
+/** Body of `POST /api/v1/capabilities/negotiate` (seed §2.7). */
+const NegotiateInput = z.object({ required_capabilities: z.array(z.string().min(1).max(128)).min(1).max(50) }).strict();
+/** Body of `POST /api/v1/procure` (seed §2.8, defaults per §8). */
+const ProcureInput = z
+  .object({
+    objective: z.string().max(2000).optional(),
+    budget: z.number().positive().optional().meta({ description: 'USD, default 100' }),
+    currency: z.string().max(8).optional().meta({ description: 'Default USD' }),
+    requirements: z.array(z.string().max(128)).max(50).optional(),
+    auto_purchase: z.boolean().optional().meta({ description: 'Default true' }),
+    agent_id: z.string().max(128).optional(),
+    email: z.string().max(254).optional(),
+    inputs: z.record(z.string(), z.unknown()).optional().meta({ description: 'Inputs of the chosen service' }),
+    agent_key: AgentKey,
+  })
+  .passthrough();
+const Empty = z.object({}).strict();
+
+/** Every tool, in the order `tools/list` shows them (a purchase reads top to bottom). */
+export const TOOLS: readonly ToolDefinition[] = [
+  define({
+    name: 'list_services',
+    title: 'List services',
+    description: 'The service catalogue (GET /api/v1/services): agent prices, capabilities, negative constraints, payment rails, required inputs.',
+    input: Empty,
+    output: CatalogueEnvelope,
+    annotations: read,
+    request: () => ({ method: 'GET', path: '/api/v1/services' }),
+  }),
+  define({
+    name: 'discover_services',
+    title: 'Discover services',
+    description: 'Services matching filters (GET /api/v1/discover): capability, budget_max, billing, automation, language, region, payment_rail, max_fulfillment.',
+    input: DiscoverInput,
+    annotations: read,
+    request: (a) => ({ method: 'GET', path: '/api/v1/discover', query: a }),
+  }),
+  define({
+    name: 'negotiate_capabilities',
+    title: 'Negotiate capabilities',
+    description: 'Services covering the required capabilities, sorted by coverage (POST /api/v1/capabilities/negotiate).',
+    input: NegotiateInput,
+    annotations: read,
+    request: (a) => ({ method: 'POST', path: '/api/v1/capabilities/negotiate', body: a }),
+  }),
+  define({
+    name: 'create_quote',
+    title: 'Create a quote',
+    description: 'A binding, deterministic price quote for a service (POST /api/v1/quote); pass partner_id to credit a partner.',
+    input: QuoteRequest,
+    output: Quote,
+    annotations: write,
+    request: (a) => ({ method: 'POST', path: '/api/v1/quote', body: a }),
+  }),
+  define({
+    name: 'create_order',
+    title: 'Create an order',
+    description:
+      'Creates an order from a quote_id or service_id with the service inputs (POST /api/v1/orders). It awaits payment; payment_options say how to pay. With webhook_url the answer carries that endpoint\'s signing secret once.',
+    input: OrderRequest,
+    output: Order,
+    annotations: write,
+    request: (a) => ({ method: 'POST', path: '/api/v1/orders', body: a }),
+  }),
+  define({
+    name: 'get_order',
+    title: 'Get an order',
+    description: 'Order status, progress through the state machine, payment, deliverables with sha256 and URLs (GET /api/v1/orders/{order_id}).',
+    input: z.object({ order_id: OrderId }).strict(),
+    output: Order,
+    annotations: read,
+    request: (a) => ({ method: 'GET', path: `/api/v1/orders/${enc(a.order_id)}` }),
+  }),
+  define({
+    name: 'confirm_payment',
+    title: 'Confirm payment',
+    description:
+      'Verifies a payment and starts fulfillment (POST /api/v1/orders/{order_id}/confirm_payment). agent_wallet needs the agent key; linkpay_ncp a transaction_id.',
+    input: ConfirmPaymentRequest.extend({ order_id: OrderId, agent_key: AgentKey }),
+    output: Order,
+    annotations: { ...write, idempotentHint: true },
+    request: (a) => ({
+      method: 'POST',
+      path: `/api/v1/orders/${enc(a.order_id)}/confirm_payment`,
+      body: without(a, 'order_id', 'agent_key'),
+      ...(a.agent_key ? { bearer: a.agent_key } : {}),
+    }),
+  }),
+  define({
+    name: 'verify_order',
+    title: 'Verify deliverables',
+    description: 'Rehashes every deliverable and compares with the recorded sha256 (GET /api/v1/orders/{order_id}/verification).',
+    input: z.object({ order_id: OrderId }).strict(),
+    output: Verification,
+    annotations: read,
+    request: (a) => ({ method: 'GET', path: `/api/v1/orders/${enc(a.order_id)}/verification` }),
+  }),
+  define({
+    name: 'review_order',
+    title: 'Review a delivery',
+    description: 'Accepts or rejects a delivered order (POST /api/v1/orders/{order_id}/review); rejecting refunds the payment.',
+    input: ReviewRequest.extend({ order_id: OrderId }),
+    output: Order,
+    annotations: write,
+    request: (a) => ({ method: 'POST', path: `/api/v1/orders/${enc(a.order_id)}/review`, body: without(a, 'order_id') }),
+  }),
+  define({
+    name: 'procure',
+    title: 'Procure for a goal',
+    description: 'Finds the service that meets an objective within a budget and, by default, buys it (POST /api/v1/procure).',
+    input: ProcureInput,
+    annotations: { ...write, openWorldHint: false },
+    request: (a) => ({ method: 'POST', path: '/api/v1/procure', body: without(a, 'agent_key'), ...(a.agent_key ? { bearer: a.agent_key } : {}) }),
+  }),
+  define({
+    name: 'get_wallet',
+    title: 'Get the agent wallet',
+    description:
+      "The agent's wallet with balance and transactions (GET /api/v1/wallets/{agent_id}); created if absent, and then its agent_key is shown once. Reading an existing wallet needs that key.",
+    input: z.object({ agent_id: z.string().min(1).max(128), agent_key: AgentKey }).strict(),
+    output: Wallet,
+    annotations: { ...write, idempotentHint: true },
+    request: (a) => ({ method: 'GET', path: `/api/v1/wallets/${enc(a.agent_id)}`, ...(a.agent_key ? { bearer: a.agent_key } : {}) }),
+  }),
+  define({
+    name: 'trust_status',
+    title: 'Trust status',
+    description: 'Live performance and uptime telemetry and the declared SLA targets (GET /api/v1/trust/status).',
+    input: Empty,
+    annotations: read,
+    request: () => ({ method: 'GET', path: '/api/v1/trust/status' }),
+  }),
+  define({
+    name: 'micro_catalogue',
+    title: 'Micro catalogue',
+    description: 'Low-priced items sold per request over x402 (GET /api/v1/x402/micro), with how to buy them.',
+    input: Empty,
+    annotations: read,
+    request: () => ({ method: 'GET', path: '/api/v1/x402/micro' }),
+  }),
+  define({
+    name: 'register_webhook',
+    title: 'Register a webhook',
+    description:
+      "Registers a callback URL for order events (POST /api/v1/webhooks); with agent_id it receives that agent's orders' events and needs the agent key. The signing secret is shown once.",
+    input: WebhookRegistrationRequest.extend({ agent_key: AgentKey }),
+    output: WebhookEndpoint,
+    annotations: write,
+    request: (a) => ({ method: 'POST', path: '/api/v1/webhooks', body: without(a, 'agent_key'), ...(a.agent_key ? { bearer: a.agent_key } : {}) }),
+  }),
+  define({
+    name: 'list_webhook_events',
+    title: 'Webhook event catalogue',
+    description: 'Every webhook event type, the signing scheme and the retry schedule (GET /api/v1/webhooks/events).',
+    input: Empty,
+    output: EventCatalogue,
+    annotations: read,
+    request: () => ({ method: 'GET', path: '/api/v1/webhooks/events' }),
+  }),
+];
+
+type JsonObject = Record<string, unknown>;
+
+/** Drops `additionalProperties: false` everywhere: an output schema describes answers, it must not break on a new field. */
+function openObjects(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(openObjects);
+  if (node && typeof node === 'object') {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(node)) {
+      if (k === 'additionalProperties' && v === false) continue;
+      out[k] = openObjects(v);
+    }
+    return out;
+  }
+  return node;
+}
+
+/**
+ * JSON Schema (draft-07, as the SDK's validator expects) of a zod object schema, with the root inlined so that it
+ * has `type: "object"` as MCP requires. `io` picks the input side (defaults optional) or the output side.
+ */
+export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+  const js = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any' }) as JsonObject;
+  delete js.$schema;
+  const ref = js.$ref;
+  const defs = js.definitions as Record<string, JsonObject> | undefined;
+  if (typeof ref === 'string' && ref.startsWith('#/definitions/') && defs) {
+    const root = defs[ref.slice('#/definitions/'.length)];
+    delete js.$ref;
+    if (root) Object.assign(js, root);
+  }
+  js.type = 'object';
+  return io === 'output' ? (openObjects(js) as JsonObject) : js;
+}
+
+/** The `tools/list` entries, computed once. */
+export function toolList(): JsonObject[] {
+  listCache ??= TOOLS.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: toolJsonSchema(t.input, 'input'),
+    ...(t.output ? { outputSchema: toolJsonSchema(t.output, 'output') } : {}),
+    annotations: { title: t.title, ...t.annotations },
+  }));
+  return listCache;
+}
+let listCache: JsonObject[] | undefined;
+
+/** The tool named `name`, if any. */
+export function findTool(name: string): ToolDefinition | undefined {
+  return TOOLS.find((t) => t.name === name);
+}

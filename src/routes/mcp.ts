@@ -1,0 +1,49 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { handleStateless, handleWithSdk, isStatelessRequest, loopbackDispatch } from '../mcp/server';
+import { requestBody, type AppDeps } from './context';
+
+/** True when a browser `Origin` may call /mcp: the public origin, or any loopback origin in development mode. */
+function originAllowed(ctx: Context, deps: AppDeps): boolean {
+  const origin = ctx.get('origin');
+  if (!origin) return true;
+  try {
+    const o = new URL(origin);
+    if (o.origin === new URL(deps.config.PUBLIC_BASE_URL).origin) return true;
+    return deps.config.DEV_MODE && ['localhost', '127.0.0.1', '[::1]'].includes(o.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `POST /mcp` (seed §4): MCP over Streamable HTTP, stateless. Protocol 2025-11-25 through the SDK, the 2026-07-28 style
+ * (`server/discover`, no initialize) directly; `GET` and `DELETE` answer 405 as stateless servers do (no SSE stream,
+ * no sessions). Browser origins other than the service's own are refused (DNS rebinding).
+ */
+export function mcpRoutes(deps: AppDeps): Router {
+  const router = new Router();
+
+  router.post('/mcp', async (ctx) => {
+    if (!originAllowed(ctx, deps)) {
+      ctx.status = 403;
+      ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${ctx.get('origin')} is not allowed` } };
+      return;
+    }
+    const body = requestBody(ctx);
+    const dispatch = loopbackDispatch(ctx);
+    if (isStatelessRequest(ctx, body)) return handleStateless(ctx, body, dispatch);
+    ctx.status = 200;
+    await handleWithSdk(ctx, body, dispatch);
+  });
+
+  const notAllowed = (ctx: Context) => {
+    ctx.status = 405;
+    ctx.set('Allow', 'POST');
+    ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp' } };
+  };
+  router.get('/mcp', notAllowed);
+  router.delete('/mcp', notAllowed);
+
+  return router;
+}
