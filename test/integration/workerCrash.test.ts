@@ -77,7 +77,7 @@ test('SIGKILL during fulfillment, restart: the order completes exactly once', as
   expect(wallet?.entries.filter((e) => e.type === 'debit')).toHaveLength(1);
   expect(wallet?.balance_micros).toBe(500_000_000 - 299_000_000);
   const events = await stack.services.events.list(id);
-  expect(events.map((e) => e.seq)).toEqual([2, 3, 4]);
+  expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]); // 1 = order.created (recordOrder)
   const verification = await stack.call('GET', `/api/v1/orders/${id}/verification`);
   expect(verification.body.status).toBe('verified');
 }, 120_000);
