@@ -14,6 +14,7 @@ import {
   WalletCreditRequest,
 } from './schemas';
 import type { AppDeps } from './context';
+import { webhookOpenApiPaths } from './webhookOpenApi';
 
 /** RFC 9457 problem details with this API's extension members. */
 export const Problem = z
@@ -125,6 +126,7 @@ export function openApiDocument(baseUrl: string) {
           responses: { '201': { description: 'Credited' }, '401': problem('Operator key required') },
         }),
       },
+      ...webhookOpenApiPaths({ op, json, problem }),
     },
   });
 }

@@ -1,0 +1,77 @@
+/**
+ * OpenAPI paths of the webhook API and `/mcp`, built from the same zod schemas that validate the requests
+ * (src/routes/webhookSchemas.ts). Source: issue 5; seed §4.
+ */
+import { z } from 'zod';
+import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponsesObject } from 'zod-openapi';
+import { EventCatalogue, WebhookDelivery, WebhookEndpoint, WebhookRegistrationRequest, WebhookUpdateRequest } from './webhookSchemas';
+
+/** The helpers of src/routes/openapi.ts, passed in so every path renders problems the same way. */
+export interface OpenApiHelpers {
+  op(o: ZodOpenApiOperationObject & { responses: ZodOpenApiResponsesObject }): ZodOpenApiOperationObject;
+  json(schema: z.ZodType): { content: { 'application/json': { schema: z.ZodType } } };
+  problem(description: string): { description: string; content: { 'application/problem+json': { schema: z.ZodType } } };
+}
+
+const bearer = z.string().optional().meta({ description: 'Bearer management token (wht_...) or the agent key (ak_...)' });
+
+/** `/api/v1/webhooks*` and `/mcp` path items. */
+export function webhookOpenApiPaths({ op, json, problem }: OpenApiHelpers): ZodOpenApiPathsObject {
+  const id = z.object({ id: z.string().meta({ description: 'Endpoint id (we_...)' }) });
+  const owner = { header: z.object({ Authorization: bearer }) };
+  return {
+    '/api/v1/webhooks/events': {
+      get: op({ summary: 'Webhook event catalogue, signing scheme and retry schedule', responses: { '200': { description: 'Catalogue', ...json(EventCatalogue) } } }),
+    },
+    '/api/v1/webhooks': {
+      post: op({
+        summary: 'Register a webhook endpoint (secret shown once)',
+        requestParams: { header: z.object({ Authorization: z.string().optional().meta({ description: 'Bearer agent key, required with agent_id' }) }) },
+        requestBody: json(WebhookRegistrationRequest),
+        responses: {
+          '200': { description: 'Registered', ...json(WebhookEndpoint) },
+          '400': problem('Invalid body or event name'),
+          '401': problem('agent_id given without the agent key'),
+          '403': problem('Wrong agent key'),
+          '422': problem('Target resolves to a non-public address (webhook_target_forbidden)'),
+        },
+      }),
+      get: op({
+        summary: "The caller's endpoints",
+        requestParams: owner,
+        responses: { '200': { description: 'Endpoints', ...json(z.object({ webhooks: z.array(WebhookEndpoint) })) }, '401': problem('Token required') },
+      }),
+    },
+    '/api/v1/webhooks/{id}': {
+      get: op({ summary: 'One endpoint (owner)', requestParams: { path: id, ...owner }, responses: { '200': { description: 'Endpoint', ...json(WebhookEndpoint) }, '404': problem('Unknown endpoint') } }),
+      patch: op({
+        summary: 'Change url, events or state; rotate the secret with an overlap (owner)',
+        requestParams: { path: id, ...owner },
+        requestBody: json(WebhookUpdateRequest),
+        responses: { '200': { description: 'Updated; a rotated secret is shown once', ...json(WebhookEndpoint) }, '404': problem('Unknown endpoint'), '422': problem('Target not allowed') },
+      }),
+      delete: op({ summary: 'Delete an endpoint (owner)', requestParams: { path: id, ...owner }, responses: { '204': { description: 'Deleted' }, '404': problem('Unknown endpoint') } }),
+    },
+    '/api/v1/webhooks/{id}/deliveries': {
+      get: op({
+        summary: 'Every delivery attempt, newest first (owner)',
+        requestParams: { path: id, ...owner, query: z.object({ event_id: z.string().optional(), limit: z.number().int().min(1).max(500).optional() }) },
+        responses: { '200': { description: 'Attempts', ...json(z.object({ webhook_id: z.string(), deliveries: z.array(WebhookDelivery) })) }, '404': problem('Unknown endpoint') },
+      }),
+    },
+    '/api/v1/webhooks/{id}/deliveries/{event_id}/retry': {
+      post: op({
+        summary: 'Send an event again (owner)',
+        requestParams: { path: id.extend({ event_id: z.string() }), ...owner },
+        responses: { '202': { description: 'Redelivery started' }, '404': problem('Unknown endpoint or event'), '409': problem('Still pending, or the endpoint is disabled') },
+      }),
+    },
+    '/mcp': {
+      post: op({
+        summary: 'MCP over Streamable HTTP (stateless): initialize, ping, tools/list, tools/call; server/discover (2026-07-28)',
+        requestBody: json(z.object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() })),
+        responses: { '200': { description: 'JSON-RPC response' }, '202': { description: 'Notification accepted' }, '404': { description: 'Unknown method (2026-07-28 style)' } },
+      }),
+    },
+  };
+}
