@@ -10,6 +10,12 @@ import { payRoutes } from './routes/pay';
 import { openApiRoutes } from './routes/openapi';
 import { webhookRoutes } from './routes/webhooks';
 import { mcpRoutes } from './routes/mcp';
+import { discoveryRoutes } from './routes/discovery';
+import { procurementRoutes } from './routes/procurement';
+import { partnerRoutes } from './routes/partners';
+import { trustRoutes } from './routes/trust';
+import { RequestLatency } from './telemetry/latency';
+import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
 
 export type { AppDeps } from './routes/context';
@@ -22,6 +28,10 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
   const log = deps.log ?? ((err: unknown) => console.error(err));
   app.silent = true;
+  // Trust telemetry (issue 4 §5): request timings per route group, and a heartbeat per minute for uptime.
+  const latency = new RequestLatency();
+  app.use(latency.middleware());
+  new UptimeRecorder(deps.services.db).start();
 
   app.use(problemMiddleware((err) => log(err)));
   app.use(async (ctx, next) => {
@@ -40,6 +50,10 @@ export function createApp(deps: AppDeps): Koa {
 
   for (const router of [catalogueRoutes, quoteRoutes, orderRoutes, walletRoutes, payRoutes, openApiRoutes, webhookRoutes, mcpRoutes]) {
     const r = router(deps);
+    app.use(r.routes()).use(r.allowedMethods());
+  }
+  // Agent self-service: discovery, negotiation, procurement, partner commissions, trust telemetry (issue 4).
+  for (const r of [discoveryRoutes(deps), procurementRoutes(deps), partnerRoutes(deps), trustRoutes(deps, latency)]) {
     app.use(r.routes()).use(r.allowedMethods());
   }
   return app;

@@ -184,6 +184,64 @@ export interface WebhookDeliveryDoc {
   at: Date;
 }
 
+/**
+ * One goal-based procurement (issue 4 §3), written by the procurement workflow's activities; id `prc_...`, workflow
+ * `procurement-<id>`. `plan` is the planner's output (src/domain/procurement.ts). Amounts in integer micro-units.
+ */
+export interface ProcurementDoc {
+  _id: string;
+  workflow_id: string;
+  agent_id: string | null;
+  objective: string | null;
+  requirements: string[];
+  budget_micros: number;
+  currency: string;
+  auto_purchase: boolean;
+  /** running, then completed (bought), planned (auto_purchase false), no_match, needs_inputs or payment_failed. */
+  status: 'running' | 'completed' | 'planned' | 'no_match' | 'needs_inputs' | 'payment_failed';
+  plan: Record<string, unknown> | null;
+  service_id: string | null;
+  quote_id: string | null;
+  order_id: string | null;
+  failure: { code: string; message: string } | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/**
+ * A partner commission (seed §1: 20% of every payment received, per deal or per renewal), `_id`
+ * `commission:<order_id>` or `commission:<order_id>:<period>`. The partner's wallet ledger holds the money; this is
+ * the listing and the reversal state. `owed_micros` is what a reversal could not take back (the partner's balance was
+ * short): recorded as owed instead of failing the buyer's refund.
+ */
+export interface CommissionDoc {
+  _id: string;
+  partner_id: string;
+  order_id: string;
+  period: string | null;
+  payment_micros: number;
+  percent: number;
+  commission_micros: number;
+  status: 'credited' | 'reversed' | 'reversal_owed' | 'not_eligible';
+  /** Why a commission was not credited (status not_eligible), e.g. the partner is the buyer. */
+  reason: string | null;
+  credit_tx_id: string | null;
+  reversal_tx_id: string | null;
+  owed_micros: number;
+  created_at: Date;
+  reversed_at: Date | null;
+}
+
+/**
+ * One minute in which an API process was up (trust telemetry, issue 4 §5): `_id` is the minute as
+ * `YYYY-MM-DDTHH:MMZ`, so every process writing in that minute claims the same document.
+ */
+export interface UptimeSampleDoc {
+  _id: string;
+  minute: Date;
+  created_at: Date;
+}
+
 /** Handle on the database: the client and every typed collection. */
 export interface Database {
   client: MongoClient;
@@ -195,6 +253,9 @@ export interface Database {
   linkpayTransactions: Collection<LinkpayTransactionDoc>;
   idempotencyKeys: Collection<IdempotencyDoc>;
   events: Collection<EventDoc>;
+  procurements: Collection<ProcurementDoc>;
+  commissions: Collection<CommissionDoc>;
+  uptimeSamples: Collection<UptimeSampleDoc>;
   webhookEndpoints: Collection<WebhookEndpointDoc>;
   webhookMessages: Collection<WebhookMessageDoc>;
   webhookDeliveries: Collection<WebhookDeliveryDoc>;
@@ -219,6 +280,9 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     linkpayTransactions: db.collection<LinkpayTransactionDoc>('linkpay_transactions'),
     idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),
     events: db.collection<EventDoc>('events'),
+    procurements: db.collection<ProcurementDoc>('procurements'),
+    commissions: db.collection<CommissionDoc>('commissions'),
+    uptimeSamples: db.collection<UptimeSampleDoc>('uptime_samples'),
     webhookEndpoints: db.collection<WebhookEndpointDoc>('webhook_endpoints'),
     webhookMessages: db.collection<WebhookMessageDoc>('webhook_messages'),
     webhookDeliveries: db.collection<WebhookDeliveryDoc>('webhook_deliveries'),
@@ -244,6 +308,12 @@ async function ensureIndexes(d: Database): Promise<void> {
     d.linkpayTransactions.createIndex({ order_id: 1 }),
     // Expired idempotency records are swept by created_at.
     d.idempotencyKeys.createIndex({ created_at: 1 }),
+    // A partner lists its commissions, newest first.
+    d.commissions.createIndex({ partner_id: 1, created_at: -1 }),
+    // Procurements of one agent, newest first.
+    d.procurements.createIndex({ agent_id: 1, created_at: -1 }),
+    // Uptime windows read the minutes since a time.
+    d.uptimeSamples.createIndex({ minute: 1 }),
     // Fan-out: endpoints of an agent, of an order's own webhook_url.
     d.webhookEndpoints.createIndex({ agent_id: 1 }),
     d.webhookEndpoints.createIndex({ order_id: 1 }),

@@ -5,6 +5,13 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from '../activities/webhooks';
+import { Client } from '@temporalio/client';
+import { createCommissionActivities } from '../activities/commissions';
+import { createProcurementActivities } from '../activities/procurement';
+import { CommissionRepository } from '../src/repos/commissions';
+import { ProcurementRepository } from '../src/repos/procurements';
+import type { AppDeps } from '../src/routes/context';
+import { OrderWorkflows } from '../src/temporal/orders';
 import { loadConfig, type Config } from '../src/config';
 import { createServices, type Services } from '../src/ports';
 
@@ -26,6 +33,10 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     publicBaseUrl: opts.config.PUBLIC_BASE_URL,
     allowPrivateTargets: opts.config.DEV_MODE,
   };
+  // Procurement activities drive order workflows (confirmPayment Update) through a client on the worker's connection.
+  const taskQueue = opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE;
+  const client = new Client({ connection: opts.connection, namespace: opts.config.TEMPORAL_NAMESPACE });
+  const app: AppDeps = { config: opts.config, services, temporal: client, orderWorkflows: new OrderWorkflows(client, taskQueue) };
   return Worker.create({
     connection: opts.connection,
     namespace: opts.config.TEMPORAL_NAMESPACE,
@@ -41,6 +52,8 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         webhooks: createWebhookFanOut(webhookPorts),
       }),
       ...createWebhookActivities(webhookPorts),
+      ...createCommissionActivities({ commissions: new CommissionRepository(services.db, services.wallets) }),
+      ...createProcurementActivities({ app, procurements: new ProcurementRepository(services.db), events: services.events, webhooks: createWebhookFanOut(webhookPorts) }),
     },
   });
 }

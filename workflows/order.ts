@@ -13,12 +13,14 @@ import {
   allHandlersFinished,
   condition,
   executeChild,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { CommissionActivities } from '../activities/commissions';
 import {
   FailureType,
   SA,
@@ -37,6 +39,12 @@ import type { OrderPatch } from '../src/repos/orders';
 
 /** Short bookkeeping writes: retried until they succeed. */
 const records = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** Partner commissions: bookkeeping like `records`, retried until they succeed. */
+const commissions = proxyActivities<CommissionActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
@@ -189,6 +197,11 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     return snapshot();
   }
   await transition('paid', { payment });
+  // Partner commission: 20% of the payment received (issue 4 §4). Behind patched() so histories from before replay.
+  const partnerId = input.partnerId !== undefined && patched('partner-commission') ? input.partnerId : undefined;
+  if (partnerId) {
+    await commissions.creditCommission({ orderId: input.orderId, partnerId, amountMicros: payment.amount_micros, agentId: input.agentId });
+  }
 
   await transition('fulfilling');
   const issuedAt = nowIso();
@@ -204,6 +217,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       reason: 'fulfillment_failed',
       at: nowIso(),
     });
+    if (partnerId) await commissions.reverseCommission({ orderId: input.orderId });
     await transition('refunded', { refund: state.refund });
     await condition(allHandlersFinished);
     return snapshot();
@@ -224,6 +238,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       reason: review.reason ? `rejected: ${review.reason}` : 'rejected',
       at: nowIso(),
     });
+    if (partnerId) await commissions.reverseCommission({ orderId: input.orderId });
     await transition('rejected', { review, refund: state.refund });
   }
   await condition(allHandlersFinished);

@@ -14,6 +14,7 @@ import {
   WalletCreditRequest,
 } from './schemas';
 import type { AppDeps } from './context';
+import { agentOpenApiPaths } from './agentOpenApi';
 import { webhookOpenApiPaths } from './webhookOpenApi';
 
 /** RFC 9457 problem details with this API's extension members. */
@@ -126,6 +127,7 @@ export function openApiDocument(baseUrl: string) {
           responses: { '201': { description: 'Credited' }, '401': problem('Operator key required') },
         }),
       },
+      ...agentOpenApiPaths({ op, json, problem }),
       ...webhookOpenApiPaths({ op, json, problem }),
     },
   });

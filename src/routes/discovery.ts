@@ -1,0 +1,57 @@
+import Router from '@koa/router';
+import { serviceView } from '../domain/catalogue';
+import { discoverServices, parseDiscoveryQuery } from '../domain/discovery';
+import { negotiateCapabilities } from '../domain/negotiation';
+import { badRequest } from '../errors';
+import { zodProblem } from '../http/errors';
+import { NegotiationRequest } from './agentSchemas';
+import { requestBody, type AppDeps } from './context';
+
+/**
+ * `GET /api/v1/discover` (seed §4: eight filters plus min_sla; semantics in src/domain/discovery.ts) and
+ * `POST /api/v1/capabilities/negotiate` (seed §2.7; rules in src/domain/negotiation.ts). Both are pure reads of the
+ * catalogue. Errors: 400 `invalid_request` naming the parameter.
+ */
+export function discoveryRoutes(deps: AppDeps): Router {
+  const router = new Router();
+
+  router.get('/api/v1/discover', (ctx) => {
+    const parsed = parseDiscoveryQuery(ctx.query);
+    if (!parsed.ok) throw badRequest(`${parsed.param}: ${parsed.message}`, parsed.param);
+    const matches = discoverServices(parsed.filters);
+    ctx.set('Cache-Control', 'public, max-age=60');
+    ctx.body = {
+      count: matches.length,
+      filters: parsed.filters,
+      services: matches.map((m) => ({ ...serviceView(m.service, deps.config.PUBLIC_BASE_URL), price: m.price, matched_because: m.matched_because })),
+    };
+  });
+
+  router.post('/api/v1/capabilities/negotiate', (ctx) => {
+    const parsed = NegotiationRequest.safeParse(requestBody(ctx));
+    if (!parsed.success) throw zodProblem(parsed.error);
+    let result;
+    try {
+      result = negotiateCapabilities(parsed.data.required_capabilities);
+    } catch {
+      throw badRequest('required_capabilities: give at least one capability with letters or digits', 'required_capabilities');
+    }
+    ctx.body = {
+      required_capabilities: result.required,
+      matches: result.matches.map((m) => ({
+        service_id: m.service.id,
+        name: m.service.name,
+        agent_price: m.service.agent_price,
+        coverage: m.coverage,
+        fully_covered: m.missing.length === 0,
+        covered: m.covered,
+        missing: m.missing,
+        matched_tags: m.matched_tags,
+      })),
+      excluded: result.excluded.map((e) => ({ service_id: e.service.id, name: e.service.name, conflicts: e.conflicts, reason: e.reason })),
+      unmatched: result.unmatched,
+    };
+  });
+
+  return router;
+}

@@ -1,0 +1,100 @@
+/**
+ * The procurement workflow: one per `POST /api/v1/procure`, id `procurement-<id>`. Plans (objective and requirements →
+ * one service within budget, with reasons), quotes, and with `auto_purchase` orders and pays from the agent wallet.
+ * The `ProcurementStatus` search attribute follows the steps (planning → quoting → ordering → paying → outcome).
+ *
+ * The agent key never reaches this workflow: the API verifies it and passes `walletSpendAuthorized`.
+ *
+ * Source: seed §2.8, §4 (procure), §7 (402 payment failed, 422 no match), §8 (defaults); issue 4 §3.
+ */
+import { ActivityFailure, ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import type { ProcurementActivities } from '../activities/procurement';
+import { SA } from './shared';
+import type { ProcurementProgress, ProcurementResult, ProcurementWorkflowInput } from './procurementShared';
+
+/** Planning, quoting, ordering and bookkeeping: business refusals are non-retryable, the rest retries. */
+const steps = proxyActivities<ProcurementActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+});
+
+/** Payment waits for the order workflow's Update to return; a few attempts, then the failure is reported. */
+const paying = proxyActivities<ProcurementActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+});
+
+/** The business failure carried by a failed activity, if it is one. */
+function businessFailure(err: unknown): { code: string; message: string; details?: Record<string, unknown> } | null {
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable) {
+    const details = err.cause.details?.[0];
+    return {
+      code: err.cause.type ?? 'payment_failed',
+      message: err.cause.message,
+      ...(details && typeof details === 'object' ? { details: details as Record<string, unknown> } : {}),
+    };
+  }
+  return null;
+}
+
+/** Runs one procurement to its outcome (see `ProcurementStatus`). */
+export async function procurementWorkflow(input: ProcurementWorkflowInput): Promise<ProcurementResult> {
+  const progress = (value: ProcurementProgress) => upsertSearchAttributes([{ key: SA.procurementStatus, value }]);
+  progress('planning');
+  const plan = await steps.planProcurement(input);
+  let quoteId: string | null = null;
+  let orderId: string | null = null;
+
+  const finish = async (status: ProcurementResult['status'], failure?: ProcurementResult['failure']): Promise<ProcurementResult> => {
+    const result: ProcurementResult = {
+      procurementId: input.procurementId,
+      status,
+      plan,
+      serviceId: plan.chosen?.service_id ?? null,
+      quoteId,
+      orderId,
+      ...(failure ? { failure } : {}),
+      completedAt: new Date().toISOString(),
+    };
+    progress(status);
+    await steps.finishProcurement({ ...result, ...(input.agentId ? { agentId: input.agentId } : {}) });
+    return result;
+  };
+
+  if (!plan.chosen) return finish('no_match');
+  progress('quoting');
+  quoteId = await steps.quoteProcurement({ procurementId: input.procurementId, serviceId: plan.chosen.service_id });
+  if (!input.autoPurchase) return finish('planned');
+  if (plan.missing_inputs.length > 0) {
+    return finish('needs_inputs', {
+      code: 'missing_inputs',
+      message: `${plan.chosen.service_id} needs inputs: ${plan.missing_inputs.join(', ')}`,
+      details: { missing: plan.missing_inputs },
+    });
+  }
+
+  progress('ordering');
+  try {
+    orderId = await steps.orderProcurement({
+      procurementId: input.procurementId,
+      quoteId,
+      ...(input.agentId ? { agentId: input.agentId } : {}),
+      ...(input.email ? { email: input.email } : {}),
+      inputs: plan.inputs,
+    });
+  } catch (err) {
+    const failure = businessFailure(err);
+    if (failure?.code === 'missing_inputs') return finish('needs_inputs', failure);
+    throw err;
+  }
+
+  progress('paying');
+  try {
+    await paying.payProcurementOrder({ orderId, walletSpendAuthorized: input.walletSpendAuthorized });
+  } catch (err) {
+    const failure = businessFailure(err);
+    if (failure) return finish('payment_failed', failure);
+    throw err;
+  }
+  return finish('completed');
+}
