@@ -32,6 +32,8 @@ export class UptimeRecorder {
   /** Writes one sample now and then every interval; the timer does not keep the process alive. Idempotent. */
   start(): void {
     if (this.timer) return;
+    // Closing the client (shutdown, a test stack stopping) ends the heartbeat, so nothing reconnects afterwards.
+    this.d.client.once('topologyClosed', () => this.stop());
     void this.beat();
     this.timer = setInterval(() => void this.beat(), HEARTBEAT_INTERVAL_MS);
     this.timer.unref();
