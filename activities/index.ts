@@ -14,6 +14,7 @@ import { InsufficientFundsError, type WalletRepository } from '../src/repos/wall
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { bundleManifest, generateDeliverables } from '../src/domain/deliverables';
+import { createX402Activities, type X402ActivityPorts } from './x402';
 import {
   FailureType,
   ORDER_EVENT_TYPES,
@@ -33,6 +34,8 @@ export interface ActivityPorts {
   wallets: WalletRepository;
   linkpay: PaymentLinkProvider;
   store: DeliverableStore;
+  /** x402 ledger and chain (activities/x402.ts); absent: the x402_usdc rail is refused. */
+  x402?: X402ActivityPorts;
   /** Webhook fan-out after each appended event (activities/webhooks.ts); absent: no webhooks are sent. */
   webhooks?: { fanOut(event: EventDoc): Promise<void> };
 }
@@ -142,7 +145,8 @@ export function createActivities(ports: ActivityPorts) {
           return { rail: 'linkpay_ncp', transaction_id: tx.id, amount_micros: tx.amount_micros, paid_at: req.paidAt };
         }
         case 'x402_usdc':
-          throw ApplicationFailure.nonRetryable('The x402_usdc order rail is not available yet', FailureType.paymentFailed);
+          // Settled over x402 at POST /x402/orders/{id}; verified against the x402_payments ledger (issue 3 §8).
+          return createX402Activities(ports.x402).chargeX402(req);
       }
     },
 

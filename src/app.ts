@@ -8,6 +8,8 @@ import { orderRoutes } from './routes/orders';
 import { walletRoutes } from './routes/wallets';
 import { payRoutes } from './routes/pay';
 import { openApiRoutes } from './routes/openapi';
+import { x402Routes } from './routes/x402';
+import { RequestTelemetry } from './http/telemetry';
 import { webhookRoutes } from './routes/webhooks';
 import { mcpRoutes } from './routes/mcp';
 import { discoveryRoutes } from './routes/discovery';
@@ -33,6 +35,10 @@ export function createApp(deps: AppDeps): Koa {
   app.use(latency.middleware());
   new UptimeRecorder(deps.services.db).start();
 
+  // Outermost, so it sees the final status of every request (the observation feed's data, issue 3).
+  const telemetry = new RequestTelemetry();
+  app.use(telemetry.middleware());
+
   app.use(problemMiddleware((err) => log(err)));
   app.use(async (ctx, next) => {
     ctx.set('Access-Control-Allow-Origin', '*');
@@ -56,5 +62,8 @@ export function createApp(deps: AppDeps): Koa {
   for (const r of [discoveryRoutes(deps), procurementRoutes(deps), partnerRoutes(deps), trustRoutes(deps, latency)]) {
     app.use(r.routes()).use(r.allowedMethods());
   }
+  // x402: micro catalogue, paid resources, discovery document, ledger, order rail (issue 3).
+  const x402 = x402Routes(deps, { telemetry });
+  app.use(x402.routes()).use(x402.allowedMethods());
   return app;
 }

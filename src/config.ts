@@ -34,6 +34,21 @@ export const ConfigSchema = z.object({
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
   /** Development mode: allows loopback webhook targets and prints more. */
   DEV_MODE: bool.default(false),
+  /** x402 (seed §5, issue 3): CAIP-2 network payments settle on. */
+  X402_NETWORK: z.string().regex(/^eip155:\d+$/, 'an eip155 CAIP-2 id such as eip155:8453').default('eip155:8453'),
+  /** Token paid with (USDC on Base by default; the embedded chain carries a look-alike at this address). */
+  X402_ASSET: z.string().regex(/^0x[0-9a-fA-F]{40}$/).default('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
+  /** EIP-712 domain name and version of X402_ASSET (sent as `extra` in the requirements). */
+  X402_ASSET_NAME: z.string().default('USD Coin'),
+  X402_ASSET_VERSION: z.string().default('2'),
+  /** Seller wallet. Default: anvil account #2, the embedded chain's pay-to (never use it on a real network). */
+  X402_PAY_TO: z.string().regex(/^0x[0-9a-fA-F]{40}$/).default('0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'),
+  /** The facilitator verifying and settling payments (`npm start` runs one on this address). */
+  X402_FACILITATOR_URL: z.string().url().default('http://127.0.0.1:4020'),
+  /** `maxTimeoutSeconds` of the requirements: how long a signed authorization stays valid. */
+  X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(60),
+  /** JSON-RPC endpoint of the settlement chain, read by the worker to reconcile pending settlements. */
+  X402_RPC_URL: z.string().url().default('http://127.0.0.1:8545'),
 });
 
 /** Parsed configuration; see {@link ConfigSchema}. */

@@ -242,6 +242,72 @@ export interface UptimeSampleDoc {
   created_at: Date;
 }
 
+/**
+ * One x402 payment attempt that reached settlement (issue 3 §2, §7): the claim of an authorization, then its outcome.
+ * Inserted with status `settling` BEFORE the facilitator is asked to settle: the unique (network, payer, nonce) index
+ * makes that insert the atomic claim, so one signed authorization is settled by one request only. `tx_key` and
+ * `order_key` are unique too; they hold `none:<_id>` (or `released:<_id>`) while there is no transaction / no order
+ * held, because FerretDB v1 has no partial indexes. Amounts in integer micro-units (= USDC atomic units).
+ */
+export interface X402PaymentDoc {
+  _id: string;
+  status: 'settling' | 'settled' | 'pending' | 'failed';
+  /** Path of the paid resource, e.g. `/x402/item/recipe-...` or `/x402/orders/ord_...`. */
+  resource: string;
+  resource_kind: string;
+  /** Item id, template sku or order id that was bought; null for resources without one. */
+  resource_ref: string | null;
+  order_id: string | null;
+  amount_micros: number;
+  asset: string;
+  network: string;
+  pay_to: string;
+  /** Lowercase payer address (EIP-3009 `from`). */
+  payer: string;
+  /** Lowercase authorization nonce (bytes32 hex); for non-EIP-3009 payloads the sha256 of the signature. */
+  nonce: string;
+  /** Authorization `validBefore`, unix seconds: after it the authorization can never settle. */
+  valid_before: number;
+  transaction: string | null;
+  tx_key: string;
+  order_key: string;
+  /** `payment-identifier` extension id sent with the payment, if any. */
+  payment_id: string | null;
+  error_reason: string | null;
+  error_message: string | null;
+  /** Goods prepared for a settlement that came back pending; served at the delivery URL once settled. */
+  delivery_token_hash: string | null;
+  /** The goods as JSON text (FerretDB v1 stores no nested arrays, and goods are arbitrary JSON). */
+  delivery_json: string | null;
+  created_at: Date;
+  updated_at: Date;
+  settled_at: Date | null;
+}
+
+/**
+ * A `payment-identifier` (x402 extension) seen on a paid resource: `_id` = sha256 of resource path and id. The insert
+ * of `in_flight` claims the id; `done` keeps the delivered response, so a retried purchase gets it again without a
+ * second charge (issue 3 §2).
+ */
+export interface X402PaymentIdDoc {
+  _id: string;
+  payment_id: string;
+  resource: string;
+  state: 'in_flight' | 'pending' | 'done';
+  /** sha256 of the exact PAYMENT-SIGNATURE payload first seen with the id. */
+  payload_hash: string;
+  /** Lowercase payer address of that payload. */
+  payer: string;
+  /** sha256 of scheme, network, asset, amount, payTo and resource: what a second payload with the id must match. */
+  fingerprint: string;
+  /** Ledger entry (`x402_payments._id`) of the payment. */
+  payment_ref: string | null;
+  /** The delivered response; the body as JSON text (FerretDB v1 stores no nested arrays). */
+  response: { status: number; headers: Record<string, string>; body_json: string } | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** Handle on the database: the client and every typed collection. */
 export interface Database {
   client: MongoClient;
@@ -253,6 +319,8 @@ export interface Database {
   linkpayTransactions: Collection<LinkpayTransactionDoc>;
   idempotencyKeys: Collection<IdempotencyDoc>;
   events: Collection<EventDoc>;
+  x402Payments: Collection<X402PaymentDoc>;
+  x402PaymentIds: Collection<X402PaymentIdDoc>;
   procurements: Collection<ProcurementDoc>;
   commissions: Collection<CommissionDoc>;
   uptimeSamples: Collection<UptimeSampleDoc>;
@@ -280,6 +348,8 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     linkpayTransactions: db.collection<LinkpayTransactionDoc>('linkpay_transactions'),
     idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),
     events: db.collection<EventDoc>('events'),
+    x402Payments: db.collection<X402PaymentDoc>('x402_payments'),
+    x402PaymentIds: db.collection<X402PaymentIdDoc>('x402_payment_ids'),
     procurements: db.collection<ProcurementDoc>('procurements'),
     commissions: db.collection<CommissionDoc>('commissions'),
     uptimeSamples: db.collection<UptimeSampleDoc>('uptime_samples'),
@@ -308,6 +378,17 @@ async function ensureIndexes(d: Database): Promise<void> {
     d.linkpayTransactions.createIndex({ order_id: 1 }),
     // Expired idempotency records are swept by created_at.
     d.idempotencyKeys.createIndex({ created_at: 1 }),
+    // x402: one settlement per signed authorization; the insert of the claim is the atomic step.
+    d.x402Payments.createIndex({ network: 1, payer: 1, nonce: 1 }, { unique: true }),
+    // x402: a transaction hash pays one ledger entry (and so one order) only.
+    d.x402Payments.createIndex({ tx_key: 1 }, { unique: true }),
+    // x402: one payment in flight or settled per order.
+    d.x402Payments.createIndex({ order_key: 1 }, { unique: true }),
+    // x402 ledger listing, newest first, and by status.
+    d.x402Payments.createIndex({ created_at: -1, _id: -1 }),
+    d.x402Payments.createIndex({ status: 1, created_at: -1 }),
+    // x402: goods of a settlement that came back pending, fetched by their delivery token.
+    d.x402Payments.createIndex({ delivery_token_hash: 1 }),
     // A partner lists its commissions, newest first.
     d.commissions.createIndex({ partner_id: 1, created_at: -1 }),
     // Procurements of one agent, newest first.

@@ -36,6 +36,15 @@ export type ErrorCode =
   | 'webhook_not_found'
   | 'webhook_event_not_found'
   | 'webhook_target_forbidden'
+  | 'payment_required'
+  | 'invalid_payment_header'
+  | 'settlement_pending'
+  | 'payment_in_progress'
+  | 'payment_identifier_conflict'
+  | 'item_not_found'
+  | 'template_not_found'
+  | 'invalid_workflow'
+  | 'facilitator_error'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -80,6 +89,15 @@ const TITLES: Record<ErrorCode, string> = {
   webhook_not_found: 'Webhook endpoint not found',
   webhook_event_not_found: 'Event not found for this webhook endpoint',
   webhook_target_forbidden: 'Webhook target not allowed',
+  payment_required: 'Payment required',
+  invalid_payment_header: 'Malformed payment header',
+  settlement_pending: 'Settlement pending',
+  payment_in_progress: 'A payment for this is already being settled',
+  payment_identifier_conflict: 'Payment identifier reused with another payment',
+  item_not_found: 'Item not found',
+  template_not_found: 'Template not found',
+  invalid_workflow: 'Not an n8n workflow',
+  facilitator_error: 'The payment facilitator failed',
   internal_error: 'Internal server error',
 };
 

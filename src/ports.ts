@@ -6,6 +6,7 @@ import { WalletRepository } from './repos/wallets';
 import { WebhookRepository } from './repos/webhooks';
 import { LocalLinkPayProvider } from './payments/linkpay';
 import { FileDeliverableStore } from './storage/deliverables';
+import { X402PaymentRepository } from './repos/x402Payments';
 
 /** Everything backed by the database or storage, shared by the API and the worker. */
 export interface Services {
@@ -16,6 +17,8 @@ export interface Services {
   webhooks: WebhookRepository;
   linkpay: LocalLinkPayProvider;
   store: FileDeliverableStore;
+  /** x402 payments ledger and payment-identifier store (issue 3). */
+  x402Payments: X402PaymentRepository;
 }
 
 /**
@@ -32,5 +35,6 @@ export async function createServices(config: Config): Promise<Services> {
     webhooks: new WebhookRepository(db),
     linkpay: new LocalLinkPayProvider(db, config.PUBLIC_BASE_URL),
     store: new FileDeliverableStore(config.STORAGE_DIR),
+    x402Payments: new X402PaymentRepository(db),
   };
 }

@@ -12,7 +12,10 @@ import { CommissionRepository } from '../src/repos/commissions';
 import { ProcurementRepository } from '../src/repos/procurements';
 import type { AppDeps } from '../src/routes/context';
 import { OrderWorkflows } from '../src/temporal/orders';
+import { createX402Activities, type X402ActivityPorts } from '../activities/x402';
 import { loadConfig, type Config } from '../src/config';
+import { chainIdOfNetwork } from '../src/x402/chain';
+import { createSettlementChain } from '../src/x402/settlementChain';
 import { createServices, type Services } from '../src/ports';
 
 /** Options of {@link createWorker}: a prebuilt workflow bundle makes tests start faster. */
@@ -37,6 +40,10 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   const taskQueue = opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE;
   const client = new Client({ connection: opts.connection, namespace: opts.config.TEMPORAL_NAMESPACE });
   const app: AppDeps = { config: opts.config, services, temporal: client, orderWorkflows: new OrderWorkflows(client, taskQueue) };
+  const x402Ports: X402ActivityPorts = {
+    payments: services.x402Payments,
+    chain: createSettlementChain(opts.config.X402_RPC_URL, chainIdOfNetwork(opts.config.X402_NETWORK)),
+  };
   return Worker.create({
     connection: opts.connection,
     namespace: opts.config.TEMPORAL_NAMESPACE,
@@ -49,9 +56,11 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         wallets: services.wallets,
         linkpay: services.linkpay,
         store: services.store,
+        x402: x402Ports,
         webhooks: createWebhookFanOut(webhookPorts),
       }),
       ...createWebhookActivities(webhookPorts),
+      ...createX402Activities(x402Ports),
       ...createCommissionActivities({ commissions: new CommissionRepository(services.db, services.wallets) }),
       ...createProcurementActivities({ app, procurements: new ProcurementRepository(services.db), events: services.events, webhooks: createWebhookFanOut(webhookPorts) }),
     },

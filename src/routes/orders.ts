@@ -76,7 +76,7 @@ export function orderView(doc: OrderDoc, deps: AppDeps, live?: OrderState): Orde
 /** How to pay the order on each rail its service offers (seed §4: payment endpoints per rail). */
 function paymentOptions(doc: OrderDoc, deps: AppDeps): Order['payment_options'] {
   const base = deps.config.PUBLIC_BASE_URL;
-  const rails = doc.rails.filter((r) => r !== 'x402_usdc');
+  const rails = doc.rails;
   return {
     amount: microsToUsd(doc.amount_micros),
     amount_micros: doc.amount_micros,
@@ -86,6 +86,19 @@ function paymentOptions(doc: OrderDoc, deps: AppDeps): Order['payment_options'] 
     ...(rails.includes('linkpay_ncp') ? { linkpay_ncp: { checkout_url: deps.services.linkpay.checkoutUrl(doc._id) } } : {}),
     ...(rails.includes('agent_wallet')
       ? { agent_wallet: { wallet_url: doc.agent_id ? `${base}/api/v1/wallets/${encodeURIComponent(doc.agent_id)}` : `${base}/api/v1/wallets/{agent_id}`, agent_id: doc.agent_id } }
+      : {}),
+    // x402: POST the resource with an x402 client; settlement confirms the order (issue 3 §8).
+    ...(rails.includes('x402_usdc')
+      ? {
+          x402_usdc: {
+            resource: `${base}/x402/orders/${doc._id}`,
+            method: 'POST',
+            network: deps.config.X402_NETWORK,
+            asset: deps.config.X402_ASSET,
+            pay_to: deps.config.X402_PAY_TO,
+            amount: String(doc.amount_micros),
+          },
+        }
       : {}),
   };
 }

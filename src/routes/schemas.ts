@@ -78,7 +78,16 @@ export const PaymentOptions = z
     confirm_url: z.string().meta({ description: 'POST here to confirm a payment (seed §2.4)' }),
     linkpay_ncp: z.object({ checkout_url: z.string() }).optional(),
     agent_wallet: z.object({ wallet_url: z.string(), agent_id: z.string().nullable() }).optional(),
-    x402_usdc: z.object({ resource: z.string(), network: z.string(), asset: z.string() }).optional(),
+    x402_usdc: z
+      .object({
+        resource: z.string().meta({ description: 'x402 resource of this order: POST it with an x402 client (PAYMENT-SIGNATURE)' }),
+        method: z.literal('POST'),
+        network: z.string().meta({ description: 'CAIP-2 network, e.g. eip155:8453' }),
+        asset: z.string().meta({ description: 'USDC token address' }),
+        pay_to: z.string(),
+        amount: z.string().meta({ description: 'USDC atomic units (integer string)' }),
+      })
+      .optional(),
   })
   .meta({ id: 'PaymentOptions' });
 

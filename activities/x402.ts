@@ -1,0 +1,120 @@
+/**
+ * x402 activities (issue 3 §2, §8): reconciling a settlement that came back pending, and checking an x402 order
+ * payment against the ledger. Activities are the only code touching MongoDB and the chain.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import type { X402PaymentDoc } from '../src/db';
+import type { X402PaymentRepository } from '../src/repos/x402Payments';
+import type { SettlementChain } from '../src/x402/settlementChain';
+import { FailureType, type PaymentRecord } from '../workflows/shared';
+
+/** What the x402 activities need. */
+export interface X402ActivityPorts {
+  payments: X402PaymentRepository;
+  chain: SettlementChain;
+}
+
+/** Outcome of one reconciliation attempt. */
+export interface ReconcileResult {
+  payment_id: string;
+  status: X402PaymentDoc['status'];
+  transaction: string | null;
+  reason: string | null;
+}
+
+/** Seconds after `validBefore` before an authorization that is nowhere on chain counts as never settling. */
+export const EXPIRY_GRACE_SECONDS = 120;
+
+/** Does the receipt carry the transfer the ledger entry expects (token, payer → pay_to, exact amount)? */
+function transferMatches(p: X402PaymentDoc, transfers: { token: string; from: string; to: string; value: bigint }[]): boolean {
+  return transfers.some(
+    (t) => t.token === p.asset.toLowerCase() && t.from === p.payer.toLowerCase() && t.to === p.pay_to.toLowerCase() && t.value === BigInt(p.amount_micros),
+  );
+}
+
+/** Builds the x402 activities over their ports. */
+export function createX402Activities(ports: X402ActivityPorts | undefined) {
+  const need = (): X402ActivityPorts => {
+    if (!ports) throw ApplicationFailure.nonRetryable('x402 is not configured on this worker', FailureType.paymentFailed);
+    return ports;
+  };
+
+  return {
+    /**
+     * One reconciliation step of a pending x402 settlement: with a transaction hash, its receipt decides (success
+     * with the expected Transfer → settled; reverted or another transfer → failed); without one (the facilitator's
+     * answer was lost), the token's `AuthorizationUsed(payer, nonce)` event names the transaction. An authorization
+     * past `validBefore` (plus a grace period) that is nowhere on chain can never settle → failed. Otherwise pending.
+     * Idempotent: entries already settled or failed are returned as they are.
+     */
+    async reconcileX402Payment(input: { paymentId: string }): Promise<ReconcileResult> {
+      const { payments, chain } = need();
+      const p = await payments.get(input.paymentId);
+      if (!p) throw ApplicationFailure.nonRetryable(`No x402 payment ${input.paymentId}`, FailureType.transactionNotFound);
+      const result = (status: X402PaymentDoc['status'], transaction: string | null, reason: string | null): ReconcileResult => ({
+        payment_id: p._id,
+        status,
+        transaction,
+        reason,
+      });
+      if (p.status === 'settled' || p.status === 'failed') return result(p.status, p.transaction, p.error_reason);
+
+      const tx = p.transaction ?? (await chain.findAuthorizationTx(p.asset, p.payer, p.nonce));
+      if (tx) {
+        const receipt = await chain.receipt(tx);
+        if (receipt?.status === 'success') {
+          if (transferMatches(p, receipt.transfers)) {
+            await payments.markSettled(p._id, tx);
+            return result('settled', tx, null);
+          }
+          await payments.markFailed(p._id, 'transfer_event_mismatch', `transaction ${tx} does not transfer ${p.amount_micros} from ${p.payer} to ${p.pay_to}`, tx);
+          return result('failed', tx, 'transfer_event_mismatch');
+        }
+        if (receipt?.status === 'reverted') {
+          await payments.markFailed(p._id, 'transaction_reverted', `transaction ${tx} reverted`, tx);
+          return result('failed', tx, 'transaction_reverted');
+        }
+      }
+      if (p.valid_before > 0 && (await chain.latestTimestamp()) > p.valid_before + EXPIRY_GRACE_SECONDS) {
+        // Still not mined and the authorization expired: a late inclusion would revert, so nothing can move now.
+        const used = await chain.findAuthorizationTx(p.asset, p.payer, p.nonce);
+        if (!used) {
+          await payments.markFailed(p._id, 'authorization_expired_unsettled', `authorization expired at ${p.valid_before} without settling`, tx);
+          return result('failed', tx, 'authorization_expired_unsettled');
+        }
+      }
+      return result('pending', tx, p.error_reason);
+    },
+
+    /**
+     * Checks an x402_usdc order payment against the ledger: the entry holding `transactionId` must be settled, be for
+     * this order and for its exact amount. The unique transaction index means no other order can hold the hash.
+     * @throws ApplicationFailure (non-retryable) typed invalid_request, transaction_not_found, transaction_already_used,
+     *   transaction_amount_mismatch or payment_failed.
+     */
+    async chargeX402(req: { orderId: string; transactionId?: string; amountMicros: number; paidAt: string }): Promise<PaymentRecord> {
+      const { payments } = need();
+      if (!req.transactionId) {
+        throw ApplicationFailure.nonRetryable('transaction_id (the x402 settlement transaction hash) is required for x402_usdc', FailureType.invalidRequest);
+      }
+      const p = await payments.getByTransaction(req.transactionId);
+      if (!p) throw ApplicationFailure.nonRetryable(`No x402 settlement with transaction ${req.transactionId}`, FailureType.transactionNotFound);
+      if (p.order_id !== req.orderId) {
+        throw ApplicationFailure.nonRetryable(`Transaction ${req.transactionId} paid ${p.order_id ? `order ${p.order_id}` : p.resource}, not this order`, FailureType.transactionAlreadyUsed);
+      }
+      if (p.status !== 'settled') {
+        throw ApplicationFailure.nonRetryable(`x402 payment ${p._id} is ${p.status}, not settled`, FailureType.paymentFailed);
+      }
+      if (p.amount_micros !== req.amountMicros) {
+        throw ApplicationFailure.nonRetryable(
+          `Transaction ${req.transactionId} paid ${p.amount_micros} micro-USD, the order costs ${req.amountMicros}`,
+          FailureType.transactionAmountMismatch,
+        );
+      }
+      return { rail: 'x402_usdc', transaction_id: p.transaction ?? req.transactionId, amount_micros: p.amount_micros, paid_at: req.paidAt };
+    },
+  };
+}
+
+/** The x402 activity interface the workflows proxy (type only). */
+export type X402Activities = ReturnType<typeof createX402Activities>;

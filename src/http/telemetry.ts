@@ -1,0 +1,137 @@
+/**
+ * Request telemetry of this API process: the raw material of the paid observation feed (`/x402/obs/*`, seed §2.13,
+ * issue 3 §5).
+ *
+ * Decision: kept in memory, per process, in a bounded ring buffer (default 100,000 requests, at most 24 hours), not
+ * in MongoDB. Reasons: recording must cost nothing on the request path (no write per request), and the feed is a
+ * sample of recent behaviour, not an archive. Limits, stated in every reading: the data starts at process start (a
+ * restart empties it), each API replica sees only its own traffic, and when the buffer is full the oldest requests
+ * are dropped first.
+ *
+ * What is kept per request: time, method, matched route pattern (`/x402/item/:id`, not the concrete path, so ids are
+ * not stored), status, user-agent product token, whether the caller looks like an agent, and an identity: the
+ * `X-Agent-Id` header or the `agent_id` query parameter when sent, otherwise a salted hash of client IP and
+ * User-Agent (the salt is random per process, so identities cannot be joined across restarts or with other data).
+ * Excluded: CORS preflights (OPTIONS) and `/health` (probes, not visitors).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+
+/** One recorded request. `at` in epoch milliseconds. */
+export interface RequestRecord {
+  at: number;
+  method: string;
+  /** Matched route pattern, or `(unmatched)`. */
+  route: string;
+  status: number;
+  /** First product token of the User-Agent, e.g. `python-requests`, `curl`, `Mozilla`; `(none)` without one. */
+  client: string;
+  /** True when the caller is not a browser: agents, scripts, SDKs, crawlers. */
+  agent: boolean;
+  /** Stable identity within this process (see the module comment). */
+  identity: string;
+  /** True when the identity came from the caller (`X-Agent-Id` / `agent_id`), false when derived from IP and UA. */
+  declared_identity: boolean;
+  /** The request carried a PAYMENT-SIGNATURE header. */
+  paid_attempt: boolean;
+}
+
+/** Options of {@link RequestTelemetry}. */
+export interface TelemetryOptions {
+  capacity?: number;
+  /** Records older than this are dropped, ms. Default 24 h. */
+  retentionMs?: number;
+  now?: () => number;
+}
+
+/** Tokens that mark automated clients even when the UA starts with Mozilla/ (crawler and AI agent UAs do). */
+const AGENT_HINTS = /(bot|crawler|spider|agent|gpt|claude|anthropic|openai|perplexity|python|curl|wget|node|undici|axios|go-http|okhttp|java|httpx|aiohttp|x402|langchain|llama|headless)/i;
+
+/** Classifies a User-Agent: its first product token and whether it looks automated. */
+export function classifyUserAgent(ua: string): { client: string; agent: boolean } {
+  const trimmed = ua.trim();
+  if (!trimmed) return { client: '(none)', agent: true };
+  const client = (trimmed.split(/[\s/;(]/)[0] ?? '(none)').slice(0, 40) || '(none)';
+  const browser = /^Mozilla\//.test(trimmed) && !AGENT_HINTS.test(trimmed);
+  return { client, agent: !browser };
+}
+
+/** The in-memory telemetry store and its Koa middleware. */
+export class RequestTelemetry {
+  readonly capacity: number;
+  readonly retentionMs: number;
+  /** Process start (epoch ms): the beginning of the data. */
+  readonly since: number;
+  private readonly buf: (RequestRecord | undefined)[];
+  private next = 0;
+  private size = 0;
+  private dropped = 0;
+  private readonly salt = randomBytes(16);
+  private readonly now: () => number;
+
+  constructor(opts: TelemetryOptions = {}) {
+    this.capacity = opts.capacity ?? 100_000;
+    this.retentionMs = opts.retentionMs ?? 24 * 3600 * 1000;
+    this.now = opts.now ?? Date.now;
+    this.since = this.now();
+    this.buf = new Array(this.capacity);
+  }
+
+  /** Records one request. */
+  record(r: RequestRecord): void {
+    if (this.size === this.capacity) this.dropped++;
+    this.buf[this.next] = r;
+    this.next = (this.next + 1) % this.capacity;
+    this.size = Math.min(this.size + 1, this.capacity);
+  }
+
+  /** Records within the last `windowMs` (and the retention), oldest first. */
+  window(windowMs: number): RequestRecord[] {
+    const from = this.now() - Math.min(windowMs, this.retentionMs);
+    const out: RequestRecord[] = [];
+    for (let i = 0; i < this.size; i++) {
+      const r = this.buf[(this.next - this.size + i + this.capacity) % this.capacity];
+      if (r && r.at >= from) out.push(r);
+    }
+    return out;
+  }
+
+  /** Counters for the methodology: size, capacity, how many records the full buffer dropped. */
+  stats(): { stored: number; capacity: number; dropped: number; since: string; retention_hours: number } {
+    return { stored: this.size, capacity: this.capacity, dropped: this.dropped, since: new Date(this.since).toISOString(), retention_hours: this.retentionMs / 3_600_000 };
+  }
+
+  /** Identity of a request: declared agent id, else salted hash of IP and User-Agent. */
+  identityOf(ctx: Context): { identity: string; declared: boolean } {
+    const declared = ctx.get('x-agent-id') || (typeof ctx.query.agent_id === 'string' ? ctx.query.agent_id : '');
+    if (declared) return { identity: `agent:${declared.slice(0, 128)}`, declared: true };
+    const h = createHash('sha256').update(this.salt).update(ctx.ip).update('\n').update(ctx.get('user-agent')).digest('hex');
+    return { identity: `anon:${h.slice(0, 16)}`, declared: false };
+  }
+
+  /** Koa middleware recording every request after it was answered (mount before the routers). */
+  middleware(): Middleware {
+    return async (ctx, next) => {
+      try {
+        await next();
+      } finally {
+        if (ctx.method !== 'OPTIONS' && ctx.path !== '/health') {
+          const ua = classifyUserAgent(ctx.get('user-agent'));
+          const id = this.identityOf(ctx);
+          const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
+          this.record({
+            at: this.now(),
+            method: ctx.method,
+            route: typeof matched === 'string' ? matched : '(unmatched)',
+            status: ctx.status,
+            client: ua.client,
+            agent: ua.agent,
+            identity: id.identity,
+            declared_identity: id.declared,
+            paid_attempt: Boolean(ctx.get('payment-signature')),
+          });
+        }
+      }
+    };
+  }
+}

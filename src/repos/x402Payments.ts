@@ -1,0 +1,249 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { MongoServerError, type Filter } from 'mongodb';
+import type { Database, X402PaymentDoc, X402PaymentIdDoc } from '../db';
+
+const isDuplicateKey = (err: unknown): err is MongoServerError => err instanceof MongoServerError && err.code === 11000;
+
+/** sha256 hex of a string. */
+export const sha256Hex = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/** New ledger id: `x4p_` + 96 random bits. */
+export const newX402PaymentId = (): string => `x4p_${randomBytes(12).toString('base64url')}`;
+
+/** What a claim records about the payment before it is settled. Amount in integer micro-units. */
+export interface X402Claim {
+  resource: string;
+  resource_kind: string;
+  resource_ref: string | null;
+  order_id: string | null;
+  amount_micros: number;
+  asset: string;
+  network: string;
+  pay_to: string;
+  payer: string;
+  nonce: string;
+  valid_before: number;
+  payment_id: string | null;
+}
+
+/** Why {@link X402PaymentRepository.claim} refused: the authorization or the order is already taken. */
+export type ClaimRefusal = { refused: 'authorization'; existing: X402PaymentDoc | null } | { refused: 'order'; existing: X402PaymentDoc | null };
+
+/** One page of the ledger, newest first; `next_cursor` is null on the last page. */
+export interface X402LedgerPage {
+  payments: X402PaymentDoc[];
+  next_cursor: string | null;
+}
+
+/** Statuses the ledger shows (issue 3 §7); `settling` is a claim whose settlement is still running. */
+export const X402_STATUSES = ['settling', 'settled', 'pending', 'failed'] as const;
+export type X402Status = (typeof X402_STATUSES)[number];
+
+/**
+ * The x402 payments ledger (collection `x402_payments`, issue 3 §2 and §7) and the `payment-identifier` store
+ * (`x402_payment_ids`). Every step is a single-document write; the only concurrency control is unique-index inserts,
+ * which are atomic on MongoDB and on FerretDB v1 alike (conditional updates are not on FerretDB, issue 3040).
+ */
+export class X402PaymentRepository {
+  constructor(private readonly d: Database) {}
+
+  /**
+   * Claims an authorization (and the order, for order payments) by inserting a `settling` entry. Call it after
+   * verification and before settlement: of two requests carrying the same signed payload, one insert wins.
+   * @returns the new entry, or why the claim was refused (with the entry holding the claim, when readable).
+   */
+  async claim(c: X402Claim): Promise<X402PaymentDoc | ClaimRefusal> {
+    const id = newX402PaymentId();
+    const now = new Date();
+    const doc: X402PaymentDoc = {
+      _id: id,
+      status: 'settling',
+      ...c,
+      payer: c.payer.toLowerCase(),
+      nonce: c.nonce.toLowerCase(),
+      transaction: null,
+      tx_key: `none:${id}`,
+      order_key: c.order_id ? `order:${c.order_id}` : `none:${id}`,
+      error_reason: null,
+      error_message: null,
+      delivery_token_hash: null,
+      delivery_json: null,
+      created_at: now,
+      updated_at: now,
+      settled_at: null,
+    };
+    try {
+      await this.d.x402Payments.insertOne(doc);
+      return doc;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      const sameAuth = await this.d.x402Payments.findOne({ network: doc.network, payer: doc.payer, nonce: doc.nonce });
+      if (sameAuth) return { refused: 'authorization', existing: sameAuth };
+      if (c.order_id) return { refused: 'order', existing: await this.d.x402Payments.findOne({ order_key: doc.order_key }) };
+      throw err;
+    }
+  }
+
+  /**
+   * Records a successful settlement. The unique `tx_key` index refuses a transaction hash another entry holds.
+   * @throws MongoServerError 11000 when `transaction` is already recorded on another entry.
+   */
+  async markSettled(id: string, transaction: string): Promise<X402PaymentDoc | null> {
+    const now = new Date();
+    await this.d.x402Payments.updateOne(
+      { _id: id },
+      { $set: { status: 'settled', transaction, tx_key: transaction.toLowerCase(), error_reason: null, error_message: null, settled_at: now, updated_at: now } },
+    );
+    return this.get(id);
+  }
+
+  /**
+   * Records a settlement that came back pending with its transaction hash (null when the facilitator's answer was
+   * lost), and the goods to hand out once it settles. Returns the delivery token (shown once; only its hash is kept).
+   */
+  async markPending(id: string, transaction: string | null, reason: string, message: string | null, deliveryBody: unknown): Promise<string> {
+    const token = `dlv_${randomBytes(24).toString('base64url')}`;
+    await this.d.x402Payments.updateOne(
+      { _id: id },
+      {
+        $set: {
+          status: 'pending',
+          transaction,
+          ...(transaction ? { tx_key: transaction.toLowerCase() } : {}),
+          error_reason: reason,
+          error_message: message,
+          delivery_token_hash: sha256Hex(token),
+          delivery_json: JSON.stringify(deliveryBody ?? null),
+          updated_at: new Date(),
+        },
+      },
+    );
+    return token;
+  }
+
+  /**
+   * Records a failed settlement. The order claim is released (another payment may pay the order); the
+   * authorization claim stays: a failed authorization is not settled again through this service.
+   */
+  async markFailed(id: string, reason: string, message: string | null, transaction: string | null = null): Promise<void> {
+    await this.d.x402Payments.updateOne(
+      { _id: id },
+      {
+        $set: {
+          status: 'failed',
+          error_reason: reason,
+          error_message: message,
+          order_key: `released:${id}`,
+          ...(transaction ? { transaction, tx_key: transaction.toLowerCase() } : {}),
+          updated_at: new Date(),
+        },
+      },
+    );
+  }
+
+  /**
+   * Notes on a settled entry that the step after settlement (confirming an order) failed: the money moved, so
+   * the entry stays settled and carries `error_reason: delivery_failed` for operators (a refund may be due).
+   */
+  async noteDeliveryFailure(id: string, message: string): Promise<void> {
+    await this.d.x402Payments.updateOne({ _id: id }, { $set: { error_reason: 'delivery_failed', error_message: message, updated_at: new Date() } });
+  }
+
+  /** One entry by ledger id. */
+  get(id: string): Promise<X402PaymentDoc | null> {
+    return this.d.x402Payments.findOne({ _id: id });
+  }
+
+  /** The entry holding a transaction hash (case-insensitive). */
+  getByTransaction(transaction: string): Promise<X402PaymentDoc | null> {
+    return this.d.x402Payments.findOne({ tx_key: transaction.toLowerCase() });
+  }
+
+  /** The entry whose pending goods are behind this delivery token. */
+  getByDeliveryToken(token: string): Promise<X402PaymentDoc | null> {
+    return this.d.x402Payments.findOne({ delivery_token_hash: sha256Hex(token) });
+  }
+
+  /**
+   * Ledger page, newest first. `cursor` is the opaque `next_cursor` of the previous page.
+   * @throws Error('bad cursor') when the cursor cannot be decoded.
+   */
+  async list(opts: { limit: number; cursor?: string; status?: X402Status; resource_kind?: string }): Promise<X402LedgerPage> {
+    const filter: Filter<X402PaymentDoc> = {};
+    if (opts.status) filter.status = opts.status;
+    if (opts.resource_kind) filter.resource_kind = opts.resource_kind;
+    if (opts.cursor) {
+      const { t, id } = decodeCursor(opts.cursor);
+      filter.$or = [{ created_at: { $lt: new Date(t) } }, { created_at: new Date(t), _id: { $lt: id } }];
+    }
+    const docs = await this.d.x402Payments
+      .find(filter)
+      .sort({ created_at: -1, _id: -1 })
+      .limit(opts.limit + 1)
+      .toArray();
+    const page = docs.slice(0, opts.limit);
+    const last = page[page.length - 1];
+    return { payments: page, next_cursor: docs.length > opts.limit && last ? encodeCursor(last.created_at.getTime(), last._id) : null };
+  }
+
+  // --- payment-identifier store -------------------------------------------------------------------------------
+
+  /** Key of a payment id within one resource (the spec asks to scope ids by route). */
+  static paymentIdKey(resource: string, paymentId: string): string {
+    return sha256Hex(`${resource}\n${paymentId}`);
+  }
+
+  /** The stored record of a payment id, or null. */
+  getPaymentId(key: string): Promise<X402PaymentIdDoc | null> {
+    return this.d.x402PaymentIds.findOne({ _id: key });
+  }
+
+  /**
+   * Claims a payment id for a purchase now starting. A stale `in_flight` claim (its request died) older than
+   * `staleMs` is taken over; the takeover is a delete followed by the same unique insert, so two takers cannot both win.
+   * @returns null when claimed, else the record holding the id.
+   */
+  async claimPaymentId(doc: Omit<X402PaymentIdDoc, 'state' | 'payment_ref' | 'response' | 'created_at' | 'updated_at'>, staleMs = 120_000): Promise<X402PaymentIdDoc | null> {
+    const now = new Date();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.d.x402PaymentIds.insertOne({ ...doc, state: 'in_flight', payment_ref: null, response: null, created_at: now, updated_at: now });
+        return null;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        const existing = await this.getPaymentId(doc._id);
+        if (!existing) continue;
+        if (existing.state === 'in_flight' && existing.updated_at.getTime() < now.getTime() - staleMs) {
+          await this.d.x402PaymentIds.deleteOne({ _id: doc._id, state: 'in_flight', updated_at: existing.updated_at });
+          continue;
+        }
+        return existing;
+      }
+    }
+    return this.getPaymentId(doc._id);
+  }
+
+  /** Stores the delivered response under the payment id (state `done`) or the pending payment (state `pending`). */
+  async completePaymentId(key: string, state: 'done' | 'pending', paymentRef: string, response: X402PaymentIdDoc['response']): Promise<void> {
+    await this.d.x402PaymentIds.updateOne({ _id: key }, { $set: { state, payment_ref: paymentRef, response, updated_at: new Date() } });
+  }
+
+  /** Releases a payment id whose purchase did not deliver, so the buyer can retry with it. */
+  async releasePaymentId(key: string): Promise<void> {
+    await this.d.x402PaymentIds.deleteOne({ _id: key });
+  }
+}
+
+function encodeCursor(t: number, id: string): string {
+  return Buffer.from(JSON.stringify({ t, id })).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { t: number; id: string } {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { t?: unknown; id?: unknown };
+    if (typeof v.t === 'number' && Number.isFinite(v.t) && typeof v.id === 'string') return { t: v.t, id: v.id };
+  } catch {
+    // fall through
+  }
+  throw new Error('bad cursor');
+}

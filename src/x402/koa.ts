@@ -1,0 +1,703 @@
+/**
+ * x402 version 2 on Koa: an `HTTPAdapter` for a Koa context and a gateway that runs `@x402/core`'s
+ * `x402HTTPResourceServer` (with `@x402/evm`'s exact scheme and an `HTTPFacilitatorClient` on the configured
+ * facilitator) around paid resources, modelled on `@x402/hono`'s `paymentMiddlewareFromHTTPServer`.
+ *
+ * Flow of a paid request (issue 3 §1, §2; ../shared/reference/x402-v2.md):
+ * 1. `quote(ctx)` prices the request; unknown ids and bad input are answered (404 / 400) before any payment is asked.
+ * 2. No `PAYMENT-SIGNATURE`: 402 with `PAYMENT-REQUIRED` (exact amount, bazaar extension). A malformed header: 400.
+ * 3. `processHTTPRequest` verifies the payment with the facilitator (a replayed or invalid one: 402 with its reason).
+ * 4. `produce(ctx, quote)` builds the goods. It must be pure: no writes, no side effects, because the payment is
+ *    not settled yet (the default verify → handler → settle flow; x402 issue 451 is what happens otherwise).
+ * 5. The authorization (network, payer, nonce) is claimed by a unique insert into `x402_payments`; of two requests
+ *    carrying one payload only one gets past this point, the other is answered 402.
+ * 6. `processSettlement`; only on success is the ledger entry marked settled and the goods sent, with
+ *    `PAYMENT-RESPONSE`. `deliver` (order payments) runs after that. A settlement that comes back
+ *    `settlement_pending` is recorded as pending and reconciled by its transaction hash (`onPending`); a failed one is
+ *    recorded as failed and answered 402.
+ * The `payment-identifier` extension makes a retried purchase return the stored response without a second charge.
+ */
+import { createHash } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import {
+  FacilitatorResponseError,
+  HTTPFacilitatorClient,
+  x402HTTPResourceServer,
+  x402ResourceServer,
+  type HTTPAdapter,
+  type HTTPRequestContext,
+  type HTTPResponseInstructions,
+  type RouteConfig,
+} from '@x402/core/server';
+import { decodePaymentRequiredHeader, decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
+import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, SupportedResponse } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/server';
+import { z } from 'zod';
+import type { X402PaymentDoc, X402PaymentIdDoc } from '../db';
+import { microsToUsd } from '../domain/money';
+import { ProblemError } from '../errors';
+import { X402PaymentRepository, sha256Hex } from '../repos/x402Payments';
+
+/** x402 settings, from the X402_* configuration (src/config.ts). */
+export interface X402Settings {
+  /** CAIP-2 network, e.g. `eip155:8453`. */
+  network: string;
+  /** Token address (USDC on Base by default). */
+  asset: string;
+  /** EIP-712 domain of the token, sent as `extra` in the requirements. */
+  assetName: string;
+  assetVersion: string;
+  payTo: string;
+  facilitatorUrl: string;
+  maxTimeoutSeconds: number;
+  /** Public base of resource URLs, e.g. `https://api.example.com`. */
+  publicBaseUrl: string;
+}
+
+/** The `bazaar` discovery extension of a 402 (x402 specs/extensions/bazaar.md): `info` and a schema validating it. */
+export interface BazaarDeclaration {
+  info: { input: Record<string, unknown>; output: Record<string, unknown> };
+  schema: Record<string, unknown>;
+}
+
+/** What a paid request costs and how it is described. `priceMicros` in USDC atomic units (= micro-USD). */
+export interface PaidQuote {
+  priceMicros: number;
+  description: string;
+  /** Ledger `resource_kind`, e.g. `micro_item`, `template`, `order`. */
+  kind: string;
+  /** Ledger `resource_ref`: item id, template sku, order id. */
+  ref: string | null;
+  orderId?: string;
+  bazaar: BazaarDeclaration;
+}
+
+/** A settled (or pending) payment as shown to the buyer and on the ledger. */
+export interface PaymentReceipt {
+  payment_id: string;
+  status: X402PaymentDoc['status'];
+  transaction: string | null;
+  network: string;
+  payer: string;
+  amount: number;
+  amount_micros: number;
+  asset: string;
+  pay_to: string;
+}
+
+/** A resource sold per request. */
+export interface PaidResource {
+  /**
+   * Prices the request. Throws a {@link ProblemError} (404 unknown id, 400 bad input, 409 wrong state) to refuse
+   * before any payment is asked.
+   */
+  quote(ctx: Context): Promise<PaidQuote> | PaidQuote;
+  /** Builds the goods (a JSON object). Must not write anything: it runs before settlement. */
+  produce(ctx: Context, quote: PaidQuote): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /**
+   * Runs after a successful settlement, with the settled ledger entry; its answer becomes the body. For effects
+   * that must follow the payment (confirming an order).
+   */
+  deliver?(ctx: Context, quote: PaidQuote, payment: X402PaymentDoc, goods: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+/** Options of {@link X402Gateway}. */
+export interface X402GatewayOptions {
+  settings: X402Settings;
+  ledger: X402PaymentRepository;
+  /** Called once per settlement recorded as pending (start the reconciliation). Errors are logged, not thrown. */
+  onPending?: (payment: X402PaymentDoc) => Promise<void>;
+  log?: (err: unknown) => void;
+  /** Facilitator request timeout, ms. Default 150000 (a settlement may wait for two receipt timeouts). */
+  facilitatorTimeoutMs?: number;
+}
+
+/** `HTTPAdapter` of `@x402/core` over a Koa context (counterpart of `@x402/hono`'s `HonoAdapter`). */
+export class KoaAdapter implements HTTPAdapter {
+  constructor(readonly ctx: Context) {}
+  getHeader(name: string): string | undefined {
+    return this.ctx.get(name) || undefined;
+  }
+  getMethod(): string {
+    return this.ctx.method;
+  }
+  getPath(): string {
+    return this.ctx.path;
+  }
+  getUrl(): string {
+    return this.ctx.href;
+  }
+  getAcceptHeader(): string {
+    return this.ctx.get('accept');
+  }
+  getUserAgent(): string {
+    return this.ctx.get('user-agent');
+  }
+  getQueryParams(): Record<string, string | string[]> {
+    const out: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(this.ctx.query)) if (v !== undefined) out[k] = v;
+    return out;
+  }
+  getQueryParam(name: string): string | string[] | undefined {
+    return this.ctx.query[name];
+  }
+  getBody(): unknown {
+    return (this.ctx.request as { body?: unknown }).body;
+  }
+}
+
+/** The `payment-identifier` extension the 402s advertise (x402 specs/extensions/payment_identifier.md). */
+export const PAYMENT_IDENTIFIER_EXTENSION = {
+  info: { required: false },
+  schema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: { required: { type: 'boolean' }, id: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' } },
+    required: ['required'],
+  },
+} as const;
+
+const PAYMENT_ID_RE = /^[A-Za-z0-9_-]{16,128}$/;
+
+/** Shape of a decoded PAYMENT-SIGNATURE the gateway accepts (x402 v2 PaymentPayload). */
+const PaymentPayloadShape = z.looseObject({
+  x402Version: z.literal(2, 'only x402 version 2 payloads are accepted'),
+  accepted: z.looseObject({
+    scheme: z.string().min(1),
+    network: z.string().min(3),
+    amount: z.string().regex(/^\d+$/, 'amount must be an integer string'),
+    asset: z.string().min(1),
+    payTo: z.string().min(1),
+    maxTimeoutSeconds: z.number().int().positive(),
+    extra: z.record(z.string(), z.unknown()).optional(),
+  }),
+  payload: z.record(z.string(), z.unknown()),
+  resource: z.looseObject({ url: z.string() }).optional(),
+  extensions: z.record(z.string(), z.unknown()).nullish(),
+});
+
+const invalidHeader = (detail: string) => new ProblemError(400, 'invalid_payment_header', detail, { param: 'PAYMENT-SIGNATURE' });
+
+/**
+ * Decodes and checks a `PAYMENT-SIGNATURE` header.
+ * @throws ProblemError 400 `invalid_payment_header` when it is not base64 JSON of an x402 v2 payment payload.
+ */
+export function parsePaymentHeader(header: string): PaymentPayload {
+  let decoded: unknown;
+  try {
+    decoded = decodePaymentSignatureHeader(header.trim());
+  } catch {
+    throw invalidHeader('PAYMENT-SIGNATURE is not base64-encoded JSON');
+  }
+  const parsed = PaymentPayloadShape.safeParse(decoded);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw invalidHeader(`PAYMENT-SIGNATURE: ${issue ? `${issue.path.join('.') || 'payload'}: ${issue.message}` : 'not an x402 v2 payment payload'}`);
+  }
+  const pid = paymentIdentifierOf(decoded as PaymentPayload);
+  if (pid !== null && !PAYMENT_ID_RE.test(pid)) {
+    throw invalidHeader('payment-identifier id must be 16 to 128 characters of letters, digits, hyphens and underscores');
+  }
+  return decoded as PaymentPayload;
+}
+
+/** The `payment-identifier` id a payload carries, or null. */
+export function paymentIdentifierOf(payload: PaymentPayload): string | null {
+  const ext = payload.extensions?.['payment-identifier'] as { info?: { id?: unknown } } | undefined;
+  const id = ext?.info?.id;
+  return typeof id === 'string' ? id : id === undefined || id === null ? null : String(id);
+}
+
+/** Who signed and which authorization: what (network, payer, nonce) claims identify. */
+export interface AuthorizationFacts {
+  payer: string;
+  nonce: string;
+  validBefore: number;
+}
+
+/**
+ * Payer, nonce and expiry of an exact-scheme payload: EIP-3009 `authorization`, or Permit2 `permit2Authorization`;
+ * anything else is keyed by the sha256 of its signature.
+ */
+export function authorizationOf(payload: PaymentPayload): AuthorizationFacts {
+  const p = payload.payload as Record<string, unknown>;
+  const auth = (p.authorization ?? p.permit2Authorization) as Record<string, unknown> | undefined;
+  const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : '');
+  const payer = str(auth?.from).toLowerCase() || 'unknown';
+  const nonce = str(auth?.nonce).toLowerCase() || `sig:${sha256Hex(str(p.signature))}`;
+  const validBefore = Number(str(auth?.validBefore ?? auth?.deadline)) || 0;
+  return { payer, nonce, validBefore };
+}
+
+/** Settlement failure reasons after which the chain may still carry the transfer. */
+const PENDING_REASON = 'settlement_pending';
+
+/** A response as sent: status, headers, JSON body. Stored with the body as text (see X402PaymentIdDoc). */
+interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+const toStored = (r: StoredResponse): NonNullable<X402PaymentIdDoc['response']> => ({ status: r.status, headers: r.headers, body_json: JSON.stringify(r.body) });
+const fromStored = (r: NonNullable<X402PaymentIdDoc['response']>): StoredResponse => ({ status: r.status, headers: r.headers, body: JSON.parse(r.body_json) as unknown });
+
+/**
+ * Runs paid resources over x402 (see the module comment for the flow). One gateway per API process: it owns the
+ * `x402ResourceServer`, initialised lazily from the facilitator's `GET /supported` (retried after a failure).
+ */
+export class X402Gateway {
+  readonly facilitator: HTTPFacilitatorClient;
+  readonly server: x402ResourceServer;
+  private init: Promise<void> | null = null;
+  private supportedCache: { at: number; value: Promise<SupportedResponse> } | null = null;
+
+  constructor(private readonly opts: X402GatewayOptions) {
+    // Always the configured facilitator: HTTPFacilitatorClient's default is a public one.
+    this.facilitator = new HTTPFacilitatorClient({ url: opts.settings.facilitatorUrl, timeoutMs: opts.facilitatorTimeoutMs ?? 150_000 });
+    this.server = new x402ResourceServer(this.facilitator).register(opts.settings.network as Network, new ExactEvmScheme());
+  }
+
+  get settings(): X402Settings {
+    return this.opts.settings;
+  }
+
+  /** The exact requirements for `priceMicros` (what `PAYMENT-REQUIRED` carries), without asking the facilitator. */
+  requirementsFor(priceMicros: number): PaymentRequirements {
+    const s = this.opts.settings;
+    return {
+      scheme: 'exact',
+      network: s.network as Network,
+      asset: s.asset,
+      amount: String(priceMicros),
+      payTo: s.payTo,
+      maxTimeoutSeconds: s.maxTimeoutSeconds,
+      extra: { name: s.assetName, version: s.assetVersion },
+    };
+  }
+
+  /**
+   * The facilitator's `GET /supported`, cached for `maxAgeMs` (failures are not cached).
+   * @throws the facilitator client's error when it cannot be reached.
+   */
+  supported(maxAgeMs = 10_000): Promise<SupportedResponse> {
+    const now = Date.now();
+    if (this.supportedCache && now - this.supportedCache.at < maxAgeMs) return this.supportedCache.value;
+    const value = this.facilitator.getSupported();
+    this.supportedCache = { at: now, value };
+    value.catch(() => {
+      if (this.supportedCache?.value === value) this.supportedCache = null;
+    });
+    return value;
+  }
+
+  private async ensureInitialized(): Promise<void> {
+    this.init ??= this.server.initialize();
+    try {
+      await this.init;
+    } catch (err) {
+      this.init = null;
+      this.opts.log?.(err);
+      throw new ProblemError(502, 'facilitator_error', 'The payment facilitator cannot be reached; try again shortly', {}, { 'Retry-After': '5' });
+    }
+  }
+
+  /**
+   * Route table of one request: its own method and path (so the bazaar extension names no wildcard) mapped to a
+   * config built for this request (price, description and bazaar declaration vary per item, sku and order).
+   */
+  private routes(ctx: Context, quote: PaidQuote): Record<string, RouteConfig> {
+    return { [`${ctx.method} ${ctx.path}`]: this.routeConfig(ctx, quote) };
+  }
+
+  private routeConfig(ctx: Context, quote: PaidQuote): RouteConfig {
+    const s = this.opts.settings;
+    return {
+      accepts: {
+        scheme: 'exact',
+        network: s.network as Network,
+        payTo: s.payTo,
+        price: { amount: String(quote.priceMicros), asset: s.asset, extra: { name: s.assetName, version: s.assetVersion } },
+        maxTimeoutSeconds: s.maxTimeoutSeconds,
+      },
+      resource: `${s.publicBaseUrl}${ctx.path}${ctx.querystring ? `?${ctx.querystring}` : ''}`,
+      description: quote.description,
+      mimeType: 'application/json',
+      serviceName: 'Agent Commerce',
+      extensions: { bazaar: quote.bazaar, 'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION },
+    };
+  }
+
+  /** Koa middleware selling `resource` per request over x402. */
+  middleware(resource: PaidResource): Middleware {
+    return async (ctx) => {
+      const quote = await resource.quote(ctx);
+      const header = ctx.get('payment-signature');
+      if (!header && ctx.get('x-payment')) {
+        throw invalidHeader('X-PAYMENT (x402 version 1) is not supported: send an x402 v2 payload in PAYMENT-SIGNATURE');
+      }
+      const payload = header ? parsePaymentHeader(header) : null;
+      await this.ensureInitialized();
+      const http = new x402HTTPResourceServer(this.server, this.routes(ctx, quote));
+      const context: HTTPRequestContext = { adapter: new KoaAdapter(ctx), path: ctx.path, method: ctx.method, ...(header ? { paymentHeader: header } : {}) };
+      ctx.set('Cache-Control', 'no-store');
+
+      const pid = payload ? this.paymentIdScope(ctx, payload, quote) : null;
+      if (pid) {
+        const claimed = await this.opts.ledger.claimPaymentId(pid.doc);
+        if (claimed) {
+          await this.answerFromPaymentId(ctx, http, context, pid, claimed, quote);
+          return;
+        }
+      }
+      let delivered = false;
+      try {
+        delivered = await this.sell(ctx, resource, quote, http, context, pid?.doc._id ?? null);
+      } finally {
+        if (pid && !delivered) await this.opts.ledger.releasePaymentId(pid.doc._id).catch(() => undefined);
+      }
+    };
+  }
+
+  /** Verify → produce → claim → settle. Returns true when goods (or a pending receipt) went out. */
+  private async sell(
+    ctx: Context,
+    resource: PaidResource,
+    quote: PaidQuote,
+    http: x402HTTPResourceServer,
+    context: HTTPRequestContext,
+    paymentIdKey: string | null,
+  ): Promise<boolean> {
+    const result = await this.process(http, context);
+    if (result.type === 'no-payment-required') throw new ProblemError(500, 'internal_error', 'x402 route matched no payment option');
+    if (result.type === 'payment-error') {
+      this.writePaymentError(ctx, result.response, quote);
+      return false;
+    }
+    const { paymentPayload, paymentRequirements, declaredExtensions, cancellationDispatcher } = result;
+
+    let goods: Record<string, unknown>;
+    try {
+      goods = await resource.produce(ctx, quote);
+    } catch (err) {
+      await cancellationDispatcher.cancel({ reason: 'handler_threw', error: err }).catch(() => undefined);
+      throw err;
+    }
+
+    const auth = authorizationOf(paymentPayload);
+    const s = this.opts.settings;
+    const claim = await this.opts.ledger.claim({
+      resource: ctx.path,
+      resource_kind: quote.kind,
+      resource_ref: quote.ref,
+      order_id: quote.orderId ?? null,
+      amount_micros: quote.priceMicros,
+      asset: paymentRequirements.asset,
+      network: paymentRequirements.network,
+      pay_to: paymentRequirements.payTo,
+      payer: auth.payer,
+      nonce: auth.nonce,
+      valid_before: auth.validBefore,
+      payment_id: paymentIdentifierOf(paymentPayload),
+    });
+    if ('refused' in claim) {
+      if (claim.refused === 'order') {
+        throw new ProblemError(409, 'payment_in_progress', `Another x402 payment for order ${quote.orderId} is being settled or has settled`, {
+          order_id: quote.orderId,
+        });
+      }
+      // The same signed authorization is being (or was) settled by another request: this one is not settled again.
+      const reason = 'invalid_exact_evm_nonce_already_used';
+      await this.writeChallenge(ctx, paymentRequirements, routeConfigResource(http), reason, quote, {
+        detail: `This authorization (payer ${auth.payer}, nonce ${auth.nonce}) is already ${claim.existing?.status ?? 'claimed'} by another request`,
+      });
+      return false;
+    }
+
+    let settled;
+    try {
+      settled = await http.processSettlement(paymentPayload, paymentRequirements, declaredExtensions, {
+        request: context,
+        responseBody: Buffer.from(JSON.stringify(goods)),
+        responseHeaders: {},
+      });
+    } catch (err) {
+      // The facilitator's answer was lost: the transfer may or may not be on chain. Reconcile by authorization.
+      const message = err instanceof Error ? err.message : String(err);
+      const token = await this.opts.ledger.markPending(claim._id, null, 'facilitator_error', message, goods);
+      await this.startReconcile(claim._id);
+      this.opts.log?.(err);
+      this.writePending(ctx, claim, null, token, 'facilitator_error', paymentIdKey);
+      return true;
+    }
+
+    if (settled.success) {
+      let payment = await this.opts.ledger.markSettled(claim._id, settled.transaction);
+      if (!payment) throw new ProblemError(500, 'internal_error', `ledger entry ${claim._id} vanished`);
+      for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
+      let body = goods;
+      if (resource.deliver) {
+        try {
+          body = await resource.deliver(ctx, quote, payment, goods);
+        } catch (err) {
+          // Paid, but the post-payment step failed: say so, keep the receipt header, keep the ledger honest.
+          await this.opts.ledger.noteDeliveryFailure(claim._id, err instanceof Error ? err.message : String(err));
+          payment = (await this.opts.ledger.get(claim._id)) ?? payment;
+          if (err instanceof ProblemError) {
+            throw new ProblemError(err.status, err.code, `Payment ${payment._id} settled (${settled.transaction}) but: ${err.detail ?? err.message}`, {
+              ...err.extra,
+              payment: receipt(payment),
+            }, settled.headers);
+          }
+          throw err;
+        }
+      }
+      const response: StoredResponse = {
+        status: 200,
+        headers: { 'Content-Type': 'application/json; charset=utf-8', ...settled.headers },
+        body: { ...body, payment: receipt(payment) },
+      };
+      if (paymentIdKey) await this.opts.ledger.completePaymentId(paymentIdKey, 'done', payment._id, toStored(response));
+      writeStored(ctx, response);
+      return true;
+    }
+
+    const reason = settled.errorReason || 'settlement_failed';
+    if (reason === PENDING_REASON && settled.transaction) {
+      const token = await this.opts.ledger.markPending(claim._id, settled.transaction, reason, settled.errorMessage ?? null, goods);
+      await this.startReconcile(claim._id);
+      for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
+      this.writePending(ctx, claim, settled.transaction, token, reason, paymentIdKey);
+      return true;
+    }
+    await this.opts.ledger.markFailed(claim._id, reason, settled.errorMessage ?? null, settled.transaction || null);
+    for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
+    await this.writeChallenge(ctx, paymentRequirements, routeConfigResource(http), reason, quote, {
+      detail: `Settlement failed: ${reason}${settled.errorMessage && settled.errorMessage !== reason ? ` (${settled.errorMessage})` : ''}`,
+      payment: receipt({ ...claim, status: 'failed' }),
+    });
+    return false;
+  }
+
+  private async process(http: x402HTTPResourceServer, context: HTTPRequestContext) {
+    try {
+      return await http.processHTTPRequest(context);
+    } catch (err) {
+      if (err instanceof FacilitatorResponseError) {
+        throw new ProblemError(502, 'facilitator_error', `The payment facilitator failed: ${err.message}`, {}, { 'Retry-After': '5' });
+      }
+      throw err;
+    }
+  }
+
+  private async startReconcile(paymentId: string): Promise<void> {
+    const doc = await this.opts.ledger.get(paymentId);
+    if (!doc || !this.opts.onPending) return;
+    await this.opts.onPending(doc).catch((err) => this.opts.log?.(err));
+  }
+
+  /** Scope, hash and fingerprint of the payment id a payload carries (null when it carries none). */
+  private paymentIdScope(ctx: Context, payload: PaymentPayload, quote: PaidQuote) {
+    const id = paymentIdentifierOf(payload);
+    if (!id) return null;
+    const a = payload.accepted;
+    const bodyHash = ctx.method === 'GET' || ctx.method === 'HEAD' ? '' : sha256Hex(JSON.stringify((ctx.request as { body?: unknown }).body ?? null));
+    const fingerprint = sha256Hex(
+      JSON.stringify([a.scheme, a.network, a.asset.toLowerCase(), String(quote.priceMicros), this.opts.settings.payTo.toLowerCase(), ctx.method, ctx.path, ctx.querystring, bodyHash]),
+    );
+    const doc = {
+      _id: X402PaymentRepository.paymentIdKey(ctx.path, id),
+      payment_id: id,
+      resource: ctx.path,
+      payload_hash: sha256Hex(JSON.stringify(payload)),
+      payer: authorizationOf(payload).payer,
+      fingerprint,
+    };
+    return { id, doc };
+  }
+
+  /**
+   * A payment id seen before (x402 payment_identifier.md, "Idempotency Behavior"):
+   * - same payload: the stored response, without verifying again (a resend may no longer verify once settled);
+   * - another payload, same purchase: verified first (it proves the payer), then the stored response, not settled;
+   * - another purchase (fingerprint), or another payer: 409; still running: 409 with Retry-After.
+   */
+  private async answerFromPaymentId(
+    ctx: Context,
+    http: x402HTTPResourceServer,
+    context: HTTPRequestContext,
+    pid: { id: string; doc: { _id: string; payload_hash: string; payer: string; fingerprint: string } },
+    existing: X402PaymentIdDoc,
+    quote: PaidQuote,
+  ): Promise<void> {
+    if (existing.fingerprint !== pid.doc.fingerprint) {
+      throw new ProblemError(409, 'payment_identifier_conflict', `payment-identifier ${pid.id} was used for another purchase`, { param: 'payment-identifier' });
+    }
+    if (existing.state === 'in_flight') {
+      throw new ProblemError(409, 'payment_in_progress', `A purchase with payment-identifier ${pid.id} is still running; retry shortly`, {}, { 'Retry-After': '2' });
+    }
+    if (existing.state === 'pending') {
+      const payment = existing.payment_ref ? await this.opts.ledger.get(existing.payment_ref) : null;
+      if (payment?.status === 'settled') {
+        const response = settledResponseOf(payment);
+        await this.opts.ledger.completePaymentId(existing._id, 'done', payment._id, toStored(response));
+        return this.replay(ctx, response);
+      }
+      if (payment?.status === 'failed') {
+        await this.opts.ledger.releasePaymentId(existing._id);
+        throw new ProblemError(409, 'payment_in_progress', `The earlier payment with payment-identifier ${pid.id} failed (${payment.error_reason}); retry to pay again`, {}, { 'Retry-After': '0' });
+      }
+      throw new ProblemError(402, 'settlement_pending', `Payment ${existing.payment_ref} with payment-identifier ${pid.id} is still settling on chain; retry shortly`, {
+        payment: payment ? receipt(payment) : null,
+      }, { 'Retry-After': '5' });
+    }
+    const stored = existing.response ? fromStored(existing.response) : null;
+    if (!stored) throw new ProblemError(500, 'internal_error', `payment-identifier ${existing._id} done without a response`);
+    if (existing.payload_hash === pid.doc.payload_hash) return this.replay(ctx, stored);
+    // A re-signed payload for the same purchase: authenticate it (facilitator verify), then answer without settling.
+    const result = await this.process(http, context);
+    if (result.type === 'payment-error') return this.writePaymentError(ctx, result.response, quote);
+    if (result.type === 'payment-verified') {
+      await result.cancellationDispatcher.cancel({ reason: 'after_verify_aborted' }).catch(() => undefined);
+      if (authorizationOf(result.paymentPayload).payer !== existing.payer) {
+        throw new ProblemError(409, 'payment_identifier_conflict', `payment-identifier ${pid.id} belongs to another payer`, { param: 'payment-identifier' });
+      }
+    }
+    this.replay(ctx, stored);
+  }
+
+  private replay(ctx: Context, response: StoredResponse): void {
+    writeStored(ctx, response);
+    ctx.set('Payment-Identifier-Replayed', 'true');
+  }
+
+  /** Renders a 402 (or other) answer of `processHTTPRequest` as problem details, keeping its x402 headers. */
+  private writePaymentError(ctx: Context, response: HTTPResponseInstructions, quote: PaidQuote): void {
+    let required: PaymentRequired | null = null;
+    const encoded = Object.entries(response.headers).find(([k]) => k.toLowerCase() === 'payment-required')?.[1];
+    if (encoded) {
+      try {
+        required = decodePaymentRequiredHeader(encoded);
+      } catch {
+        required = null;
+      }
+    }
+    for (const [k, v] of Object.entries(response.headers)) if (k.toLowerCase() !== 'content-type') ctx.set(k, v);
+    const reason = required?.error;
+    const problem = new ProblemError(response.status, 'payment_required', paymentDetail(reason, quote), {
+      reason: reason ?? null,
+      ...priceFacts(quote, this.opts.settings),
+    });
+    ctx.status = response.status;
+    ctx.type = 'application/problem+json';
+    ctx.body = problem.toProblem(ctx.path);
+  }
+
+  /** A 402 with a fresh `PAYMENT-REQUIRED` whose `error` is `reason` (settlement refused or failed). */
+  private async writeChallenge(
+    ctx: Context,
+    requirements: PaymentRequirements,
+    resourceInfo: PaymentRequired['resource'],
+    reason: string,
+    quote: PaidQuote,
+    extra: { detail: string; payment?: PaymentReceipt },
+  ): Promise<void> {
+    const required = await this.server.createPaymentRequiredResponse([requirements], resourceInfo, reason, {
+      bazaar: quote.bazaar,
+      'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION,
+    });
+    ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(required));
+    const problem = new ProblemError(402, 'payment_required', extra.detail, {
+      reason,
+      ...priceFacts(quote, this.opts.settings),
+      ...(extra.payment ? { payment: extra.payment } : {}),
+    });
+    ctx.status = 402;
+    ctx.type = 'application/problem+json';
+    ctx.body = problem.toProblem(ctx.path);
+  }
+
+  /** 402 `settlement_pending`: recorded, reconciled on chain; the goods wait at the delivery URL. */
+  private writePending(ctx: Context, claim: X402PaymentDoc, transaction: string | null, token: string, reason: string, paymentIdKey: string | null): void {
+    const payment = receipt({ ...claim, status: 'pending', transaction });
+    const deliveryUrl = `${this.opts.settings.publicBaseUrl}/x402/deliveries/${token}`;
+    const problem = new ProblemError(
+      402,
+      'settlement_pending',
+      transaction
+        ? `Transaction ${transaction} was sent but is not confirmed yet. The goods are kept at delivery_url until it is; nothing more is charged.`
+        : 'The facilitator did not answer; the payment is being reconciled on chain. The goods are kept at delivery_url if it settles.',
+      { reason, payment, delivery_url: deliveryUrl },
+      { 'Retry-After': '5' },
+    );
+    if (paymentIdKey) void this.opts.ledger.completePaymentId(paymentIdKey, 'pending', claim._id, null).catch(() => undefined);
+    ctx.status = 402;
+    ctx.set('Retry-After', '5');
+    ctx.type = 'application/problem+json';
+    ctx.body = problem.toProblem(ctx.path);
+  }
+}
+
+function routeConfigResource(http: x402HTTPResourceServer): PaymentRequired['resource'] {
+  const cfg = Object.values(http.routes as Record<string, RouteConfig>)[0] ?? ({} as Partial<RouteConfig>);
+  return {
+    url: cfg.resource ?? '',
+    description: cfg.description ?? '',
+    mimeType: cfg.mimeType ?? 'application/json',
+    ...(cfg.serviceName ? { serviceName: cfg.serviceName } : {}),
+  };
+}
+
+function writeStored(ctx: Context, response: StoredResponse): void {
+  for (const [k, v] of Object.entries(response.headers)) ctx.set(k, v);
+  ctx.status = response.status;
+  ctx.body = response.body;
+}
+
+/** A ledger entry as a buyer-facing receipt. */
+export function receipt(p: Pick<X402PaymentDoc, '_id' | 'status' | 'transaction' | 'network' | 'payer' | 'amount_micros' | 'asset' | 'pay_to'>): PaymentReceipt {
+  return {
+    payment_id: p._id,
+    status: p.status,
+    transaction: p.transaction,
+    network: p.network,
+    payer: p.payer,
+    amount: microsToUsd(p.amount_micros),
+    amount_micros: p.amount_micros,
+    asset: p.asset,
+    pay_to: p.pay_to,
+  };
+}
+
+/** The 200 answer for a payment that settled after being pending (goods kept on the ledger entry). */
+export function settledResponseOf(p: X402PaymentDoc): { status: number; headers: Record<string, string>; body: unknown } {
+  const settle: SettleResponse = { success: true, transaction: p.transaction ?? '', network: p.network as Network, payer: p.payer };
+  return {
+    status: 200,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'PAYMENT-RESPONSE': encodePaymentResponseHeader(settle) },
+    body: { ...((p.delivery_json ? (JSON.parse(p.delivery_json) as Record<string, unknown> | null) : null) ?? {}), payment: receipt(p) },
+  };
+}
+
+function priceFacts(quote: PaidQuote, s: X402Settings) {
+  return {
+    price_usd: microsToUsd(quote.priceMicros),
+    amount: String(quote.priceMicros),
+    currency: 'USDC',
+    network: s.network,
+    asset: s.asset,
+    pay_to: s.payTo,
+    scheme: 'exact',
+  };
+}
+
+function paymentDetail(reason: string | undefined, quote: PaidQuote): string {
+  const price = `${microsToUsd(quote.priceMicros)} USDC (${quote.priceMicros} atomic units)`;
+  if (!reason || reason === 'Payment required') {
+    return `Pay ${price}: sign the PAYMENT-REQUIRED requirements and resend this request with PAYMENT-SIGNATURE`;
+  }
+  return `Payment refused: ${reason}. Price: ${price}`;
+}
+
+/** sha256 hex of bytes (re-exported for callers hashing goods). */
+export const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');

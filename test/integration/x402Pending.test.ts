@@ -1,0 +1,92 @@
+/**
+ * A settlement that comes back pending (issue 3 §2): anvil stops mining, so the facilitator's receipt wait times out
+ * and answers `settlement_pending` with the transaction hash. The API records the payment as pending, hands out no
+ * goods, and the `x402ReconcileWorkflow` settles it from the receipt once the block is mined; the goods then come
+ * from the delivery URL and from a retry with the same payment-identifier, with one charge only.
+ */
+import { randomBytes } from 'node:crypto';
+import { createTestClient, http } from 'viem';
+import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
+import { MICRO_ITEMS, microItemGoods } from '../../src/domain/micro';
+import { startStack, type Stack } from '../helpers/stack';
+import { paymentRequiredOf, paymentResponseOf, signPayment, signatureHeader, startX402Chain, type X402Chain } from '../helpers/x402';
+
+jest.setTimeout(120_000);
+
+let chain: X402Chain;
+let stack: Stack;
+
+beforeAll(async () => {
+  chain = await startX402Chain({ confirmationTimeoutMs: 1500 });
+  stack = await startStack(chain.stackConfig);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await chain?.stop();
+});
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+it('records a pending settlement, delivers nothing, then reconciles it by its transaction hash', async () => {
+  const item = MICRO_ITEMS[MICRO_ITEMS.length - 1]!;
+  const path = `/x402/item/${item.id}`;
+  const first = await fetch(stack.url + path);
+  const required = paymentRequiredOf(first);
+  const headers = signatureHeader(await signPayment(required, { paymentId: `pay_${randomBytes(12).toString('hex')}` }));
+  const anvil = createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) });
+  const buyerBefore = await chain.balance(ANVIL_ADDRESSES.buyer);
+
+  // No more blocks: the settlement transaction waits in the pool and the receipt wait times out.
+  await anvil.setAutomine(false);
+  const pending = await stack.call('GET', path, undefined, headers);
+  expect(pending.status).toBe(402);
+  expect(pending.body).toMatchObject({ code: 'settlement_pending', payment: { status: 'pending', amount_micros: item.price_micros } });
+  const tx = pending.body.payment.transaction as string;
+  expect(tx).toMatch(/^0x[0-9a-f]{64}$/);
+  expect(paymentResponseOf(pending)).toMatchObject({ success: false, errorReason: 'settlement_pending', transaction: tx });
+  expect(pending.body.content).toBeUndefined();
+  expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore);
+
+  const paymentId = pending.body.payment.payment_id as string;
+  const ledger = await stack.call('GET', `/api/v1/x402/payments/${paymentId}`);
+  expect(ledger.body).toMatchObject({ status: 'pending', transaction: tx, error_reason: 'settlement_pending' });
+  const deliveryPath = new URL(pending.body.delivery_url as string).pathname;
+  expect((await stack.call('GET', deliveryPath)).status).toBe(202);
+  // A retry with the same payment-identifier while it is pending: no goods, no second settlement.
+  const retryWhilePending = await stack.call('GET', path, undefined, headers);
+  expect(retryWhilePending.status).toBe(402);
+  expect(retryWhilePending.body.code).toBe('settlement_pending');
+
+  await anvil.mine({ blocks: 1 });
+  await anvil.setAutomine(true);
+
+  const settled = await until('the reconcile workflow to settle the payment', async () => {
+    const res = await stack.call('GET', `/api/v1/x402/payments/${paymentId}`);
+    return res.body.status === 'settled' ? res.body : undefined;
+  });
+  expect(settled).toMatchObject({ transaction: tx, payer: ANVIL_ADDRESSES.buyer.toLowerCase(), amount_micros: item.price_micros });
+  expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - BigInt(item.price_micros));
+
+  const delivered = await stack.call('GET', deliveryPath);
+  expect(delivered.status).toBe(200);
+  expect(delivered.body.content).toEqual(microItemGoods(item));
+  expect(paymentResponseOf(delivered)).toMatchObject({ success: true, transaction: tx });
+
+  const retried = await stack.call('GET', path, undefined, headers);
+  expect(retried.status).toBe(200);
+  expect(retried.body.content).toEqual(microItemGoods(item));
+  expect(retried.body.payment).toMatchObject({ transaction: tx, status: 'settled' });
+  expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - BigInt(item.price_micros));
+
+  const wf = await stack.client.workflow.getHandle(`x402-reconcile-${paymentId}`).result();
+  expect(wf).toMatchObject({ status: 'settled', transaction: tx });
+});
