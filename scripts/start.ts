@@ -3,14 +3,17 @@
  *
  * Starts, unless TEMPORAL_ADDRESS / MONGODB_URI point at external servers: the Temporal dev server (Web UI on,
  * SQLite file in .data/temporal.db with WAL, the project's search attributes registered) and FerretDB on SQLite in
- * .data/ferretdb. Then runs the worker and the API as separate processes. Everything persists in .data, so a
- * restart keeps every order. Ctrl-C stops it all.
+ * .data/ferretdb; and, unless X402_FACILITATOR_URL is set, the local x402 settlement stack (anvil with chain id 8453
+ * and its state in .data/anvil-state.json, the USDC look-alike, the facilitator on :4020, a funded test buyer whose
+ * key is printed). Then runs the worker and the API as separate processes. Everything persists in .data, so a
+ * restart keeps every order and balance. Ctrl-C stops it all.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFerretDb, startTemporalDevServer } from './lib/servers';
+import { startLocalX402, type LocalX402 } from './lib/x402Local';
 import { SEARCH_ATTRIBUTES } from '../workflows/shared';
 
 const root = path.resolve(__dirname, '..');
@@ -86,6 +89,23 @@ async function main(): Promise<void> {
       }),
     );
   }
+  // x402 (issue 3 §9): anvil + local USDC + facilitator + funded buyer, unless a facilitator is configured.
+  let x402: LocalX402 | undefined;
+  if (!process.env.X402_FACILITATOR_URL) {
+    starting.push(
+      startLocalX402({
+        dataDir,
+        ...(process.env.X402_NETWORK ? { network: process.env.X402_NETWORK } : {}),
+        anvilPort: Number(process.env.ANVIL_PORT ?? 8545),
+        facilitatorPort: Number(process.env.FACILITATOR_PORT ?? 4020),
+      }).then((local) => {
+        x402 = local;
+        stops.push(local.stop);
+        env.X402_FACILITATOR_URL = local.facilitatorUrl;
+        env.X402_RPC_URL = local.rpcUrl;
+      }),
+    );
+  }
   try {
     await Promise.all(starting);
   } catch (err) {
@@ -118,6 +138,15 @@ async function main(): Promise<void> {
       `  MongoDB wire   ${env.MONGODB_URI}`,
       `  Data folder    ${dataDir}`,
       `  Operator key   ${env.OPERATOR_KEY}`,
+      ...(x402
+        ? [
+            `  x402 chain     ${x402.rpcUrl} (anvil, ${x402.network}, USDC look-alike at ${x402.asset}; state in ${dataDir}/anvil-state.json)`,
+            `  Facilitator    ${x402.facilitatorUrl}   (GET /supported)`,
+            `  Test buyer     ${x402.buyer.address} holds ${Number(x402.buyer.balance) / 1e6} USDC`,
+            `  Buyer key      ${x402.buyer.privateKey}   (anvil account #1: a public test key, local chain only)`,
+            '  x402 demo      npm run demo:x402',
+          ]
+        : [`  Facilitator    ${env.X402_FACILITATOR_URL} (configured)`]),
       'Press Ctrl-C to stop.',
       '',
     ].join('\n'),
