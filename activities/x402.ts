@@ -4,19 +4,24 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { X402PaymentDoc } from '../src/db';
+import { ProblemError } from '../src/errors';
 import type { X402PaymentRepository } from '../src/repos/x402Payments';
 import type { SettlementChain } from '../src/x402/settlementChain';
-import { FailureType, type PaymentRecord } from '../workflows/shared';
+import { FailureType, type ConfirmPaymentRequest, type OrderState, type PaymentRecord } from '../workflows/shared';
 
 /** What the x402 activities need. */
 export interface X402ActivityPorts {
   payments: X402PaymentRepository;
   chain: SettlementChain;
+  /** Confirms orders paid by a settlement that was pending (the API's OrderWorkflows); absent: not confirmed. */
+  orderWorkflows?: { confirmPayment(orderId: string, req: ConfirmPaymentRequest): Promise<OrderState> };
 }
 
 /** Outcome of one reconciliation attempt. */
 export interface ReconcileResult {
   payment_id: string;
+  /** The order the payment is for, if any (confirmed once settled). */
+  order_id: string | null;
   status: X402PaymentDoc['status'];
   transaction: string | null;
   reason: string | null;
@@ -53,6 +58,7 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
       if (!p) throw ApplicationFailure.nonRetryable(`No x402 payment ${input.paymentId}`, FailureType.transactionNotFound);
       const result = (status: X402PaymentDoc['status'], transaction: string | null, reason: string | null): ReconcileResult => ({
         payment_id: p._id,
+        order_id: p.order_id,
         status,
         transaction,
         reason,
@@ -84,6 +90,30 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
         }
       }
       return result('pending', tx, p.error_reason);
+    },
+
+    /**
+     * Confirms the order of a settled x402 payment through the order workflow's `confirmPayment` Update (the same
+     * path as `POST /x402/orders/{id}` takes when settlement is immediate). A refusal (the order expired or was paid
+     * otherwise meanwhile) is noted on the ledger entry as `delivery_failed`: the money moved, a refund may be due.
+     */
+    async confirmX402Order(input: { paymentId: string }): Promise<{ confirmed: boolean; order_status: string | null; reason: string | null }> {
+      const { payments, orderWorkflows } = need();
+      const p = await payments.get(input.paymentId);
+      if (!p || p.status !== 'settled' || !p.order_id || !p.transaction) {
+        return { confirmed: false, order_status: null, reason: p ? `payment is ${p.status}${p.order_id ? '' : ' and for no order'}` : 'no such payment' };
+      }
+      if (!orderWorkflows) return { confirmed: false, order_status: null, reason: 'order confirmation is not configured on this worker' };
+      try {
+        const state = await orderWorkflows.confirmPayment(p.order_id, { rail: 'x402_usdc', transaction_id: p.transaction });
+        return { confirmed: true, order_status: state.status, reason: null };
+      } catch (err) {
+        if (err instanceof ProblemError && err.status < 500) {
+          await payments.noteDeliveryFailure(p._id, `order ${p.order_id} not confirmed: ${err.code}: ${err.detail ?? err.message}`);
+          return { confirmed: false, order_status: null, reason: err.code };
+        }
+        throw err;
+      }
     },
 
     /**

@@ -43,6 +43,8 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   const x402Ports: X402ActivityPorts = {
     payments: services.x402Payments,
     chain: createSettlementChain(opts.config.X402_RPC_URL, chainIdOfNetwork(opts.config.X402_NETWORK)),
+    // Orders paid by a settlement that was pending are confirmed from the reconcile workflow.
+    orderWorkflows: new OrderWorkflows(new Client({ connection: opts.connection, namespace: opts.config.TEMPORAL_NAMESPACE }), opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE),
   };
   return Worker.create({
     connection: opts.connection,

@@ -4,7 +4,11 @@
  * (`@x402/fetch`'s wrapFetchWithPayment, `@x402/core` + `@x402/evm` clients). Balances are read on chain.
  */
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
+import { freePort } from '../../scripts/lib/servers';
+import { createApp } from '../../src/app';
+import { OrderWorkflows } from '../../src/temporal/orders';
 import { MICRO_ITEMS, getMicroItem, microItemGoods } from '../../src/domain/micro';
 import { TEMPLATES } from '../../src/domain/x402/templates';
 import { startStack, waitForOrder, type Stack } from '../helpers/stack';
@@ -249,9 +253,15 @@ describe('settlement rules (issue 3 §2)', () => {
     const id = `pay_${randomBytes(12).toString('hex')}`;
     const path = `/x402/template?sku=${TEMPLATES[1]!.sku}`;
     const { required } = await challenge(path);
-    const first = await deltas(async () => stack.call('GET', path, undefined, signatureHeader(await signPayment(required, { paymentId: id }))));
+    const firstHeaders = signatureHeader(await signPayment(required, { paymentId: id }));
+    const first = await deltas(async () => stack.call('GET', path, undefined, firstHeaders));
     expect(first.result.status).toBe(200);
     expect(first.buyer).toBe(-BigInt(TEMPLATES[1]!.price_micros));
+    // The identical payload again (its nonce is spent, so without the id this would be a 402 replay): same goods.
+    const resent = await deltas(async () => stack.call('GET', path, undefined, firstHeaders));
+    expect(resent.result.status).toBe(200);
+    expect(resent.result.body).toEqual(first.result.body);
+    expect(resent.buyer).toBe(0n);
     // The client lost the response and re-signs (new nonce) with the same id: same goods, no charge.
     const again = await deltas(async () => stack.call('GET', path, undefined, signatureHeader(await signPayment(required, { paymentId: id }))));
     expect(again.result.status).toBe(200);
@@ -391,5 +401,27 @@ describe('ledger, discovery and catalogue', () => {
     expect(tick.distinct_identities).toBeGreaterThanOrEqual(2);
     expect(tick.single_endpoint_share).toBeGreaterThan(0);
     expect(tick.single_endpoint_share).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('facilitator down', () => {
+  it('answers paid resources 502 facilitator_error and reports the network unsupported in the discovery document', async () => {
+    const config = { ...stack.config, X402_FACILITATOR_URL: `http://127.0.0.1:${await freePort()}` };
+    const app = createApp({ config, services: stack.services, temporal: stack.client, orderWorkflows: new OrderWorkflows(stack.client, config.TEMPORAL_TASK_QUEUE) });
+    const server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const res = await fetch(`${base}/x402/item/${item.id}`);
+      expect(res.status).toBe(502);
+      expect(await res.json()).toMatchObject({ code: 'facilitator_error' });
+      const doc = (await (await fetch(`${base}/.well-known/x402`)).json()) as { facilitator_network_support: { supported: boolean; detail: string } };
+      expect(doc.facilitator_network_support.supported).toBe(false);
+      expect(doc.facilitator_network_support.detail).toContain('failed');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    }
   });
 });

@@ -2,13 +2,14 @@
  * A settlement that comes back pending (issue 3 §2): anvil stops mining, so the facilitator's receipt wait times out
  * and answers `settlement_pending` with the transaction hash. The API records the payment as pending, hands out no
  * goods, and the `x402ReconcileWorkflow` settles it from the receipt once the block is mined; the goods then come
- * from the delivery URL and from a retry with the same payment-identifier, with one charge only.
+ * from the delivery URL and from a retry with the same payment-identifier, with one charge only. An order paid by
+ * such a settlement is confirmed by the workflow once it settles.
  */
 import { randomBytes } from 'node:crypto';
 import { createTestClient, http } from 'viem';
 import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
 import { MICRO_ITEMS, microItemGoods } from '../../src/domain/micro';
-import { startStack, type Stack } from '../helpers/stack';
+import { startStack, waitForOrder, type Stack } from '../helpers/stack';
 import { paymentRequiredOf, paymentResponseOf, signPayment, signatureHeader, startX402Chain, type X402Chain } from '../helpers/x402';
 
 jest.setTimeout(120_000);
@@ -89,4 +90,31 @@ it('records a pending settlement, delivers nothing, then reconciles it by its tr
 
   const wf = await stack.client.workflow.getHandle(`x402-reconcile-${paymentId}`).result();
   expect(wf).toMatchObject({ status: 'settled', transaction: tx });
+});
+
+it('an order whose x402 settlement came back pending is marked paid once the reconcile workflow sees it settle', async () => {
+  const created = await stack.call('POST', '/api/v1/orders', { service_id: 'smart-consultation', inputs: { type: 'visa', description: 'Pending settlement' } });
+  expect(created.status).toBe(201);
+  const orderId = created.body.order_id as string;
+  const path = `/x402/orders/${orderId}`;
+  const required = paymentRequiredOf(await fetch(stack.url + path, { method: 'POST' }));
+  const headers = signatureHeader(await signPayment(required));
+  const anvil = createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) });
+
+  await anvil.setAutomine(false);
+  const pending = await stack.call('POST', path, undefined, headers);
+  expect(pending.status).toBe(402);
+  expect(pending.body).toMatchObject({ code: 'settlement_pending', payment: { status: 'pending', amount_micros: created.body.amount_micros } });
+  expect((await stack.call('GET', `/api/v1/orders/${orderId}`)).body.status).toBe('awaiting_payment');
+  // While that settlement is open, the order takes no second x402 payment.
+  const second = await stack.call('POST', path, undefined, signatureHeader(await signPayment(required)));
+  expect(second.status).toBe(409);
+  expect(second.body.code).toBe('payment_in_progress');
+
+  await anvil.mine({ blocks: 1 });
+  await anvil.setAutomine(true);
+
+  const tx = pending.body.payment.transaction as string;
+  const paid = await waitForOrder(stack, orderId, (o) => o.payment !== null, 60_000);
+  expect(paid.payment).toMatchObject({ rail: 'x402_usdc', transaction_id: tx });
 });
