@@ -71,6 +71,11 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
         if (receipt?.status === 'success') {
           if (transferMatches(p, receipt.transfers)) {
             await payments.markSettled(p._id, tx);
+            if (p.status === 'settling') {
+              // An orphaned claim: its request died before answering, so the buyer paid and got nothing.
+              await payments.noteDeliveryFailure(p._id, 'the request died before delivering; settled on chain, found by reconciliation: refund or deliver by hand');
+              return result('settled', tx, 'delivery_failed');
+            }
             return result('settled', tx, null);
           }
           await payments.markFailed(p._id, 'transfer_event_mismatch', `transaction ${tx} does not transfer ${p.amount_micros} from ${p.payer} to ${p.pay_to}`, tx);

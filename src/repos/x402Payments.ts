@@ -149,6 +149,11 @@ export class X402PaymentRepository {
     await this.d.x402Payments.updateOne({ _id: id }, { $set: { error_reason: 'delivery_failed', error_message: message, updated_at: new Date() } });
   }
 
+  /** Claims still `settling` that were created before `before`, oldest first (orphans of dead requests). */
+  staleClaims(before: Date, limit: number): Promise<X402PaymentDoc[]> {
+    return this.d.x402Payments.find({ status: 'settling', created_at: { $lt: before } }).sort({ created_at: 1 }).limit(limit).toArray();
+  }
+
   /** One entry by ledger id. */
   get(id: string): Promise<X402PaymentDoc | null> {
     return this.d.x402Payments.findOne({ _id: id });

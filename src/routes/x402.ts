@@ -120,6 +120,8 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
     },
   });
   const { telemetry } = extra;
+  // Claims orphaned by a request that died mid-settlement are reconciled too (docs/x402.md, "Known limits").
+  gateway.startOrphanSweeper();
 
   // --- catalogues ---------------------------------------------------------------------------------------------
 

@@ -231,6 +231,8 @@ export function authorizationOf(payload: PaymentPayload): AuthorizationFacts {
 
 /** Settlement failure reasons after which the chain may still carry the transfer. */
 const PENDING_REASON = 'settlement_pending';
+/** A `settling` claim older than this outlived any settlement call (facilitator timeout 150 s): its request died. */
+export const ORPHAN_CLAIM_MS = 5 * 60_000;
 
 /** A response as sent: status, headers, JSON body. Stored with the body as text (see X402PaymentIdDoc). */
 interface StoredResponse {
@@ -425,9 +427,10 @@ export class X402Gateway {
       // The facilitator's answer was lost: the transfer may or may not be on chain. Reconcile by authorization.
       const message = err instanceof Error ? err.message : String(err);
       const token = await this.opts.ledger.markPending(claim._id, null, 'facilitator_error', message, goods);
+      if (paymentIdKey) await this.opts.ledger.completePaymentId(paymentIdKey, 'pending', claim._id, null);
       await this.startReconcile(claim._id);
       this.opts.log?.(err);
-      this.writePending(ctx, claim, null, token, 'facilitator_error', paymentIdKey);
+      this.writePending(ctx, claim, null, token, 'facilitator_error');
       return true;
     }
 
@@ -465,9 +468,10 @@ export class X402Gateway {
     const reason = settled.errorReason || 'settlement_failed';
     if (reason === PENDING_REASON && settled.transaction) {
       const token = await this.opts.ledger.markPending(claim._id, settled.transaction, reason, settled.errorMessage ?? null, goods);
+      if (paymentIdKey) await this.opts.ledger.completePaymentId(paymentIdKey, 'pending', claim._id, null);
       await this.startReconcile(claim._id);
       for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
-      this.writePending(ctx, claim, settled.transaction, token, reason, paymentIdKey);
+      this.writePending(ctx, claim, settled.transaction, token, reason);
       return true;
     }
     await this.opts.ledger.markFailed(claim._id, reason, settled.errorMessage ?? null, settled.transaction || null);
@@ -488,6 +492,22 @@ export class X402Gateway {
       }
       throw err;
     }
+  }
+
+  /**
+   * Every `intervalMs`, hands claims left `settling` for longer than {@link ORPHAN_CLAIM_MS} (their request died
+   * between the claim and the facilitator's answer) to `onPending`, which reconciles them on chain. Runs in every API
+   * process; the reconcile workflow id makes concurrent sweeps harmless. The timer does not keep the process alive.
+   * @returns a function stopping the sweeper.
+   */
+  startOrphanSweeper(intervalMs = 60_000): () => void {
+    const sweep = async () => {
+      const orphans = await this.opts.ledger.staleClaims(new Date(Date.now() - ORPHAN_CLAIM_MS), 50);
+      for (const o of orphans) await this.startReconcile(o._id);
+    };
+    const timer = setInterval(() => void sweep().catch(() => undefined), intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
   }
 
   private async startReconcile(paymentId: string): Promise<void> {
@@ -618,7 +638,7 @@ export class X402Gateway {
   }
 
   /** 402 `settlement_pending`: recorded, reconciled on chain; the goods wait at the delivery URL. */
-  private writePending(ctx: Context, claim: X402PaymentDoc, transaction: string | null, token: string, reason: string, paymentIdKey: string | null): void {
+  private writePending(ctx: Context, claim: X402PaymentDoc, transaction: string | null, token: string, reason: string): void {
     const payment = receipt({ ...claim, status: 'pending', transaction });
     const deliveryUrl = `${this.opts.settings.publicBaseUrl}/x402/deliveries/${token}`;
     const problem = new ProblemError(
@@ -630,7 +650,6 @@ export class X402Gateway {
       { reason, payment, delivery_url: deliveryUrl },
       { 'Retry-After': '5' },
     );
-    if (paymentIdKey) void this.opts.ledger.completePaymentId(paymentIdKey, 'pending', claim._id, null).catch(() => undefined);
     ctx.status = 402;
     ctx.set('Retry-After', '5');
     ctx.type = 'application/problem+json';

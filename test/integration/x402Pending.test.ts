@@ -3,11 +3,14 @@
  * and answers `settlement_pending` with the transaction hash. The API records the payment as pending, hands out no
  * goods, and the `x402ReconcileWorkflow` settles it from the receipt once the block is mined; the goods then come
  * from the delivery URL and from a retry with the same payment-identifier, with one charge only. An order paid by
- * such a settlement is confirmed by the workflow once it settles.
+ * such a settlement is confirmed by the workflow once it settles. Claims orphaned by a dead request are reconciled
+ * from the chain through the token's AuthorizationUsed event.
  */
 import { randomBytes } from 'node:crypto';
+import { HTTPFacilitatorClient } from '@x402/core/http';
 import { createTestClient, http } from 'viem';
 import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
+import type { X402PaymentDoc } from '../../src/db';
 import { MICRO_ITEMS, microItemGoods } from '../../src/domain/micro';
 import { startStack, waitForOrder, type Stack } from '../helpers/stack';
 import { paymentRequiredOf, paymentResponseOf, signPayment, signatureHeader, startX402Chain, type X402Chain } from '../helpers/x402';
@@ -117,4 +120,58 @@ it('an order whose x402 settlement came back pending is marked paid once the rec
   const tx = pending.body.payment.transaction as string;
   const paid = await waitForOrder(stack, orderId, (o) => o.payment !== null, 60_000);
   expect(paid.payment).toMatchObject({ rail: 'x402_usdc', transaction_id: tx });
+});
+
+it('reconciles claims orphaned by a dead request from the chain: settled when the authorization was used, failed when it expired unused', async () => {
+  const item = MICRO_ITEMS[0]!;
+  const required = paymentRequiredOf(await fetch(`${stack.url}/x402/item/${item.id}`));
+  const requirements = required.accepts[0]!;
+  const facilitator = new HTTPFacilitatorClient({ url: chain.facilitatorUrl });
+  const old = new Date(Date.now() - 10 * 60_000);
+  const orphan = (id: string, nonce: string, validBefore: number): X402PaymentDoc => ({
+    _id: id,
+    status: 'settling',
+    resource: `/x402/item/${item.id}`,
+    resource_kind: 'micro_item',
+    resource_ref: item.id,
+    order_id: null,
+    amount_micros: item.price_micros,
+    asset: requirements.asset,
+    network: requirements.network,
+    pay_to: requirements.payTo,
+    payer: ANVIL_ADDRESSES.buyer.toLowerCase(),
+    nonce: nonce.toLowerCase(),
+    valid_before: validBefore,
+    transaction: null,
+    tx_key: `none:${id}`,
+    order_key: `none:${id}`,
+    payment_id: null,
+    error_reason: null,
+    error_message: null,
+    delivery_token_hash: null,
+    delivery_json: null,
+    created_at: old,
+    updated_at: old,
+    settled_at: null,
+  });
+
+  // The request died after its settlement went through: the transfer is on chain, the ledger still says settling.
+  const used = await signPayment(required);
+  const settled = await facilitator.settle(used, requirements);
+  expect(settled.success).toBe(true);
+  const usedAuth = used.payload.authorization as { nonce: string; validBefore: string };
+  await stack.services.db.x402Payments.insertOne(orphan('x4p_orphan_used', usedAuth.nonce, Number(usedAuth.validBefore)));
+  // The request died before settling, and the authorization has expired: it can never move money now.
+  const unused = await signPayment(required);
+  await stack.services.db.x402Payments.insertOne(orphan('x4p_orphan_unused', (unused.payload.authorization as { nonce: string }).nonce, Math.floor(Date.now() / 1000) - 3600));
+
+  const stale = await stack.services.x402Payments.staleClaims(new Date(Date.now() - 5 * 60_000), 10);
+  expect(stale.map((d) => d._id).sort()).toEqual(['x4p_orphan_unused', 'x4p_orphan_used']);
+
+  const run = (paymentId: string) =>
+    stack.client.workflow.execute('x402ReconcileWorkflow', { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, workflowId: `x402-reconcile-${paymentId}`, args: [{ paymentId }] });
+  await expect(run('x4p_orphan_used')).resolves.toMatchObject({ status: 'settled', transaction: settled.transaction, reason: 'delivery_failed' });
+  await expect(run('x4p_orphan_unused')).resolves.toMatchObject({ status: 'failed', reason: 'authorization_expired_unsettled' });
+  expect(await stack.services.x402Payments.get('x4p_orphan_used')).toMatchObject({ status: 'settled', transaction: settled.transaction, error_reason: 'delivery_failed' });
+  expect(await stack.services.x402Payments.get('x4p_orphan_unused')).toMatchObject({ status: 'failed', error_reason: 'authorization_expired_unsettled' });
 });
