@@ -38,7 +38,6 @@ export type ErrorCode =
   | 'webhook_target_forbidden'
   | 'payment_required'
   | 'invalid_payment_header'
-  | 'settlement_pending'
   | 'payment_in_progress'
   | 'payment_identifier_conflict'
   | 'item_not_found'
@@ -91,7 +90,6 @@ const TITLES: Record<ErrorCode, string> = {
   webhook_target_forbidden: 'Webhook target not allowed',
   payment_required: 'Payment required',
   invalid_payment_header: 'Malformed payment header',
-  settlement_pending: 'Settlement pending',
   payment_in_progress: 'A payment for this is already being settled',
   payment_identifier_conflict: 'Payment identifier reused with another payment',
   item_not_found: 'Item not found',

@@ -281,7 +281,7 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
       return;
     }
     if (payment.status === 'failed') {
-      throw new ProblemError(402, 'payment_failed', `Payment ${payment._id} did not settle (${payment.error_reason}); nothing was charged`, { payment: receipt(payment) });
+      throw new ProblemError(410, 'payment_failed', `Payment ${payment._id} did not settle (${payment.error_reason}); nothing was charged and these goods will not be delivered`, { payment: receipt(payment) });
     }
     ctx.status = 202;
     ctx.set('Retry-After', '5');

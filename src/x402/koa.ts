@@ -13,8 +13,8 @@
  *    carrying one payload only one gets past this point, the other is answered 402.
  * 6. `processSettlement`; only on success is the ledger entry marked settled and the goods sent, with
  *    `PAYMENT-RESPONSE`. `deliver` (order payments) runs after that. A settlement that comes back
- *    `settlement_pending` is recorded as pending and reconciled by its transaction hash (`onPending`); a failed one is
- *    recorded as failed and answered 402.
+ *    `settlement_pending` is recorded as pending, answered 202 with a delivery URL, and reconciled by its transaction
+ *    hash (`onPending`); a failed one is recorded as failed and answered 402 with a fresh PAYMENT-REQUIRED.
  * The `payment-identifier` extension makes a retried purchase return the stored response without a second charge.
  */
 import { createHash } from 'node:crypto';
@@ -447,7 +447,8 @@ export class X402Gateway {
           await this.opts.ledger.noteDeliveryFailure(claim._id, err instanceof Error ? err.message : String(err));
           payment = (await this.opts.ledger.get(claim._id)) ?? payment;
           if (err instanceof ProblemError) {
-            throw new ProblemError(err.status, err.code, `Payment ${payment._id} settled (${settled.transaction}) but: ${err.detail ?? err.message}`, {
+            // The payment itself settled: a refusal here is about the order's state, never "payment required".
+            throw new ProblemError(err.status === 402 ? 409 : err.status, err.code, `Payment ${payment._id} settled (${settled.transaction}) but: ${err.detail ?? err.message}`, {
               ...err.extra,
               payment: receipt(payment),
             }, settled.headers);
@@ -567,9 +568,11 @@ export class X402Gateway {
         await this.opts.ledger.releasePaymentId(existing._id);
         throw new ProblemError(409, 'payment_in_progress', `The earlier payment with payment-identifier ${pid.id} failed (${payment.error_reason}); retry to pay again`, {}, { 'Retry-After': '0' });
       }
-      throw new ProblemError(402, 'settlement_pending', `Payment ${existing.payment_ref} with payment-identifier ${pid.id} is still settling on chain; retry shortly`, {
-        payment: payment ? receipt(payment) : null,
-      }, { 'Retry-After': '5' });
+      if (!payment) throw new ProblemError(500, 'internal_error', `payment-identifier ${existing._id} points at no ledger entry`);
+      ctx.status = 202;
+      ctx.set('Retry-After', '5');
+      ctx.body = pendingBody(receipt(payment), payment.error_reason ?? PENDING_REASON, null);
+      return;
     }
     const stored = existing.response ? fromStored(existing.response) : null;
     if (!stored) throw new ProblemError(500, 'internal_error', `payment-identifier ${existing._id} done without a response`);
@@ -638,23 +641,18 @@ export class X402Gateway {
   }
 
   /** 402 `settlement_pending`: recorded, reconciled on chain; the goods wait at the delivery URL. */
+  /**
+   * 202 `settlement_pending`: the payment is recorded and reconciled on chain; the goods wait at the delivery URL.
+   * Not a 402: the buyer has paid, and a fresh PAYMENT-REQUIRED would invite a client to pay a second time.
+   */
   private writePending(ctx: Context, claim: X402PaymentDoc, transaction: string | null, token: string, reason: string): void {
-    const payment = receipt({ ...claim, status: 'pending', transaction });
     const deliveryUrl = `${this.opts.settings.publicBaseUrl}/x402/deliveries/${token}`;
-    const problem = new ProblemError(
-      402,
-      'settlement_pending',
-      transaction
-        ? `Transaction ${transaction} was sent but is not confirmed yet. The goods are kept at delivery_url until it is; nothing more is charged.`
-        : 'The facilitator did not answer; the payment is being reconciled on chain. The goods are kept at delivery_url if it settles.',
-      { reason, payment, delivery_url: deliveryUrl },
-      { 'Retry-After': '5' },
-    );
-    ctx.status = 402;
+    ctx.status = 202;
     ctx.set('Retry-After', '5');
-    ctx.type = 'application/problem+json';
-    ctx.body = problem.toProblem(ctx.path);
+    ctx.set('Location', deliveryUrl);
+    ctx.body = pendingBody(receipt({ ...claim, status: 'pending', transaction }), reason, deliveryUrl);
   }
+
 }
 
 function routeConfigResource(http: x402HTTPResourceServer): PaymentRequired['resource'] {
@@ -695,6 +693,19 @@ export function settledResponseOf(p: X402PaymentDoc): { status: number; headers:
     status: 200,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'PAYMENT-RESPONSE': encodePaymentResponseHeader(settle) },
     body: { ...((p.delivery_json ? (JSON.parse(p.delivery_json) as Record<string, unknown> | null) : null) ?? {}), payment: receipt(p) },
+  };
+}
+
+/** Body of a 202 for a settlement that is not confirmed yet. */
+function pendingBody(payment: PaymentReceipt, reason: string, deliveryUrl: string | null) {
+  return {
+    status: 'settlement_pending',
+    reason,
+    detail: payment.transaction
+      ? `Transaction ${payment.transaction} was sent but is not confirmed yet; nothing more is charged. The goods are kept${deliveryUrl ? ' at delivery_url' : ''} until it settles; retry after Retry-After.`
+      : 'The facilitator did not answer; the payment is being reconciled on chain. The goods are kept until it settles; nothing more is charged.',
+    payment,
+    delivery_url: deliveryUrl,
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * A settlement that comes back pending (issue 3 §2): anvil stops mining, so the facilitator's receipt wait times out
  * and answers `settlement_pending` with the transaction hash. The API records the payment as pending, hands out no
- * goods, and the `x402ReconcileWorkflow` settles it from the receipt once the block is mined; the goods then come
+ * goods (202 with a delivery URL), and the `x402ReconcileWorkflow` settles it from the receipt once the block is mined; the goods then come
  * from the delivery URL and from a retry with the same payment-identifier, with one charge only. An order paid by
  * such a settlement is confirmed by the workflow once it settles. Claims orphaned by a dead request are reconciled
  * from the chain through the token's AuthorizationUsed event.
@@ -52,8 +52,10 @@ it('records a pending settlement, delivers nothing, then reconciles it by its tr
   // No more blocks: the settlement transaction waits in the pool and the receipt wait times out.
   await anvil.setAutomine(false);
   const pending = await stack.call('GET', path, undefined, headers);
-  expect(pending.status).toBe(402);
-  expect(pending.body).toMatchObject({ code: 'settlement_pending', payment: { status: 'pending', amount_micros: item.price_micros } });
+  expect(pending.status).toBe(202);
+  expect(pending.body).toMatchObject({ status: 'settlement_pending', payment: { status: 'pending', amount_micros: item.price_micros } });
+  expect(pending.headers.get('payment-required')).toBeNull();
+  expect(pending.headers.get('location')).toBe(pending.body.delivery_url);
   const tx = pending.body.payment.transaction as string;
   expect(tx).toMatch(/^0x[0-9a-f]{64}$/);
   expect(paymentResponseOf(pending)).toMatchObject({ success: false, errorReason: 'settlement_pending', transaction: tx });
@@ -67,8 +69,8 @@ it('records a pending settlement, delivers nothing, then reconciles it by its tr
   expect((await stack.call('GET', deliveryPath)).status).toBe(202);
   // A retry with the same payment-identifier while it is pending: no goods, no second settlement.
   const retryWhilePending = await stack.call('GET', path, undefined, headers);
-  expect(retryWhilePending.status).toBe(402);
-  expect(retryWhilePending.body.code).toBe('settlement_pending');
+  expect(retryWhilePending.status).toBe(202);
+  expect(retryWhilePending.body).toMatchObject({ status: 'settlement_pending', payment: { payment_id: pending.body.payment.payment_id } });
 
   await anvil.mine({ blocks: 1 });
   await anvil.setAutomine(true);
@@ -106,8 +108,8 @@ it('an order whose x402 settlement came back pending is marked paid once the rec
 
   await anvil.setAutomine(false);
   const pending = await stack.call('POST', path, undefined, headers);
-  expect(pending.status).toBe(402);
-  expect(pending.body).toMatchObject({ code: 'settlement_pending', payment: { status: 'pending', amount_micros: created.body.amount_micros } });
+  expect(pending.status).toBe(202);
+  expect(pending.body).toMatchObject({ status: 'settlement_pending', payment: { status: 'pending', amount_micros: created.body.amount_micros } });
   expect((await stack.call('GET', `/api/v1/orders/${orderId}`)).body.status).toBe('awaiting_payment');
   // While that settlement is open, the order takes no second x402 payment.
   const second = await stack.call('POST', path, undefined, signatureHeader(await signPayment(required)));

@@ -139,7 +139,7 @@ export function agentStarterBundle(baseUrl: string): AgentStarterBundle {
       { title: 'x402 signer sidecar (for n8n)', body: "n8n cannot sign x402 payments itself. Run a 15-line Node service: `import { wrapFetchWithPayment, x402Client } from '@x402/fetch'; import { registerExactEvmScheme } from '@x402/evm/exact/client'; const c = new x402Client(); registerExactEvmScheme(c, { signer: privateKeyToAccount(process.env.BUYER_KEY) }); c.setSpendControls({ maxAmountPerPayment: '$1' });` and expose GET /pay?url= that calls `wrapFetchWithPayment(fetch, c)(url)` and returns the body. Keep the key in the sidecar, never in n8n." },
       { title: 'Webhooks', body: 'Callbacks follow Standard Webhooks 1.0: headers webhook-id, webhook-timestamp, webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body">). Verify before acting, deduplicate on webhook-id, answer 2xx quickly.' },
       { title: 'Verification and review', body: 'GET /api/v1/orders/{id}/verification rehashes every deliverable (sha256). Accept or reject with POST /api/v1/orders/{id}/review {action}. Silence accepts after the review window.' },
-      { title: 'Errors', body: 'Every error is RFC 9457 problem details (application/problem+json) with a stable code, e.g. invalid_request, payment_required, settlement_pending, order_not_found. Retry 409 idempotency_in_flight and 502/503 after Retry-After.' },
+      { title: 'Errors', body: 'Every error is RFC 9457 problem details (application/problem+json) with a stable code, e.g. invalid_request, payment_required, invalid_payment_header, order_not_found. Retry 409 idempotency_in_flight and 502/503 after Retry-After.' },
     ],
   };
 }
