@@ -234,6 +234,23 @@ describe('settlement rules (issue 3 §2)', () => {
     expect(db).toBe(0n);
   });
 
+  it('refuses an authorization that expired before it was presented (signed ten minutes ago) with 402', async () => {
+    const { required } = await challenge(`/x402/item/${cheapItem.id}`);
+    const realNow = Date.now();
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(realNow - 10 * 60_000);
+    let payload;
+    try {
+      payload = await signPayment(required);
+    } finally {
+      clock.mockRestore();
+    }
+    expect(Number((payload.payload.authorization as { validBefore: string }).validBefore)).toBeLessThan(Math.floor(realNow / 1000));
+    const { result: res, buyer: db } = await deltas(() => stack.call('GET', `/x402/item/${cheapItem.id}`, undefined, signatureHeader(payload)));
+    expect(res.status).toBe(402);
+    expect(paymentRequiredOf(res).error).toBe('invalid_exact_evm_payload_authorization_valid_before');
+    expect(db).toBe(0n);
+  });
+
   it('refuses requirements the server did not offer (client claims another amount) with 402', async () => {
     const { required } = await challenge(`/x402/item/${cheapItem.id}`);
     const payload = await signPayment(required, { signFor: { amount: '1' }, keepAccepted: true });
