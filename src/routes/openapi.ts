@@ -14,6 +14,7 @@ import {
   WalletCreditRequest,
 } from './schemas';
 import type { AppDeps } from './context';
+import { x402OpenApiPaths } from './x402OpenApi';
 import { agentOpenApiPaths } from './agentOpenApi';
 import { webhookOpenApiPaths } from './webhookOpenApi';
 
@@ -129,6 +130,7 @@ export function openApiDocument(baseUrl: string) {
       },
       ...agentOpenApiPaths({ op, json, problem }),
       ...webhookOpenApiPaths({ op, json, problem }),
+      ...x402OpenApiPaths({ op, json, problem }),
     },
   });
 }

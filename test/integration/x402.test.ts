@@ -398,6 +398,14 @@ describe('ledger, discovery and catalogue', () => {
     expect(doc.resources[0]).toMatchObject({ price_range: { count: 18, min_usd: 19, max_usd: 362 }, how_to_price_it: expect.stringContaining('/api/v1/x402/templates') });
   });
 
+  it('describes every x402 endpoint in the OpenAPI document', async () => {
+    const doc = (await stack.call('GET', '/api/v1/openapi.json')).body;
+    for (const p of ['/api/v1/x402/micro', '/api/v1/x402/templates', '/x402/item/{id}', '/x402/template', '/x402/audit', '/x402/agent-starter', '/x402/obs/tick', '/x402/obs/agents', '/x402/obs/methodology', '/x402/orders/{order_id}', '/.well-known/x402', '/api/v1/x402/payments']) {
+      expect({ p, present: p in doc.paths }).toEqual({ p, present: true });
+    }
+    expect(doc.paths['/x402/audit'].post.responses['402'].headers['PAYMENT-REQUIRED']).toBeDefined();
+  });
+
   it('serves the micro catalogue envelope of seed 2.12 computed from its items', async () => {
     const env = (await stack.call('GET', '/api/v1/x402/micro')).body;
     expect(env).toMatchObject({ tier: 'impulse', version: 2, currency: 'USD', count: 489 });
