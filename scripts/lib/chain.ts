@@ -43,7 +43,7 @@ export const ANVIL_KEYS = {
   /** Account #1: the buyer, who signs EIP-3009 authorizations. */
   buyer: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
   /** Account #2: the seller's pay-to wallet. */
-  payTo: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdfb365a',
+  payTo: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
   /** Account #9: deploys and mints the local USDC; kept apart so minting never races the facilitator's nonces. */
   minter: '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6',
 } as const satisfies Record<string, Hex>;
