@@ -19,6 +19,8 @@ import { trustRoutes } from './routes/trust';
 import { RequestLatency } from './telemetry/latency';
 import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
+import { engineeringRoutes } from './routes/engineering';
+import { billingRoutes } from './routes/billing';
 
 export type { AppDeps } from './routes/context';
 
@@ -65,5 +67,9 @@ export function createApp(deps: AppDeps): Koa {
   // x402: micro catalogue, paid resources, discovery document, ledger, order rail (issue 3).
   const x402 = x402Routes(deps, { telemetry });
   app.use(x402.routes()).use(x402.allowedMethods());
+  // Long-running orders: engineer queue, buyer cancel, subscriptions, per-task billing (issue 6).
+  for (const r of [engineeringRoutes(deps), billingRoutes(deps)]) {
+    app.use(r.routes()).use(r.allowedMethods());
+  }
   return app;
 }

@@ -7,13 +7,16 @@
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import type {
   DeliverableRecord,
+  EngineeringRecord,
   OrderInputs,
+  OrderProgressEvent,
   OrderStatus,
   PaymentRail,
   PaymentRecord,
   RefundRecord,
   ReviewRecord,
 } from '../workflows/shared';
+import type { BillingPeriod, SubscriptionCharge, SubscriptionState, SubscriptionStatus, TaskResult } from '../workflows/subscriptionShared';
 
 /** A stored quote (issue 2 §3). Amounts in integer micro-units. */
 export interface QuoteDoc {
@@ -50,12 +53,14 @@ export interface OrderDoc {
   status: OrderStatus;
   /** Number of transitions applied; makes each status write idempotent and ordered. */
   version: number;
-  progress: { status: OrderStatus; at: string }[];
+  progress: { status: OrderStatus; at: string; event?: OrderProgressEvent }[];
   payment: PaymentRecord | null;
   deliverables: DeliverableRecord[];
   review: ReviewRecord | null;
   refund: RefundRecord | null;
   failure: string | null;
+  /** Expert-delivery orders, from `in_engineering` on (issue 6 §1); absent otherwise. */
+  engineering?: EngineeringRecord | null;
   payment_deadline: Date;
   created_at: Date;
   updated_at: Date;
@@ -308,6 +313,55 @@ export interface X402PaymentIdDoc {
   updated_at: Date;
 }
 
+/**
+ * A monthly subscription (issue 6 §2), `_id` = the order id; written by the subscription workflow's activities, one
+ * ordered, idempotent write per `version`. `charges` is the append-only log of charge attempts (period 1 is the order
+ * payment). Amounts in integer micro-units; ISO strings as the workflow reports them.
+ */
+export interface SubscriptionDoc {
+  _id: string;
+  order_id: string;
+  workflow_id: string;
+  service_id: string;
+  agent_id: string | null;
+  partner_id: string | null;
+  rail: PaymentRail;
+  amount_micros: number;
+  currency: string;
+  status: SubscriptionStatus;
+  current_period: BillingPeriod;
+  next_charge_at: string | null;
+  cancel_at_period_end: boolean;
+  cancel_reason: string | null;
+  ended_at: string | null;
+  dunning: SubscriptionState['dunning'];
+  open_invoice: SubscriptionState['open_invoice'];
+  charges: SubscriptionCharge[];
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/**
+ * One further task of a per-task order (issue 6 §3), `_id` `<order_id>#<n>` (n from 2; task 1 is the order): the
+ * insert of the id claims the number. Written by the API (running) and the task workflow (outcome).
+ */
+export interface TaskDoc {
+  _id: string;
+  order_id: string;
+  number: number;
+  workflow_id: string;
+  status: 'running' | TaskResult['status'];
+  inputs: OrderInputs;
+  amount_micros: number;
+  charge: TaskResult['charge'];
+  deliverables: DeliverableRecord[];
+  refund: RefundRecord | null;
+  failure: TaskResult['failure'];
+  requested_at: Date;
+  completed_at: Date | null;
+}
+
 /** Handle on the database: the client and every typed collection. */
 export interface Database {
   client: MongoClient;
@@ -327,6 +381,8 @@ export interface Database {
   webhookEndpoints: Collection<WebhookEndpointDoc>;
   webhookMessages: Collection<WebhookMessageDoc>;
   webhookDeliveries: Collection<WebhookDeliveryDoc>;
+  subscriptions: Collection<SubscriptionDoc>;
+  tasks: Collection<TaskDoc>;
   close(): Promise<void>;
 }
 
@@ -356,6 +412,8 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     webhookEndpoints: db.collection<WebhookEndpointDoc>('webhook_endpoints'),
     webhookMessages: db.collection<WebhookMessageDoc>('webhook_messages'),
     webhookDeliveries: db.collection<WebhookDeliveryDoc>('webhook_deliveries'),
+    subscriptions: db.collection<SubscriptionDoc>('subscriptions'),
+    tasks: db.collection<TaskDoc>('order_tasks'),
     close: () => client.close(),
   };
   await ensureIndexes(database);
@@ -402,6 +460,10 @@ async function ensureIndexes(d: Database): Promise<void> {
     d.webhookMessages.createIndex({ endpoint_id: 1, order_id: 1, seq: 1 }),
     // Delivery log of an endpoint, newest first.
     d.webhookDeliveries.createIndex({ endpoint_id: 1, at: -1 }),
+    // Subscriptions by status and next charge (operators: what renews when).
+    d.subscriptions.createIndex({ status: 1, next_charge_at: 1 }),
+    // Tasks of one order in number order.
+    d.tasks.createIndex({ order_id: 1, number: 1 }),
   ]);
 }
 

@@ -44,6 +44,14 @@ export type ErrorCode =
   | 'template_not_found'
   | 'invalid_workflow'
   | 'facilitator_error'
+  | 'already_claimed'
+  | 'engineering_not_claimed'
+  | 'deliverable_conflict'
+  | 'no_deliverables'
+  | 'subscription_not_found'
+  | 'invoice_not_found'
+  | 'task_not_found'
+  | 'task_not_supported'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -96,6 +104,14 @@ const TITLES: Record<ErrorCode, string> = {
   template_not_found: 'Template not found',
   invalid_workflow: 'Not an n8n workflow',
   facilitator_error: 'The payment facilitator failed',
+  already_claimed: 'Claimed by another engineer',
+  engineering_not_claimed: 'Not claimed by this engineer',
+  deliverable_conflict: 'A deliverable with this name exists',
+  no_deliverables: 'No deliverables uploaded',
+  subscription_not_found: 'Subscription not found',
+  invoice_not_found: 'Invoice not found',
+  task_not_found: 'Task not found',
+  task_not_supported: 'The order does not take further tasks',
   internal_error: 'Internal server error',
 };
 

@@ -7,6 +7,7 @@ import { createActivities } from '../activities';
 import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from '../activities/webhooks';
 import { Client } from '@temporalio/client';
 import { createCommissionActivities } from '../activities/commissions';
+import { createLongRunningActivities, longRunningPorts } from '../activities/longRunning';
 import { createProcurementActivities } from '../activities/procurement';
 import { CommissionRepository } from '../src/repos/commissions';
 import { ProcurementRepository } from '../src/repos/procurements';
@@ -25,6 +26,8 @@ export interface CreateWorkerOptions {
   services: Services;
   taskQueue?: string;
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Workflow cache size; 0 turns sticky execution off (time-skipping tests that replace workers mid-wait). */
+  maxCachedWorkflows?: number;
 }
 
 /** Builds (does not run) the worker for the order workflows and their activities. */
@@ -51,6 +54,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     namespace: opts.config.TEMPORAL_NAMESPACE,
     taskQueue: opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     activities: {
       ...createActivities({
         orders: services.orders,
@@ -64,6 +68,8 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       ...createWebhookActivities(webhookPorts),
       ...createX402Activities(x402Ports),
       ...createCommissionActivities({ commissions: new CommissionRepository(services.db, services.wallets) }),
+      // Long-running orders (issue 6): expert progress, subscriptions, per-task billing.
+      ...createLongRunningActivities(longRunningPorts(services, createWebhookFanOut(webhookPorts))),
       ...createProcurementActivities({ app, procurements: new ProcurementRepository(services.db), events: services.events, webhooks: createWebhookFanOut(webhookPorts) }),
     },
   });

@@ -4,6 +4,8 @@
  * awaiting_payment → paid → fulfilling → delivered → accepted | rejected, with expired (unpaid at the deadline)
  * and failed → refunded (fulfillment failed after every retry). Payment and review arrive as Updates whose
  * validators refuse a transition asked in the wrong state before anything is written to history.
+ * Expert-delivery services add fulfilling → in_engineering → delivered (or sla_breached → delivered | cancelled),
+ * workflows/expert.ts; monthly services start their subscription workflow at delivery, workflows/subscription.ts.
  *
  * Source: seed §3, §4; issue 2 §4.
  */
@@ -36,6 +38,8 @@ import {
   type PaymentRecord,
 } from './shared';
 import type { OrderPatch } from '../src/repos/orders';
+import { installEngineering } from './expert';
+import { endSubscription, startSubscription } from './subscription';
 
 /** Short bookkeeping writes: retried until they succeed. */
 const records = proxyActivities<Activities>({
@@ -116,6 +120,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   }
 
   setHandler(getStateQuery, snapshot);
+  // Expert delivery (issue 6 §1, workflows/expert.ts): engineer Updates, SLA clock; numbered with the transitions.
+  const engineering = input.expert ? installEngineering({ input, state, transition, nextVersion: () => (version += 1), snapshot }) : undefined;
 
   setHandler(
     confirmPaymentUpdate,
@@ -222,7 +228,24 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     await condition(allHandlersFinished);
     return snapshot();
   }
+  // Expert delivery: the blueprint is out; wait for the engineer (or the buyer's cancel after an SLA breach).
+  const expert = engineering ? await engineering.run(payment) : undefined;
+  if (expert?.outcome === 'cancelled') {
+    state.refund = await records.refundPayment({
+      orderId: input.orderId,
+      payment,
+      agentId: input.agentId,
+      reason: expert.reason ? `cancelled after SLA breach: ${expert.reason}` : 'cancelled after SLA breach',
+      at: nowIso(),
+    });
+    if (partnerId) await commissions.reverseCommission({ orderId: input.orderId });
+    await transition('cancelled', { refund: state.refund });
+    await condition(allHandlersFinished);
+    return snapshot();
+  }
   await transition('delivered', { deliverables: state.deliverables });
+  // Monthly services: the subscription workflow takes over billing from here (issue 6 §2, workflows/subscription.ts).
+  if (input.subscription) await startSubscription(input, payment);
 
   // Review window: silence means acceptance.
   const reviewed = await condition(() => state.review !== undefined, input.reviewWindowSeconds * 1000);
@@ -239,6 +262,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       at: nowIso(),
     });
     if (partnerId) await commissions.reverseCommission({ orderId: input.orderId });
+    if (input.subscription) await endSubscription(input.orderId, 'order rejected');
     await transition('rejected', { review, refund: state.refund });
   }
   await condition(allHandlersFinished);

@@ -7,6 +7,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { SubscriptionTerms } from './subscriptionShared';
 
 /** Payment rails named by the seed §1. */
 export type PaymentRail = 'linkpay_ncp' | 'x402_usdc' | 'agent_wallet';
@@ -16,6 +17,8 @@ export const PAYMENT_RAILS: readonly PaymentRail[] = ['linkpay_ncp', 'x402_usdc'
  * Order states. The happy path is awaiting_payment → paid → fulfilling → delivered → accepted.
  * Other ends: rejected (buyer refused the delivery, refunded), expired (unpaid past the deadline),
  * failed → refunded (fulfillment failed after every retry; the payment is returned).
+ * Expert delivery (issue 6 §1) adds fulfilling → in_engineering → delivered, with sla_breached past the service's
+ * max_fulfillment_hours and cancelled (buyer cancelled after the breach; refunded).
  */
 export type OrderStatus =
   | 'awaiting_payment'
@@ -26,7 +29,10 @@ export type OrderStatus =
   | 'rejected'
   | 'expired'
   | 'failed'
-  | 'refunded';
+  | 'refunded'
+  | 'in_engineering'
+  | 'sla_breached'
+  | 'cancelled';
 
 export const ORDER_STATUSES: readonly OrderStatus[] = [
   'awaiting_payment',
@@ -38,22 +44,28 @@ export const ORDER_STATUSES: readonly OrderStatus[] = [
   'expired',
   'failed',
   'refunded',
+  'in_engineering',
+  'sla_breached',
+  'cancelled',
 ];
 
 /** States in which the workflow has ended. */
-export const TERMINAL_STATUSES: readonly OrderStatus[] = ['accepted', 'rejected', 'expired', 'refunded'];
+export const TERMINAL_STATUSES: readonly OrderStatus[] = ['accepted', 'rejected', 'expired', 'refunded', 'cancelled'];
 
 /** Allowed transitions (README "Order state machine" renders this table). */
 export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   awaiting_payment: ['paid', 'expired'],
   paid: ['fulfilling'],
-  fulfilling: ['delivered', 'failed'],
+  fulfilling: ['delivered', 'failed', 'in_engineering'],
   delivered: ['accepted', 'rejected'],
   failed: ['refunded'],
   accepted: [],
   rejected: [],
   expired: [],
   refunded: [],
+  in_engineering: ['delivered', 'sla_breached'],
+  sla_breached: ['delivered', 'cancelled'],
+  cancelled: [],
 };
 
 /** One produced file, as recorded on the order. `size` in bytes; `sha256` lowercase hex of the stored bytes. */
@@ -85,6 +97,75 @@ export interface OrderWorkflowInput {
   inputs: OrderInputs;
   paymentDeadlineSeconds: number;
   reviewWindowSeconds: number;
+  /** Expert delivery (issue 6 §1): set for `expert_delivery` services. Absent on orders started before it existed. */
+  expert?: ExpertTerms;
+  /** Monthly billing (issue 6 §2): set for `monthly` services; a subscription workflow starts at delivery. */
+  subscription?: SubscriptionTerms;
+}
+
+/** SLA terms of an expert-delivery order: the clock runs from payment (seed §2.1 `max_fulfillment_hours`). */
+export interface ExpertTerms {
+  /** The service's `max_fulfillment_hours`: the deadline is payment + this many hours. */
+  maxFulfillmentHours: number;
+  /** Share of the SLA after which the order is escalated (issue 6: 80). */
+  escalateAtPercent: number;
+}
+
+/**
+ * The engineer queue part of an expert-delivery order (issue 6 §1), as the workflow keeps it and the read model
+ * stores it (`orders.engineering`). ISO times; null until it happened.
+ */
+export interface EngineeringRecord {
+  queue: 'expert';
+  assigned_at: string;
+  /** Payment time + max_fulfillment_hours. */
+  sla_deadline: string;
+  /** Payment time + escalateAtPercent of max_fulfillment_hours. */
+  escalate_at: string;
+  escalated_at: string | null;
+  breached_at: string | null;
+  engineer: string | null;
+  claimed_at: string | null;
+  /** The engineer's files so far; they join the order's deliverables when it is marked ready. */
+  uploads: DeliverableRecord[];
+  ready_at: string | null;
+  note: string | null;
+}
+
+/** Progress entries that are not a change of status (issue 6 §1): the order stays in its status. */
+export type OrderProgressEvent = 'sla_escalated' | 'engineer_claimed' | 'deliverable_uploaded';
+
+/** Webhook event type of each progress entry. */
+export const ORDER_PROGRESS_EVENT_TYPES: Readonly<Record<OrderProgressEvent, string>> = {
+  sla_escalated: 'order.sla_escalated',
+  engineer_claimed: 'order.engineer_claimed',
+  deliverable_uploaded: 'order.deliverable_uploaded',
+};
+
+/** Argument of the `claimEngineering` Update. `reassign` takes over an order another engineer claimed. */
+export interface ClaimRequest {
+  engineer: string;
+  reassign?: boolean;
+}
+
+/** Argument of the `addDeliverable` Update: the record of bytes the API already stored (never the bytes). */
+export interface DeliverableUpload {
+  engineer: string;
+  name: string;
+  sha256: string;
+  size: number;
+  media_type: string;
+}
+
+/** Argument of the `markReady` Update. */
+export interface ReadyRequest {
+  engineer: string;
+  note?: string;
+}
+
+/** Argument of the `cancelOrder` Update (buyer, after an SLA breach). */
+export interface CancelOrderRequest {
+  reason?: string;
 }
 
 /** The order's descriptive fields as created by the API (ISO times), seed §2.3. */
@@ -129,12 +210,15 @@ export interface ReviewRecord {
 /** What `getState` answers and what Updates return. */
 export interface OrderState {
   status: OrderStatus;
-  progress: { status: OrderStatus; at: string }[];
+  /** Status changes in order; entries with `event` are progress within a status (issue 6). */
+  progress: { status: OrderStatus; at: string; event?: OrderProgressEvent }[];
   payment?: PaymentRecord;
   deliverables: DeliverableRecord[];
   review?: ReviewRecord;
   refund?: RefundRecord;
   failure?: string;
+  /** Expert-delivery orders only. */
+  engineering?: EngineeringRecord;
 }
 
 /** Argument of the `confirmPayment` Update (seed §2.4 plus the rail chosen). */
@@ -163,12 +247,24 @@ export const FailureType = {
   transactionAlreadyUsed: 'transaction_already_used',
   transactionAmountMismatch: 'transaction_amount_mismatch',
   invalidRequest: 'invalid_request',
+  alreadyClaimed: 'already_claimed',
+  notClaimed: 'engineering_not_claimed',
+  deliverableConflict: 'deliverable_conflict',
+  noDeliverables: 'no_deliverables',
 } as const;
 
 /** Update: verify a payment on the given rail and mark the order paid. Returns the new state. */
 export const confirmPaymentUpdate = defineUpdate<OrderState, [ConfirmPaymentRequest]>('confirmPayment');
 /** Update: record the buyer's accept / reject decision. Returns the final state. */
 export const reviewUpdate = defineUpdate<OrderState, [ReviewRequest]>('review');
+/** Update (operator): an engineer claims an expert-delivery order from the queue. */
+export const claimEngineeringUpdate = defineUpdate<OrderState, [ClaimRequest]>('claimEngineering');
+/** Update (operator): records one stored deliverable of the claiming engineer. */
+export const addDeliverableUpdate = defineUpdate<OrderState, [DeliverableUpload]>('addDeliverable');
+/** Update (operator): the engineer's work is complete; the order is delivered. Answers once it is. */
+export const markReadyUpdate = defineUpdate<OrderState, [ReadyRequest]>('markReady');
+/** Update (buyer): cancel an order whose SLA was breached, for a full refund. Answers once refunded. */
+export const cancelOrderUpdate = defineUpdate<OrderState, [CancelOrderRequest]>('cancelOrder');
 /** Query: the current order state. */
 export const getStateQuery = defineQuery<OrderState>('getState');
 
@@ -204,6 +300,9 @@ export const ORDER_EVENT_TYPES: Readonly<Record<OrderStatus, string>> = {
   expired: 'order.expired',
   failed: 'order.failed',
   refunded: 'order.refunded',
+  in_engineering: 'order.in_engineering',
+  sla_breached: 'order.sla_breached',
+  cancelled: 'order.cancelled',
 };
 
 /** Arguments of the `fulfillmentWorkflow` child: one included service of a bundle. */

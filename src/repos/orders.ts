@@ -3,7 +3,7 @@ import type { Database, OrderDoc } from '../db';
 import { orderWorkflowId, type OrderStatus, type OrderWorkflowInput } from '../../workflows/shared';
 
 /** Fields a transition may set besides the status. */
-export type OrderPatch = Partial<Pick<OrderDoc, 'payment' | 'deliverables' | 'review' | 'refund' | 'failure'>>;
+export type OrderPatch = Partial<Pick<OrderDoc, 'payment' | 'deliverables' | 'review' | 'refund' | 'failure' | 'engineering'>>;
 
 /**
  * The order read model. The API inserts it when it starts the workflow and the workflow's activities insert it

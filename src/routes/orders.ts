@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { getService, priceMicros, missingInputs, type ServiceDefinition } from '../domain/catalogue';
+import { longRunningTerms } from '../domain/longRunning';
+import { longRunningView } from './longRunningView';
 import { microsToUsd } from '../domain/money';
 import type { OrderDoc } from '../db';
 import { ProblemError, forbidden, invalidTransition, notFound, unauthorized, unprocessable } from '../errors';
@@ -179,6 +181,8 @@ export async function createOrder(
     inputs: req.inputs,
     paymentDeadlineSeconds: deps.config.PAYMENT_DEADLINE_SECONDS,
     reviewWindowSeconds: deps.config.REVIEW_WINDOW_SECONDS,
+    // Expert SLA clock, monthly subscription terms (issue 6).
+    ...longRunningTerms(service),
   };
   // The order's own webhook endpoint exists before the workflow emits order.created (issue 5 §1).
   const webhook = req.webhook_url
@@ -218,7 +222,8 @@ export function orderRoutes(deps: AppDeps): Router {
   router.get('/api/v1/orders/:order_id', async (ctx) => {
     const doc = await loadOrder(deps, ctx.params.order_id);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = orderView(doc, deps);
+    // engineering / subscription / tasks of long-running orders (issue 6), present only where they apply.
+    ctx.body = { ...orderView(doc, deps), ...(await longRunningView(deps, doc)) };
   });
 
   router.post('/api/v1/orders/:order_id/confirm_payment', async (ctx) => {

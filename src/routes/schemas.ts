@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ORDER_STATUSES, PAYMENT_RAILS } from '../../workflows/shared';
 import { WebhookEndpoint } from './webhookSchemas';
+import { EngineeringView, SubscriptionView } from './longRunningSchemas';
 
 const Id = (description: string) => z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only').meta({ description });
 const Usd = (description: string) => z.number().meta({ description: `${description} (USD)` });
@@ -108,7 +109,13 @@ export const Order = z
     order_id: z.string().meta({ description: '128-bit random id; whoever holds it can follow the order' }),
     service_id: z.string(),
     status: OrderStatusSchema,
-    progress: z.array(z.object({ status: OrderStatusSchema, at: Time('When the state was entered') })),
+    progress: z.array(
+      z.object({
+        status: OrderStatusSchema,
+        at: Time('When the state was entered'),
+        event: z.enum(['sla_escalated', 'engineer_claimed', 'deliverable_uploaded']).optional().meta({ description: 'Progress within the status (expert delivery, issue 6)' }),
+      }),
+    ),
     amount: Usd('Order amount'),
     amount_micros: Micros('Order amount'),
     currency: z.string(),
@@ -131,6 +138,9 @@ export const Order = z
     links: z.object({ self: z.string(), verification: z.string(), review: z.string(), confirm_payment: z.string() }),
     created_at: Time('Creation time'),
     updated_at: Time('Last change'),
+    engineering: EngineeringView.optional().meta({ description: 'Expert-delivery orders from in_engineering on (issue 6)' }),
+    subscription: SubscriptionView.nullable().optional().meta({ description: 'Monthly services: the subscription (null until delivery)' }),
+    tasks: z.object({ submit_url: z.string(), price: z.number(), items: z.array(z.object({ task: z.number().int(), status: z.string(), url: z.string() })) }).optional().meta({ description: 'Per-task services: further tasks' }),
     webhook: WebhookEndpoint.optional().meta({ description: "Only in the creation response of an order with webhook_url: its endpoint, signing secret and management token (shown once)" }),
   })
   .meta({ id: 'Order' });

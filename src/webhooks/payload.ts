@@ -15,6 +15,8 @@ export interface OrderEventData {
   seq: number;
   status: string;
   order: Record<string, unknown> | null;
+  /** Facts of events that are not a status change (SLA escalation, subscription renewals, tasks; issue 6). */
+  details?: Record<string, unknown>;
 }
 
 /** The delivered JSON document. `timestamp` is the event's time (RFC 3339), not the attempt's. */
@@ -60,6 +62,9 @@ export function buildPayload(event: EventDoc, order: OrderDoc | null, publicBase
       seq: event.seq,
       status,
       order: order ? orderSnapshot(order, publicBaseUrl) : null,
+      ...(isRecord(event.data.details) ? { details: event.data.details } : {}),
     },
   };
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

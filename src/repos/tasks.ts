@@ -1,0 +1,70 @@
+import { MongoServerError } from 'mongodb';
+import type { Database, TaskDoc } from '../db';
+import type { OrderInputs } from '../../workflows/shared';
+import { taskWorkflowId, type TaskResult } from '../../workflows/subscriptionShared';
+
+const isDuplicateKey = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
+
+/** Further tasks of per-task orders (issue 6 §3). Task 1 is the order itself; further tasks are numbered from 2. */
+export class TaskRepository {
+  constructor(private readonly d: Database) {}
+
+  /**
+   * Claims the next task number of an order by inserting `<order_id>#<n>` (a unique `_id` insert is atomic on
+   * MongoDB and FerretDB alike; a lost race moves on to the next number) and returns the new task.
+   */
+  async create(orderId: string, inputs: OrderInputs, amountMicros: number): Promise<TaskDoc> {
+    const newest = await this.d.tasks.find({ order_id: orderId }).sort({ number: -1 }).limit(1).next();
+    for (let n = Math.max(2, (newest?.number ?? 1) + 1); n < 100_000; n++) {
+      const doc: TaskDoc = {
+        _id: `${orderId}#${n}`,
+        order_id: orderId,
+        number: n,
+        workflow_id: taskWorkflowId(orderId, n),
+        status: 'running',
+        inputs,
+        amount_micros: amountMicros,
+        charge: null,
+        deliverables: [],
+        refund: null,
+        failure: null,
+        requested_at: new Date(),
+        completed_at: null,
+      };
+      try {
+        await this.d.tasks.insertOne(doc);
+        return doc;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+    }
+    throw new Error(`order ${orderId}: no task number left`);
+  }
+
+  /** Task `n` of an order, or null. */
+  get(orderId: string, n: number): Promise<TaskDoc | null> {
+    return this.d.tasks.findOne({ _id: `${orderId}#${n}` });
+  }
+
+  /** Tasks of an order in number order (at most `limit`). */
+  list(orderId: string, limit = 500): Promise<TaskDoc[]> {
+    return this.d.tasks.find({ order_id: orderId }).sort({ number: 1 }).limit(limit).toArray();
+  }
+
+  /** Records a task's outcome (idempotent: the same result written twice is the same document). */
+  async complete(orderId: string, n: number, result: TaskResult, at: string): Promise<void> {
+    await this.d.tasks.updateOne(
+      { _id: `${orderId}#${n}` },
+      {
+        $set: {
+          status: result.status,
+          charge: result.charge,
+          deliverables: result.deliverables,
+          refund: result.refund,
+          failure: result.failure,
+          completed_at: new Date(at),
+        },
+      },
+    );
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The API's side of the long-running orders (issue 6): engineer queue and buyer-cancel Updates on the order workflow,
+ * subscription Updates, per-task workflow starts. Every method throws {@link ProblemError}s.
+ */
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { ProblemError, type ErrorCode } from '../errors';
+import {
+  addDeliverableUpdate,
+  cancelOrderUpdate,
+  claimEngineeringUpdate,
+  markReadyUpdate,
+  orderWorkflowId,
+  type CancelOrderRequest,
+  type ClaimRequest,
+  type DeliverableUpload,
+  type OrderState,
+  type ReadyRequest,
+} from '../../workflows/shared';
+import {
+  cancelSubscriptionUpdate,
+  payInvoiceUpdate,
+  subscriptionWorkflowId,
+  taskWorkflowId,
+  type CancelSubscriptionRequest,
+  type PayInvoiceRequest,
+  type SubscriptionState,
+  type TaskInput,
+  type TaskResult,
+} from '../../workflows/subscriptionShared';
+
+/** HTTP status of each failure type the long-running workflows raise. */
+const FAILURE_STATUS: Readonly<Record<string, number>> = {
+  invalid_state_transition: 409,
+  already_claimed: 409,
+  engineering_not_claimed: 409,
+  deliverable_conflict: 409,
+  no_deliverables: 409,
+  invoice_not_found: 404,
+  insufficient_funds: 402,
+  payment_failed: 402,
+  transaction_not_found: 402,
+  transaction_already_used: 409,
+  transaction_amount_mismatch: 402,
+  invalid_request: 400,
+};
+
+function updateProblem(err: WorkflowUpdateFailedError): ProblemError {
+  const cause = err.cause;
+  if (cause instanceof ApplicationFailure && cause.type && cause.type in FAILURE_STATUS) {
+    const extra = (cause.details?.[0] ?? {}) as Record<string, unknown>;
+    return new ProblemError(FAILURE_STATUS[cause.type] ?? 400, cause.type as ErrorCode, cause.message, extra);
+  }
+  return new ProblemError(500, 'internal_error', cause?.message ?? err.message);
+}
+
+/** Client of the long-running order workflows. */
+export class LongRunningWorkflows {
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /** `claimEngineering` Update: an engineer takes the order. */
+  claim(orderId: string, req: ClaimRequest): Promise<OrderState> {
+    return this.orderUpdate(orderId, (h) => h.executeUpdate(claimEngineeringUpdate, { args: [req] }));
+  }
+
+  /** `addDeliverable` Update: records a file the API already stored. */
+  addDeliverable(orderId: string, req: DeliverableUpload): Promise<OrderState> {
+    return this.orderUpdate(orderId, (h) => h.executeUpdate(addDeliverableUpdate, { args: [req] }));
+  }
+
+  /** `markReady` Update: answers with the delivered order. */
+  markReady(orderId: string, req: ReadyRequest): Promise<OrderState> {
+    return this.orderUpdate(orderId, (h) => h.executeUpdate(markReadyUpdate, { args: [req] }));
+  }
+
+  /** `cancelOrder` Update (buyer, after an SLA breach): answers with the cancelled, refunded order. */
+  cancelOrder(orderId: string, req: CancelOrderRequest): Promise<OrderState> {
+    return this.orderUpdate(orderId, (h) => h.executeUpdate(cancelOrderUpdate, { args: [req] }));
+  }
+
+  /** `cancelSubscription` Update: cancel at the end of the period. */
+  cancelSubscription(orderId: string, req: CancelSubscriptionRequest): Promise<SubscriptionState> {
+    return this.subscriptionUpdate(orderId, (h) => h.executeUpdate(cancelSubscriptionUpdate, { args: [req] }));
+  }
+
+  /** `payInvoice` Update: a hosted-link transaction pays the open renewal invoice. */
+  payInvoice(orderId: string, req: PayInvoiceRequest): Promise<SubscriptionState> {
+    return this.subscriptionUpdate(orderId, (h) => h.executeUpdate(payInvoiceUpdate, { args: [req] }));
+  }
+
+  /**
+   * Starts task `input.taskNumber` (id `task-<order>-<n>`, a second start is a no-op) and waits up to `waitMs` for
+   * its outcome; null when it is still running then.
+   */
+  async runTask(input: TaskInput, waitMs: number): Promise<TaskResult | null> {
+    const workflowId = taskWorkflowId(input.orderId, input.taskNumber);
+    try {
+      await this.client.workflow.start('taskWorkflow', {
+        taskQueue: this.taskQueue,
+        workflowId,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        staticSummary: `Task ${input.taskNumber} of order ${input.orderId}`,
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    const handle = this.client.workflow.getHandle(workflowId);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), waitMs);
+    });
+    try {
+      return await Promise.race([handle.result() as Promise<TaskResult>, timeout]);
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) throw new ProblemError(500, 'internal_error', err.message);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private orderUpdate<T>(orderId: string, run: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>): Promise<T> {
+    return this.update(orderWorkflowId(orderId), `No order ${orderId}`, 'order_not_found', run);
+  }
+
+  private subscriptionUpdate<T>(orderId: string, run: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>): Promise<T> {
+    return this.update(subscriptionWorkflowId(orderId), `Order ${orderId} has no subscription`, 'subscription_not_found', run);
+  }
+
+  private async update<T>(
+    workflowId: string,
+    notFound: string,
+    code: ErrorCode,
+    run: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
+  ): Promise<T> {
+    const handle = this.client.workflow.getHandle(workflowId);
+    try {
+      return await run(handle);
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw updateProblem(err);
+      if (err instanceof WorkflowNotFoundError) {
+        // An Update to a closed workflow answers NotFound: report the state it ended in.
+        const closed = await handle
+          .describe()
+          .then((d) => d.status.name !== 'RUNNING')
+          .catch(() => false);
+        if (!closed) throw new ProblemError(404, code, notFound);
+        const final = (await handle.result().catch(() => null)) as { status?: string } | null;
+        const status = final?.status ?? 'ended';
+        throw new ProblemError(409, 'invalid_state_transition', `It has ended (${status})`, { current_status: status });
+      }
+      throw err;
+    }
+  }
+}

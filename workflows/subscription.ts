@@ -1,0 +1,331 @@
+/**
+ * The subscription workflow of a monthly order (issue 6 §2), id `subscription-<order_id>`.
+ *
+ * Started by the order workflow when the order is delivered, as a child with parent-close policy ABANDON: the order
+ * reaches its own end (accepted after review) while the subscription lives on. One run serves one period and then
+ * continues as new, so the history stays small however long the subscription lasts.
+ *
+ * Period 1 is paid by the order. At the end of each period the next one is charged on the order's rail:
+ * - agent_wallet: a wallet debit `subscription:<order_id>:<period>`; a refused debit starts dunning: retries after
+ *   `retryAfterSeconds` (1, 3, 7 days), `subscription.payment_failed` for each failed attempt, `suspended` after
+ *   the last one.
+ * - linkpay_ncp / x402_usdc: an invoice `inv_<order_id>_<period>` due after `invoiceDueSeconds` (7 days), paid
+ *   with a hosted-link transaction bound to the invoice id (`payInvoice` Update); unpaid at the due date: suspended.
+ * Every paid renewal credits the partner's commission for that period (activities/commissions.ts).
+ * `cancelSubscription` cancels at the end of the period (at once while a renewal is unpaid).
+ *
+ * All writes to the read model are made by the main coroutine, in version order; Update handlers change state and
+ * queue a write, then wait until it is recorded.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  proxyActivities,
+  setHandler,
+  startChild,
+} from '@temporalio/workflow';
+import type { CommissionActivities } from '../activities/commissions';
+import type { LongRunningActivities } from '../activities/longRunning';
+import { FailureType, type OrderWorkflowInput, type PaymentRecord } from './shared';
+import {
+  SUBSCRIPTION_EVENT_TYPES,
+  cancelSubscriptionUpdate,
+  endSubscriptionSignal,
+  getSubscriptionQuery,
+  invoiceId,
+  payInvoiceUpdate,
+  periodOf,
+  subscriptionWorkflowId,
+  type SubscriptionCharge,
+  type SubscriptionInput,
+  type SubscriptionState,
+} from './subscriptionShared';
+
+/** Bookkeeping writes, retried until they succeed. */
+const records = proxyActivities<LongRunningActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** Charges and payment checks: business refusals are non-retryable; transient errors retry a few times. */
+const payments = proxyActivities<LongRunningActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+});
+
+/** Partner commission per paid period (the other engineers' reusable activity), retried until it succeeds. */
+const commissions = proxyActivities<CommissionActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+const nowIso = (): string => new Date().toISOString();
+const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+const plusSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();
+
+/** Business failure of an activity, or undefined when `err` is something else. */
+function businessFailure(err: unknown): ApplicationFailure | undefined {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+}
+
+const refused = (message: string, status: string) =>
+  ApplicationFailure.create({ message, type: FailureType.invalidTransition, details: [{ current_status: status }], nonRetryable: true });
+
+/**
+ * Starts the subscription of a monthly order as an abandoned child (it outlives the order workflow). Returns once
+ * the child has started. Called by the order workflow at delivery.
+ */
+export async function startSubscription(order: OrderWorkflowInput, payment: PaymentRecord): Promise<void> {
+  const terms = order.subscription;
+  if (!terms) return;
+  await startChild(subscriptionWorkflow, {
+    workflowId: subscriptionWorkflowId(order.orderId),
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    args: [
+      {
+        orderId: order.orderId,
+        serviceId: order.serviceId,
+        ...(order.agentId ? { agentId: order.agentId } : {}),
+        ...(order.partnerId ? { partnerId: order.partnerId } : {}),
+        rail: payment.rail,
+        amountMicros: payment.amount_micros,
+        currency: order.currency,
+        terms,
+        anchor: payment.paid_at,
+        period: 1,
+        version: 0,
+        firstPayment: payment,
+      },
+    ],
+    staticSummary: `Subscription of order ${order.orderId} (${order.serviceId})`,
+  });
+}
+
+/** Ends the subscription of a rejected order at once (the order refunds period 1 itself). */
+export async function endSubscription(orderId: string, reason: string): Promise<void> {
+  await getExternalWorkflowHandle(subscriptionWorkflowId(orderId)).signal(endSubscriptionSignal, { reason });
+}
+
+/** Serves one period of a subscription, then continues as new with the next (or ends: cancelled, suspended). */
+export async function subscriptionWorkflow(input: SubscriptionInput): Promise<SubscriptionState> {
+  let version = input.version;
+  const period = periodOf(input.anchor, input.period);
+  const state: SubscriptionState = {
+    order_id: input.orderId,
+    status: 'active',
+    current_period: period,
+    next_charge_at: input.cancelReason !== undefined ? null : period.end,
+    cancel_at_period_end: input.cancelReason !== undefined,
+    cancel_reason: input.cancelReason ?? null,
+    ended_at: null,
+    dunning: null,
+    open_invoice: null,
+  };
+  /** Writes queued by Update handlers; the main coroutine records them in order. */
+  let queued = 0;
+  let recorded = 0;
+  /** Set by the order workflow's signal, or by a cancel while a renewal is unpaid: end without waiting. */
+  let endNow: string | undefined;
+  let invoiceCheck = false;
+  let invoicePayment: { transaction_id: string; amount_micros: number } | undefined;
+  const ended = () => state.status === 'cancelled' || state.status === 'suspended';
+
+  setHandler(getSubscriptionQuery, () => copy(state));
+  setHandler(endSubscriptionSignal, (req) => {
+    endNow ??= req.reason;
+  });
+
+  setHandler(
+    cancelSubscriptionUpdate,
+    async (req) => {
+      if (!state.cancel_at_period_end) {
+        state.cancel_at_period_end = true;
+        state.cancel_reason = req.reason ?? null;
+        // An unpaid renewal is not served on: the subscription ends now instead of at the period's end.
+        if (state.status === 'past_due' || state.open_invoice) endNow ??= 'cancelled by the buyer';
+        else state.next_charge_at = null;
+        queued += 1;
+        const n = queued;
+        await condition(() => recorded >= n || ended());
+      }
+      return copy(state);
+    },
+    {
+      validator: (_req) => {
+        if (ended() || endNow !== undefined) throw refused(`The subscription is ${state.status}`, state.status);
+      },
+    },
+  );
+
+  setHandler(
+    payInvoiceUpdate,
+    async (req) => {
+      await condition(() => !invoiceCheck);
+      if (!invoicePayment && state.open_invoice) {
+        invoiceCheck = true;
+        try {
+          invoicePayment = await payments.verifyInvoicePayment({
+            invoiceId: req.invoice_id,
+            transactionId: req.transaction_id,
+            amountMicros: state.open_invoice.amount_micros,
+          });
+        } catch (err) {
+          const cause = businessFailure(err);
+          if (!cause) throw err;
+          throw ApplicationFailure.create({ message: cause.message, type: cause.type ?? FailureType.paymentFailed, nonRetryable: true });
+        } finally {
+          invoiceCheck = false;
+        }
+      }
+      await condition(() => state.open_invoice === null || ended());
+      return copy(state);
+    },
+    {
+      validator: (req) => {
+        if (!state.open_invoice || state.open_invoice.invoice_id !== req.invoice_id || endNow !== undefined) {
+          throw ApplicationFailure.create({
+            message: `No open invoice ${req.invoice_id}`,
+            type: 'invoice_not_found',
+            nonRetryable: true,
+          });
+        }
+      },
+    },
+  );
+
+  async function record(charge?: SubscriptionCharge, event?: { type: string; details: Record<string, unknown> }): Promise<void> {
+    version += 1;
+    await records.recordSubscription({
+      orderId: input.orderId,
+      version,
+      state: copy(state),
+      ...(charge ? { charge } : {}),
+      ...(event ? { event } : {}),
+      at: nowIso(),
+    });
+  }
+
+  /** Records what handlers queued. */
+  async function drain(): Promise<void> {
+    while (recorded < queued) {
+      const target = queued;
+      await record();
+      recorded = target;
+    }
+  }
+
+  /** Waits until `iso` (false) or until `woken()` holds (true), recording queued writes meanwhile. */
+  async function waitUntil(iso: string, woken: () => boolean): Promise<boolean> {
+    for (;;) {
+      await drain();
+      if (woken()) return true;
+      const remaining = Date.parse(iso) - Date.now();
+      if (remaining <= 0) return false;
+      await condition(() => recorded < queued || woken(), remaining);
+    }
+  }
+
+  async function end(status: 'cancelled' | 'suspended', reason: string): Promise<SubscriptionState> {
+    state.status = status;
+    state.ended_at = nowIso();
+    state.next_charge_at = null;
+    state.dunning = null;
+    state.open_invoice = null;
+    if (status === 'cancelled') state.cancel_reason ??= reason;
+    await drain();
+    await record(undefined, { type: status === 'cancelled' ? SUBSCRIPTION_EVENT_TYPES.cancelled : SUBSCRIPTION_EVENT_TYPES.suspended, details: { reason, period: state.current_period.number } });
+    recorded = queued;
+    await condition(allHandlersFinished);
+    return copy(state);
+  }
+
+  if (input.firstPayment) {
+    version = 1;
+    const p = input.firstPayment;
+    await records.openSubscription({
+      input,
+      state: copy(state),
+      firstCharge: { period: 1, attempt: 1, amount_micros: p.amount_micros, rail: p.rail, status: 'paid', transaction_id: p.transaction_id, failure: null, invoice_id: null, due_at: null, at: p.paid_at },
+      at: nowIso(),
+    });
+  }
+
+  // The period runs; a cancel requested now takes effect at its end.
+  if (await waitUntil(period.end, () => endNow !== undefined)) return end('cancelled', endNow ?? 'cancelled');
+  if (state.cancel_at_period_end) return end('cancelled', state.cancel_reason ?? 'cancelled at period end');
+
+  // Renewal: the next period starts now and must be paid.
+  const next = periodOf(input.anchor, input.period + 1);
+  const renewalAt = next.start;
+  state.current_period = next;
+  const paid = async (tx: { transaction_id: string; amount_micros: number }, attempt: number, rail = input.rail): Promise<never> => {
+    state.status = 'active';
+    state.dunning = null;
+    state.open_invoice = null;
+    state.next_charge_at = state.cancel_at_period_end ? null : next.end;
+    const at = nowIso();
+    await record(
+      { period: next.number, attempt, amount_micros: tx.amount_micros, rail, status: 'paid', transaction_id: tx.transaction_id, failure: null, invoice_id: null, due_at: null, at },
+      { type: SUBSCRIPTION_EVENT_TYPES.renewed, details: { period: next.number, current_period: next, amount_micros: tx.amount_micros, transaction_id: tx.transaction_id, attempt } },
+    );
+    if (input.partnerId) {
+      await commissions.creditCommission({ orderId: input.orderId, period: String(next.number), partnerId: input.partnerId, amountMicros: tx.amount_micros, ...(input.agentId ? { agentId: input.agentId } : {}) });
+    }
+    await drain();
+    await condition(allHandlersFinished);
+    await drain();
+    return continueAsNew<typeof subscriptionWorkflow>({
+      ...input,
+      period: next.number,
+      version,
+      firstPayment: undefined,
+      ...(state.cancel_at_period_end ? { cancelReason: state.cancel_reason ?? '' } : {}),
+    });
+  };
+
+  if (input.rail === 'agent_wallet') {
+    const retries = input.terms.retryAfterSeconds;
+    for (let attempt = 1; attempt <= retries.length + 1; attempt++) {
+      if (attempt > 1) {
+        const at = plusSeconds(renewalAt, retries[attempt - 2] ?? 0);
+        if (await waitUntil(at, () => endNow !== undefined)) return end('cancelled', endNow ?? 'cancelled');
+      }
+      try {
+        const tx = await payments.chargeRenewal({ orderId: input.orderId, ...(input.agentId ? { agentId: input.agentId } : {}), period: next.number, amountMicros: input.amountMicros });
+        return await paid(tx, attempt);
+      } catch (err) {
+        const cause = businessFailure(err);
+        if (!cause) throw err;
+        const retryAfter = retries[attempt - 1];
+        const nextRetry = retryAfter === undefined ? null : plusSeconds(renewalAt, retryAfter);
+        state.status = 'past_due';
+        state.dunning = { retries_done: attempt - 1, next_retry_at: nextRetry };
+        state.next_charge_at = nextRetry;
+        await record(
+          { period: next.number, attempt, amount_micros: input.amountMicros, rail: input.rail, status: 'failed', transaction_id: null, failure: cause.type ?? cause.message, invoice_id: null, due_at: null, at: nowIso() },
+          { type: SUBSCRIPTION_EVENT_TYPES.paymentFailed, details: { period: next.number, attempt, failure: cause.type ?? 'payment_failed', message: cause.message, next_retry_at: nextRetry } },
+        );
+      }
+    }
+    return end('suspended', `renewal of period ${next.number} unpaid after ${retries.length} retries`);
+  }
+
+  // Other rails: an invoice to pay by its due date.
+  const dueAt = plusSeconds(renewalAt, input.terms.invoiceDueSeconds);
+  const id = invoiceId(input.orderId, next.number);
+  state.open_invoice = { invoice_id: id, period: next.number, amount_micros: input.amountMicros, due_at: dueAt };
+  state.next_charge_at = null;
+  await record(
+    { period: next.number, attempt: 1, amount_micros: input.amountMicros, rail: input.rail, status: 'invoiced', transaction_id: null, failure: null, invoice_id: id, due_at: dueAt, at: nowIso() },
+    { type: SUBSCRIPTION_EVENT_TYPES.invoiceIssued, details: { period: next.number, invoice_id: id, amount_micros: input.amountMicros, due_at: dueAt } },
+  );
+  const woken = await waitUntil(dueAt, () => endNow !== undefined || invoicePayment !== undefined);
+  if (woken && invoicePayment) return paid(invoicePayment, 1, 'linkpay_ncp');
+  if (woken) return end('cancelled', endNow ?? 'cancelled');
+  return end('suspended', `invoice ${id} unpaid at its due date`);
+}

@@ -1,0 +1,75 @@
+/**
+ * One further task of a per-task order (issue 6 §3, task-worker), id `task-<order_id>-<n>`: charge the agent
+ * wallet the order's per-task price (`task:<order_id>:<n>`), produce the task's deliverables, record the outcome.
+ * A production failure after every retry refunds the charge. Tasks are accepted on delivery (no review window):
+ * the buyer pays per task it submits, and a task's documents are produced from its own prompt alone.
+ */
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { LongRunningActivities } from '../activities/longRunning';
+import { TASK_EVENT_TYPES, type TaskInput, type TaskResult } from './subscriptionShared';
+
+const records = proxyActivities<LongRunningActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+const payments = proxyActivities<LongRunningActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+});
+const producers = proxyActivities<LongRunningActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
+});
+
+const nowIso = (): string => new Date().toISOString();
+
+/** Charges, produces and records task `input.taskNumber`; returns its outcome. */
+export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
+  const finish = async (result: TaskResult): Promise<TaskResult> => {
+    await records.recordTask({
+      orderId: input.orderId,
+      taskNumber: input.taskNumber,
+      result,
+      eventType: result.status === 'delivered' ? TASK_EVENT_TYPES.delivered : TASK_EVENT_TYPES.failed,
+      at: nowIso(),
+    });
+    return result;
+  };
+
+  let charge: TaskResult['charge'];
+  try {
+    const tx = await payments.chargeTask({ orderId: input.orderId, taskNumber: input.taskNumber, agentId: input.agentId, amountMicros: input.amountMicros });
+    charge = { ...tx, at: nowIso() };
+  } catch (err) {
+    if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure)) throw err;
+    return finish({
+      status: 'payment_failed',
+      charge: null,
+      deliverables: [],
+      refund: null,
+      failure: { code: err.cause.type ?? 'payment_failed', message: err.cause.message },
+    });
+  }
+
+  try {
+    const deliverables = await producers.produceTask({
+      orderId: input.orderId,
+      taskNumber: input.taskNumber,
+      serviceId: input.serviceId,
+      inputs: input.inputs,
+      issuedAt: input.requestedAt,
+    });
+    return await finish({ status: 'delivered', charge, deliverables, refund: null, failure: null });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const refund = await records.refundTask({
+      orderId: input.orderId,
+      taskNumber: input.taskNumber,
+      agentId: input.agentId,
+      amountMicros: charge.amount_micros,
+      reason: 'task_failed',
+      at: nowIso(),
+    });
+    return finish({ status: 'failed', charge, deliverables: [], refund, failure: { code: 'task_failed', message } });
+  }
+}
