@@ -15,10 +15,11 @@ let stack: TimeSkippingStack;
 const op = { authorization: `Bearer ${OPERATOR_KEY}` };
 const HOUR = 3600_000;
 
-beforeAll(async () => {
+// One test server per test: its clock is global to all workflows on it.
+beforeEach(async () => {
   stack = await startTimeSkippingStack();
 }, 120_000);
-afterAll(async () => {
+afterEach(async () => {
   await stack?.stop();
 });
 
