@@ -15,6 +15,7 @@ import {
 } from './schemas';
 import type { AppDeps } from './context';
 import { x402OpenApiPaths } from './x402OpenApi';
+import { longRunningOpenApiPaths } from './longRunningOpenApi';
 import { agentOpenApiPaths } from './agentOpenApi';
 import { webhookOpenApiPaths } from './webhookOpenApi';
 
@@ -131,6 +132,7 @@ export function openApiDocument(baseUrl: string) {
       ...agentOpenApiPaths({ op, json, problem }),
       ...webhookOpenApiPaths({ op, json, problem }),
       ...x402OpenApiPaths({ op, json, problem }),
+      ...longRunningOpenApiPaths({ op, json, problem }),
     },
   });
 }
