@@ -67,7 +67,9 @@ test('SIGKILL during fulfillment, restart: the order completes exactly once', as
 
   await startWorkerProcess(queue);
   const delivered = await waitForOrder(stack, id, (o) => o.status === 'delivered', 60_000);
-  expect(['paid', 'fulfilling', 'delivered']).toContain(statusAtKill);
+  // The read model may still say awaiting_payment: the Update answers as soon as the workflow has the payment,
+  // and the kill can land before the transition is written. Either way the order must complete once.
+  expect(['awaiting_payment', 'paid', 'fulfilling', 'delivered']).toContain(statusAtKill);
   expect(delivered.progress.map((p: { status: string }) => p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling', 'delivered']);
   const names = delivered.deliverables.map((d: { name: string }) => d.name);
   expect(new Set(names).size).toBe(names.length);
