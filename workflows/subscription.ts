@@ -325,7 +325,9 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     { type: SUBSCRIPTION_EVENT_TYPES.invoiceIssued, details: { period: next.number, invoice_id: id, amount_micros: input.amountMicros, due_at: dueAt } },
   );
   const woken = await waitUntil(dueAt, () => endNow !== undefined || invoicePayment !== undefined);
-  if (woken && invoicePayment) return paid(invoicePayment, 1, 'linkpay_ncp');
+  // A payment being verified at the due date is awaited, not cut off.
+  if (!woken) await condition(() => !invoiceCheck);
+  if (invoicePayment) return paid(invoicePayment, 1, 'linkpay_ncp');
   if (woken) return end('cancelled', endNow ?? 'cancelled');
   return end('suspended', `invoice ${id} unpaid at its due date`);
 }

@@ -6,7 +6,10 @@
  *
  * Fixtures: `expert-custom-7-days.json`, a robot-control-system order (blueprint, engineer queue, escalation at 80%,
  * engineer delivery, acceptance) recorded by `RECORD_HISTORIES=1 npx jest test/integration/expertDelivery.test.ts`;
- * `order-automation-wf-before-issue-6.json`, an automated order recorded with the code before issue 6.
+ * `order-automation-wf-before-issue-6.json`, an automated order recorded with the code before issue 6;
+ * `subscription-run-1.json` and `subscription-run-2-dunning.json`, two runs of a monthly subscription (renewal and
+ * continue-as-new; a failed charge, the dunning timer and the recovery), recorded by
+ * `RECORD_HISTORIES=1 npx jest test/integration/subscriptions.test.ts`.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -18,7 +21,9 @@ const dir = path.resolve(__dirname, '..', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 
 test('the stored histories are there', () => {
-  expect(files).toEqual(expect.arrayContaining(['expert-custom-7-days.json', 'order-automation-wf-before-issue-6.json']));
+  expect(files).toEqual(
+    expect.arrayContaining(['expert-custom-7-days.json', 'order-automation-wf-before-issue-6.json', 'subscription-run-1.json', 'subscription-run-2-dunning.json']),
+  );
 });
 
 test('every stored history replays against the current workflow code', async () => {

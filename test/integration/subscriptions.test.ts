@@ -2,8 +2,11 @@
  * Monthly billing (issue 6 §2) on Temporal's time-skipping test server, through the real API and worker:
  * renewals on the agent wallet with a failed charge and its recovery, the partner's commission on every paid period,
  * cancellation at the end of the period, suspension after the last dunning retry, an invoice on the hosted-link rail,
- * and a rejected order ending its subscription.
+ * and a rejected order ending its subscription. With RECORD_HISTORIES=1 two runs of the first subscription are written
+ * to test/fixtures/histories/ for the replay test.
  */
+import path from 'node:path';
+import { saveHistory } from '../helpers/histories';
 import { OPERATOR_KEY } from '../helpers/stack';
 import { fundAgent, startTimeSkippingStack, topUp, waitForOrderTs, type TimeSkippingStack } from '../helpers/timeSkippingStack';
 import { addMonths, invoiceId, subscriptionWorkflowId } from '../../workflows/subscriptionShared';
@@ -100,7 +103,8 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
   expect(p2.past_charges[1]).toMatchObject({ period: 2, attempt: 1, status: 'paid', transaction_id: `subscription:${orderId}:2` });
   expect(await stack.services.wallets.balance(agent)).toBe(0);
   // One run per period: the workflow continued as new.
-  expect((await handle.describe()).runId).not.toBe(firstRun);
+  const secondRun = (await handle.describe()).runId;
+  expect(secondRun).not.toBe(firstRun);
 
   // Renewal 2 (period 3): the wallet is empty, the charge fails, dunning starts.
   await skipTo(p2.current_period.end);
@@ -141,6 +145,14 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
   expect(await stack.services.wallets.balance('partner-sub-1')).toBe(4 * 7_800_000);
   const types = (await eventTypes(orderId)).filter((t) => t.startsWith('subscription.'));
   expect(types).toEqual(['subscription.created', 'subscription.renewed', 'subscription.payment_failed', 'subscription.renewed', 'subscription.renewed', 'subscription.cancelled']);
+
+  if (process.env.RECORD_HISTORIES === '1') {
+    // Run 1 (period 1: created, renewal paid, commission, continue-as-new) and run 2 (failed charge, dunning, paid).
+    const dir = path.resolve(__dirname, '..', 'fixtures', 'histories');
+    const id = subscriptionWorkflowId(orderId);
+    saveHistory(path.join(dir, 'subscription-run-1.json'), await stack.env.client.workflow.getHandle(id, firstRun).fetchHistory());
+    saveHistory(path.join(dir, 'subscription-run-2-dunning.json'), await stack.env.client.workflow.getHandle(id, secondRun).fetchHistory());
+  }
 });
 
 test('a renewal unpaid after three retries over a week suspends the subscription', async () => {
