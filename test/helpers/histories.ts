@@ -6,16 +6,22 @@
  * `historyToJSON` / `historyFromJSON` of @temporalio/common 1.24 throw "type must be a Type" (its nested protobufjs 8
  * meets the protobufjs 7 types of @temporalio/proto), so the canonical format can be neither written nor read here.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { temporal } from '@temporalio/proto';
 
 const History = temporal.api.history.v1.History;
 const TO_OBJECT = { longs: String, enums: String, bytes: String } as const;
 
-/** Writes a history (as `handle.fetchHistory()` returns it) to `file`. */
-export function saveHistory(file: string, history: temporal.api.history.v1.IHistory): void {
+/**
+ * Writes a history (as `handle.fetchHistory()` returns it) to `file`, or beside it with a date suffix when `file`
+ * exists: stored fixtures are never overwritten, since they are the histories that must keep replaying.
+ * @returns the path written.
+ */
+export function saveHistory(file: string, history: temporal.api.history.v1.IHistory): string {
   const json = History.toObject(History.fromObject(history), TO_OBJECT);
-  writeFileSync(file, `${JSON.stringify(json, null, 1)}\n`);
+  const target = existsSync(file) ? file.replace(/\.json$/, `-${new Date().toISOString().slice(0, 10)}.json`) : file;
+  writeFileSync(target, `${JSON.stringify(json, null, 1)}\n`);
+  return target;
 }
 
 /** Reads a history written by {@link saveHistory}, ready for `Worker.runReplayHistory`. */
