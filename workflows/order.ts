@@ -96,6 +96,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     deliverables: [],
   };
   let version = 1;
+  /** Status of the newest transition written to the read model (webhooks and GET read that, not `state`). */
+  let recordedStatus: OrderStatus = 'awaiting_payment';
   let paymentInFlight = false;
   /** Set at the payment deadline: from then on no capture may start. */
   let paymentClosed = false;
@@ -117,6 +119,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       eventSeq: version,
       eventData: { order_id: input.orderId, service_id: input.serviceId, status, ...patch },
     });
+    recordedStatus = status;
   }
 
   setHandler(getStateQuery, snapshot);
@@ -148,7 +151,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       }
       upsertSearchAttributes([{ key: SA.paymentRail, value: req.rail }]);
       // Answer once the main loop has recorded the payment, so a read after 200 sees `paid` or later.
-      await condition(() => state.status !== 'awaiting_payment');
+      await condition(() => recordedStatus !== 'awaiting_payment');
       return snapshot();
     },
     {
