@@ -151,7 +151,9 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       }
       upsertSearchAttributes([{ key: SA.paymentRail, value: req.rail }]);
       // Answer once the main loop has recorded the payment, so a read after 200 sees `paid` or later.
-      await condition(() => recordedStatus !== 'awaiting_payment');
+      // Histories from before this patch answered as soon as the status changed in memory.
+      const afterRecord = patched('confirm-payment-after-record');
+      await condition(() => (afterRecord ? recordedStatus : state.status) !== 'awaiting_payment');
       return snapshot();
     },
     {
