@@ -74,7 +74,7 @@ export async function callTool(name: string, args: unknown, dispatch: Dispatch):
       errors: parsed.error.issues.slice(0, 20).map((i) => ({ param: i.path.join('.'), message: i.message })),
     });
   }
-  const { status, body } = await dispatch(tool.request(parsed.data));
+  const { status, body } = await dispatch(tool.request(args ?? {}));
   const structured = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body };
   if (status >= 200 && status < 300) {
     return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };

@@ -8,6 +8,9 @@ import { z } from 'zod';
 import { CatalogueEnvelope } from '../domain/catalogue';
 import { ConfirmPaymentRequest, Order, OrderRequest, Quote, QuoteRequest, ReviewRequest, Verification, Wallet } from '../routes/schemas';
 import { EventCatalogue, WebhookEndpoint, WebhookRegistrationRequest } from '../routes/webhookSchemas';
+import { DiscoveryResponse, NegotiationRequest, NegotiationResponse, Procurement, ProcurementRequest, TrustStatus } from '../routes/agentSchemas';
+import { DiscoveryQuery } from '../domain/discovery';
+import { MicroCatalogueEnvelope } from '../domain/micro';
 
 /** The HTTP request a tool call becomes. `query` values are appended as a query string. */
 export interface ToolRequest {
@@ -27,7 +30,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
   input: I;
   output?: z.ZodType;
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
-  request(args: z.output<I>): ToolRequest;
+  /** Builds the REST request from the arguments as sent (validated, not transformed: the REST API parses them). */
+  request(args: z.input<I>): ToolRequest;
 }
 
 const define = <I extends z.ZodType>(t: ToolDefinition<I>): ToolDefinition => t as unknown as ToolDefinition;
@@ -44,36 +48,6 @@ const without = <T extends Record<string, unknown>>(o: T, ...keys: string[]) => 
 const read = { readOnlyHint: true, openWorldHint: false } as const;
 const write = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
-// Inputs of operations whose REST schemas are still being built (issues 3 and 4): taken from the seed as written.
-/** `GET /api/v1/discover` query (seed §4 discovery query parameters). */
-const DiscoverInput = z
-  .object({
-    capability: z.string().max(128).optional(),
-    budget_max: z.number().nonnegative().optional().meta({ description: 'USD' }),
-    billing: z.string().max(32).optional(),
-    automation: z.string().max(64).optional(),
-    language: z.string().max(8).optional(),
-    region: z.string().max(64).optional(),
-    payment_rail: z.string().max(32).optional(),
-    max_fulfillment: z.number().nonnegative().optional().meta({ description: 'Hours' }),
-  })
-  .strict();
-/** Body of `POST /api/v1/capabilities/negotiate` (seed §2.7). */
-const NegotiateInput = z.object({ required_capabilities: z.array(z.string().min(1).max(128)).min(1).max(50) }).strict();
-/** Body of `POST /api/v1/procure` (seed §2.8, defaults per §8). */
-const ProcureInput = z
-  .object({
-    objective: z.string().max(2000).optional(),
-    budget: z.number().positive().optional().meta({ description: 'USD, default 100' }),
-    currency: z.string().max(8).optional().meta({ description: 'Default USD' }),
-    requirements: z.array(z.string().max(128)).max(50).optional(),
-    auto_purchase: z.boolean().optional().meta({ description: 'Default true' }),
-    agent_id: z.string().max(128).optional(),
-    email: z.string().max(254).optional(),
-    inputs: z.record(z.string(), z.unknown()).optional().meta({ description: 'Inputs of the chosen service' }),
-    agent_key: AgentKey,
-  })
-  .passthrough();
 const Empty = z.object({}).strict();
 
 /** Every tool, in the order `tools/list` shows them (a purchase reads top to bottom). */
@@ -90,8 +64,10 @@ export const TOOLS: readonly ToolDefinition[] = [
   define({
     name: 'discover_services',
     title: 'Discover services',
-    description: 'Services matching filters (GET /api/v1/discover): capability, budget_max, billing, automation, language, region, payment_rail, max_fulfillment.',
-    input: DiscoverInput,
+    description:
+      'Services matching filters (GET /api/v1/discover): capability, budget_max, billing, automation, language, region, payment_rail, max_fulfillment, min_sla, buyer. Values are query-string values (strings).',
+    input: DiscoveryQuery.strict(),
+    output: DiscoveryResponse,
     annotations: read,
     request: (a) => ({ method: 'GET', path: '/api/v1/discover', query: a }),
   }),
@@ -99,7 +75,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'negotiate_capabilities',
     title: 'Negotiate capabilities',
     description: 'Services covering the required capabilities, sorted by coverage (POST /api/v1/capabilities/negotiate).',
-    input: NegotiateInput,
+    input: NegotiationRequest,
+    output: NegotiationResponse,
     annotations: read,
     request: (a) => ({ method: 'POST', path: '/api/v1/capabilities/negotiate', body: a }),
   }),
@@ -168,8 +145,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'procure',
     title: 'Procure for a goal',
     description: 'Finds the service that meets an objective within a budget and, by default, buys it (POST /api/v1/procure).',
-    input: ProcureInput,
-    annotations: { ...write, openWorldHint: false },
+    input: ProcurementRequest.extend({ agent_key: AgentKey }),
+    output: Procurement,
+    annotations: write,
     request: (a) => ({ method: 'POST', path: '/api/v1/procure', body: without(a, 'agent_key'), ...(a.agent_key ? { bearer: a.agent_key } : {}) }),
   }),
   define({
@@ -187,6 +165,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Trust status',
     description: 'Live performance and uptime telemetry and the declared SLA targets (GET /api/v1/trust/status).',
     input: Empty,
+    output: TrustStatus,
     annotations: read,
     request: () => ({ method: 'GET', path: '/api/v1/trust/status' }),
   }),
@@ -195,6 +174,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Micro catalogue',
     description: 'Low-priced items sold per request over x402 (GET /api/v1/x402/micro), with how to buy them.',
     input: Empty,
+    output: MicroCatalogueEnvelope,
     annotations: read,
     request: () => ({ method: 'GET', path: '/api/v1/x402/micro' }),
   }),

@@ -150,6 +150,31 @@ test('business failures are isError results; unknown tools and bad arguments are
   await expect(client.callTool({ name: 'review_order', arguments: { order_id: 'ord_x', action: 'maybe' } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
 });
 
+test('discovery, negotiation, procurement, trust and micro catalogue tools answer within their output schemas', async () => {
+  const client = await connect();
+  // The client checks structuredContent against each tool's outputSchema and throws on a mismatch.
+  const discovered = await call(client, 'discover_services', { capability: 'appointment_scheduling', budget_max: '100' });
+  expect(discovered.isError).toBe(false);
+  expect(discovered.data.services.length).toBeGreaterThan(0);
+  await expect(client.callTool({ name: 'discover_services', arguments: { budget_max: 'lots' } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+  const negotiated = await call(client, 'negotiate_capabilities', { required_capabilities: ['appointment_scheduling'] });
+  expect(negotiated.isError).toBe(false);
+  expect(negotiated.data.matches.length).toBeGreaterThan(0);
+  const trust = await call(client, 'trust_status');
+  expect(trust.isError).toBe(false);
+  expect(trust.data.generated_at).toBeTruthy();
+  const micro = await call(client, 'micro_catalogue');
+  expect(micro.isError).toBe(false);
+  expect(micro.data).toMatchObject({ tier: 'impulse', version: 2 });
+  const tooCheap = await call(client, 'procure', { objective: 'answer the phone for my clinic', budget: 60, auto_purchase: false });
+  expect(tooCheap).toMatchObject({ isError: true, data: { status: 422, code: 'no_matching_service' } });
+  const planned = await call(client, 'procure', { objective: 'answer the phone for my clinic', budget: 300, auto_purchase: false });
+  expect(planned.isError).toBe(false);
+  expect(planned.data).toMatchObject({ status: 'planned' });
+  expect(planned.data.procurement_id).toBeTruthy();
+  await expect(client.callTool({ name: 'procure', arguments: { budget: 'cheap' } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+}, 60_000);
+
 test('register_webhook over MCP returns the signing secret once', async () => {
   const client = await connect();
   const res = await call(client, 'register_webhook', { url: 'http://127.0.0.1:9/hook', events: ['order.delivered'] });
