@@ -42,7 +42,9 @@ export function createWebhookFanOut(ports: WebhookPorts): { fanOut(event: EventD
   return {
     async fanOut(event) {
       const order = await ports.orders.get(event.order_id);
-      const endpoints = (await ports.webhooks.forOrder(event.order_id, order?.agent_id ?? null)).filter((e) => eventMatches(e.events, event.type));
+      // Streams that are not orders (a procurement) name their agent in the event data.
+      const agentId = order ? order.agent_id : typeof event.data.agent_id === 'string' ? event.data.agent_id : null;
+      const endpoints = (await ports.webhooks.forOrder(event.order_id, agentId)).filter((e) => eventMatches(e.events, event.type));
       if (endpoints.length === 0) return;
       const payload = JSON.stringify(buildPayload(event, order, ports.publicBaseUrl));
       const ctx = Context.current();

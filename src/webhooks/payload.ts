@@ -50,9 +50,15 @@ export function orderSnapshot(doc: OrderDoc, publicBaseUrl: string): Record<stri
   };
 }
 
-/** Builds the payload of an event; `order` is the read model right after the event's transition (or null). */
+/**
+ * Builds the payload of an event; `order` is the read model right after the event's transition, or null for a stream
+ * that is not an order (e.g. a procurement), whose `data` is the event's own data plus `event_id`, `stream_id`, `seq`.
+ */
 export function buildPayload(event: EventDoc, order: OrderDoc | null, publicBaseUrl: string): WebhookPayload {
-  const status = typeof event.data.status === 'string' ? event.data.status : order?.status ?? '';
+  if (!order) {
+    return { type: event.type, timestamp: event.created_at.toISOString(), data: { ...event.data, event_id: event._id, stream_id: event.order_id, seq: event.seq } };
+  }
+  const status = typeof event.data.status === 'string' ? event.data.status : order.status;
   return {
     type: event.type,
     timestamp: event.created_at.toISOString(),
@@ -61,7 +67,7 @@ export function buildPayload(event: EventDoc, order: OrderDoc | null, publicBase
       order_id: event.order_id,
       seq: event.seq,
       status,
-      order: order ? orderSnapshot(order, publicBaseUrl) : null,
+      order: orderSnapshot(order, publicBaseUrl),
       ...(isRecord(event.data.details) ? { details: event.data.details } : {}),
     },
   };

@@ -232,6 +232,19 @@ test('secret rotation: during the overlap every delivery carries a signature for
   expect(() => new Webhook('whsec_' + Buffer.alloc(32, 7).toString('base64')).verify(got.body, headers)).toThrow();
 }, 60_000);
 
+test('procurement.completed reaches the buying agent\'s endpoint with the procurement and its order', async () => {
+  const agentKey = await fundedAgent(stack, 'hook-procure', 100);
+  const r = await receiver();
+  const reg = await stack.call('POST', '/api/v1/webhooks', { url: r.url, agent_id: 'hook-procure', events: ['procurement.completed'] }, bearer(agentKey));
+  r.secrets = [reg.body.secret];
+  const res = await stack.call('POST', '/api/v1/procure', { objective: 'An n8n workflow to sync new Typeform leads into HubSpot', budget: 80, agent_id: 'hook-procure', inputs: automationInputs }, bearer(agentKey));
+  expect(res.status).toBe(201);
+  await r.waitFor((x) => x.accepted.length === 1);
+  const [event] = r.events() as unknown as { type: string; data: Record<string, unknown> }[];
+  expect(event).toMatchObject({ type: 'procurement.completed', data: { procurement_id: res.body.procurement_id, agent_id: 'hook-procure', order_id: res.body.order.order_id, seq: 1 } });
+  expect(r.accepted[0]!.id).toBe(event!.data.event_id);
+}, 60_000);
+
 describe('outside development mode', () => {
   let prod: Stack;
   beforeAll(async () => {
