@@ -42,7 +42,7 @@ export const EVENT_CATALOGUE: readonly EventTypeInfo[] = Object.freeze([
   { type: 'order.deliverable_uploaded', group: 'order', description: 'The engineer uploaded a deliverable of an expert-delivery order.', emitted: true },
   { type: 'order.task_delivered', group: 'order', description: 'A further task of a per-task order was charged and delivered.', emitted: true },
   { type: 'order.task_failed', group: 'order', description: 'A further task of a per-task order failed (payment refused, or refunded after a production failure).', emitted: true },
-  { type: 'procurement.completed', group: 'procurement', description: 'A goal-based procurement chose a service and placed (and paid) its order.', emitted: false },
+  { type: 'procurement.completed', group: 'procurement', description: 'A goal-based procurement chose a service and placed (and paid) its order.', emitted: true },
   { type: 'subscription.created', group: 'subscription', description: 'A monthly subscription started (period 1 paid by the order).', emitted: true },
   { type: 'subscription.renewed', group: 'subscription', description: 'A subscription period was charged and renewed.', emitted: true },
   { type: 'subscription.invoice_issued', group: 'subscription', description: 'A renewal invoice was issued (rails other than agent_wallet).', emitted: true },
