@@ -265,4 +265,21 @@ describe('outside development mode', () => {
     expect(order.status).toBe(422);
     expect(order.body).toMatchObject({ code: 'webhook_target_forbidden', param: 'webhook_url' });
   });
+
+  test('the target is checked again at delivery time: nothing is sent to a private address, the attempt is logged', async () => {
+    const r = await receiver();
+    // An endpoint stored with a loopback URL (as if its DNS answer changed after registration).
+    const { endpoint } = await prod.services.webhooks.register({ url: r.url, agentId: 'prod-agent', events: ['order.created'] });
+    const created = await prod.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: 'prod-agent', inputs: automationInputs });
+    expect(created.status).toBe(201);
+    const eventId = `msg_${created.body.order_id}_1`;
+    const deadline = Date.now() + 20_000;
+    while ((await prod.services.webhooks.messageFor(eventId, endpoint._id))?.status !== 'failed') {
+      if (Date.now() > deadline) throw new Error('the delivery did not stop');
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(r.requests).toHaveLength(0);
+    const log = await prod.services.webhooks.deliveries(endpoint._id);
+    expect(log).toEqual([expect.objectContaining({ event_id: eventId, status: 'failed', response_code: null, next_retry_at: null, error: expect.stringContaining('not a public address') })]);
+  });
 });
