@@ -9,7 +9,8 @@ import type { Context } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { findTool, toolList, type ToolRequest } from './tools';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { X402_PAYMENT_META, X402_PAYMENT_RESPONSE_META, findTool, toolList, type ToolRequest } from './tools';
 
 /** Server identity shown by `initialize` and `server/discover`. */
 export const SERVER_INFO = { name: 'agent-commerce', title: 'Agent Commerce', version: '2.3.0' } as const;
@@ -25,10 +26,11 @@ export interface ToolResult {
   content: { type: 'text'; text: string }[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  _meta?: Record<string, unknown>;
 }
 
-/** Runs one REST request for a tool; resolves the HTTP status and the parsed JSON body. */
-export type Dispatch = (req: ToolRequest) => Promise<{ status: number; body: unknown }>;
+/** Runs one REST request for a tool (with extra headers); resolves the status, response headers and parsed JSON body. */
+export type Dispatch = (req: ToolRequest, headers?: Record<string, string>) => Promise<{ status: number; headers: Headers; body: unknown }>;
 
 /**
  * Dispatch over the very socket server that received the MCP request (its local address and port), so tool calls
@@ -40,10 +42,10 @@ export function loopbackDispatch(ctx: Context): Dispatch {
   const host = socket.localAddress ?? '127.0.0.1';
   const base = `http://${host.includes(':') ? `[${host}]` : host}:${socket.localPort}`;
   const authorization = ctx.get('authorization');
-  return async (req) => {
+  return async (req, extra = {}) => {
     const url = new URL(req.path, base);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...extra };
     if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
     else if (authorization) headers.authorization = authorization;
     if (req.body !== undefined) headers['content-type'] = 'application/json';
@@ -55,7 +57,7 @@ export function loopbackDispatch(ctx: Context): Dispatch {
     } catch {
       body = { text };
     }
-    return { status: res.status, body };
+    return { status: res.status, headers: res.headers, body };
   };
 }
 
@@ -64,7 +66,7 @@ export function loopbackDispatch(ctx: Context): Dispatch {
  * problem in `structuredContent` and its title and detail as text.
  * @throws McpError InvalidParams for an unknown tool or arguments its input schema refuses (JSON-RPC errors).
  */
-export async function callTool(name: string, args: unknown, dispatch: Dispatch): Promise<ToolResult> {
+export async function callTool(name: string, args: unknown, dispatch: Dispatch, meta?: Record<string, unknown>): Promise<ToolResult> {
   const tool = findTool(name);
   if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
   const parsed = tool.input.safeParse(args ?? {});
@@ -74,10 +76,34 @@ export async function callTool(name: string, args: unknown, dispatch: Dispatch):
       errors: parsed.error.issues.slice(0, 20).map((i) => ({ param: i.path.join('.'), message: i.message })),
     });
   }
-  const { status, body } = await dispatch(tool.request(args ?? {}));
+  const payment = tool.paid ? meta?.[X402_PAYMENT_META] : undefined;
+  let extra: Record<string, string> = {};
+  if (payment !== undefined) {
+    try {
+      extra = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payment as Parameters<typeof encodePaymentSignatureHeader>[0]) };
+    } catch {
+      throw new McpError(ErrorCode.InvalidParams, `_meta["${X402_PAYMENT_META}"] is not an x402 PaymentPayload`);
+    }
+  }
+  const { status, headers, body } = await dispatch(tool.request(args ?? {}), extra);
   const structured = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body };
   if (status >= 200 && status < 300) {
-    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    const settled = tool.paid ? headers.get('payment-response') : null;
+    return {
+      content: [{ type: 'text', text: JSON.stringify(structured) }],
+      structuredContent: structured,
+      ...(settled ? { _meta: { [X402_PAYMENT_RESPONSE_META]: decodePaymentResponseHeader(settled) } } : {}),
+    };
+  }
+  const required = tool.paid && status === 402 ? headers.get('payment-required') : null;
+  if (required) {
+    // x402 MCP transport: the PaymentRequired object is the structured content of an isError result.
+    const paymentRequired = decodePaymentRequiredHeader(required) as unknown as Record<string, unknown>;
+    return {
+      content: [{ type: 'text', text: `Payment required: pay with x402 and retry with _meta["${X402_PAYMENT_META}"]. ${JSON.stringify(paymentRequired)}` }],
+      structuredContent: paymentRequired,
+      isError: true,
+    };
   }
   const title = typeof structured.title === 'string' ? structured.title : `HTTP ${status}`;
   const detail = typeof structured.detail === 'string' ? `: ${structured.detail}` : '';
@@ -88,7 +114,7 @@ export async function callTool(name: string, args: unknown, dispatch: Dispatch):
 function sdkServer(dispatch: Dispatch): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() as never }));
-  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(req.params.name, req.params.arguments, dispatch));
+  server.setRequestHandler(CallToolRequestSchema, (req) => callTool(req.params.name, req.params.arguments, dispatch, req.params._meta));
   return server;
 }
 
@@ -148,7 +174,7 @@ export async function handleStateless(ctx: Context, body: unknown, dispatch: Dis
       return;
     case 'tools/call':
       try {
-        ctx.body = rpcResult(id, await callTool(String(msg.params?.name ?? ''), msg.params?.arguments, dispatch));
+        ctx.body = rpcResult(id, await callTool(String(msg.params?.name ?? ''), msg.params?.arguments, dispatch, msg.params?._meta));
       } catch (err) {
         if (!(err instanceof McpError)) throw err;
         ctx.body = rpcError(id, err.code, err.message, err.data);

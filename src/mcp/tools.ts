@@ -22,6 +22,10 @@ export interface ToolRequest {
   bearer?: string;
 }
 
+/** Key of the x402 payment payload in a tool call's `_meta`, and of the settlement in the result's (x402 MCP transport). */
+export const X402_PAYMENT_META = 'x402/payment';
+export const X402_PAYMENT_RESPONSE_META = 'x402/payment-response';
+
 /** One MCP tool: name, description, zod input (and output, when the REST answer has a schema) and its REST call. */
 export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
   name: string;
@@ -30,6 +34,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
   input: I;
   output?: z.ZodType;
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /** Paid per call over x402: the REST resource answers 402 until `_meta["x402/payment"]` carries a payment. */
+  paid?: boolean;
   /** Builds the REST request from the arguments as sent (validated, not transformed: the REST API parses them). */
   request(args: z.input<I>): ToolRequest;
 }
@@ -177,6 +183,16 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: MicroCatalogueEnvelope,
     annotations: read,
     request: () => ({ method: 'GET', path: '/api/v1/x402/micro' }),
+  }),
+  define({
+    name: 'buy_micro_item',
+    title: 'Buy a micro item (x402)',
+    description:
+      'Buys one micro-catalogue item (GET /x402/item/{item_id}), paid per call in USDC with x402: without payment the result is isError with the x402 PaymentRequired in structuredContent; retry with the signed PaymentPayload in _meta["x402/payment"] to get the item, with the settlement in _meta["x402/payment-response"].',
+    input: z.object({ item_id: z.string().min(1).max(200).meta({ description: 'Item id from micro_catalogue' }) }).strict(),
+    annotations: { ...write, openWorldHint: true },
+    paid: true,
+    request: (a) => ({ method: 'GET', path: `/x402/item/${enc(a.item_id)}` }),
   }),
   define({
     name: 'register_webhook',

@@ -48,6 +48,7 @@ const TOOL_NAMES = [
   'get_wallet',
   'trust_status',
   'micro_catalogue',
+  'buy_micro_item',
   'register_webhook',
   'list_webhook_events',
 ];
