@@ -51,14 +51,16 @@ export function orderSnapshot(doc: OrderDoc, publicBaseUrl: string): Record<stri
 }
 
 /**
- * Builds the payload of an event; `order` is the read model right after the event's transition, or null for a stream
- * that is not an order (e.g. a procurement), whose `data` is the event's own data plus `event_id`, `stream_id`, `seq`.
+ * Builds the payload of an event; `order` is the read model right after the event's transition (null if absent).
+ * A stream that is not an order (id not `ord_...`, e.g. a procurement) gets the event's own data plus `event_id`,
+ * `stream_id` and `seq`.
  */
 export function buildPayload(event: EventDoc, order: OrderDoc | null, publicBaseUrl: string): WebhookPayload {
-  if (!order) {
+  // Order ids start with ord_; other streams (a procurement) carry their own data.
+  if (!order && !event.order_id.startsWith('ord_')) {
     return { type: event.type, timestamp: event.created_at.toISOString(), data: { ...event.data, event_id: event._id, stream_id: event.order_id, seq: event.seq } };
   }
-  const status = typeof event.data.status === 'string' ? event.data.status : order.status;
+  const status = typeof event.data.status === 'string' ? event.data.status : (order?.status ?? '');
   return {
     type: event.type,
     timestamp: event.created_at.toISOString(),
@@ -67,7 +69,7 @@ export function buildPayload(event: EventDoc, order: OrderDoc | null, publicBase
       order_id: event.order_id,
       seq: event.seq,
       status,
-      order: orderSnapshot(order, publicBaseUrl),
+      order: order ? orderSnapshot(order, publicBaseUrl) : null,
       ...(isRecord(event.data.details) ? { details: event.data.details } : {}),
     },
   };
