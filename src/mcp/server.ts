@@ -8,7 +8,7 @@
 import type { Context } from 'koa';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { X402_PAYMENT_META, X402_PAYMENT_RESPONSE_META, findTool, toolList, type ToolRequest } from './tools';
 
@@ -202,4 +202,3 @@ export async function handleWithSdk(ctx: Context, body: unknown, dispatch: Dispa
   await transport.handleRequest(ctx.req, ctx.res, body);
 }
 
-export { LATEST_PROTOCOL_VERSION };

@@ -22,8 +22,9 @@ export interface ToolRequest {
   bearer?: string;
 }
 
-/** Key of the x402 payment payload in a tool call's `_meta`, and of the settlement in the result's (x402 MCP transport). */
+/** Key of the x402 PaymentPayload in a tool call's `_meta` (x402 `specs/transports-v2/mcp.md`). */
 export const X402_PAYMENT_META = 'x402/payment';
+/** Key of the x402 settlement response in a paid tool result's `_meta`. */
 export const X402_PAYMENT_RESPONSE_META = 'x402/payment-response';
 
 /** One MCP tool: name, description, zod input (and output, when the REST answer has a schema) and its REST call. */
