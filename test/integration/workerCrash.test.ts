@@ -13,8 +13,17 @@ beforeAll(async () => {
   // The in-process worker polls another task queue, so only the child worker process runs these orders.
   stack = await startStack();
 }, 120_000);
+/** SIGKILL to the whole process group: tsx runs the worker in a child process of its own. */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  for (const c of children) killGroup(c);
   await stack?.stop();
 });
 
@@ -33,6 +42,7 @@ function startWorkerProcess(taskQueue: string): Promise<ChildProcess> {
       PUBLIC_BASE_URL: stack.config.PUBLIC_BASE_URL,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -62,7 +72,8 @@ test('SIGKILL during fulfillment, restart: the order completes exactly once', as
   const id = created.body.order_id as string;
   const paid = await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${key}` });
   expect(paid.status).toBe(200);
-  first.kill('SIGKILL');
+  killGroup(first);
+  await new Promise<void>((resolve) => (first.exitCode !== null || first.signalCode !== null ? resolve() : first.once('exit', () => resolve())));
   const statusAtKill = (await stack.call('GET', `/api/v1/orders/${id}`)).body.status;
 
   await startWorkerProcess(queue);
