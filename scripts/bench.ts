@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: throughput and latency of the order path against a running `npm start` (or API_URL).
- * Prints figures; asserts nothing. N orders (BENCH_ORDERS, default 200) with CONCURRENCY (default 20) in flight:
+ * Prints figures; asserts nothing. N orders (BENCH_ORDERS, default 200) with CONCURRENCY (default 20) in flight, one
+ * agent wallet per lane (BENCH_ONE_WALLET=1: all lanes spend one wallet, whose movements serialize):
  * create → confirm_payment (wallet) → delivered, then quote latency and the catalogue read.
  */
 import { randomBytes } from 'node:crypto';
@@ -36,10 +37,16 @@ function report(name: string, ms: number[]): void {
 
 async function main(): Promise<void> {
   if (!operatorKey) throw new Error('set OPERATOR_KEY or run npm start first');
-  const agent = `bench-${randomBytes(3).toString('hex')}`;
-  const wallet = await call('GET', `/api/v1/wallets/${agent}`);
-  await call('POST', `/api/v1/wallets/${agent}/credits`, { amount: 69 * total, transaction_id: `bench-${agent}` }, { authorization: `Bearer ${operatorKey}` });
-  const auth = { authorization: `Bearer ${wallet.agent_key}` };
+  const oneWallet = process.env.BENCH_ONE_WALLET === '1';
+  const run = randomBytes(3).toString('hex');
+  const lanes = await Promise.all(
+    Array.from({ length: oneWallet ? 1 : concurrency }, async (_, i) => {
+      const agent = `bench-${run}-${i}`;
+      const wallet = await call('GET', `/api/v1/wallets/${agent}`);
+      await call('POST', `/api/v1/wallets/${agent}/credits`, { amount: 69 * total, transaction_id: `bench-${agent}` }, { authorization: `Bearer ${operatorKey}` });
+      return { agent, auth: { authorization: `Bearer ${wallet.agent_key}` } };
+    }),
+  );
 
   const create: number[] = [];
   const confirm: number[] = [];
@@ -47,7 +54,8 @@ async function main(): Promise<void> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, lane) => {
+      const { agent, auth } = lanes[oneWallet ? 0 : lane]!;
       while (next < total) {
         next++;
         const t0 = performance.now();
@@ -67,7 +75,7 @@ async function main(): Promise<void> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  console.log(`\n${total} orders, concurrency ${concurrency}, ${seconds.toFixed(1)} s → ${(total / seconds).toFixed(1)} orders/s created, paid and delivered`);
+  console.log(`\n${total} orders, concurrency ${concurrency}, ${lanes.length} wallet(s), ${seconds.toFixed(1)} s → ${(total / seconds).toFixed(1)} orders/s created, paid and delivered`);
   report('POST /orders', create);
   report('POST confirm_payment', confirm);
   report('create → delivered', endToEnd);
@@ -84,8 +92,12 @@ async function main(): Promise<void> {
   }
   report('POST /quote (serial)', quotes);
   report('GET /services (serial)', services);
-  const after = await call('GET', `/api/v1/wallets/${agent}`, undefined, auth);
-  console.log(`wallet check: ${after.transactions.filter((t: { type: string }) => t.type === 'debit').length} debits for ${total} orders, balance $${after.balance}`);
+  let debits = 0;
+  for (const { agent, auth } of lanes) {
+    const after = await call('GET', `/api/v1/wallets/${agent}`, undefined, auth);
+    debits += after.transactions.filter((t: { type: string }) => t.type === 'debit').length;
+  }
+  console.log(`wallet check: ${debits} debits for ${total} orders across ${lanes.length} wallet(s)`);
 }
 
 main().catch((err) => {
