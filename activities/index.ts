@@ -10,7 +10,8 @@ import type { OrderRepository, OrderPatch } from '../src/repos/orders';
 import { initialOrderDoc } from '../src/repos/orders';
 import type { EventRepository } from '../src/repos/events';
 import type { EventDoc } from '../src/db';
-import { InsufficientFundsError, type WalletRepository } from '../src/repos/wallets';
+import type { WalletRepository } from '../src/repos/wallets';
+import { asBusinessFailure } from './failures';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { bundleManifest, generateDeliverables } from '../src/domain/deliverables';
@@ -113,15 +114,7 @@ export function createActivities(ports: ActivityPorts) {
             const tx = await ports.wallets.debit(req.agentId, req.amountMicros, `order:${req.orderId}`, `Order ${req.orderId}`, `order:${req.orderId}`);
             return { rail: 'agent_wallet', transaction_id: tx.tx_id, amount_micros: tx.amount_micros, paid_at: req.paidAt };
           } catch (err) {
-            if (err instanceof InsufficientFundsError) {
-              throw ApplicationFailure.create({
-                message: err.message,
-                type: FailureType.insufficientFunds,
-                nonRetryable: true,
-                details: [{ balance_micros: err.balanceMicros, amount_micros: err.amountMicros }],
-              });
-            }
-            throw err;
+            throw asBusinessFailure(err);
           }
         }
         case 'linkpay_ncp': {

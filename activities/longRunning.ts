@@ -16,7 +16,8 @@ import type { EventRepository } from '../src/repos/events';
 import type { OrderPatch } from '../src/repos/orders';
 import { SubscriptionRepository } from '../src/repos/subscriptions';
 import { TaskRepository } from '../src/repos/tasks';
-import { InsufficientFundsError, type WalletRepository } from '../src/repos/wallets';
+import type { WalletRepository } from '../src/repos/wallets';
+import { asBusinessFailure } from './failures';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { FailureType, type DeliverableRecord, type OrderInputs, type OrderProgressEvent, type OrderStatus, type RefundRecord } from '../workflows/shared';
 import {
@@ -79,15 +80,7 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
       const tx = await ports.wallets.debit(agentId, amountMicros, txId, memo, source);
       return { transaction_id: tx.tx_id, amount_micros: tx.amount_micros };
     } catch (err) {
-      if (err instanceof InsufficientFundsError) {
-        throw ApplicationFailure.create({
-          message: err.message,
-          type: FailureType.insufficientFunds,
-          nonRetryable: true,
-          details: [{ balance_micros: err.balanceMicros, amount_micros: err.amountMicros }],
-        });
-      }
-      throw err;
+      throw asBusinessFailure(err);
     }
   }
 

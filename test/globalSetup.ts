@@ -14,15 +14,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { binaries, startFerretDb, startTemporalDevServer } from '../scripts/lib/servers';
+import { SEARCH_ATTRIBUTES } from '../workflows/shared';
 
-/** Search attributes registered on the test Temporal server. */
-export const TEST_SEARCH_ATTRIBUTES = {
-  OrderStatus: 'Keyword',
-  ServiceId: 'Keyword',
-  AgentId: 'Keyword',
-  PaymentRail: 'Keyword',
-  ProcurementStatus: 'Keyword',
-} as const;
+/** Search attributes registered on the test Temporal server: the ones the workflows keep current. */
+export const TEST_SEARCH_ATTRIBUTES = SEARCH_ATTRIBUTES;
 
 /** What globalSetup leaves for globalTeardown. */
 export interface TestServersState {

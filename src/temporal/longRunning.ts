@@ -9,8 +9,8 @@ import {
   WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { ProblemError, type ErrorCode } from '../errors';
+import { FAILURE_STATUS as ORDER_FAILURE_STATUS, updateProblem as orderUpdateProblem } from './orders';
 import {
   addDeliverableUpdate,
   cancelOrderUpdate,
@@ -37,28 +37,15 @@ import {
 
 /** HTTP status of each failure type the long-running workflows raise. */
 const FAILURE_STATUS: Readonly<Record<string, number>> = {
-  invalid_state_transition: 409,
+  ...ORDER_FAILURE_STATUS,
   already_claimed: 409,
   engineering_not_claimed: 409,
   deliverable_conflict: 409,
   no_deliverables: 409,
   invoice_not_found: 404,
-  insufficient_funds: 402,
-  payment_failed: 402,
-  transaction_not_found: 402,
-  transaction_already_used: 409,
-  transaction_amount_mismatch: 402,
-  invalid_request: 400,
 };
 
-function updateProblem(err: WorkflowUpdateFailedError): ProblemError {
-  const cause = err.cause;
-  if (cause instanceof ApplicationFailure && cause.type && cause.type in FAILURE_STATUS) {
-    const extra = (cause.details?.[0] ?? {}) as Record<string, unknown>;
-    return new ProblemError(FAILURE_STATUS[cause.type] ?? 400, cause.type as ErrorCode, cause.message, extra);
-  }
-  return new ProblemError(500, 'internal_error', cause?.message ?? err.message);
-}
+const updateProblem = (err: WorkflowUpdateFailedError): ProblemError => orderUpdateProblem(err, FAILURE_STATUS);
 
 /** Client of the long-running order workflows. */
 export class LongRunningWorkflows {

@@ -20,7 +20,7 @@ import {
 import { formatUsd } from '../domain/money';
 
 /** HTTP status of each failure type the order workflow raises. */
-const FAILURE_STATUS: Record<string, number> = {
+export const FAILURE_STATUS: Readonly<Record<string, number>> = {
   invalid_state_transition: 409,
   rail_not_offered: 422,
   insufficient_funds: 402,
@@ -31,12 +31,15 @@ const FAILURE_STATUS: Record<string, number> = {
   invalid_request: 400,
 };
 
-/** Turns a failed Update into the problem detail its failure type names. */
-function updateProblem(err: WorkflowUpdateFailedError): ProblemError {
+/**
+ * Turns a failed Update into the problem detail its failure type names (`statusByType`: failure type → HTTP status;
+ * the failure's first detail object becomes extension members). Unknown types are a 500 that exposes nothing.
+ */
+export function updateProblem(err: WorkflowUpdateFailedError, statusByType: Readonly<Record<string, number>> = FAILURE_STATUS): ProblemError {
   const cause = err.cause;
-  if (cause instanceof ApplicationFailure && cause.type && cause.type in FAILURE_STATUS) {
+  if (cause instanceof ApplicationFailure && cause.type && cause.type in statusByType) {
     const extra = (cause.details?.[0] ?? {}) as Record<string, unknown>;
-    return new ProblemError(FAILURE_STATUS[cause.type] ?? 400, cause.type as ErrorCode, cause.message, extra);
+    return new ProblemError(statusByType[cause.type] ?? 400, cause.type as ErrorCode, cause.message, extra);
   }
   return new ProblemError(500, 'internal_error', cause?.message ?? err.message);
 }
