@@ -10,7 +10,7 @@
  * main coroutine, in order: Update handlers only change state and queue their progress entry (`outbox`), then wait
  * until it is recorded.
  */
-import { ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { LongRunningActivities } from '../activities/longRunning';
 import {
   FailureType,
@@ -43,6 +43,8 @@ export interface OrderRuntime {
   /** Takes the next version number (shared by transitions and progress entries). */
   nextVersion(): number;
   snapshot(): OrderState;
+  /** The newest status written to the read model (Update answers wait for it, so a read after them sees it). */
+  recordedStatus?(): OrderStatus;
 }
 
 /** How the engineering wait ended. `cancelled`: the buyer cancelled after the breach; the caller refunds. */
@@ -147,6 +149,11 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
         eng.note = req.note ?? null;
       }
       await condition(() => state.status !== 'in_engineering' && state.status !== 'sla_breached');
+      // Answer once `delivered` is in the read model; histories from before this rule answered earlier.
+      const recorded = rt.recordedStatus;
+      if (recorded && patched('ready-answer-after-record')) {
+        await condition(() => recorded() !== 'in_engineering' && recorded() !== 'sla_breached');
+      }
       return rt.snapshot();
     },
     {

@@ -124,7 +124,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
 
   setHandler(getStateQuery, snapshot);
   // Expert delivery (issue 6 §1, workflows/expert.ts): engineer Updates, SLA clock; numbered with the transitions.
-  const engineering = input.expert ? installEngineering({ input, state, transition, nextVersion: () => (version += 1), snapshot }) : undefined;
+  const engineering = input.expert ? installEngineering({ input, state, transition, nextVersion: () => (version += 1), snapshot, recordedStatus: () => recordedStatus }) : undefined;
 
   setHandler(
     confirmPaymentUpdate,
@@ -184,6 +184,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     async (req) => {
       state.review = { action: req.action, ...(req.reason ? { reason: req.reason } : {}), automatic: false, at: nowIso() };
       await condition(() => TERMINAL_STATUSES.includes(state.status));
+      // Answer once the final status is in the read model; histories from before this rule answered earlier.
+      if (patched('review-answer-after-record')) await condition(() => TERMINAL_STATUSES.includes(recordedStatus));
       return snapshot();
     },
     {
