@@ -141,9 +141,17 @@ test('a whole purchase reaches the agent endpoint and the order webhook_url once
   expect(filtered.events().map((e) => e.type)).toEqual(['order.delivered']);
 
   // The delivery log says what the receiver saw: one delivered attempt per event, answered 204.
-  const log = await stack.call('GET', `/api/v1/webhooks/${reg.body.id}/deliveries`, undefined, bearer(agentKey));
+  // Attempts are logged after the receiver answers: wait (bounded) until the log has caught up.
+  const readLog = () => stack.call('GET', `/api/v1/webhooks/${reg.body.id}/deliveries`, undefined, bearer(agentKey));
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const mine = (l: { body: { deliveries: any[] } }) => l.body.deliveries.filter((d: { event_id: string }) => d.event_id.startsWith(`msg_${id}_`));
+  let log = await readLog();
+  for (let i = 0; i < 100 && log.status === 200 && mine(log).length < LIFECYCLE.length; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    log = await readLog();
+  }
   expect(log.status).toBe(200);
-  const attempts = log.body.deliveries.filter((d: { event_id: string }) => d.event_id.startsWith(`msg_${id}_`));
+  const attempts = mine(log);
   expect(attempts).toHaveLength(LIFECYCLE.length);
   for (const a of attempts) {
     expect(a).toMatchObject({ status: 'delivered', response_code: 204, attempt: 1, run: 0, error: null, next_retry_at: null, url: agentReceiver.url });
@@ -172,7 +180,12 @@ test('a failed attempt is retried on schedule with the same webhook-id; Retry-Af
   expect(r.requests[1]!.id).toBe(r.requests[0]!.id);
   // Retry-After (7 s) beats the scheduled 5 s ± 10%.
   expect(r.requests[1]!.at - r.requests[0]!.at).toBeGreaterThanOrEqual(6_900);
-  const log = await stack.call('GET', `/api/v1/webhooks/${reg.body.id}/deliveries?event_id=msg_${id}_2`, undefined, bearer(agentKey));
+  // The attempt is logged after the receiver answers, so the second entry can trail the receiver by a moment.
+  let log = await stack.call('GET', `/api/v1/webhooks/${reg.body.id}/deliveries?event_id=msg_${id}_2`, undefined, bearer(agentKey));
+  for (let i = 0; i < 100 && log.body.deliveries.length < 2; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    log = await stack.call('GET', `/api/v1/webhooks/${reg.body.id}/deliveries?event_id=msg_${id}_2`, undefined, bearer(agentKey));
+  }
   const [second, first] = log.body.deliveries;
   expect(first).toMatchObject({ attempt: 1, status: 'failed', response_code: 503, error: 'HTTP 503' });
   expect(Date.parse(first.next_retry_at) - Date.parse(first.at)).toBeGreaterThanOrEqual(7_000);
