@@ -4,7 +4,7 @@
  * Only single-document atomic operations are used (no multi-document transactions, no change streams), so the
  * code runs on MongoDB 7+ and on FerretDB v1 alike (../shared/reference/temporal-and-servers.md).
  */
-import { MongoClient, type Collection, type Db } from 'mongodb';
+import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
 import type {
   DeliverableRecord,
   EngineeringRecord,
@@ -466,6 +466,9 @@ async function ensureIndexes(d: Database): Promise<void> {
     d.tasks.createIndex({ order_id: 1, number: 1 }),
   ]);
 }
+
+/** True for MongoDB's duplicate-key error (11000): a unique-index claim that someone else already holds. */
+export const isDuplicateKey = (err: unknown): err is MongoServerError => err instanceof MongoServerError && err.code === 11000;
 
 /** Pings the server; used by `/health`. Resolves false instead of throwing. */
 export async function pingDatabase(d: Database): Promise<boolean> {

@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex as sha256 } from '../hash';
 import type { Middleware } from 'koa';
-import { MongoServerError } from 'mongodb';
-import type { Database } from '../db';
+import { isDuplicateKey, type Database } from '../db';
 import { ProblemError, badRequest } from '../errors';
 import { renderProblem, toProblem } from './errors';
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 /** Response headers kept with a stored answer. */
 const KEPT_HEADERS = ['location', 'content-type'];
 
@@ -30,7 +28,7 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
         await db.idempotencyKeys.insertOne({ _id: id, request_hash: requestHash, state: 'in_flight', response: null, created_at: now });
         break;
       } catch (err) {
-        if (!(err instanceof MongoServerError && err.code === 11000) || attempt > 2) throw err;
+        if (!isDuplicateKey(err) || attempt > 2) throw err;
         const existing = await db.idempotencyKeys.findOne({ _id: id });
         if (!existing) continue;
         if (existing.created_at.getTime() < now.getTime() - ttlSeconds * 1000) {

@@ -1,7 +1,6 @@
-import { MongoServerError } from 'mongodb';
 import { PARTNER_COMMISSION_PERCENT } from '../domain/catalogue';
 import { percentOf } from '../domain/money';
-import type { CommissionDoc, Database } from '../db';
+import { isDuplicateKey, type CommissionDoc, type Database } from '../db';
 import { InsufficientFundsError, type WalletRepository } from './wallets';
 
 /** Ledger transaction id of the commission on an order (and period, for renewals). */
@@ -108,7 +107,7 @@ export class CommissionRepository {
       await this.d.commissions.insertOne(doc);
       return doc;
     } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      if (!(isDuplicateKey(err))) throw err;
       return (await this.d.commissions.findOne({ _id: doc._id })) ?? doc;
     }
   }

@@ -1,5 +1,4 @@
-import { MongoServerError } from 'mongodb';
-import type { Database, EventDoc } from '../db';
+import { isDuplicateKey, type Database, type EventDoc } from '../db';
 
 /**
  * Order events, numbered per order so a receiver can put them in order. The id is derived from order and
@@ -16,7 +15,7 @@ export class EventRepository {
       await this.d.events.insertOne(doc);
       return doc;
     } catch (err) {
-      if (err instanceof MongoServerError && err.code === 11000) {
+      if (isDuplicateKey(err)) {
         const existing = await this.d.events.findOne({ _id: doc._id });
         if (existing) return existing;
       }

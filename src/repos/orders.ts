@@ -1,5 +1,4 @@
-import { MongoServerError } from 'mongodb';
-import type { Database, OrderDoc } from '../db';
+import { isDuplicateKey, type Database, type OrderDoc } from '../db';
 import { orderWorkflowId, type OrderStatus, type OrderWorkflowInput } from '../../workflows/shared';
 
 /** Fields a transition may set besides the status. */
@@ -18,7 +17,7 @@ export class OrderRepository {
     try {
       await this.d.orders.insertOne(doc);
     } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      if (!(isDuplicateKey(err))) throw err;
     }
   }
 

@@ -1,5 +1,4 @@
-import { MongoServerError } from 'mongodb';
-import type { Database, ProcurementDoc } from '../db';
+import { isDuplicateKey, type Database, type ProcurementDoc } from '../db';
 
 /** Procurement records (issue 4 §3): inserted when the workflow starts planning, completed with its outcome. */
 export class ProcurementRepository {
@@ -10,7 +9,7 @@ export class ProcurementRepository {
     try {
       await this.d.procurements.insertOne(doc);
     } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      if (!(isDuplicateKey(err))) throw err;
     }
   }
 

@@ -1,5 +1,4 @@
-import { MongoServerError } from 'mongodb';
-import type { Database, SubscriptionDoc } from '../db';
+import { isDuplicateKey, type Database, type SubscriptionDoc } from '../db';
 import type { SubscriptionCharge, SubscriptionState } from '../../workflows/subscriptionShared';
 
 /**
@@ -14,7 +13,7 @@ export class SubscriptionRepository {
     try {
       await this.d.subscriptions.insertOne(doc);
     } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      if (!(isDuplicateKey(err))) throw err;
     }
   }
 

@@ -1,9 +1,7 @@
-import { MongoServerError } from 'mongodb';
-import type { Database, TaskDoc } from '../db';
+import { isDuplicateKey, type Database, type TaskDoc } from '../db';
 import type { OrderInputs } from '../../workflows/shared';
 import { taskWorkflowId, type TaskResult } from '../../workflows/subscriptionShared';
 
-const isDuplicateKey = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
 
 /** Further tasks of per-task orders (issue 6 §3). Task 1 is the order itself; further tasks are numbered from 2. */
 export class TaskRepository {

@@ -1,6 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { MongoServerError } from 'mongodb';
-import type { Database, WalletDoc, WalletEntryDoc } from '../db';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { isDuplicateKey, type Database, type WalletDoc, type WalletEntryDoc } from '../db';
+import { sha256Hex } from '../hash';
 
 /** Raised by {@link WalletRepository.debit} when the balance does not cover the amount. */
 export class InsufficientFundsError extends Error {
@@ -15,7 +15,7 @@ export class InsufficientFundsError extends Error {
 }
 
 /** sha256 hex of an agent key; only the hash is stored. */
-export const hashAgentKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+export const hashAgentKey = (key: string): string => sha256Hex(key);
 
 /** A wallet with its balance and ledger, oldest entry first. Amounts in integer micro-units. */
 export interface WalletSnapshot {
@@ -24,7 +24,6 @@ export interface WalletSnapshot {
   entries: WalletEntryDoc[];
 }
 
-const isDuplicateKey = (err: unknown): err is MongoServerError => err instanceof MongoServerError && err.code === 11000;
 const entryId = (agentId: string, seq: number) => `${agentId}#${String(seq).padStart(12, '0')}`;
 
 /**
@@ -158,7 +157,7 @@ export class WalletRepository {
       const newest = await this.newest(agentId);
       const balance = newest?.balance_after_micros ?? 0;
       const after = type === 'debit' ? balance - amountMicros : balance + amountMicros;
-      if (type === 'debit' && (after < 0 || !(await this.get(agentId)))) {
+      if (type === 'debit' && (after < 0 || (!newest && !(await this.get(agentId))))) {
         throw new InsufficientFundsError(agentId, balance, amountMicros);
       }
       const seq = (newest?.seq ?? 0) + 1;

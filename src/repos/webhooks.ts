@@ -1,11 +1,10 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { MongoServerError } from 'mongodb';
-import type { Database, WebhookDeliveryDoc, WebhookEndpointDoc, WebhookMessageDoc } from '../db';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { isDuplicateKey, type Database, type WebhookDeliveryDoc, type WebhookEndpointDoc, type WebhookMessageDoc } from '../db';
+import { sha256Hex } from '../hash';
 import { newSigningSecret } from '../webhooks/signing';
 
-const isDuplicateKey = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
 /** sha256 hex of a management token; only the hash is stored. */
-export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+export const hashToken = (token: string): string => sha256Hex(token);
 
 /** Default overlap during which the previous secret keeps signing after a rotation (seconds). */
 export const DEFAULT_ROTATION_OVERLAP_SECONDS = 24 * 3600;

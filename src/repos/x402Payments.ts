@@ -1,30 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { MongoServerError, type Filter } from 'mongodb';
-import type { Database, X402PaymentDoc, X402PaymentIdDoc } from '../db';
-
-const isDuplicateKey = (err: unknown): err is MongoServerError => err instanceof MongoServerError && err.code === 11000;
-
-/** sha256 hex of a string. */
-export const sha256Hex = (s: string): string => createHash('sha256').update(s).digest('hex');
+import { randomBytes } from 'node:crypto';
+import type { Filter } from 'mongodb';
+import { isDuplicateKey, type Database, type X402PaymentDoc, type X402PaymentIdDoc } from '../db';
+import { sha256Hex } from '../hash';
 
 /** New ledger id: `x4p_` + 96 random bits. */
 export const newX402PaymentId = (): string => `x4p_${randomBytes(12).toString('base64url')}`;
 
 /** What a claim records about the payment before it is settled. Amount in integer micro-units. */
-export interface X402Claim {
-  resource: string;
-  resource_kind: string;
-  resource_ref: string | null;
-  order_id: string | null;
-  amount_micros: number;
-  asset: string;
-  network: string;
-  pay_to: string;
-  payer: string;
-  nonce: string;
-  valid_before: number;
-  payment_id: string | null;
-}
+export type X402Claim = Pick<
+  X402PaymentDoc,
+  'resource' | 'resource_kind' | 'resource_ref' | 'order_id' | 'amount_micros' | 'asset' | 'network' | 'pay_to' | 'payer' | 'nonce' | 'valid_before' | 'payment_id'
+>;
 
 /** Why {@link X402PaymentRepository.claim} refused: the authorization or the order is already taken. */
 export type ClaimRefusal = { refused: 'authorization'; existing: X402PaymentDoc | null } | { refused: 'order'; existing: X402PaymentDoc | null };

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { getService, missingInputs } from '../domain/catalogue';
+import { getService, missingInputs, priceMicros } from '../domain/catalogue';
 import { formatUsd } from '../domain/money';
 import { ProblemError } from '../errors';
 import { toProblem } from '../http/errors';
@@ -73,7 +73,7 @@ export function payRoutes(deps: AppDeps): Router {
       .join('\n');
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page(service.name, `<div class="card"><h1>${esc(service.name)}</h1><p>${esc(service.description ?? '')}</p>
-<p class="price">${esc(formatUsd(Math.round(service.human_price * 1_000_000)))}</p>
+<p class="price">${esc(formatUsd(priceMicros(service, false)))}</p>
 <form method="post" action="/pay/services/${esc(service.id)}">${fields}<label for="email">E-mail *</label><input id="email" name="email" type="email" required>
 <p><button type="submit">Continue to payment</button></p></form></div>`);
   });

@@ -36,7 +36,8 @@ import { ProblemError, badRequest, invalidTransition, notFound, unprocessable } 
 import { zodProblem } from '../http/errors';
 import type { RequestTelemetry } from '../http/telemetry';
 import { X402_STATUSES } from '../repos/x402Payments';
-import { X402Gateway, receipt, sha256, settledResponseOf, type PaidQuote, type PaidResource, type X402Settings } from '../x402/koa';
+import { sha256Hex as sha256 } from '../hash';
+import { X402Gateway, receipt, settledResponseOf, type PaidQuote, type PaidResource, type X402Settings } from '../x402/koa';
 import { loadOrder, orderView } from './orders';
 import { requestBody, type AppDeps } from './context';
 

@@ -5,11 +5,10 @@
  * issue 2 §3 (binding, deterministic quotes).
  */
 import { randomBytes } from 'node:crypto';
-import { MongoServerError } from 'mongodb';
 import { CATALOGUE_VERSION, PARTNER_COMMISSION_PERCENT, TERMS_VERSION, getService, priceMicros } from '../domain/catalogue';
 import { microsToUsd, percentOf } from '../domain/money';
 import type { Config } from '../config';
-import type { Database, QuoteDoc } from '../db';
+import { isDuplicateKey, type Database, type QuoteDoc } from '../db';
 import { notFound } from '../errors';
 import type { Quote } from '../routes/schemas';
 
@@ -76,7 +75,7 @@ export async function createQuote(deps: QuoteDeps, req: NewQuote, quoteId?: stri
   try {
     await deps.services.db.quotes.insertOne(quote);
   } catch (err) {
-    if (!(quoteId && err instanceof MongoServerError && err.code === 11000)) throw err;
+    if (!(quoteId && isDuplicateKey(err))) throw err;
     const existing = await deps.services.db.quotes.findOne({ _id: quoteId });
     if (!existing) throw err;
     return existing;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -21,8 +21,9 @@ export interface DeliverableStore {
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/** sha256 of bytes as lowercase hex. */
-export const sha256Hex = (content: Buffer | string): string => createHash('sha256').update(content).digest('hex');
+import { sha256Hex } from '../hash';
+
+export { sha256Hex };
 
 /** Files under `root/ab/cd/<sha256>`, written to a temporary name and renamed, so a reader never sees half a file. */
 export class FileDeliverableStore implements DeliverableStore {

@@ -7,8 +7,7 @@
  *
  * Source: seed §2.11 ("uptime telemetry"); issue 4 §5.
  */
-import { MongoServerError } from 'mongodb';
-import type { Database } from '../db';
+import { isDuplicateKey, type Database } from '../db';
 
 /** Heartbeat period: three writes a minute, so no minute of a running process goes unsampled. */
 export const HEARTBEAT_INTERVAL_MS = 20_000;
@@ -51,7 +50,7 @@ export class UptimeRecorder {
     try {
       await this.d.uptimeSamples.insertOne({ _id: id, minute, created_at: now });
     } catch (err) {
-      if (err instanceof MongoServerError && err.code === 11000) return;
+      if (isDuplicateKey(err)) return;
       // A closed client means the process is shutting down (or a test stack stopped): stop beating.
       if (err instanceof Error && /closed|not connected/i.test(err.message)) this.stop();
     }

@@ -17,7 +17,6 @@
  *    hash (`onPending`); a failed one is recorded as failed and answered 402 with a fresh PAYMENT-REQUIRED.
  * The `payment-identifier` extension makes a retried purchase return the stored response without a second charge.
  */
-import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import {
   FacilitatorResponseError,
@@ -36,7 +35,8 @@ import { z } from 'zod';
 import type { X402PaymentDoc, X402PaymentIdDoc } from '../db';
 import { microsToUsd } from '../domain/money';
 import { ProblemError } from '../errors';
-import { X402PaymentRepository, sha256Hex } from '../repos/x402Payments';
+import { X402PaymentRepository } from '../repos/x402Payments';
+import { sha256Hex } from '../hash';
 
 /** x402 settings, from the X402_* configuration (src/config.ts). */
 export interface X402Settings {
@@ -729,5 +729,3 @@ function paymentDetail(reason: string | undefined, quote: PaidQuote): string {
   return `Payment refused: ${reason}. Price: ${price}`;
 }
 
-/** sha256 hex of bytes (re-exported for callers hashing goods). */
-export const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');

@@ -16,10 +16,11 @@ import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/ports';
 import { OrderWorkflows } from '../../src/temporal/orders';
 import { deliveryWorkflowId } from '../../src/temporal/webhooks';
-import { SEARCH_ATTRIBUTES, type OrderWorkflowInput } from '../../workflows/shared';
+import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
 import { RETRY_JITTER, RETRY_SCHEDULE_MS, type DeliveryResult } from '../../workflows/webhooks';
 import { workflowBundle } from '../helpers/stack';
 import { startReceiver, type Receiver } from '../helpers/receiver';
+import { buildOrderInput } from '../fixtures/orderInput';
 
 let env: TestWorkflowEnvironment;
 let services: Services;
@@ -49,32 +50,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function orderInput(orderId: string, agentId: string): OrderWorkflowInput {
-  const now = new Date();
-  return {
-    orderId,
-    record: {
-      quote_id: null,
-      agent_id: agentId,
-      email: null,
-      webhook_url: null,
-      partner_id: null,
-      billing: 'one_time',
-      is_agent: true,
-      created_at: now.toISOString(),
-      payment_deadline: new Date(now.getTime() + 24 * 3600_000).toISOString(),
-    },
-    serviceId: 'automation-wf',
-    includes: [],
-    rails: ['linkpay_ncp', 'x402_usdc', 'agent_wallet'],
-    amountMicros: 69_000_000,
-    currency: 'USD',
-    agentId,
-    inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
-    paymentDeadlineSeconds: 24 * 3600,
-    reviewWindowSeconds: 72 * 3600,
-  };
-}
+const orderInput = buildOrderInput;
 
 async function withWorker<T>(taskQueue: string, fn: () => Promise<T>): Promise<T> {
   // DEV_MODE: the receiver is on 127.0.0.1.
