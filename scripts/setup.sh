@@ -3,7 +3,9 @@
 #
 #   - Node dependencies (npm ci when node_modules is missing or package-lock.json changed).
 #   - Temporal CLI (dev server), built with `go install` from the Go module proxy.
-#   - FerretDB v1 (MongoDB wire protocol over SQLite), built from its module source.
+#   - The embedded database: PostgreSQL 15 (Debian packages, installed when missing) with the DocumentDB,
+#     pg_cron and pgvector extensions built from ../shared/vendor (checksums verified), and FerretDB v2.5.0
+#     (MongoDB wire protocol on DocumentDB) built from its Go module source.
 #   - Temporal's Java time-skipping test server, classpath resolved from Maven Central,
 #     plus a wrapper script that `exec`s the JVM.
 #
@@ -14,7 +16,10 @@
 #   AGENT_COMMERCE_CACHE        cache dir override
 #   SKIP_SERVER_SETUP=1         only install Node dependencies
 #   TEMPORAL_CLI_PATH           use this temporal binary instead of building one
-#   FERRETDB_PATH               use this ferretdb binary instead of building one
+#   FERRETDB_PATH               use this FerretDB v2 binary instead of building one
+#   SKIP_DATABASE_SETUP=1       no PostgreSQL/DocumentDB/FerretDB (you point MONGODB_URI at a MongoDB)
+#   AGENT_COMMERCE_VENDOR       folder with the vendored database sources (default ../shared/vendor)
+#   PG_BIN_DIR                  PostgreSQL 15 binaries (default /usr/lib/postgresql/15/bin)
 #   TEMPORAL_TEST_SERVER_PATH   use this time-skipping test server executable instead
 #   TEMPORAL_TEST_SERVER_VERSION  Maven version of io.temporal:temporal-test-server (default 1.38.0)
 #
@@ -26,9 +31,7 @@ CACHE="${AGENT_COMMERCE_CACHE:-$HOME/.cache/agent-commerce}"
 BIN="$CACHE/bin"
 
 TEMPORAL_CLI_VERSION=1.5.1
-FERRETDB_VERSION=1.24.2
-# Our build's `package:` in `ferretdb --version`; bump it when the patch below changes, so caches rebuild.
-FERRETDB_PACKAGE=agent-commerce-serialized-writes-1
+FERRETDB_VERSION=2.5.0
 TEMPORAL_TEST_SERVER_VERSION="${TEMPORAL_TEST_SERVER_VERSION:-1.38.0}"
 
 log() { echo "setup: $*" >&2; }
@@ -122,74 +125,135 @@ temporal_cli() {
   log "installed $("$BIN/temporal" --version)"
 }
 
-# FerretDB pitfalls (v1.24.2):
-#  - `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.2` fails against the module proxy here
-#    ("loading deprecation ... @v/list: 403"), and even where it works, the binary panics at start:
-#    build/version/version.txt is generated from git and is not part of the module zip, and the
-#    version package panics when the main module is FerretDB and the version does not start with "v".
-#  - So: download the module source, copy it, write build/version/version.txt, and `go build` it.
-#  - No build tags needed: SQLite (modernc.org, pure Go) and PostgreSQL handlers are on by default;
-#    without `ferretdb_debug` it is a normal (non-debug) build.
-#  - Concurrency: v1 runs update / findAndModify / delete as a read, then a write, with no transaction,
-#    so concurrent conditional updates of one document lose updates (100 parallel
-#    `findOneAndUpdate({_id, balance: {$gte: 1}}, {$inc: {balance: -1}})` on balance 50: all 100
-#    "succeed", balance ends at ~40). MongoDB makes each single-document write atomic, and our code
-#    relies on that. We patch in one process-wide lock around the write commands (SQLite allows a single
-#    writer at a time anyway), which restores per-document atomicity for every client and process.
-ferretdb_patch() {
-  local src="$1"
-  cat > "$src/internal/handler/agentcommerce_serialize_writes.go" <<'GO'
-// Added by agent-commerce scripts/setup.sh (not part of upstream FerretDB).
+# ---------------------------------------------------------------------------
+# Embedded database: PostgreSQL 15 with DocumentDB, and FerretDB v2 on it
+# (recipe: ../shared/reference/embedded-database.md)
+# ---------------------------------------------------------------------------
+# Debian packages the extensions build against and the cluster runs on. Not postgresql-15-cron:
+# its 1.4.2 cannot schedule in seconds, and DocumentDB's CREATE EXTENSION needs that.
+PG_DEBS=(postgresql-15 postgresql-server-dev-15 libbson-dev libpcre2-dev libintelrdfpmath-dev postgresql-15-rum
+  postgresql-15-postgis-3 pkg-config libkrb5-dev libicu-dev build-essential)
+PG_BIN_DIR="${PG_BIN_DIR:-/usr/lib/postgresql/15/bin}"
 
-package handler
+# Where the vendored sources are: ../shared/vendor beside the repository, or $AGENT_COMMERCE_VENDOR.
+VENDOR="${AGENT_COMMERCE_VENDOR:-$ROOT/../shared/vendor}"
+DOCUMENTDB_TARBALL=documentdb-v0.106.0-ferretdb-2.5.0.tar.gz
+PG_CRON_TARBALL=pg_cron-1.6.3.tar.gz
+PGVECTOR_TARBALL=pgvector-0.8.0.tar.gz
+# Bump when the build steps below change, so cached builds are redone.
+PG_EXT_RECIPE="documentdb-0.106.0-ferretdb-2.5.0 pg_cron-1.6.3 pgvector-0.8.0 recipe-1"
 
-import (
-	"context"
-	"sync"
-
-	"github.com/FerretDB/wire"
-)
-
-// writeMu serializes write commands. FerretDB v1 implements them as read-then-write without a
-// transaction, so concurrent writes to one document could otherwise lose updates.
-var writeMu sync.Mutex
-
-// serializeWrites wraps the write commands' handlers with writeMu.
-func (h *Handler) serializeWrites() {
-	for _, name := range []string{"insert", "update", "delete", "findAndModify", "findandmodify"} {
-		cmd := h.commands[name]
-		if cmd == nil {
-			continue
-		}
-
-		next := cmd.Handler
-		cmd.Handler = func(ctx context.Context, msg *wire.OpMsg) (*wire.OpMsg, error) {
-			writeMu.Lock()
-			defer writeMu.Unlock()
-
-			return next(ctx, msg)
-		}
-	}
-}
-GO
-  sed -i 's/^\tfor name, cmd := range h.commands {$/\th.serializeWrites()\n\n&/' "$src/internal/handler/commands.go"
-  grep -q '^	h.serializeWrites()$' "$src/internal/handler/commands.go" || die "could not patch FerretDB's internal/handler/commands.go"
+missing_debs() {
+  local pkg out=()
+  for pkg in "${PG_DEBS[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || out+=("$pkg")
+  done
+  echo "${out[@]:-}"
 }
 
+pg_debs() {
+  command -v dpkg-query >/dev/null 2>&1 || die "the embedded database needs Debian's PostgreSQL 15 packages (${PG_DEBS[*]}); on another system point MONGODB_URI at a MongoDB you run and use SKIP_DATABASE_SETUP=1"
+  local missing
+  missing="$(missing_debs)"
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" != 0 ]; then
+    die "missing Debian packages: $missing. Install them as root (apt-get install -y --no-install-recommends $missing), or point MONGODB_URI at a MongoDB you run and set SKIP_DATABASE_SETUP=1"
+  fi
+  log "installing Debian packages: $missing"
+  run_logged apt-update.log apt-get update
+  # shellcheck disable=SC2086
+  run_logged apt-install.log env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+  missing="$(missing_debs)"
+  [ -z "$missing" ] || die "still missing after apt-get install: $missing"
+}
+
+# verified_untar TARBALL DIR: checks TARBALL against $VENDOR/SHA256SUMS, then extracts it into a fresh DIR.
+verified_untar() {
+  local file="$VENDOR/$1" want have
+  [ -f "$file" ] || die "vendored source $file not found (set AGENT_COMMERCE_VENDOR to the folder holding it, or point MONGODB_URI at a MongoDB and set SKIP_DATABASE_SETUP=1)"
+  want="$(awk -v f="$1" '$2 == f { print $1 }' "$VENDOR/SHA256SUMS")"
+  have="$(sha256sum "$file" | cut -d' ' -f1)"
+  [ -n "$want" ] && [ "$want" = "$have" ] || die "checksum mismatch for $file (SHA256SUMS: ${want:-none}, file: $have)"
+  rm -rf "$2"
+  mkdir -p "$2"
+  tar -xzf "$file" -C "$2"
+}
+
+# The extension files that must be in PostgreSQL's own directories for the cluster to load them.
+pg_ext_installed() {
+  local lib share
+  lib="$("$PG_BIN_DIR/pg_config" --pkglibdir 2>/dev/null)" || return 1
+  share="$("$PG_BIN_DIR/pg_config" --sharedir 2>/dev/null)" || return 1
+  [ -f "$lib/pg_documentdb.so" ] && [ -f "$lib/pg_documentdb_core.so" ] && [ -f "$lib/pg_cron.so" ] &&
+    [ -f "$lib/vector.so" ] && [ -f "$share/extension/documentdb.control" ] &&
+    [ -f "$share/extension/pg_cron.control" ] && [ -f "$share/extension/vector.control" ]
+}
+
+pg_extensions() {
+  local build="$CACHE/build/pg-extensions" stamp
+  stamp="$build/built.txt"
+  if [ "$(cat "$stamp" 2>/dev/null)" = "$PG_EXT_RECIPE" ]; then
+    pg_ext_installed && return 0
+    # Built earlier (cache kept), but PostgreSQL was reinstalled: install again, seconds.
+    log "installing the cached DocumentDB, pg_cron and pgvector builds into PostgreSQL"
+    run_logged pg-ext-install.log make -C "$build/pg_cron" install
+    run_logged pg-ext-install.log make -C "$build/pgvector" OPTFLAGS="" install
+    run_logged pg-ext-install.log make -C "$build/documentdb/pg_documentdb_core" install
+    run_logged pg-ext-install.log make -C "$build/documentdb/pg_documentdb" install
+    pg_ext_installed && return 0
+  fi
+  log "building pg_cron, pgvector and DocumentDB from $VENDOR (about a minute)"
+  rm -rf "$build"
+  mkdir -p "$build/pkgconfig"
+  export PATH="$PG_BIN_DIR:$PATH"
+  # Debian's libintelrdfpmath-dev ships no pkg-config file; DocumentDB asks for one.
+  cat > "$build/pkgconfig/intelmathlib.pc" <<'PC'
+prefix=/usr
+libdir=${prefix}/lib/x86_64-linux-gnu
+includedir=${prefix}/include
+Name: intelmathlib
+Description: Intel Decimal Floating-Point Math Library (Debian libintelrdfpmath-dev)
+Version: 2.0
+Libs: -L${libdir} -lbidgcc000
+Cflags: -I${includedir}
+PC
+  export PKG_CONFIG_PATH="$build/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  verified_untar "$PG_CRON_TARBALL" "$build/pg_cron"
+  verified_untar "$PGVECTOR_TARBALL" "$build/pgvector"
+  verified_untar "$DOCUMENTDB_TARBALL" "$build/documentdb"
+  run_logged pg_cron-build.log make -C "$build/pg_cron" -j2 install
+  # OPTFLAGS="": no -march=native, so the build runs on any x86-64 machine the cache moves to.
+  run_logged pgvector-build.log make -C "$build/pgvector" -j2 OPTFLAGS="" install
+  # Debian's libbson 1.23 predates BSON_SUBTYPE_SENSITIVE (0x08), which this file switches on.
+  local f="$build/documentdb/pg_documentdb/src/operators/bson_expression_type_operators.c" last
+  last="$(grep -nE '^[[:space:]]*#[[:space:]]*include' "$f" | tail -n1 | cut -d: -f1 || true)"
+  [ -n "$last" ] || die "unexpected DocumentDB source layout: no #include in $f"
+  sed -i "${last}a #ifndef BSON_SUBTYPE_SENSITIVE\n#define BSON_SUBTYPE_SENSITIVE 0x08\n#pragma GCC diagnostic ignored \"-Wswitch\"\n#endif" "$f"
+  run_logged documentdb-core-build.log make -C "$build/documentdb/pg_documentdb_core" -j2 install
+  run_logged documentdb-build.log make -C "$build/documentdb/pg_documentdb" -j2 install
+  pg_ext_installed || die "DocumentDB, pg_cron or pgvector files missing from PostgreSQL's directories after make install"
+  echo "$PG_EXT_RECIPE" > "$stamp"
+  log "installed DocumentDB 0.106.0 (FerretDB 2.5.0 build), pg_cron 1.6.3 and pgvector 0.8.0 into PostgreSQL 15"
+}
+
+# FerretDB v2.5.0 (the release paired with DocumentDB 0.106):
+#  - The module proxy lists only v2.7.0, but `go mod download ...@v2.5.0` works; `go install` cannot set the
+#    version file (build/version/version.txt is generated from git and missing from the module zip).
+#  - v2.5.0 defines setGOMAXPROCS only for Go < 1.25; Go 1.25+ needs the empty stub added below.
+#  - No build tags: `ferretdb_dev` makes a slow debug build.
 ferretdb() {
   if [ -n "${FERRETDB_PATH:-}" ]; then
     [ -x "$FERRETDB_PATH" ] || die "FERRETDB_PATH=$FERRETDB_PATH is not an executable file"
     return 0
   fi
-  if reports_version "$BIN/ferretdb" "^version: v$FERRETDB_VERSION\$" &&
-    reports_version "$BIN/ferretdb" "^package: $FERRETDB_PACKAGE\$"; then
+  if reports_version "$BIN/ferretdb" "^version: v$FERRETDB_VERSION\$"; then
     return 0
   fi
   need_go "FerretDB" FERRETDB_PATH
   log "building FerretDB v$FERRETDB_VERSION (takes a few minutes)"
   mkdir -p "$BIN" "$CACHE/src"
   local moddir src
-  (cd / && run_logged ferretdb-download.log go mod download -json "github.com/FerretDB/FerretDB@v$FERRETDB_VERSION")
+  (cd / && run_logged ferretdb-download.log go mod download -json "github.com/FerretDB/FerretDB/v2@v$FERRETDB_VERSION")
   moddir="$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p' "$CACHE/logs/ferretdb-download.log")"
   [ -n "$moddir" ] && [ -d "$moddir" ] || die "could not download FerretDB module source"
   src="$CACHE/src/ferretdb-$FERRETDB_VERSION"
@@ -197,13 +261,21 @@ ferretdb() {
   cp -r "$moddir" "$src"
   chmod -R u+w "$src"
   echo "v$FERRETDB_VERSION" > "$src/build/version/version.txt"
-  echo "$FERRETDB_PACKAGE" > "$src/build/version/package.txt"
-  ferretdb_patch "$src"
+  cat > "$src/cmd/ferretdb/gomaxprocs_go125.go" <<'GO'
+//go:build go1.25
+
+package main
+
+import "log/slog"
+
+// setGOMAXPROCS is a no-op on Go 1.25+, whose runtime sets GOMAXPROCS from the cgroup limit itself.
+func setGOMAXPROCS(logger *slog.Logger) {}
+GO
   (cd "$src" && run_logged ferretdb-build.log env GOFLAGS=-buildvcs=false go build -trimpath -o "$BIN/ferretdb.tmp" ./cmd/ferretdb)
   mv -f "$BIN/ferretdb.tmp" "$BIN/ferretdb"
   rm -rf "$src"
   reports_version "$BIN/ferretdb" "^version: v$FERRETDB_VERSION\$" || die "built ferretdb does not report v$FERRETDB_VERSION"
-  log "installed ferretdb v$FERRETDB_VERSION ($FERRETDB_PACKAGE)"
+  log "installed ferretdb v$FERRETDB_VERSION"
 }
 
 # ---------------------------------------------------------------------------
@@ -316,7 +388,11 @@ main() {
   node_deps
   if [ "${SKIP_SERVER_SETUP:-}" != "1" ]; then
     temporal_cli
-    ferretdb
+    if [ "${SKIP_DATABASE_SETUP:-}" != "1" ]; then
+      pg_debs
+      pg_extensions
+      ferretdb
+    fi
     temporal_test_server
   fi
 }

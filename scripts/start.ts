@@ -2,8 +2,8 @@
  * `npm start`: the whole service on embedded defaults.
  *
  * Starts, unless TEMPORAL_ADDRESS / MONGODB_URI point at external servers: the Temporal dev server (Web UI on,
- * SQLite file in .data/temporal.db with WAL, the project's search attributes registered) and FerretDB on SQLite in
- * .data/ferretdb; and, unless X402_FACILITATOR_URL is set, the local x402 settlement stack (anvil with chain id 8453
+ * SQLite file in .data/temporal.db with WAL, the project's search attributes registered) and the embedded database
+ * (a PostgreSQL cluster with DocumentDB in .data/database/postgres, FerretDB v2 on it); and, unless X402_FACILITATOR_URL is set, the local x402 settlement stack (anvil with chain id 8453
  * and its state in .data/anvil-state.json, the USDC look-alike, the facilitator on :4020, a funded test buyer whose
  * key is printed). Then runs the worker and the API as separate processes. Everything persists in .data, so a
  * restart keeps every order and balance. Ctrl-C stops it all.
@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startFerretDb, startTemporalDevServer } from './lib/servers';
+import { findFerretDbV1Data, startEmbeddedDatabase, startTemporalDevServer } from './lib/servers';
 import { startLocalX402, type LocalX402 } from './lib/x402Local';
 import { SEARCH_ATTRIBUTES } from '../workflows/shared';
 
@@ -78,11 +78,24 @@ async function main(): Promise<void> {
     );
   }
   if (!process.env.MONGODB_URI) {
+    const v1 = findFerretDbV1Data(path.join(dataDir, 'ferretdb'));
+    if (v1) {
+      console.warn(
+        [
+          `Found FerretDB v1 data (SQLite) in ${v1}. The embedded database is now FerretDB v2 on PostgreSQL`,
+          `(${path.join(dataDir, 'database')}), which cannot read it, so this start uses the new database and leaves that`,
+          'folder untouched. To carry its orders over, serve it with FerretDB v1 on another port and run',
+          '  npm run db:copy -- --from mongodb://127.0.0.1:<v1 port>/ --to <the MongoDB wire URI printed below>',
+          `or delete ${path.join(dataDir, 'ferretdb')} to silence this warning.`,
+        ].join('\n'),
+      );
+    }
     starting.push(
-      startFerretDb({
+      startEmbeddedDatabase({
         port: Number(process.env.FERRETDB_PORT ?? 27117),
-        dataDir: path.join(dataDir, 'ferretdb'),
-        logFile: path.join(dataDir, 'ferretdb.log'),
+        pgPort: Number(process.env.POSTGRES_PORT ?? 54329),
+        dataDir: path.join(dataDir, 'database'),
+        logDir: dataDir,
       }).then((s) => {
         stops.push(s.stop);
         env.MONGODB_URI = s.uri;

@@ -1,8 +1,8 @@
 /**
  * The one module that owns MongoDB: the client, the typed collections and their indexes.
  *
- * Only single-document atomic operations are used (no multi-document transactions, no change streams), so the
- * code runs on MongoDB 7+ and on FerretDB v1 alike (../shared/reference/temporal-and-servers.md).
+ * Only single-document atomic operations are used (no multi-document transactions, no change streams): the code runs
+ * on MongoDB 7+ (production) and on FerretDB v2 with DocumentDB (embedded default, ../shared/reference/embedded-database.md).
  */
 import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
 import type {
@@ -67,9 +67,9 @@ export interface OrderDoc {
 }
 
 /**
- * One wallet movement, stored as its own ledger document `<agent_id>#<seq>`. The unique `_id` makes sequence
- * number `seq` claimable once, and the unique (agent_id, tx_id) index makes a transaction id applicable once:
- * both are single-document atomic inserts on MongoDB and FerretDB alike. `amount_micros` is positive for both kinds.
+ * One wallet movement, stored as its own ledger document `<agent_id>#<seq>`, written after the wallet's atomic update
+ * (src/repos/wallets.ts); the unique (agent_id, tx_id) index keeps a transaction id to one entry.
+ * `amount_micros` is positive for both kinds.
  */
 export interface WalletEntryDoc {
   _id: string;
@@ -85,12 +85,24 @@ export interface WalletEntryDoc {
   at: Date;
 }
 
-/** An agent wallet (seed §2.9): identity and key; its balance is the newest ledger entry's `balance_after_micros`. */
+/** A movement as the wallet document remembers it: the ledger entry's fields without its ids. Integer micro-units. */
+export type WalletMovement = Omit<WalletEntryDoc, '_id' | 'agent_id'>;
+
+/**
+ * An agent wallet (seed §2.9): identity, key and balance. Every movement is one atomic conditional update of this
+ * document (src/repos/wallets.ts), which also bumps `seq` and remembers the movement in `recent` (newest last, bounded).
+ */
 export interface WalletDoc {
   _id: string;
   currency: string;
   /** sha256 hex of the agent key; null until the agent first reads the wallet (a credit can create it earlier). */
   key_hash: string | null;
+  /** Balance in integer micro-units; never negative. */
+  balance_micros: number;
+  /** Number of movements applied = `seq` of the newest ledger entry. */
+  seq: number;
+  /** The newest movements, so a retried one is recognised and its ledger entry can be (re)written. */
+  recent: WalletMovement[];
   created_at: Date;
 }
 
@@ -251,8 +263,8 @@ export interface UptimeSampleDoc {
  * One x402 payment attempt that reached settlement (issue 3 §2, §7): the claim of an authorization, then its outcome.
  * Inserted with status `settling` BEFORE the facilitator is asked to settle: the unique (network, payer, nonce) index
  * makes that insert the atomic claim, so one signed authorization is settled by one request only. `tx_key` and
- * `order_key` are unique too; they hold `none:<_id>` (or `released:<_id>`) while there is no transaction / no order
- * held, because FerretDB v1 has no partial indexes. Amounts in integer micro-units (= USDC atomic units).
+ * `order_key` are unique while set (partial indexes); null while there is no transaction / no order held.
+ * Amounts in integer micro-units (= USDC atomic units).
  */
 export interface X402PaymentDoc {
   _id: string;
@@ -274,16 +286,18 @@ export interface X402PaymentDoc {
   /** Authorization `validBefore`, unix seconds: after it the authorization can never settle. */
   valid_before: number;
   transaction: string | null;
-  tx_key: string;
-  order_key: string;
+  /** Lowercase transaction hash once known; unique among entries that have one. */
+  tx_key: string | null;
+  /** `order:<order_id>` while this entry holds the order's payment (settling, pending or settled); null otherwise. */
+  order_key: string | null;
   /** `payment-identifier` extension id sent with the payment, if any. */
   payment_id: string | null;
   error_reason: string | null;
   error_message: string | null;
   /** Goods prepared for a settlement that came back pending; served at the delivery URL once settled. */
   delivery_token_hash: string | null;
-  /** The goods as JSON text (FerretDB v1 stores no nested arrays, and goods are arbitrary JSON). */
-  delivery_json: string | null;
+  /** The goods (a JSON document) prepared for a settlement that came back pending. */
+  delivery: unknown;
   created_at: Date;
   updated_at: Date;
   settled_at: Date | null;
@@ -307,8 +321,8 @@ export interface X402PaymentIdDoc {
   fingerprint: string;
   /** Ledger entry (`x402_payments._id`) of the payment. */
   payment_ref: string | null;
-  /** The delivered response; the body as JSON text (FerretDB v1 stores no nested arrays). */
-  response: { status: number; headers: Record<string, string>; body_json: string } | null;
+  /** The delivered response, body as the JSON document sent. */
+  response: { status: number; headers: Record<string, string>; body: unknown } | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -420,51 +434,87 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
   return database;
 }
 
+/** One index of a collection, with why it exists. */
+interface IndexSpec {
+  key: Record<string, 1 | -1>;
+  unique?: boolean;
+  /** Only documents matching this filter are indexed (and, with `unique`, held unique). */
+  partialFilterExpression?: Record<string, unknown>;
+  why: string;
+}
+
+/**
+ * Every index, by collection. Each serves a query on a request or workflow path; test/integration/indexes.test.ts
+ * runs `explain` on the hot ones and fails on a full collection scan.
+ */
+export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'close'>, IndexSpec[]>> = {
+  walletEntries: [
+    { key: { agent_id: 1, tx_id: 1 }, unique: true, why: 'a transaction id is one ledger entry per wallet (retried movements)' },
+    { key: { agent_id: 1, seq: 1 }, why: 'a wallet\'s ledger in order' },
+  ],
+  orders: [
+    { key: { agent_id: 1, created_at: -1 }, why: 'orders of one agent, newest first (wallet views, procurement history)' },
+    { key: { status: 1, updated_at: -1 }, why: 'operators list orders by status' },
+  ],
+  events: [{ key: { order_id: 1, seq: 1 }, unique: true, why: 'events of one order in sequence; a retried emit cannot duplicate a number' }],
+  linkpayTransactions: [{ key: { order_id: 1 }, why: 'the checkout page shows an existing payment of the order' }],
+  idempotencyKeys: [{ key: { created_at: 1 }, why: 'expired idempotency records are swept by age' }],
+  x402Payments: [
+    { key: { network: 1, payer: 1, nonce: 1 }, unique: true, why: 'one settlement per signed authorization: the insert of the claim is the atomic step' },
+    {
+      key: { tx_key: 1 },
+      unique: true,
+      partialFilterExpression: { tx_key: { $type: 'string' } },
+      why: 'a transaction hash pays one ledger entry (and so one order) only',
+    },
+    {
+      key: { order_key: 1 },
+      unique: true,
+      partialFilterExpression: { order_key: { $type: 'string' } },
+      why: 'one payment in flight or settled per order',
+    },
+    { key: { created_at: -1, _id: -1 }, why: 'the ledger, newest first' },
+    { key: { status: 1, created_at: -1 }, why: 'the ledger by status; stale settling claims' },
+    { key: { delivery_token_hash: 1 }, why: 'goods of a settlement that came back pending, fetched by their delivery token' },
+  ],
+  commissions: [{ key: { partner_id: 1, created_at: -1 }, why: 'a partner lists its commissions, newest first' }],
+  procurements: [{ key: { agent_id: 1, created_at: -1 }, why: 'procurements of one agent, newest first' }],
+  uptimeSamples: [{ key: { minute: 1 }, why: 'uptime windows read the minutes since a time' }],
+  webhookEndpoints: [
+    { key: { agent_id: 1 }, why: 'fan-out: the endpoints of an agent' },
+    { key: { order_id: 1 }, why: 'fan-out: the endpoint of an order\'s own webhook_url' },
+  ],
+  webhookMessages: [{ key: { endpoint_id: 1, order_id: 1, seq: 1 }, why: 'per-endpoint ordering: earlier pending messages of the same order' }],
+  webhookDeliveries: [{ key: { endpoint_id: 1, at: -1 }, why: 'delivery log of an endpoint, newest first' }],
+  subscriptions: [{ key: { status: 1, next_charge_at: 1 }, why: 'operators: what renews when' }],
+  tasks: [{ key: { order_id: 1, number: 1 }, why: 'tasks of one order in number order' }],
+};
+
+/** PostgreSQL under FerretDB reports concurrent DDL of two processes as a deadlock; MongoDB may answer 'in progress'. */
+const TRANSIENT_DDL = /deadlock detected|could not serialize|concurrent|in progress|already exists with a different/i;
+
+/**
+ * Creates every index of {@link INDEXES}: one `createIndexes` command per collection, collections one after another
+ * (the API and the worker run this at the same start; parallel DDL on one catalogue deadlocks), retried briefly.
+ */
 async function ensureIndexes(d: Database): Promise<void> {
-  await Promise.all([
-    // A transaction id moves money once per wallet (retried debits and credits).
-    d.walletEntries.createIndex({ agent_id: 1, tx_id: 1 }, { unique: true }),
-    // Newest entry of a wallet = its balance; listing in order.
-    d.walletEntries.createIndex({ agent_id: 1, seq: -1 }),
-    // Orders of one agent, newest first (wallet views, procurement history).
-    d.orders.createIndex({ agent_id: 1, created_at: -1 }),
-    // Operators list orders by status.
-    d.orders.createIndex({ status: 1, updated_at: -1 }),
-    // Events of one order in sequence; unique so a retried emit cannot duplicate a number.
-    d.events.createIndex({ order_id: 1, seq: 1 }, { unique: true }),
-    // Provider transactions of one order (checkout page shows an existing payment).
-    d.linkpayTransactions.createIndex({ order_id: 1 }),
-    // Expired idempotency records are swept by created_at.
-    d.idempotencyKeys.createIndex({ created_at: 1 }),
-    // x402: one settlement per signed authorization; the insert of the claim is the atomic step.
-    d.x402Payments.createIndex({ network: 1, payer: 1, nonce: 1 }, { unique: true }),
-    // x402: a transaction hash pays one ledger entry (and so one order) only.
-    d.x402Payments.createIndex({ tx_key: 1 }, { unique: true }),
-    // x402: one payment in flight or settled per order.
-    d.x402Payments.createIndex({ order_key: 1 }, { unique: true }),
-    // x402 ledger listing, newest first, and by status.
-    d.x402Payments.createIndex({ created_at: -1, _id: -1 }),
-    d.x402Payments.createIndex({ status: 1, created_at: -1 }),
-    // x402: goods of a settlement that came back pending, fetched by their delivery token.
-    d.x402Payments.createIndex({ delivery_token_hash: 1 }),
-    // A partner lists its commissions, newest first.
-    d.commissions.createIndex({ partner_id: 1, created_at: -1 }),
-    // Procurements of one agent, newest first.
-    d.procurements.createIndex({ agent_id: 1, created_at: -1 }),
-    // Uptime windows read the minutes since a time.
-    d.uptimeSamples.createIndex({ minute: 1 }),
-    // Fan-out: endpoints of an agent, of an order's own webhook_url.
-    d.webhookEndpoints.createIndex({ agent_id: 1 }),
-    d.webhookEndpoints.createIndex({ order_id: 1 }),
-    // Per-endpoint ordering: earlier pending messages of the same order.
-    d.webhookMessages.createIndex({ endpoint_id: 1, order_id: 1, seq: 1 }),
-    // Delivery log of an endpoint, newest first.
-    d.webhookDeliveries.createIndex({ endpoint_id: 1, at: -1 }),
-    // Subscriptions by status and next charge (operators: what renews when).
-    d.subscriptions.createIndex({ status: 1, next_charge_at: 1 }),
-    // Tasks of one order in number order.
-    d.tasks.createIndex({ order_id: 1, number: 1 }),
-  ]);
+  for (const [name, specs] of Object.entries(INDEXES) as [keyof typeof INDEXES, IndexSpec[]][]) {
+    const collection = d.db.collection(d[name].collectionName);
+    const indexes = specs.map(({ key, unique, partialFilterExpression }) => ({
+      key,
+      ...(unique ? { unique } : {}),
+      ...(partialFilterExpression ? { partialFilterExpression } : {}),
+    }));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await collection.createIndexes(indexes);
+        break;
+      } catch (err) {
+        if (attempt >= 8 || !(err instanceof MongoServerError) || !TRANSIENT_DDL.test(err.message)) throw err;
+        await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
+      }
+    }
+  }
 }
 
 /** True for MongoDB's duplicate-key error (11000): a unique-index claim that someone else already holds. */

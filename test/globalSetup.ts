@@ -1,9 +1,10 @@
 /**
- * Jest global setup: one Temporal dev server (in memory, headless) and one FerretDB (fresh temp dir)
+ * Jest global setup: one Temporal dev server (in memory, headless) and one embedded database (PostgreSQL with
+ * DocumentDB and FerretDB v2, in a fresh temp dir, fsync off)
  * for the whole run, shared by all test files and workers.
  *
  * - TEMPORAL_ADDRESS already set: no Temporal dev server is started; otherwise it is set to the new one.
- * - MONGODB_URI already set: no FerretDB is started; otherwise it is set to the new one.
+ * - MONGODB_URI already set: no database is started; otherwise it is set to the new one.
  * - TEMPORAL_TEST_SERVER_PATH: set to the time-skipping test server wrapper (see scripts/setup.sh) unless set,
  *   for `TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } })`.
  *
@@ -13,7 +14,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { binaries, startFerretDb, startTemporalDevServer } from '../scripts/lib/servers';
+import { binaries, startEmbeddedDatabase, startTemporalDevServer } from '../scripts/lib/servers';
 import { SEARCH_ATTRIBUTES } from '../workflows/shared';
 
 /** Search attributes registered on the test Temporal server: the ones the workflows keep current. */
@@ -45,10 +46,10 @@ export default async function globalSetup(): Promise<void> {
     );
   }
   if (!process.env.MONGODB_URI) {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-ferretdb-'));
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-db-'));
     state.tempDirs.push(dataDir);
     tasks.push(
-      startFerretDb({ dataDir }).then((server) => {
+      startEmbeddedDatabase({ dataDir, durable: false }).then((server) => {
         state.stops.push(server.stop);
         process.env.MONGODB_URI = server.uri;
       }),

@@ -9,7 +9,7 @@
  * `exit` hook, and if this process dies abruptly (SIGKILL, unhandled signal) through a tiny
  * detached shell watchdog per child that notices the parent is gone and terminates the child.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -58,25 +58,37 @@ export interface TemporalDevServer {
   stop(): Promise<void>;
 }
 
-/** Options of {@link startFerretDb}. */
-export interface FerretDbOptions {
-  /** Port on 127.0.0.1; a free port when omitted. */
+/** Options of {@link startEmbeddedDatabase}. */
+export interface EmbeddedDatabaseOptions {
+  /** FerretDB (MongoDB wire protocol) port on 127.0.0.1; a free port when omitted. */
   port?: number;
-  /** Directory for the SQLite databases (`<dataDir>/data`) and FerretDB's state (`<dataDir>/state`). Created if missing. */
+  /** PostgreSQL port on 127.0.0.1; a free port when omitted. */
+  pgPort?: number;
+  /**
+   * Folder for the PostgreSQL cluster (`<dataDir>/postgres`, owned by the `postgres` user when run as root) and
+   * FerretDB's state (`<dataDir>/ferretdb-state`). Created if missing; an existing cluster is reused as it is.
+   */
   dataDir: string;
-  /** File to append the server's stdout and stderr to; kept in memory (tail only) when omitted. */
-  logFile?: string;
-  /** How long to wait for the server to answer `ping` (default 30 s). */
+  /** Folder for `postgres.log` and `ferretdb.log`; output kept in memory (tail only) when omitted. */
+  logDir?: string;
+  /**
+   * `false` turns off fsync and synchronous commit: for throw-away test clusters only. A crash of the machine (not of
+   * a process) can then lose recent commits. Default `true`.
+   */
+  durable?: boolean;
+  /** How long to wait for each server to accept connections (default 60 s). */
   startTimeoutMs?: number;
 }
 
-/** A running FerretDB server. */
-export interface FerretDb {
-  /** MongoDB connection string, e.g. `mongodb://127.0.0.1:27017/`. */
+/** A running embedded database: PostgreSQL with DocumentDB, and FerretDB v2 on it. */
+export interface EmbeddedDatabase {
+  /** MongoDB connection string of FerretDB, e.g. `mongodb://127.0.0.1:27117/`. */
   uri: string;
-  /** Process id of the server. */
-  pid: number;
-  /** Stops the server: SIGTERM, then SIGKILL after a grace period. Idempotent. */
+  /** PostgreSQL connection string, e.g. `postgres://postgres@127.0.0.1:54329/postgres`. */
+  postgresUrl: string;
+  /** Process ids: FerretDB and the PostgreSQL postmaster. */
+  pids: { ferretdb: number; postgres: number };
+  /** Stops FerretDB, then PostgreSQL (fast shutdown: open transactions roll back, committed data is kept). Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -93,7 +105,7 @@ export function cacheDir(): string {
  * Paths of the server executables: TEMPORAL_CLI_PATH, FERRETDB_PATH and TEMPORAL_TEST_SERVER_PATH when set,
  * else the binaries that scripts/setup.sh installs into `<cacheDir()>/bin`. Existence is not checked here.
  */
-export function binaries(): { temporal: string; ferretdb: string; temporalTestServer: string } {
+export function binaries(): { temporal: string; ferretdb: string; temporalTestServer: string; pgBinDir: string } {
   const bin = path.join(cacheDir(), 'bin');
   const env = (name: string): string | undefined => {
     const v = process.env[name];
@@ -103,6 +115,7 @@ export function binaries(): { temporal: string; ferretdb: string; temporalTestSe
     temporal: env('TEMPORAL_CLI_PATH') ?? path.join(bin, 'temporal'),
     ferretdb: env('FERRETDB_PATH') ?? path.join(bin, 'ferretdb'),
     temporalTestServer: env('TEMPORAL_TEST_SERVER_PATH') ?? path.join(bin, 'temporal-test-server'),
+    pgBinDir: env('PG_BIN_DIR') ?? '/usr/lib/postgresql/15/bin',
   };
 }
 
@@ -204,33 +217,151 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
   return { address, namespace, uiUrl, pid: child.pid, stop: child.stop };
 }
 
+/** postgresql.conf settings for the embedded cluster: the recipe's, DocumentDB's packaging defaults, and ours. */
+function postgresSettings(pgPort: number, durable: boolean): Record<string, string> {
+  return {
+    listen_addresses: "'127.0.0.1'",
+    port: String(pgPort),
+    // TCP only: a socket path under a deep data folder can exceed the 107-byte limit.
+    unix_socket_directories: "''",
+    shared_preload_libraries: "'pg_cron,pg_documentdb_core,pg_documentdb'",
+    'cron.database_name': "'postgres'",
+    // The default let WAL grow past 1 GB in a benchmark.
+    max_wal_size: "'256MB'",
+    // DocumentDB's packaging defaults (packaging/10-preload.sh of its source).
+    'documentdb.enableCompact': 'true',
+    'documentdb.enableLetAndCollationForQueryMatch': 'true',
+    'documentdb.enableNowSystemVariable': 'true',
+    'documentdb.enableSortbyIdPushDownToPrimaryKey': 'true',
+    'documentdb.enableSchemaValidation': 'true',
+    'documentdb.enableBypassDocumentValidation': 'true',
+    'documentdb.enableUserCrud': 'true',
+    'documentdb.maxUserLimit': '100',
+    ...(durable ? {} : { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' }),
+  };
+}
+
+/** uid and gid of the `postgres` user when this process runs as root (PostgreSQL refuses to run as root). */
+function postgresUser(): { uid: number; gid: number } | undefined {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
+  const out = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+  const gidOut = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+  if (out.status !== 0 || gidOut.status !== 0) {
+    throw new Error(
+      'running as root, but there is no `postgres` user to run PostgreSQL as: install postgresql-15 (scripts/setup.sh does) or set MONGODB_URI',
+    );
+  }
+  return { uid: Number(out.stdout.trim()), gid: Number(gidOut.stdout.trim()) };
+}
+
+/** Runs a PostgreSQL tool to completion (as `user` when given); rejects with its output on failure. */
+function runTool(exe: string, args: string[], user: { uid: number; gid: number } | undefined): void {
+  const res = spawnSync(exe, args, { encoding: 'utf8', ...(user ?? {}), env: { ...process.env, LC_ALL: 'C.UTF-8' } });
+  if (res.error) throw new Error(`${path.basename(exe)} could not run: ${res.error.message}`);
+  if (res.status !== 0) {
+    throw new Error(`${path.basename(exe)} ${args.join(' ')} failed (exit ${String(res.status)}):\n${res.stdout}${res.stderr}`);
+  }
+}
+
 /**
- * Starts FerretDB v1 with the SQLite handler on 127.0.0.1 (databases in `<dataDir>/data`,
- * state in `<dataDir>/state`, telemetry and the debug HTTP listener off) and resolves once
- * the MongoDB driver can `ping` it. Rejects with the tail of its output on failure.
+ * Data folder of FerretDB v1 (SQLite files under `<dir>/data`), which FerretDB v2 cannot read. Returns the folder
+ * when `dir` looks like one, so callers can tell the user instead of silently starting empty.
  */
-export async function startFerretDb(opts: FerretDbOptions): Promise<FerretDb> {
-  const exe = requireExecutable(binaries().ferretdb, 'ferretdb', 'FERRETDB_PATH');
+export function findFerretDbV1Data(dir: string): string | undefined {
+  const sqliteDir = path.join(dir, 'data');
+  try {
+    return fs.readdirSync(sqliteDir).some((f) => f.endsWith('.sqlite')) ? sqliteDir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts the embedded database on 127.0.0.1: a PostgreSQL 15 cluster in `<dataDir>/postgres` with the DocumentDB
+ * extension (initialised on first use, as the `postgres` user when run as root), then FerretDB v2 on it (no auth,
+ * telemetry off). Resolves once the MongoDB driver can `ping` FerretDB.
+ * @throws Error naming what is missing (binaries, the `postgres` user, permissions) or the tail of a server's output.
+ */
+export async function startEmbeddedDatabase(opts: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
+  const { ferretdb: ferretExe, pgBinDir } = binaries();
+  requireExecutable(ferretExe, 'ferretdb', 'FERRETDB_PATH');
+  const postgresExe = requireExecutable(path.join(pgBinDir, 'postgres'), 'postgres', 'PG_BIN_DIR');
   if (opts.port !== undefined) await assertPortFree(opts.port, 'FerretDB');
+  if (opts.pgPort !== undefined) await assertPortFree(opts.pgPort, 'PostgreSQL');
   const port = opts.port ?? (await freePort());
+  const pgPort = opts.pgPort ?? (await freePort());
+  const timeoutMs = opts.startTimeoutMs ?? 60_000;
   const dataDir = path.resolve(opts.dataDir);
-  const sqliteDir = path.join(dataDir, 'data');
-  const stateDir = path.join(dataDir, 'state');
-  fs.mkdirSync(sqliteDir, { recursive: true });
+  const pgDir = path.join(dataDir, 'postgres');
+  const stateDir = path.join(dataDir, 'ferretdb-state');
+  const user = postgresUser();
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
   fs.mkdirSync(stateDir, { recursive: true });
+
+  if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
+    fs.mkdirSync(pgDir, { recursive: true, mode: 0o700 });
+    if (user) {
+      // mkdtemp folders are 0700: the postgres user must be able to reach its cluster.
+      fs.chmodSync(dataDir, 0o755);
+      fs.chownSync(pgDir, user.uid, user.gid);
+    }
+    runTool(
+      path.join(pgBinDir, 'initdb'),
+      ['-D', pgDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-instructions'],
+      user,
+    );
+  }
+  // Written on every start (PostgreSQL takes the last value of a setting), so a port change applies to old clusters.
+  const settings = postgresSettings(pgPort, opts.durable ?? true);
+  fs.writeFileSync(
+    path.join(pgDir, 'postgresql.auto.conf'),
+    '# Written by scripts/lib/servers.ts at every start.\n' +
+      Object.entries(settings)
+        .map(([k, v]) => `${k} = ${v}\n`)
+        .join(''),
+  );
+  if (user) fs.chownSync(path.join(pgDir, 'postgresql.auto.conf'), user.uid, user.gid);
+  // A postmaster.pid left by a killed server is handled by PostgreSQL itself (it checks whether the pid is alive).
+
+  const postgresUrl = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
+  const postgres = spawnTracked(
+    'postgres',
+    postgresExe,
+    ['-D', pgDir],
+    opts.logDir ? path.join(opts.logDir, 'postgres.log') : undefined,
+    // SIGINT is PostgreSQL's fast shutdown: it does not wait for FerretDB's pooled connections to close.
+    { user, stopSignal: 'SIGINT' },
+  );
+  try {
+    // pg_isready succeeds only once the cluster accepts sessions (not while it is starting or recovering).
+    await waitUntilReady(postgres, timeoutMs, async () =>
+      runTool(path.join(pgBinDir, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(pgPort), '-t', '1'], undefined),
+    );
+    runTool(
+      path.join(pgBinDir, 'psql'),
+      ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qAt',
+        '-c', 'CREATE EXTENSION IF NOT EXISTS documentdb CASCADE'],
+      undefined,
+    );
+  } catch (err) {
+    await postgres.stop();
+    throw err;
+  }
+
   const args = [
-    '--handler=sqlite',
-    `--sqlite-url=file:${sqliteDir}/`,
-    `--state-dir=${stateDir}`,
+    `--postgresql-url=${postgresUrl}`,
     `--listen-addr=127.0.0.1:${port}`,
-    '--debug-addr=-',
+    // Each instance needs its own debug listener (the default 8088 clashes); it serves /debug/metrics.
+    `--debug-addr=127.0.0.1:${await freePort()}`,
+    `--state-dir=${stateDir}`,
+    '--no-auth',
     '--telemetry=disable',
     '--log-level=error',
   ];
   const uri = `mongodb://127.0.0.1:${port}/`;
-  const child = spawnTracked('ferretdb', exe, args, opts.logFile);
+  const ferret = spawnTracked('ferretdb', ferretExe, args, opts.logDir ? path.join(opts.logDir, 'ferretdb.log') : undefined);
   try {
-    await waitUntilReady(child, opts.startTimeoutMs ?? 30_000, async () => {
+    await waitUntilReady(ferret, timeoutMs, async () => {
       const client = new MongoClient(uri, { serverSelectionTimeoutMS: 1_000, connectTimeoutMS: 1_000 });
       try {
         await client.connect();
@@ -240,10 +371,20 @@ export async function startFerretDb(opts: FerretDbOptions): Promise<FerretDb> {
       }
     });
   } catch (err) {
-    await child.stop();
+    await ferret.stop();
+    await postgres.stop();
     throw err;
   }
-  return { uri, pid: child.pid, stop: child.stop };
+  let stopping: Promise<void> | undefined;
+  return {
+    uri,
+    postgresUrl,
+    pids: { ferretdb: ferret.pid, postgres: postgres.pid },
+    stop: () => {
+      stopping ??= ferret.stop().then(() => postgres.stop());
+      return stopping;
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,6 +396,7 @@ const STOP_GRACE_MS = 10_000;
 
 interface TrackedChild {
   name: string;
+  stopSignal: NodeJS.Signals;
   pid: number;
   process: ChildProcess;
   /** Resolves with the exit code (or signal name) when the child exits. */
@@ -273,7 +415,7 @@ function installExitHook(): void {
   process.on('exit', () => {
     for (const child of running) {
       try {
-        child.process.kill('SIGTERM');
+        child.process.kill(child.stopSignal);
       } catch {
         // already gone
       }
@@ -285,22 +427,24 @@ function requireExecutable(file: string, name: string, envVar: string): string {
   try {
     fs.accessSync(file, fs.constants.X_OK);
   } catch {
-    throw new Error(`${name} executable not found at ${file}: run \`bash scripts/setup.sh\` or set ${envVar}`);
+    throw new Error(
+      `${name} executable not found at ${file}: run \`bash scripts/setup.sh\` or set ${envVar} (or point MONGODB_URI at a MongoDB you run)`,
+    );
   }
   return file;
 }
 
-/** Kills `childPid` (TERM, then KILL after 5 s) once `parentPid` is gone. Detached, so it survives the parent. */
-function startWatchdog(parentPid: number, childPid: number): ChildProcess | undefined {
+/** Stops `childPid` (`signal`, then KILL after 5 s) once `parentPid` is gone. Detached, so it survives the parent. */
+function startWatchdog(parentPid: number, childPid: number, signal: NodeJS.Signals): ChildProcess | undefined {
   const script =
     'p=$1; c=$2; ' +
     'while kill -0 "$p" 2>/dev/null && kill -0 "$c" 2>/dev/null; do sleep 1; done; ' +
     'kill -0 "$c" 2>/dev/null || exit 0; ' +
-    'kill -TERM "$c" 2>/dev/null; i=0; ' +
+    'kill -"$3" "$c" 2>/dev/null; i=0; ' +
     'while [ $i -lt 50 ] && kill -0 "$c" 2>/dev/null; do sleep 0.1; i=$((i+1)); done; ' +
     'kill -0 "$c" 2>/dev/null && kill -KILL "$c" 2>/dev/null; exit 0';
   try {
-    const dog = spawn('/bin/sh', ['-c', script, 'watchdog', String(parentPid), String(childPid)], {
+    const dog = spawn('/bin/sh', ['-c', script, 'watchdog', String(parentPid), String(childPid), signal.slice(3)], {
       stdio: 'ignore',
       detached: true,
     });
@@ -312,7 +456,14 @@ function startWatchdog(parentPid: number, childPid: number): ChildProcess | unde
   }
 }
 
-function spawnTracked(name: string, exe: string, args: string[], logFile?: string): TrackedChild {
+/** How a tracked child runs: as another user (root only), and which signal stops it cleanly (default SIGTERM). */
+interface SpawnOptions {
+  user?: { uid: number; gid: number };
+  stopSignal?: NodeJS.Signals;
+}
+
+function spawnTracked(name: string, exe: string, args: string[], logFile?: string, options: SpawnOptions = {}): TrackedChild {
+  const stopSignal = options.stopSignal ?? 'SIGTERM';
   installExitHook();
   let logFd: number | undefined;
   let memTail = '';
@@ -323,6 +474,7 @@ function spawnTracked(name: string, exe: string, args: string[], logFile?: strin
   const proc = spawn(exe, args, {
     stdio: ['ignore', logFd ?? 'pipe', logFd ?? 'pipe'],
     env: process.env,
+    ...(options.user ?? {}),
   });
   if (logFd !== undefined) fs.closeSync(logFd);
   const append = (chunk: Buffer): void => {
@@ -346,11 +498,12 @@ function spawnTracked(name: string, exe: string, args: string[], logFile?: strin
     });
   });
 
-  const watchdog = proc.pid !== undefined ? startWatchdog(process.pid, proc.pid) : undefined;
+  const watchdog = proc.pid !== undefined ? startWatchdog(process.pid, proc.pid, stopSignal) : undefined;
 
   let stopping: Promise<void> | undefined;
   const child: TrackedChild = {
     name,
+    stopSignal,
     pid: proc.pid ?? -1,
     process: proc,
     exited,
@@ -378,7 +531,7 @@ function spawnTracked(name: string, exe: string, args: string[], logFile?: strin
     stop: () => {
       stopping ??= (async () => {
         if (child.isRunning()) {
-          proc.kill('SIGTERM');
+          proc.kill(stopSignal);
           let timer: NodeJS.Timeout | undefined;
           const timedOut = await Promise.race([
             exited.then(() => false),

@@ -13,7 +13,6 @@ export class OrderRepository {
 
   /** Inserts the order if absent; a second call with the same id changes nothing. */
   async ensure(doc: OrderDoc): Promise<void> {
-    // insertOne rather than an upsert with $setOnInsert: FerretDB v1 drops empty arrays and nulls from the latter.
     try {
       await this.d.orders.insertOne(doc);
     } catch (err) {

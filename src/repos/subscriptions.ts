@@ -8,7 +8,7 @@ import type { SubscriptionCharge, SubscriptionState } from '../../workflows/subs
 export class SubscriptionRepository {
   constructor(private readonly d: Database) {}
 
-  /** Inserts the subscription if absent (insertOne, not an upsert: FerretDB v1 drops nulls from `$setOnInsert`). */
+  /** Inserts the subscription if absent; a second call with the same id changes nothing. */
   async ensure(doc: SubscriptionDoc): Promise<void> {
     try {
       await this.d.subscriptions.insertOne(doc);

@@ -8,11 +8,11 @@ export class TaskRepository {
   constructor(private readonly d: Database) {}
 
   /**
-   * Claims the next task number of an order by inserting `<order_id>#<n>` (a unique `_id` insert is atomic on
-   * MongoDB and FerretDB alike; a lost race moves on to the next number) and returns the new task.
+   * Claims the next task number of an order by inserting `<order_id>#<n>` (a unique `_id` insert is the atomic
+   * claim; a lost race moves on to the next number) and returns the new task.
    */
   async create(orderId: string, inputs: OrderInputs, amountMicros: number): Promise<TaskDoc> {
-    const newest = await this.d.tasks.find({ order_id: orderId }).sort({ number: -1 }).limit(1).next();
+    const newest = await this.d.tasks.findOne({ order_id: orderId }, { sort: { number: -1 } });
     for (let n = Math.max(2, (newest?.number ?? 1) + 1); n < 100_000; n++) {
       const doc: TaskDoc = {
         _id: `${orderId}#${n}`,

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { isDuplicateKey, type Database, type WalletDoc, type WalletEntryDoc } from '../db';
+import { isDuplicateKey, type Database, type WalletDoc, type WalletEntryDoc, type WalletMovement } from '../db';
 import { sha256Hex } from '../hash';
 
 /** Raised by {@link WalletRepository.debit} when the balance does not cover the amount. */
@@ -26,20 +26,21 @@ export interface WalletSnapshot {
 
 const entryId = (agentId: string, seq: number) => `${agentId}#${String(seq).padStart(12, '0')}`;
 
+/** How many recent movements a wallet document remembers (see {@link WalletRepository}). */
+export const RECENT_MOVEMENTS = 256;
+
 /**
- * Agent wallets (seed §2.9, issue 2 §5) as an append-only ledger. A movement reads the newest entry, computes the
- * new balance and inserts entry `seq + 1`; the insert is a single-document atomic claim (unique `_id`), so two
- * movements computed from the same balance cannot both land, and the loser recomputes. A debit whose new balance
- * would be negative is refused, so parallel debits never overdraw; a transaction id applies at most once
- * (unique index), so a retried debit never applies twice.
+ * Agent wallets (seed §2.9, issue 2 §5). The wallet document holds the balance; the ledger (`wallet_entries`) holds
+ * one entry per movement, numbered by `seq`.
  *
- * Why not `findOneAndUpdate` with a `$gte` filter: FerretDB v1 on SQLite evaluates the filter and applies the update
- * in two steps (FerretDB issue 3040), so concurrent debits overdraw there. Unique-index inserts are atomic on both.
+ * A movement is one single-document atomic conditional update of the wallet: a debit matches only while
+ * `balance_micros >= amount` (so parallel debits never overdraw, in one process or many) and only when the wallet's
+ * `recent` list does not hold the transaction id (so a retried movement never applies twice). The same update bumps
+ * `seq` and pushes the movement onto `recent`, so the ledger entry written next is derived from what the update
+ * returned; a crash between the two leaves the movement in `recent`, and the retry (or the next read) writes the entry.
+ * The ledger's unique (agent_id, tx_id) index keeps a transaction id to one entry for good, after it has left `recent`.
  */
 export class WalletRepository {
-  /** Movements of one wallet from this process run one after another: fewer lost claims to retry. */
-  private readonly queues = new Map<string, Promise<unknown>>();
-
   constructor(private readonly d: Database) {}
 
   /**
@@ -49,17 +50,16 @@ export class WalletRepository {
   async open(agentId: string): Promise<{ wallet: WalletDoc; agentKey?: string }> {
     const agentKey = `ak_${randomBytes(32).toString('base64url')}`;
     const keyHash = hashAgentKey(agentKey);
-    // A wallet created by a credit has no key yet: the first reader claims it. The compare-and-set is re-read,
-    // because on FerretDB two claims may both report success; only the stored hash wins.
-    const unclaimed = await this.d.wallets.findOne({ _id: agentId });
-    if (unclaimed && unclaimed.key_hash === null) {
-      await this.d.wallets.updateOne({ _id: agentId, key_hash: null }, { $set: { key_hash: keyHash } });
-      const after = await this.d.wallets.findOne({ _id: agentId });
-      if (after?.key_hash === keyHash) return { wallet: after, agentKey };
-      if (after) return { wallet: after };
-    }
-    if (unclaimed) return { wallet: unclaimed };
-    const wallet: WalletDoc = { _id: agentId, currency: 'USD', key_hash: keyHash, created_at: new Date() };
+    // A wallet created by a credit has no key yet: the first reader claims it, atomically.
+    const claimed = await this.d.wallets.findOneAndUpdate(
+      { _id: agentId, key_hash: null },
+      { $set: { key_hash: keyHash } },
+      { returnDocument: 'after' },
+    );
+    if (claimed) return { wallet: claimed, agentKey };
+    const existing = await this.d.wallets.findOne({ _id: agentId });
+    if (existing) return { wallet: existing };
+    const wallet: WalletDoc = { ...emptyWallet(agentId, new Date()), key_hash: keyHash };
     try {
       await this.d.wallets.insertOne(wallet);
       return { wallet, agentKey };
@@ -76,17 +76,23 @@ export class WalletRepository {
     return this.d.wallets.findOne({ _id: agentId });
   }
 
-  /** Balance (integer micro-units) from the newest ledger entry; 0 for an empty or absent wallet. */
+  /** Balance in integer micro-units; 0 for an absent wallet. */
   async balance(agentId: string): Promise<number> {
-    return (await this.newest(agentId))?.balance_after_micros ?? 0;
+    const w = await this.d.wallets.findOne({ _id: agentId }, { projection: { balance_micros: 1 } });
+    return w?.balance_micros ?? 0;
   }
 
-  /** The wallet with balance and ledger, or null. */
+  /** The wallet with balance and ledger, oldest entry first, or null. */
   async snapshot(agentId: string): Promise<WalletSnapshot | null> {
     const wallet = await this.get(agentId);
     if (!wallet) return null;
-    const entries = await this.d.walletEntries.find({ agent_id: agentId }).sort({ seq: 1 }).toArray();
-    return { wallet, balance_micros: entries.at(-1)?.balance_after_micros ?? 0, entries };
+    let entries = await this.d.walletEntries.find({ agent_id: agentId }).sort({ seq: 1 }).toArray();
+    if ((entries.at(-1)?.seq ?? 0) < wallet.seq) {
+      // A movement whose entry a crashed process did not write: write it from the wallet's memory, then re-read.
+      await Promise.all(wallet.recent.map((m) => this.writeEntry(agentId, m)));
+      entries = await this.d.walletEntries.find({ agent_id: agentId }).sort({ seq: 1 }).toArray();
+    }
+    return { wallet, balance_micros: wallet.balance_micros, entries };
   }
 
   /** True when `key` is the wallet's agent key (constant-time comparison of the hashes). */
@@ -103,8 +109,22 @@ export class WalletRepository {
    * @throws InsufficientFundsError when the wallet is absent or its balance is lower than the amount.
    * @throws RangeError when the amount is not a positive safe integer.
    */
-  debit(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<WalletEntryDoc> {
-    return this.serial(agentId, () => this.move('debit', agentId, amountMicros, txId, memo, source));
+  async debit(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<WalletEntryDoc> {
+    checkAmount(amountMicros);
+    const done = await this.applied(agentId, txId);
+    if (done) return done;
+    const movement = { tx_id: txId, type: 'debit' as const, amount_micros: amountMicros, memo, source };
+    const wallet = await this.d.wallets.findOneAndUpdate(
+      { _id: agentId, balance_micros: { $gte: amountMicros }, 'recent.tx_id': { $ne: txId } },
+      [movementPipeline(movement, -amountMicros)],
+      { returnDocument: 'after' },
+    );
+    if (wallet) return this.writeEntry(agentId, lastMovement(wallet));
+    // Not applied now: already applied (a retry after a crash), or the balance is short, or there is no wallet.
+    const current = await this.get(agentId);
+    const earlier = current?.recent.find((m) => m.tx_id === txId);
+    if (earlier) return this.writeEntry(agentId, earlier);
+    throw new InsufficientFundsError(agentId, current?.balance_micros ?? 0, amountMicros);
   }
 
   /**
@@ -113,75 +133,111 @@ export class WalletRepository {
    * @throws RangeError when the amount is not a positive safe integer.
    */
   async credit(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<WalletEntryDoc> {
-    await this.ensure(agentId);
-    return this.serial(agentId, () => this.move('credit', agentId, amountMicros, txId, memo, source));
+    checkAmount(amountMicros);
+    const done = await this.applied(agentId, txId);
+    if (done) return done;
+    const movement = { tx_id: txId, type: 'credit' as const, amount_micros: amountMicros, memo, source };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const wallet = await this.d.wallets.findOneAndUpdate(
+        { _id: agentId, 'recent.tx_id': { $ne: txId } },
+        [movementPipeline(movement, amountMicros)],
+        { returnDocument: 'after' },
+      );
+      if (wallet) return this.writeEntry(agentId, lastMovement(wallet));
+      const current = await this.get(agentId);
+      const earlier = current?.recent.find((m) => m.tx_id === txId);
+      if (earlier) return this.writeEntry(agentId, earlier);
+      if (!current) {
+        try {
+          await this.d.wallets.insertOne(emptyWallet(agentId, new Date()));
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+        }
+      }
+    }
+    throw new Error(`wallet ${agentId}: credit ${txId} could not be applied`);
   }
 
-  private async ensure(agentId: string): Promise<void> {
+  /** The ledger entry of a transaction id already applied, or null. */
+  private applied(agentId: string, txId: string): Promise<WalletEntryDoc | null> {
+    return this.d.walletEntries.findOne({ agent_id: agentId, tx_id: txId });
+  }
+
+  /** Writes the ledger entry of a movement the wallet recorded; idempotent (the entry's `_id` is its `seq`). */
+  private async writeEntry(agentId: string, m: WalletMovement): Promise<WalletEntryDoc> {
+    const entry: WalletEntryDoc = {
+      _id: entryId(agentId, m.seq),
+      agent_id: agentId,
+      seq: m.seq,
+      tx_id: m.tx_id,
+      type: m.type,
+      amount_micros: m.amount_micros,
+      balance_after_micros: m.balance_after_micros,
+      memo: m.memo,
+      source: m.source,
+      at: m.at,
+    };
     try {
-      await this.d.wallets.insertOne({ _id: agentId, currency: 'USD', key_hash: null, created_at: new Date() });
+      await this.d.walletEntries.insertOne(entry);
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
+    return entry;
   }
+}
 
-  private newest(agentId: string): Promise<WalletEntryDoc | null> {
-    return this.d.walletEntries.find({ agent_id: agentId }).sort({ seq: -1 }).limit(1).next();
+function checkAmount(amountMicros: number): void {
+  if (!Number.isSafeInteger(amountMicros) || amountMicros <= 0) {
+    throw new RangeError(`amount must be a positive integer of micro-units, got ${amountMicros}`);
   }
+}
 
-  private serial<T>(agentId: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(agentId) ?? Promise.resolve();
-    const run = previous.then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.queues.set(agentId, tail);
-    void tail.then(() => {
-      if (this.queues.get(agentId) === tail) this.queues.delete(agentId);
-    });
-    return run;
-  }
+function emptyWallet(agentId: string, now: Date): WalletDoc {
+  return { _id: agentId, currency: 'USD', key_hash: null, balance_micros: 0, seq: 0, recent: [], created_at: now };
+}
 
-  private async move(
-    type: 'credit' | 'debit',
-    agentId: string,
-    amountMicros: number,
-    txId: string,
-    memo: string,
-    source: string,
-  ): Promise<WalletEntryDoc> {
-    if (!Number.isSafeInteger(amountMicros) || amountMicros <= 0) {
-      throw new RangeError(`amount must be a positive integer of micro-units, got ${amountMicros}`);
-    }
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const previous = await this.d.walletEntries.findOne({ agent_id: agentId, tx_id: txId });
-      if (previous) return previous;
-      const newest = await this.newest(agentId);
-      const balance = newest?.balance_after_micros ?? 0;
-      const after = type === 'debit' ? balance - amountMicros : balance + amountMicros;
-      if (type === 'debit' && (after < 0 || (!newest && !(await this.get(agentId))))) {
-        throw new InsufficientFundsError(agentId, balance, amountMicros);
-      }
-      const seq = (newest?.seq ?? 0) + 1;
-      const entry: WalletEntryDoc = {
-        _id: entryId(agentId, seq),
-        agent_id: agentId,
-        seq,
-        tx_id: txId,
-        type,
-        amount_micros: amountMicros,
-        balance_after_micros: after,
-        memo,
-        source,
-        at: new Date(),
-      };
-      try {
-        await this.d.walletEntries.insertOne(entry);
-        return entry;
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        // Another movement claimed this sequence number (or applied this id): recompute from the new newest entry.
-        await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 ** attempt)));
-      }
-    }
-    throw new Error(`wallet ${agentId}: too much contention, try again`);
-  }
+function lastMovement(wallet: WalletDoc): WalletMovement {
+  const m = wallet.recent.at(-1);
+  if (!m) throw new Error(`wallet ${wallet._id}: update returned no movement`);
+  return m;
+}
+
+/**
+ * The update of one movement as an aggregation-pipeline stage, so `seq` and `balance_after_micros` of the pushed
+ * movement are computed from the same document state the update applies to: add `delta` to the balance, bump `seq`,
+ * append the movement to `recent` and keep the newest {@link RECENT_MOVEMENTS}.
+ */
+function movementPipeline(
+  m: Pick<WalletMovement, 'tx_id' | 'type' | 'amount_micros' | 'memo' | 'source'>,
+  delta: number,
+): Record<string, unknown> {
+  return {
+    $set: {
+      balance_micros: { $add: ['$balance_micros', delta] },
+      seq: { $add: ['$seq', 1] },
+      recent: {
+        $slice: [
+          {
+            $concatArrays: [
+              '$recent',
+              [
+                {
+                  ...literal(m),
+                  seq: { $add: ['$seq', 1] },
+                  balance_after_micros: { $add: ['$balance_micros', delta] },
+                  at: { $literal: new Date() },
+                },
+              ],
+            ],
+          },
+          -RECENT_MOVEMENTS,
+        ],
+      },
+    },
+  };
+}
+
+/** Wraps plain values in `$literal`, so strings starting with `$` are not read as field paths. */
+function literal(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, { $literal: v }]));
 }

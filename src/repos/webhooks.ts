@@ -22,8 +22,7 @@ export const messageId = (eventId: string, endpointId: string): string => `${eve
 
 /**
  * Webhook endpoints, the messages fanned out to them and every delivery attempt (issue 5 §1, §2).
- * Endpoint documents are inserted whole (FerretDB v1 drops nulls from `$setOnInsert` upserts); messages and
- * attempts are insert-once by id, so a retried activity records nothing twice.
+ * Messages and attempts are insert-once by id, so a retried activity records nothing twice.
  */
 export class WebhookRepository {
   constructor(private readonly d: Database) {}
@@ -164,12 +163,12 @@ export class WebhookRepository {
 
   /** The earliest still-pending message of the same order to the same endpoint with a lower sequence number. */
   pendingBefore(endpointId: string, orderId: string, seq: number): Promise<WebhookMessageDoc | null> {
-    return this.d.webhookMessages.find({ endpoint_id: endpointId, order_id: orderId, seq: { $lt: seq }, status: 'pending' }).sort({ seq: 1 }).limit(1).next();
+    return this.d.webhookMessages.findOne({ endpoint_id: endpointId, order_id: orderId, seq: { $lt: seq }, status: 'pending' }, { sort: { seq: 1 } });
   }
 
   /** The next pending message of the same order to the same endpoint after `seq`. */
   pendingAfter(endpointId: string, orderId: string, seq: number): Promise<WebhookMessageDoc | null> {
-    return this.d.webhookMessages.find({ endpoint_id: endpointId, order_id: orderId, seq: { $gt: seq }, status: 'pending' }).sort({ seq: 1 }).limit(1).next();
+    return this.d.webhookMessages.findOne({ endpoint_id: endpointId, order_id: orderId, seq: { $gt: seq }, status: 'pending' }, { sort: { seq: 1 } });
   }
 
   /** Records one attempt; a retried record of the same attempt keeps the first. */

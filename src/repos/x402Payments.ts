@@ -27,8 +27,8 @@ export type X402Status = (typeof X402_STATUSES)[number];
 
 /**
  * The x402 payments ledger (collection `x402_payments`, issue 3 §2 and §7) and the `payment-identifier` store
- * (`x402_payment_ids`). Every step is a single-document write; the only concurrency control is unique-index inserts,
- * which are atomic on MongoDB and on FerretDB v1 alike (conditional updates are not on FerretDB, issue 3040).
+ * (`x402_payment_ids`). Every step is a single-document write; claims are unique-index inserts (the authorization,
+ * the transaction hash and the order each held by one entry at a time, through unique and partial unique indexes).
  */
 export class X402PaymentRepository {
   constructor(private readonly d: Database) {}
@@ -48,12 +48,12 @@ export class X402PaymentRepository {
       payer: c.payer.toLowerCase(),
       nonce: c.nonce.toLowerCase(),
       transaction: null,
-      tx_key: `none:${id}`,
-      order_key: c.order_id ? `order:${c.order_id}` : `none:${id}`,
+      tx_key: null,
+      order_key: c.order_id ? `order:${c.order_id}` : null,
       error_reason: null,
       error_message: null,
       delivery_token_hash: null,
-      delivery_json: null,
+      delivery: null,
       created_at: now,
       updated_at: now,
       settled_at: null,
@@ -65,7 +65,7 @@ export class X402PaymentRepository {
       if (!isDuplicateKey(err)) throw err;
       const sameAuth = await this.d.x402Payments.findOne({ network: doc.network, payer: doc.payer, nonce: doc.nonce });
       if (sameAuth) return { refused: 'authorization', existing: sameAuth };
-      if (c.order_id) return { refused: 'order', existing: await this.d.x402Payments.findOne({ order_key: doc.order_key }) };
+      if (doc.order_key) return { refused: 'order', existing: await this.d.x402Payments.findOne({ order_key: doc.order_key }) };
       throw err;
     }
   }
@@ -99,7 +99,7 @@ export class X402PaymentRepository {
           error_reason: reason,
           error_message: message,
           delivery_token_hash: sha256Hex(token),
-          delivery_json: JSON.stringify(deliveryBody ?? null),
+          delivery: deliveryBody ?? null,
           updated_at: new Date(),
         },
       },
@@ -119,7 +119,7 @@ export class X402PaymentRepository {
           status: 'failed',
           error_reason: reason,
           error_message: message,
-          order_key: `released:${id}`,
+          order_key: null,
           ...(transaction ? { transaction, tx_key: transaction.toLowerCase() } : {}),
           updated_at: new Date(),
         },

@@ -71,7 +71,7 @@ export interface UptimeWindow {
  * @param now - the time of the reading (tests pass a fixed one).
  */
 export async function uptimeWindow(d: Database, windowMs: number | null, now = new Date()): Promise<UptimeWindow> {
-  const first = await d.uptimeSamples.find({}).sort({ minute: 1 }).limit(1).next();
+  const first = await d.uptimeSamples.findOne({}, { sort: { minute: 1 } });
   const current = minuteOf(now).minute.getTime();
   const startWanted = windowMs === null ? 0 : minuteOf(new Date(now.getTime() - windowMs)).minute.getTime() + MINUTE_MS;
   const from = Math.max(startWanted, first ? first.minute.getTime() : current);

@@ -234,15 +234,8 @@ const PENDING_REASON = 'settlement_pending';
 /** A `settling` claim older than this outlived any settlement call (facilitator timeout 150 s): its request died. */
 export const ORPHAN_CLAIM_MS = 5 * 60_000;
 
-/** A response as sent: status, headers, JSON body. Stored with the body as text (see X402PaymentIdDoc). */
-interface StoredResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-const toStored = (r: StoredResponse): NonNullable<X402PaymentIdDoc['response']> => ({ status: r.status, headers: r.headers, body_json: JSON.stringify(r.body) });
-const fromStored = (r: NonNullable<X402PaymentIdDoc['response']>): StoredResponse => ({ status: r.status, headers: r.headers, body: JSON.parse(r.body_json) as unknown });
+/** A response as sent and as stored under its payment id: status, headers, JSON body. */
+type StoredResponse = NonNullable<X402PaymentIdDoc['response']>;
 
 /**
  * Runs paid resources over x402 (see the module comment for the flow). One gateway per API process: it owns the
@@ -461,7 +454,7 @@ export class X402Gateway {
         headers: { 'Content-Type': 'application/json; charset=utf-8', ...settled.headers },
         body: { ...body, payment: receipt(payment) },
       };
-      if (paymentIdKey) await this.opts.ledger.completePaymentId(paymentIdKey, 'done', payment._id, toStored(response));
+      if (paymentIdKey) await this.opts.ledger.completePaymentId(paymentIdKey, 'done', payment._id, response);
       writeStored(ctx, response);
       return true;
     }
@@ -561,7 +554,7 @@ export class X402Gateway {
       const payment = existing.payment_ref ? await this.opts.ledger.get(existing.payment_ref) : null;
       if (payment?.status === 'settled') {
         const response = settledResponseOf(payment);
-        await this.opts.ledger.completePaymentId(existing._id, 'done', payment._id, toStored(response));
+        await this.opts.ledger.completePaymentId(existing._id, 'done', payment._id, response);
         return this.replay(ctx, response);
       }
       if (payment?.status === 'failed') {
@@ -574,7 +567,7 @@ export class X402Gateway {
       ctx.body = pendingBody(receipt(payment), payment.error_reason ?? PENDING_REASON, null);
       return;
     }
-    const stored = existing.response ? fromStored(existing.response) : null;
+    const stored = existing.response;
     if (!stored) throw new ProblemError(500, 'internal_error', `payment-identifier ${existing._id} done without a response`);
     if (existing.payload_hash === pid.doc.payload_hash) return this.replay(ctx, stored);
     // A re-signed payload for the same purchase: authenticate it (facilitator verify), then answer without settling.
@@ -692,7 +685,7 @@ export function settledResponseOf(p: X402PaymentDoc): { status: number; headers:
   return {
     status: 200,
     headers: { 'Content-Type': 'application/json; charset=utf-8', 'PAYMENT-RESPONSE': encodePaymentResponseHeader(settle) },
-    body: { ...((p.delivery_json ? (JSON.parse(p.delivery_json) as Record<string, unknown> | null) : null) ?? {}), payment: receipt(p) },
+    body: { ...((p.delivery as Record<string, unknown> | null) ?? {}), payment: receipt(p) },
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Smoke tests of the local servers every other integration test relies on:
- * FerretDB (MongoDB API) at MONGODB_URI, the Temporal dev server at TEMPORAL_ADDRESS, and the
+ * the MongoDB-compatible database at MONGODB_URI (FerretDB v2 on PostgreSQL with DocumentDB, or a MongoDB), the Temporal dev server at TEMPORAL_ADDRESS, and the
  * Java time-skipping test server at TEMPORAL_TEST_SERVER_PATH (all set up by test/globalSetup.ts).
  */
 import { randomUUID } from 'node:crypto';
@@ -41,7 +41,7 @@ beforeAll(async () => {
   });
 });
 
-describe('FerretDB at MONGODB_URI', () => {
+describe('MongoDB semantics at MONGODB_URI', () => {
   let client: MongoClient;
 
   beforeAll(async () => {
@@ -87,8 +87,7 @@ describe('FerretDB at MONGODB_URI', () => {
     }
   });
 
-  // Upstream FerretDB v1 loses updates here (read-then-write without a transaction); scripts/setup.sh
-  // patches in a lock around write commands. This fails on an unpatched FERRETDB_PATH binary.
+  // FerretDB v1 lost updates here (read-then-write without a transaction); MongoDB and DocumentDB do not.
   it('applies concurrent guarded updates of one document atomically', async () => {
     const db = client.db(`servers_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`);
     try {
@@ -107,6 +106,26 @@ describe('FerretDB at MONGODB_URI', () => {
       );
       expect(results.reduce((a, b) => a + b, 0)).toBe(50);
       expect(await accounts.findOne({ _id: 'acc' })).toEqual({ _id: 'acc', balance: 0 });
+    } finally {
+      await db.dropDatabase();
+    }
+  });
+
+  it('enforces partial unique indexes and stores nested arrays and $-prefixed keys', async () => {
+    const db = client.db(`servers_test_${randomUUID().replace(/-/g, '').slice(0, 12)}`);
+    try {
+      const claims = db.collection<{ _id: string; key: string | null; body?: unknown }>('claims');
+      await claims.createIndex({ key: 1 }, { unique: true, partialFilterExpression: { key: { $type: 'string' } } });
+      await claims.insertMany([
+        { _id: 'a', key: null },
+        { _id: 'b', key: null },
+        { _id: 'c', key: 'k' },
+      ]);
+      const dup = await claims.insertOne({ _id: 'd', key: 'k' }).catch((e: unknown) => e);
+      expect((dup as MongoServerError).code).toBe(11000);
+      const body = { rows: [[1, 2], [{ $ref: 'x', 'a.b': true }]], empty: [], none: null };
+      await claims.insertOne({ _id: 'e', key: null, body });
+      expect((await claims.findOne({ _id: 'e' }))?.body).toEqual(body);
     } finally {
       await db.dropDatabase();
     }
