@@ -464,13 +464,13 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
     {
       key: { tx_key: 1 },
       unique: true,
-      partialFilterExpression: { tx_key: { $type: 'string' } },
+      partialFilterExpression: { tx_key: { $gt: '' } },
       why: 'a transaction hash pays one ledger entry (and so one order) only',
     },
     {
       key: { order_key: 1 },
       unique: true,
-      partialFilterExpression: { order_key: { $type: 'string' } },
+      partialFilterExpression: { order_key: { $gt: '' } },
       why: 'one payment in flight or settled per order',
     },
     { key: { created_at: -1, _id: -1 }, why: 'the ledger, newest first' },
@@ -483,6 +483,7 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
   webhookEndpoints: [
     { key: { agent_id: 1 }, why: 'fan-out: the endpoints of an agent' },
     { key: { order_id: 1 }, why: 'fan-out: the endpoint of an order\'s own webhook_url' },
+    { key: { token_hash: 1 }, why: 'endpoints managed by a management token' },
   ],
   webhookMessages: [{ key: { endpoint_id: 1, order_id: 1, seq: 1 }, why: 'per-endpoint ordering: earlier pending messages of the same order' }],
   webhookDeliveries: [{ key: { endpoint_id: 1, at: -1 }, why: 'delivery log of an endpoint, newest first' }],
