@@ -1,18 +1,44 @@
 /**
- * `npm run bench`: throughput and latency of the order path against a running `npm start` (or API_URL).
- * Prints figures; asserts nothing. N orders (BENCH_ORDERS, default 200) with CONCURRENCY (default 20) in flight, one
- * agent wallet per lane (BENCH_ONE_WALLET=1: all lanes spend one wallet, whose movements serialize):
- * create → confirm_payment (wallet) → delivered, then quote latency and the catalogue read.
+ * `npm run bench`: the order path measured beside Temporal's own hello-world, against a running `npm start`
+ * (issue 9 §3). Starts no server. In this one process, at the same concurrency:
+ *   1. the anchor: Temporal's one-activity hello-world workflow on its own task queue of the same Temporal server
+ *      (a worker for it runs in this process);
+ *   2. the order path through the API: create → confirm_payment from the agent's wallet → delivered;
+ * then prints both with p50/p95/p99 and the ratios against the issue's targets. Asserts nothing.
+ *
+ * Options (`npm run bench -- --orders 300 --seed 100000`):
+ *   --orders N        workflows of each kind (default 200)
+ *   --concurrency C   in flight at once (default 20)
+ *   --seed N          first insert N completed orders with their wallet entries and events into the database
+ *                     (MONGODB_URI / MONGODB_DB), so growth can be measured; skipped when that many seeded exist
+ *   --one-wallet      every lane spends one wallet (contended debits)
+ * Environment: API_URL (default http://127.0.0.1:3000), TEMPORAL_ADDRESS (127.0.0.1:7233), OPERATOR_KEY (else
+ * .data/operator-key), MONGODB_URI, MONGODB_DB (for --seed).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createHelloActivities } from './bench/helloActivities';
+import { seedCompletedOrders } from './bench/seed';
 
+const { values: opts } = parseArgs({
+  options: {
+    orders: { type: 'string', default: process.env.BENCH_ORDERS ?? '200' },
+    concurrency: { type: 'string', default: process.env.CONCURRENCY ?? '20' },
+    seed: { type: 'string' },
+    'one-wallet': { type: 'boolean', default: process.env.BENCH_ONE_WALLET === '1' },
+  },
+});
+const total = Number(opts.orders);
+const concurrency = Number(opts.concurrency);
 const api = (process.env.API_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
+const temporalAddress = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
 const keyFile = path.resolve(__dirname, '..', '.data', 'operator-key');
 const operatorKey = process.env.OPERATOR_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '');
-const total = Number(process.env.BENCH_ORDERS ?? 200);
-const concurrency = Number(process.env.CONCURRENCY ?? 20);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
@@ -26,81 +52,142 @@ async function call(method: string, p: string, body?: unknown, headers: Record<s
   return text ? JSON.parse(text) : undefined;
 }
 
+/** Latencies (ms) and wall time (s) of one measured run. */
+interface Run {
+  latencies: number[];
+  seconds: number;
+}
+
 function pct(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 }
 
-function report(name: string, ms: number[]): void {
-  console.log(`${name.padEnd(28)} n=${String(ms.length).padStart(4)}  p50 ${pct(ms, 50).toFixed(1).padStart(7)} ms  p95 ${pct(ms, 95).toFixed(1).padStart(7)} ms  p99 ${pct(ms, 99).toFixed(1).padStart(7)} ms`);
+function line(name: string, ms: number[], seconds?: number): string {
+  const rate = seconds !== undefined ? `${(ms.length / seconds).toFixed(1).padStart(6)}/s  ` : ''.padStart(10);
+  return `${name.padEnd(30)} n=${String(ms.length).padStart(5)}  ${rate}p50 ${pct(ms, 50).toFixed(1).padStart(7)} ms  p95 ${pct(ms, 95).toFixed(1).padStart(7)} ms  p99 ${pct(ms, 99).toFixed(1).padStart(7)} ms`;
+}
+
+/** Runs `one(i)` `n` times with `c` in flight; returns each call's latency and the wall time. */
+async function lanes(n: number, c: number, one: (i: number, lane: number) => Promise<void>): Promise<Run> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: c }, async (_, lane) => {
+      while (next < n) {
+        const i = next++;
+        const t0 = performance.now();
+        await one(i, lane);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Hello-world workflows on a task queue of their own, with a worker in this process. */
+async function helloWorld(run: string): Promise<Run> {
+  const taskQueue = `bench-hello-${run}`;
+  const nativeConnection = await NativeConnection.connect({ address: temporalAddress });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    namespace,
+    taskQueue,
+    workflowsPath: require.resolve('./bench/helloWorkflow'),
+    activities: createHelloActivities(),
+  });
+  const connection = await Connection.connect({ address: temporalAddress });
+  const client = new Client({ connection, namespace });
+  try {
+    return await worker.runUntil(async () => {
+      // Warm-up: the worker's first workflow task loads the bundle.
+      await client.workflow.execute('helloWorkflow', { taskQueue, workflowId: `bench-hello-${run}-warmup`, args: ['warmup'] });
+      return lanes(total, concurrency, async (i) => {
+        await client.workflow.execute('helloWorkflow', { taskQueue, workflowId: `bench-hello-${run}-${i}`, args: [`bench ${i}`] });
+      });
+    });
+  } finally {
+    await connection.close();
+    await nativeConnection.close();
+  }
+}
+
+/** The order path: create → confirm_payment (wallet) → delivered, polling the order every 20 ms. */
+async function orderPath(
+  run: string,
+  walletLanes: { agent: string; auth: Record<string, string> }[],
+  n: number,
+  c: number,
+): Promise<{ run: Run; create: number[]; confirm: number[] }> {
+  const create: number[] = [];
+  const confirm: number[] = [];
+  const result = await lanes(n, c, async (_i, lane) => {
+    const { agent, auth } = walletLanes[lane % walletLanes.length]!;
+    const t0 = performance.now();
+    const order = await call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: agent, inputs: { workflow_type: 'sync', source_app: 'Typeform', target_app: 'HubSpot' } });
+    const t1 = performance.now();
+    await call('POST', `/api/v1/orders/${order.order_id}/confirm_payment`, {}, auth);
+    create.push(t1 - t0);
+    confirm.push(performance.now() - t1);
+    for (;;) {
+      const o = await call('GET', `/api/v1/orders/${order.order_id}`);
+      if (o.status === 'delivered') break;
+      if (o.status !== 'paid' && o.status !== 'fulfilling') throw new Error(`order ${order.order_id} is ${o.status} (run ${run})`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  });
+  return { run: result, create, confirm };
 }
 
 async function main(): Promise<void> {
   if (!operatorKey) throw new Error('set OPERATOR_KEY or run npm start first');
-  const oneWallet = process.env.BENCH_ONE_WALLET === '1';
+  await call('GET', '/health');
   const run = randomBytes(3).toString('hex');
-  const lanes = await Promise.all(
-    Array.from({ length: oneWallet ? 1 : concurrency }, async (_, i) => {
+  if (opts.seed) {
+    const t = performance.now();
+    const { inserted, existing } = await seedCompletedOrders(Number(opts.seed));
+    console.log(`seed: ${existing} seeded orders already stored, ${inserted} inserted (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+  }
+
+  console.log(`\nhello-world anchor: ${total} workflows, concurrency ${concurrency}, Temporal at ${temporalAddress}`);
+  const hello = await helloWorld(run);
+  console.log(line('hello-world (start → result)', hello.latencies, hello.seconds));
+
+  const walletLanes = await Promise.all(
+    Array.from({ length: opts['one-wallet'] ? 1 : concurrency }, async (_, i) => {
       const agent = `bench-${run}-${i}`;
       const wallet = await call('GET', `/api/v1/wallets/${agent}`);
       await call('POST', `/api/v1/wallets/${agent}/credits`, { amount: 69 * total, transaction_id: `bench-${agent}` }, { authorization: `Bearer ${operatorKey}` });
       return { agent, auth: { authorization: `Bearer ${wallet.agent_key}` } };
     }),
   );
+  // Warm-up: one order through the whole path.
+  await orderPath(`${run}-warmup`, walletLanes, 1, 1);
+  console.log(`order path: ${total} orders, concurrency ${concurrency}, ${walletLanes.length} wallet(s), API at ${api}`);
+  const orders = await orderPath(run, walletLanes, total, concurrency);
+  console.log(line('order (create → delivered)', orders.run.latencies, orders.run.seconds));
+  console.log(line('  POST /orders', orders.create));
+  console.log(line('  POST confirm_payment', orders.confirm));
 
-  const create: number[] = [];
-  const confirm: number[] = [];
-  const endToEnd: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, lane) => {
-      const { agent, auth } = lanes[oneWallet ? 0 : lane]!;
-      while (next < total) {
-        next++;
-        const t0 = performance.now();
-        const order = await call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: agent, inputs: { workflow_type: 'sync', source_app: 'Typeform', target_app: 'HubSpot' } });
-        const t1 = performance.now();
-        await call('POST', `/api/v1/orders/${order.order_id}/confirm_payment`, {}, auth);
-        const t2 = performance.now();
-        for (;;) {
-          const o = await call('GET', `/api/v1/orders/${order.order_id}`);
-          if (o.status === 'delivered') break;
-          await new Promise((r) => setTimeout(r, 20));
-        }
-        create.push(t1 - t0);
-        confirm.push(t2 - t1);
-        endToEnd.push(performance.now() - t0);
-      }
-    }),
+  const throughputRatio = orders.run.latencies.length / orders.run.seconds / (hello.latencies.length / hello.seconds);
+  const p50Ratio = pct(orders.run.latencies, 50) / pct(hello.latencies, 50);
+  console.log(
+    `\norder path vs hello-world: throughput ${(throughputRatio * 100).toFixed(0)} % (target ≥ 50 %), p50 ${p50Ratio.toFixed(2)} × (target ≤ 3 ×)`,
   );
-  const seconds = (performance.now() - started) / 1000;
-  console.log(`\n${total} orders, concurrency ${concurrency}, ${lanes.length} wallet(s), ${seconds.toFixed(1)} s → ${(total / seconds).toFixed(1)} orders/s created, paid and delivered`);
-  report('POST /orders', create);
-  report('POST confirm_payment', confirm);
-  report('create → delivered', endToEnd);
 
-  const quotes: number[] = [];
-  const services: number[] = [];
-  for (let i = 0; i < 200; i++) {
-    let t = performance.now();
-    await call('POST', '/api/v1/quote', { service_id: 'automation-wf' });
-    quotes.push(performance.now() - t);
-    t = performance.now();
-    await call('GET', '/api/v1/services');
-    services.push(performance.now() - t);
-  }
-  report('POST /quote (serial)', quotes);
-  report('GET /services (serial)', services);
   let debits = 0;
-  for (const { agent, auth } of lanes) {
+  for (const { agent, auth } of walletLanes) {
     const after = await call('GET', `/api/v1/wallets/${agent}`, undefined, auth);
-    debits += after.transactions.filter((t: { type: string }) => t.type === 'debit').length;
+    debits += after.transactions.filter((t: { type: string; source: string }) => t.type === 'debit').length;
   }
-  console.log(`wallet check: ${debits} debits for ${total} orders across ${lanes.length} wallet(s)`);
+  console.log(`wallet check: ${debits} debits for ${total + 1} orders (incl. warm-up) across ${walletLanes.length} wallet(s)`);
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
