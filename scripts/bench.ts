@@ -134,7 +134,7 @@ async function orderPath(
       const o = await call('GET', `/api/v1/orders/${order.order_id}`);
       if (o.status === 'delivered') break;
       if (o.status !== 'paid' && o.status !== 'fulfilling') throw new Error(`order ${order.order_id} is ${o.status} (run ${run})`);
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, Number(process.env.POLL_MS ?? 20)));
     }
   });
   return { run: result, create, confirm };

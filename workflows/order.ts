@@ -17,6 +17,7 @@ import {
   executeChild,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -42,7 +43,7 @@ import { installEngineering } from './expert';
 import { endSubscription, startSubscription } from './subscription';
 
 /** Short bookkeeping writes: retried until they succeed. */
-const records = proxyActivities<Activities>({
+const remoteRecords = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
@@ -54,14 +55,33 @@ const commissions = proxyActivities<CommissionActivities>({
 });
 
 /** Payment capture: business refusals are non-retryable failures; transient errors retry a few times. */
-const payments = proxyActivities<Activities>({
+const remotePayments = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
 });
 
 /** Fulfillment: a failure after the last attempt fails the order and refunds it. */
-const producers = proxyActivities<Activities>({
+const remoteProducers = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
+});
+
+/**
+ * The same bookkeeping and wallet capture as local activities: they take milliseconds, so they run inside the
+ * workflow task that needs them, with no activity task round trip through the server (issue 9 §3). Used by
+ * workflows that took the `local-activities` patch; older histories replay with the activities above.
+ */
+const localRecords = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+const localPayments = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+});
+/** Generators write a few files in milliseconds; a dead worker's attempt is retried after the workflow task timeout. */
+const localProducers = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
 });
 
@@ -90,6 +110,10 @@ const transitionRefused = (operation: string, status: OrderStatus) =>
 
 /** Runs an order from creation to its end; returns the final state. */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderState> {
+  const local = patched('local-activities');
+  const records = local ? localRecords : remoteRecords;
+  const payments = local ? localPayments : remotePayments;
+  const producers = local ? localProducers : remoteProducers;
   const state: OrderState = {
     status: 'awaiting_payment',
     progress: [{ status: 'awaiting_payment', at: input.record.created_at }],
@@ -219,7 +243,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   await transition('fulfilling');
   const issuedAt = nowIso();
   try {
-    state.deliverables = await fulfil(input, issuedAt);
+    state.deliverables = await fulfil(input, issuedAt, producers);
   } catch (err) {
     state.failure = err instanceof Error ? err.message : String(err);
     await transition('failed', { failure: state.failure });
@@ -277,7 +301,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
 }
 
 /** Single services run one activity; bundles run one child workflow per included service, then a manifest. */
-async function fulfil(input: OrderWorkflowInput, issuedAt: string): Promise<DeliverableRecord[]> {
+async function fulfil(input: OrderWorkflowInput, issuedAt: string, producers: typeof remoteProducers): Promise<DeliverableRecord[]> {
   if (input.includes.length === 0) {
     return producers.fulfilService({ orderId: input.orderId, serviceId: input.serviceId, inputs: input.inputs, issuedAt });
   }
@@ -304,5 +328,5 @@ async function fulfil(input: OrderWorkflowInput, issuedAt: string): Promise<Deli
 
 /** Child workflow: fulfils one included service of a bundle. */
 export async function fulfillmentWorkflow(input: FulfillmentInput): Promise<DeliverableRecord[]> {
-  return producers.fulfilService(input);
+  return (patched('local-activities') ? localProducers : remoteProducers).fulfilService(input);
 }
