@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { OrderRepository, OrderPatch } from '../src/repos/orders';
 import { initialOrderDoc } from '../src/repos/orders';
 import type { EventRepository } from '../src/repos/events';
-import type { EventDoc } from '../src/db';
+import type { EventDoc, OrderDoc } from '../src/db';
 import type { WalletRepository } from '../src/repos/wallets';
 import { asBusinessFailure } from './failures';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
@@ -38,7 +38,8 @@ export interface ActivityPorts {
   /** x402 ledger and chain (activities/x402.ts); absent: the x402_usdc rail is refused. */
   x402?: X402ActivityPorts;
   /** Webhook fan-out after each appended event (activities/webhooks.ts); absent: no webhooks are sent. */
-  webhooks?: { fanOut(event: EventDoc): Promise<void> };
+  /** `order`: the order as just written, when the caller has it (saves a read). */
+  webhooks?: { fanOut(event: EventDoc, order?: OrderDoc): Promise<void> };
 }
 
 /** Argument of `chargePayment`; amount in integer micro-units. */
@@ -91,10 +92,12 @@ export function createActivities(ports: ActivityPorts) {
 
     /** Applies one transition to the read model and appends its event; both idempotent. */
     async recordTransition(t: TransitionRecord): Promise<void> {
-      await ports.orders.applyTransition(t.orderId, t.version, t.status, t.at, t.patch);
-      const event = await ports.events.append(t.orderId, t.eventSeq, ORDER_EVENT_TYPES[t.status], t.eventData, t.at);
+      const [order, event] = await Promise.all([
+        ports.orders.applyTransition(t.orderId, t.version, t.status, t.at, t.patch),
+        ports.events.append(t.orderId, t.eventSeq, ORDER_EVENT_TYPES[t.status], t.eventData, t.at),
+      ]);
       // Idempotent (one delivery workflow per event and endpoint), so a retry of this activity is safe.
-      await ports.webhooks?.fanOut(event);
+      await ports.webhooks?.fanOut(event, order ?? undefined);
     },
 
     /**

@@ -9,7 +9,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { EventDoc, WebhookMessageDoc } from '../src/db';
+import type { EventDoc, OrderDoc, WebhookMessageDoc } from '../src/db';
 import { eventMatches } from '../src/domain/events';
 import type { OrderRepository } from '../src/repos/orders';
 import { WebhookRepository, activeSecrets, messageId } from '../src/repos/webhooks';
@@ -38,10 +38,10 @@ export type AttemptOutcome =
  * (the body fixed now, with the order as it is right after the transition) and starts its delivery workflow.
  * Must run inside an activity (uses the activity's Temporal client and task queue).
  */
-export function createWebhookFanOut(ports: WebhookPorts): { fanOut(event: EventDoc): Promise<void> } {
+export function createWebhookFanOut(ports: WebhookPorts): { fanOut(event: EventDoc, order?: OrderDoc): Promise<void> } {
   return {
-    async fanOut(event) {
-      const order = await ports.orders.get(event.order_id);
+    async fanOut(event, written) {
+      const order = written ?? (await ports.orders.get(event.order_id));
       // Streams that are not orders (a procurement) name their agent in the event data.
       const agentId = order ? order.agent_id : typeof event.data.agent_id === 'string' ? event.data.agent_id : null;
       const endpoints = (await ports.webhooks.forOrder(event.order_id, agentId)).filter((e) => eventMatches(e.events, event.type));

@@ -12,11 +12,12 @@
  *   --seed N          first insert N completed orders with their wallet entries and events into the database
  *                     (MONGODB_URI / MONGODB_DB), so growth can be measured; skipped when that many seeded exist
  *   --one-wallet      every lane spends one wallet (contended debits)
+ *   --poll-ms N       wait for delivery by polling every N ms instead of long-polling
  * Environment: API_URL (default http://127.0.0.1:3000), TEMPORAL_ADDRESS (127.0.0.1:7233), OPERATOR_KEY (else
  * .data/operator-key), MONGODB_URI, MONGODB_DB (for --seed).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
@@ -30,10 +31,12 @@ const { values: opts } = parseArgs({
     concurrency: { type: 'string', default: process.env.CONCURRENCY ?? '20' },
     seed: { type: 'string' },
     'one-wallet': { type: 'boolean', default: process.env.BENCH_ONE_WALLET === '1' },
+    'poll-ms': { type: 'string', default: '0' },
   },
 });
 const total = Number(opts.orders);
 const concurrency = Number(opts.concurrency);
+const pollMs = Number(opts['poll-ms']);
 const api = (process.env.API_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
 const temporalAddress = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
@@ -113,7 +116,11 @@ async function helloWorld(run: string): Promise<Run> {
   }
 }
 
-/** The order path: create → confirm_payment (wallet) → delivered, polling the order every 20 ms. */
+/**
+ * The order path: create → confirm_payment (wallet) → delivered. The client waits for delivery the way the API
+ * offers it: GET with `Prefer: wait=30` and the ETag it holds (answered when the order changes). `--poll-ms N`
+ * polls every N ms instead.
+ */
 async function orderPath(
   run: string,
   walletLanes: { agent: string; auth: Record<string, string> }[],
@@ -130,14 +137,44 @@ async function orderPath(
     await call('POST', `/api/v1/orders/${order.order_id}/confirm_payment`, {}, auth);
     create.push(t1 - t0);
     confirm.push(performance.now() - t1);
+    let etag = '';
     for (;;) {
-      const o = await call('GET', `/api/v1/orders/${order.order_id}`);
+      const res = await fetch(`${api}/api/v1/orders/${order.order_id}`, {
+        headers: pollMs ? {} : { prefer: 'wait=30', ...(etag ? { 'if-none-match': etag } : {}) },
+      });
+      if (res.status === 304) continue;
+      if (!res.ok) throw new Error(`GET order → ${res.status} ${await res.text()}`);
+      etag = res.headers.get('etag') ?? '';
+      const o = (await res.json()) as { status: string };
       if (o.status === 'delivered') break;
       if (o.status !== 'paid' && o.status !== 'fulfilling') throw new Error(`order ${order.order_id} is ${o.status} (run ${run})`);
-      await new Promise((r) => setTimeout(r, Number(process.env.POLL_MS ?? 20)));
+      if (pollMs) await new Promise((r) => setTimeout(r, pollMs));
     }
   });
   return { run: result, create, confirm };
+}
+
+/** VmRSS and VmHWM (peak) in MB of the local processes whose command line ends with `script`; empty off Linux. */
+function memoryOf(script: string): { pid: number; rssMb: number; peakMb: number }[] {
+  const out: { pid: number; rssMb: number; peakMb: number }[] = [];
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return out;
+  }
+  for (const pid of pids) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      if (!cmd.some((a) => a.endsWith(script)) || cmd.some((a) => a.endsWith('tsx/dist/cli.mjs') || a.endsWith('.bin/tsx'))) continue;
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+      out.push({ pid: Number(pid), rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
 }
 
 async function main(): Promise<void> {
@@ -158,7 +195,7 @@ async function main(): Promise<void> {
     Array.from({ length: opts['one-wallet'] ? 1 : concurrency }, async (_, i) => {
       const agent = `bench-${run}-${i}`;
       const wallet = await call('GET', `/api/v1/wallets/${agent}`);
-      await call('POST', `/api/v1/wallets/${agent}/credits`, { amount: 69 * total, transaction_id: `bench-${agent}` }, { authorization: `Bearer ${operatorKey}` });
+      await call('POST', `/api/v1/wallets/${agent}/credits`, { amount: 69 * (total + 1), transaction_id: `bench-${agent}` }, { authorization: `Bearer ${operatorKey}` });
       return { agent, auth: { authorization: `Bearer ${wallet.agent_key}` } };
     }),
   );
@@ -175,6 +212,15 @@ async function main(): Promise<void> {
   console.log(
     `\norder path vs hello-world: throughput ${(throughputRatio * 100).toFixed(0)} % (target ≥ 50 %), p50 ${p50Ratio.toFixed(2)} × (target ≤ 3 ×)`,
   );
+
+  for (const [name, script, limit] of [
+    ['API', 'src/server.ts', 150],
+    ['worker', 'worker/index.ts', 300],
+  ] as const) {
+    for (const m of memoryOf(script)) {
+      console.log(`${name} (pid ${m.pid}): RSS ${m.rssMb.toFixed(0)} MB now, peak ${m.peakMb.toFixed(0)} MB (target ≤ ${limit} MB)`);
+    }
+  }
 
   let debits = 0;
   for (const { agent, auth } of walletLanes) {

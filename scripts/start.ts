@@ -137,6 +137,17 @@ async function main(): Promise<void> {
     });
     children.push(child);
   };
+  // The workflow bundle is built by a short-lived process, so the worker never loads webpack.
+  const bundlePath = path.join(dataDir, 'workflow-bundle.js');
+  const bundled = await new Promise<number | null>((resolve) => {
+    const b = spawn(tsx, [path.join(root, 'scripts', 'bundle-workflows.ts'), bundlePath], { env, stdio: 'inherit' });
+    b.on('exit', (code) => resolve(code));
+  });
+  if (bundled !== 0) {
+    console.error('building the workflow bundle failed');
+    return shutdown(1);
+  }
+  env.WORKFLOW_BUNDLE_PATH = bundlePath;
   run('worker', 'worker/index.ts');
   run('api', 'src/server.ts');
 

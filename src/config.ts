@@ -19,6 +19,12 @@ export const ConfigSchema = z.object({
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('agent-commerce'),
+  /**
+   * Workflows the worker keeps in its sticky cache. The SDK's default grows with the heap limit (about 2,300 on a
+   * 4 GB heap) and orders wait days in review, so the worker's memory would grow to match; evicted workflows replay
+   * on their next event. Issue 9 §3: worker ≤ 300 MB RSS.
+   */
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(250),
   MONGODB_URI: z.string().default('mongodb://127.0.0.1:27117/'),
   MONGODB_DB: z.string().default('agent_commerce'),
   DATA_DIR: z.string().default(path.resolve(__dirname, '..', '.data')),

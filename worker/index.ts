@@ -79,7 +79,15 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const services = await createServices(config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await createWorker({ connection, config, services });
+  // A bundle built beforehand (scripts/bundle-workflows.ts; npm start does) spares this process webpack's heap.
+  const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
+  const worker = await createWorker({
+    connection,
+    config,
+    services,
+    maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}),
+  });
   console.log(`worker: task queue ${config.TEMPORAL_TASK_QUEUE} on ${config.TEMPORAL_ADDRESS}`);
   // Worker.run() shuts down gracefully on SIGINT / SIGTERM (the SDK installs those handlers).
   await worker.run();

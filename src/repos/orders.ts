@@ -9,7 +9,56 @@ export type OrderPatch = Partial<Pick<OrderDoc, 'payment' | 'deliverables' | 're
  * again (idempotently) and apply each transition, so no order exists without its workflow's record.
  */
 export class OrderRepository {
+  /** Long-poll waiters by order id (see {@link waitForChange}). */
+  private readonly waiters = new Map<string, Set<{ version: number; resolve: (changed: boolean) => void }>>();
+  private watching = false;
+
   constructor(private readonly d: Database) {}
+
+  /**
+   * Resolves true once the order's `version` is past `version`, or false after `timeoutMs`. All waiters of this
+   * process share one indexed query every {@link WATCH_INTERVAL_MS} ms (a projection of `version` for their ids),
+   * so N clients long-polling cost one query per interval, not N. Source: issue 9 §3 (long-poll instead of polling).
+   */
+  waitForChange(orderId: string, version: number, timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const set = this.waiters.get(orderId) ?? new Set();
+      this.waiters.set(orderId, set);
+      const waiter = {
+        version,
+        resolve: (changed: boolean) => {
+          clearTimeout(timer);
+          set.delete(waiter);
+          if (set.size === 0 && this.waiters.get(orderId) === set) this.waiters.delete(orderId);
+          resolve(changed);
+        },
+      };
+      const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
+      set.add(waiter);
+      if (!this.watching) void this.watch();
+    });
+  }
+
+  private async watch(): Promise<void> {
+    this.watching = true;
+    try {
+      while (this.waiters.size > 0) {
+        await new Promise((r) => setTimeout(r, WATCH_INTERVAL_MS));
+        const ids = [...this.waiters.keys()];
+        let docs: Pick<OrderDoc, '_id' | 'version'>[] = [];
+        try {
+          docs = await this.d.orders.find({ _id: { $in: ids } }, { projection: { version: 1 } }).toArray();
+        } catch {
+          continue; // the database is away for a moment: waiters time out or see the change on the next round
+        }
+        for (const doc of docs) {
+          for (const w of [...(this.waiters.get(doc._id) ?? [])]) if (doc.version > w.version) w.resolve(true);
+        }
+      }
+    } finally {
+      this.watching = false;
+    }
+  }
 
   /** Inserts the order if absent; a second call with the same id changes nothing. */
   async ensure(doc: OrderDoc): Promise<void> {
@@ -27,17 +76,18 @@ export class OrderRepository {
 
   /**
    * Applies transition number `version` (1-based, in workflow order). A retried write of an applied version is a
-   * no-op, and an old write never overwrites a newer state. Returns true when it changed the document.
+   * no-op, and an old write never overwrites a newer state. Returns the order as written, or null when this
+   * version (or a newer one) was already applied.
    */
-  async applyTransition(orderId: string, version: number, status: OrderStatus, at: string, patch: OrderPatch = {}): Promise<boolean> {
-    const res = await this.d.orders.updateOne(
+  applyTransition(orderId: string, version: number, status: OrderStatus, at: string, patch: OrderPatch = {}): Promise<OrderDoc | null> {
+    return this.d.orders.findOneAndUpdate(
       { _id: orderId, version: { $lt: version } },
       {
         $set: { ...patch, status, version, updated_at: new Date(at) },
         $push: { progress: { status, at } },
       },
+      { returnDocument: 'after' },
     );
-    return res.modifiedCount === 1;
   }
 
   /** Sets fields without a transition (e.g. a refund recorded while the status stays). */
@@ -45,6 +95,9 @@ export class OrderRepository {
     await this.d.orders.updateOne({ _id: orderId }, { $set: { ...patch, updated_at: new Date() } });
   }
 }
+
+/** How often the long-poll watcher of {@link OrderRepository.waitForChange} reads the versions it waits on. */
+export const WATCH_INTERVAL_MS = 25;
 
 /**
  * The initial read-model document of an order: status awaiting_payment, version 1. Built the same way by the API

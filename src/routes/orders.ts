@@ -106,6 +106,12 @@ function paymentOptions(doc: OrderDoc, deps: AppDeps): Order['payment_options'] 
 }
 
 /** Loads an order or throws 404 `order_not_found`. */
+/** Seconds of an RFC 7240 `Prefer: wait=N` header, capped at 60; 0 when absent or malformed. */
+export function preferWaitSeconds(prefer: string): number {
+  const m = /(?:^|[,;\s])wait=(\d{1,5})(?:$|[,;\s])/i.exec(prefer);
+  return m ? Math.min(60, Number(m[1])) : 0;
+}
+
 export async function loadOrder(deps: AppDeps, orderId: string | undefined): Promise<OrderDoc> {
   const id = OrderIdParam.safeParse(orderId);
   const doc = id.success ? await deps.services.orders.get(id.data) : null;
@@ -220,10 +226,33 @@ export function orderRoutes(deps: AppDeps): Router {
   });
 
   router.get('/api/v1/orders/:order_id', async (ctx) => {
-    const doc = await loadOrder(deps, ctx.params.order_id);
-    ctx.set('Cache-Control', 'no-store');
+    let doc = await loadOrder(deps, ctx.params.order_id);
     // engineering / subscription / tasks of long-running orders (issue 6), present only where they apply.
-    ctx.body = { ...orderView(doc, deps), ...(await longRunningView(deps, doc)) };
+    const render = async (d: OrderDoc) => {
+      const body = { ...orderView(d, deps), ...(await longRunningView(deps, d)) };
+      return { body, etag: `W/"${sha256Hex(JSON.stringify(body)).slice(0, 32)}"` };
+    };
+    let view = await render(doc);
+    // Long poll (RFC 7240 `Prefer: wait=N` with the ETag the client holds): answer when the order changes,
+    // or after N seconds (at most 60) with 304 if it has not.
+    const ifNoneMatch = ctx.get('if-none-match');
+    const wait = preferWaitSeconds(ctx.get('prefer'));
+    if (wait > 0 && ifNoneMatch === view.etag) {
+      const deadline = Date.now() + wait * 1000;
+      while (ifNoneMatch === view.etag && Date.now() < deadline) {
+        await deps.services.orders.waitForChange(doc._id, doc.version, deadline - Date.now());
+        doc = (await deps.services.orders.get(doc._id)) ?? doc;
+        view = await render(doc);
+      }
+      ctx.set('Preference-Applied', `wait=${wait}`);
+    }
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('ETag', view.etag);
+    if (ifNoneMatch === view.etag) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.body = view.body;
   });
 
   router.post('/api/v1/orders/:order_id/confirm_payment', async (ctx) => {
