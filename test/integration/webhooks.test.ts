@@ -219,7 +219,12 @@ test('410 Gone disables the endpoint and stops delivery; after re-enabling, a ma
   expect(retry.body).toMatchObject({ event_id: `msg_${id}_1`, run: 1 });
   await r.waitFor((x) => x.accepted.length === 1);
   expect(r.accepted[0]!.id).toBe(`msg_${id}_1`);
-  const after = await stack.call('GET', `/api/v1/webhooks/${reg.body.id}/deliveries?event_id=msg_${id}_1`, undefined, bearer(agentKey));
+  // The attempt is logged after the receiver answers: wait (bounded) for the log to catch up.
+  let after = await stack.call('GET', `/api/v1/webhooks/${reg.body.id}/deliveries?event_id=msg_${id}_1`, undefined, bearer(agentKey));
+  for (let i = 0; i < 100 && after.body.deliveries[0]?.run !== 1; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    after = await stack.call('GET', `/api/v1/webhooks/${reg.body.id}/deliveries?event_id=msg_${id}_1`, undefined, bearer(agentKey));
+  }
   expect(after.body.deliveries[0]).toMatchObject({ run: 1, attempt: 1, status: 'delivered', response_code: 200 });
 }, 60_000);
 

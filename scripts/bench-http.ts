@@ -1,0 +1,83 @@
+/**
+ * `npm run bench:http`: the public GET routes of a running `npm start` beside a bare Koa app serving the same bytes
+ * (issue 9 §3). For each route the bytes, status and headers the API answers are fetched once; a bare Koa app on a
+ * free port answers exactly those; then autocannon (50 connections, DURATION seconds each, default 10) measures both,
+ * alternating, and the table shows requests/s, p50/p99 latency and the API's share of the bare app's throughput.
+ * Asserts nothing. Environment: API_URL (default http://127.0.0.1:3000), DURATION, CONNECTIONS.
+ */
+import type { AddressInfo } from 'node:net';
+import autocannon from 'autocannon';
+import Koa from 'koa';
+
+const api = (process.env.API_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
+const duration = Number(process.env.DURATION ?? 10);
+const connections = Number(process.env.CONNECTIONS ?? 50);
+
+/** The routes of the issue: catalogue, discovery, micro catalogue and the 402 challenge of a micro item. */
+async function routes(): Promise<string[]> {
+  const micro = (await (await fetch(`${api}/api/v1/x402/micro?limit=1`)).json()) as { items?: { id: string }[] };
+  const item = micro.items?.[0]?.id;
+  if (!item) throw new Error('the micro catalogue returned no item');
+  return ['/api/v1/services', '/api/v1/discover', '/api/v1/x402/micro', `/x402/item/${item}`];
+}
+
+interface Sample {
+  status: number;
+  headers: [string, string][];
+  body: Buffer;
+}
+
+async function sample(route: string): Promise<Sample> {
+  const res = await fetch(api + route);
+  const skip = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+  return {
+    status: res.status,
+    headers: [...res.headers.entries()].filter(([k]) => !skip.has(k)),
+    body: Buffer.from(await res.arrayBuffer()),
+  };
+}
+
+async function run(url: string): Promise<autocannon.Result> {
+  return autocannon({ url, connections, duration, pipelining: 1 });
+}
+
+async function main(): Promise<void> {
+  const list = await routes();
+  const samples = new Map<string, Sample>();
+  for (const r of list) samples.set(r, await sample(r));
+  const bare = new Koa();
+  bare.use((ctx) => {
+    const s = samples.get(ctx.url);
+    if (!s) {
+      ctx.status = 404;
+      return;
+    }
+    ctx.status = s.status;
+    for (const [k, v] of s.headers) ctx.set(k, v);
+    ctx.body = s.body;
+  });
+  const server = bare.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const barePort = (server.address() as AddressInfo).port;
+  console.log(`autocannon: ${connections} connections, ${duration} s per run; API ${api}, bare Koa on :${barePort}\n`);
+  console.log(`${'route'.padEnd(44)} ${'status'.padStart(6)} ${'bytes'.padStart(7)}   ${'API req/s'.padStart(10)} ${'p50'.padStart(5)} ${'p99'.padStart(5)}   ${'bare req/s'.padStart(10)} ${'p50'.padStart(5)} ${'p99'.padStart(5)}   API/bare`);
+  for (const route of list) {
+    const s = samples.get(route)!;
+    const a = await run(api + route);
+    const b = await run(`http://127.0.0.1:${barePort}${route}`);
+    const errors = a.non2xx - (s.status >= 300 ? a.requests.total : 0);
+    console.log(
+      `${route.slice(0, 44).padEnd(44)} ${String(s.status).padStart(6)} ${String(s.body.length).padStart(7)}   ${a.requests.average.toFixed(0).padStart(10)} ${String(a.latency.p50).padStart(5)} ${String(a.latency.p99).padStart(5)}   ${b.requests.average.toFixed(0).padStart(10)} ${String(b.latency.p50).padStart(5)} ${String(b.latency.p99).padStart(5)}   ${((a.requests.average / b.requests.average) * 100).toFixed(0).padStart(6)} %${errors > 0 || a.errors > 0 ? `  (${a.errors} errors)` : ''}`,
+    );
+  }
+  console.log('\nlatencies in ms; targets: API ≥ 90 % of bare Koa, p99 < 10 ms');
+  server.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
