@@ -1,13 +1,15 @@
 /**
  * `npm run bench:http`: the public GET routes of a running `npm start` beside a bare Koa app serving the same bytes
- * (issue 9 §3). For each route the bytes, status and headers the API answers are fetched once; a bare Koa app on a
- * free port answers exactly those; then autocannon (50 connections, DURATION seconds each, default 10) measures both,
+ * (issue 9 §3). For each route the bytes, status and headers the API answers are fetched once; a bare Koa app in a
+ * process of its own (scripts/bench/bareKoa.ts) answers exactly those; then autocannon (50 connections, DURATION seconds each, default 10) measures both,
  * alternating, and the table shows requests/s, p50/p99 latency and the API's share of the bare app's throughput.
  * Asserts nothing. Environment: API_URL (default http://127.0.0.1:3000), DURATION, CONNECTIONS.
  */
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
-import Koa from 'koa';
 
 const api = (process.env.API_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
 const duration = Number(process.env.DURATION ?? 10);
@@ -45,20 +47,13 @@ async function main(): Promise<void> {
   const list = await routes();
   const samples = new Map<string, Sample>();
   for (const r of list) samples.set(r, await sample(r));
-  const bare = new Koa();
-  bare.use((ctx) => {
-    const s = samples.get(ctx.url);
-    if (!s) {
-      ctx.status = 404;
-      return;
-    }
-    ctx.status = s.status;
-    for (const [k, v] of s.headers) ctx.set(k, v);
-    ctx.body = s.body;
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-http-')), 'samples.json');
+  writeFileSync(file, JSON.stringify(Object.fromEntries([...samples].map(([url, s]) => [url, { ...s, body: s.body.toString('base64') }]))));
+  const bare = spawn(path.join(__dirname, '..', 'node_modules', '.bin', 'tsx'), [path.join(__dirname, 'bench', 'bareKoa.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const barePort = await new Promise<number>((resolve, reject) => {
+    bare.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+    bare.once('exit', (code) => reject(new Error(`bare Koa exited (${String(code)})`)));
   });
-  const server = bare.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const barePort = (server.address() as AddressInfo).port;
   console.log(`autocannon: ${connections} connections, ${duration} s per run; API ${api}, bare Koa on :${barePort}\n`);
   console.log(`${'route'.padEnd(44)} ${'status'.padStart(6)} ${'bytes'.padStart(7)}   ${'API req/s'.padStart(10)} ${'p50'.padStart(5)} ${'p99'.padStart(5)}   ${'bare req/s'.padStart(10)} ${'p50'.padStart(5)} ${'p99'.padStart(5)}   API/bare`);
   for (const route of list) {
@@ -71,7 +66,7 @@ async function main(): Promise<void> {
     );
   }
   console.log('\nlatencies in ms; targets: API ≥ 90 % of bare Koa, p99 < 10 ms');
-  server.close();
+  bare.kill();
 }
 
 main().then(

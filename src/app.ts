@@ -1,3 +1,4 @@
+import Router from '@koa/router';
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { idempotencyMiddleware } from './http/idempotency';
@@ -56,20 +57,23 @@ export function createApp(deps: AppDeps): Koa {
   app.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '256kb', formLimit: '64kb', encoding: 'utf-8' }));
   app.use(idempotencyMiddleware(deps.services.db, deps.config.IDEMPOTENCY_TTL_SECONDS));
 
-  for (const router of [catalogueRoutes, quoteRoutes, orderRoutes, walletRoutes, payRoutes, openApiRoutes, webhookRoutes, mcpRoutes]) {
-    const r = router(deps);
-    app.use(r.routes()).use(r.allowedMethods());
+  // One router: the resource routers' routes are merged into it, so a request is matched once, not once per router.
+  const root = new Router();
+  for (const r of [
+    ...[catalogueRoutes, quoteRoutes, orderRoutes, walletRoutes, payRoutes, openApiRoutes, webhookRoutes, mcpRoutes].map((f) => f(deps)),
+    // Agent self-service: discovery, negotiation, procurement, partner commissions, trust telemetry (issue 4).
+    discoveryRoutes(deps),
+    procurementRoutes(deps),
+    partnerRoutes(deps),
+    trustRoutes(deps, latency),
+    // x402: micro catalogue, paid resources, discovery document, ledger, order rail (issue 3).
+    x402Routes(deps, { telemetry }),
+    // Long-running orders: engineer queue, buyer cancel, subscriptions, per-task billing (issue 6).
+    engineeringRoutes(deps),
+    billingRoutes(deps),
+  ]) {
+    root.use(r.routes());
   }
-  // Agent self-service: discovery, negotiation, procurement, partner commissions, trust telemetry (issue 4).
-  for (const r of [discoveryRoutes(deps), procurementRoutes(deps), partnerRoutes(deps), trustRoutes(deps, latency)]) {
-    app.use(r.routes()).use(r.allowedMethods());
-  }
-  // x402: micro catalogue, paid resources, discovery document, ledger, order rail (issue 3).
-  const x402 = x402Routes(deps, { telemetry });
-  app.use(x402.routes()).use(x402.allowedMethods());
-  // Long-running orders: engineer queue, buyer cancel, subscriptions, per-task billing (issue 6).
-  for (const r of [engineeringRoutes(deps), billingRoutes(deps)]) {
-    app.use(r.routes()).use(r.allowedMethods());
-  }
+  app.use(root.routes()).use(root.allowedMethods());
   return app;
 }

@@ -1,3 +1,4 @@
+import { JsonMemo, sendCachedJson } from '../http/cachedJson';
 import Router from '@koa/router';
 import { catalogueEnvelope } from '../domain/catalogue';
 import { pingDatabase } from '../db';
@@ -7,9 +8,11 @@ import type { AppDeps } from './context';
 export function catalogueRoutes(deps: AppDeps): Router {
   const router = new Router();
 
+  // The catalogue is fixed for the life of the process: serialized once, answered with its ETag (304 when held).
+  const memo = new JsonMemo(4);
   router.get('/api/v1/services', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=60');
-    ctx.body = catalogueEnvelope(deps.config.PUBLIC_BASE_URL);
+    sendCachedJson(ctx, memo.get('services', () => catalogueEnvelope(deps.config.PUBLIC_BASE_URL)));
   });
 
   router.get('/health', async (ctx) => {

@@ -1,3 +1,4 @@
+import { JsonMemo, sendCachedJson } from '../http/cachedJson';
 import Router from '@koa/router';
 import { serviceView } from '../domain/catalogue';
 import { discoverServices, parseDiscoveryQuery } from '../domain/discovery';
@@ -15,16 +16,23 @@ import { requestBody, type AppDeps } from './context';
 export function discoveryRoutes(deps: AppDeps): Router {
   const router = new Router();
 
+  // Answers depend only on the validated filters: serialized once per distinct filter set.
+  const memo = new JsonMemo(512);
   router.get('/api/v1/discover', (ctx) => {
     const parsed = parseDiscoveryQuery(ctx.query);
     if (!parsed.ok) throw badRequest(`${parsed.param}: ${parsed.message}`, parsed.param);
-    const matches = discoverServices(parsed.filters);
     ctx.set('Cache-Control', 'public, max-age=60');
-    ctx.body = {
-      count: matches.length,
-      filters: parsed.filters,
-      services: matches.map((m) => ({ ...serviceView(m.service, deps.config.PUBLIC_BASE_URL), price: m.price, matched_because: m.matched_because })),
-    };
+    sendCachedJson(
+      ctx,
+      memo.get(JSON.stringify(parsed.filters), () => {
+        const matches = discoverServices(parsed.filters);
+        return {
+          count: matches.length,
+          filters: parsed.filters,
+          services: matches.map((m) => ({ ...serviceView(m.service, deps.config.PUBLIC_BASE_URL), price: m.price, matched_because: m.matched_because })),
+        };
+      }),
+    );
   });
 
   router.post('/api/v1/capabilities/negotiate', (ctx) => {

@@ -11,6 +11,7 @@
  *   defines none);
  * - `GET /api/v1/x402/payments`, `GET /api/v1/x402/payments/{payment_id}`: the ledger.
  */
+import { JsonMemo, sendCachedJson } from '../http/cachedJson';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { getMicroItem, microCatalogue, microItemGoods } from '../domain/micro';
@@ -126,9 +127,10 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
 
   // --- catalogues ---------------------------------------------------------------------------------------------
 
+  const memo = new JsonMemo(4);
   router.get('/api/v1/x402/micro', (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = microCatalogue(base);
+    sendCachedJson(ctx, memo.get('micro', () => microCatalogue(base)));
   });
 
   router.get('/api/v1/x402/templates', (ctx) => {
