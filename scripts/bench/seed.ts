@@ -4,7 +4,7 @@
  * Written straight to MongoDB (MONGODB_URI, MONGODB_DB) in batches; ids start with `seed`, so a second run adds only
  * what is missing. Amounts in integer micro-units.
  */
-import { connectDatabase, type EventDoc, type OrderDoc, type WalletDoc, type WalletEntryDoc } from '../../src/db';
+import { connectDatabase, isDuplicateKey, type EventDoc, type OrderDoc, type WalletDoc, type WalletEntryDoc } from '../../src/db';
 
 const AGENTS = 1_000;
 const PRICE_MICROS = 69_000_000;
@@ -17,10 +17,9 @@ export async function seedCompletedOrders(n: number): Promise<{ existing: number
     const existing = await d.orders.countDocuments({ _id: { $regex: /^seed_/ } });
     const perAgent = Math.ceil(n / AGENTS);
     const t0 = new Date('2026-01-01T00:00:00Z').getTime();
-    if (existing < n) {
+    const seededWallets = await d.wallets.countDocuments({ _id: { $regex: /^seed-agent-/ } });
+    if (existing < n && seededWallets === 0) {
       // Wallets: credited once, then one debit per seeded order; the wallet document holds the resulting balance.
-      await d.wallets.deleteMany({ _id: { $regex: /^seed-agent-/ } });
-      await d.walletEntries.deleteMany({ agent_id: { $regex: /^seed-agent-/ } });
       const wallets: WalletDoc[] = [];
       const entries: WalletEntryDoc[] = [];
       for (let a = 0; a < AGENTS; a++) {
@@ -38,10 +37,12 @@ export async function seedCompletedOrders(n: number): Promise<{ existing: number
         wallets.push({ _id: agent, currency: 'USD', key_hash: null, balance_micros: balance, seq: orders + 1, recent: [], created_at: new Date(t0) });
       }
       await d.wallets.insertMany(wallets, { ordered: false });
-      for (let i = 0; i < entries.length; i += BATCH) await d.walletEntries.insertMany(entries.slice(i, i + BATCH), { ordered: false });
+      await inParallel(Math.ceil(entries.length / BATCH), (b) => d.walletEntries.insertMany(entries.slice(b * BATCH, (b + 1) * BATCH), { ordered: false }).then(() => undefined));
     }
     let inserted = 0;
-    for (let start = existing; start < n; start += BATCH) {
+    const batches = Math.ceil(Math.max(0, n - existing) / BATCH);
+    await inParallel(batches, async (b) => {
+      const start = existing + b * BATCH;
       const orders: OrderDoc[] = [];
       const events: EventDoc[] = [];
       for (let i = start; i < Math.min(n, start + BATCH); i++) {
@@ -80,11 +81,11 @@ export async function seedCompletedOrders(n: number): Promise<{ existing: number
           events.push({ _id: `msg_${id}_${seq + 1}`, order_id: id, seq: seq + 1, type, data: { order_id: id, status: type.slice(6) }, created_at: at }),
         );
       }
-      await d.orders.insertMany(orders, { ordered: false });
-      await d.events.insertMany(events, { ordered: false });
+      await d.orders.insertMany(orders, { ordered: false }).catch(ignoreDuplicates);
+      await d.events.insertMany(events, { ordered: false }).catch(ignoreDuplicates);
       inserted += orders.length;
-      if ((start / BATCH) % 10 === 9) process.stdout.write(`seed: ${start + orders.length} orders\n`);
-    }
+      if (b % 10 === 9) process.stdout.write(`seed: ${inserted} of ${n - existing} orders\n`);
+    });
     return { existing, inserted };
   } finally {
     await d.close();
@@ -92,3 +93,20 @@ export async function seedCompletedOrders(n: number): Promise<{ existing: number
 }
 
 const seedOrderId = (i: number): string => `seed_${String(i).padStart(8, '0')}`;
+
+/** A re-run after an interrupted seed meets documents it wrote before: those duplicates are fine. */
+function ignoreDuplicates(err: unknown): void {
+  const writeErrors = (err as { writeErrors?: { code?: number }[] }).writeErrors;
+  if (isDuplicateKey(err) || (Array.isArray(writeErrors) && writeErrors.every((e) => e.code === 11000))) return;
+  throw err;
+}
+
+/** Runs `count` jobs, two at a time (one per core of the database side). */
+async function inParallel(count: number, job: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 2 }, async () => {
+      while (next < count) await job(next++);
+    }),
+  );
+}

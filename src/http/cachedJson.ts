@@ -13,15 +13,27 @@ export function cachedJson(value: unknown): CachedJson {
   return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
 }
 
+/**
+ * True when an `If-None-Match` header names `etag` (RFC 9110 §13.1.2: weak comparison, `*` matches). Not Koa's
+ * `ctx.fresh`: that one ignores the header when the request says `Cache-Control: no-cache`, which fetch() adds to
+ * every conditional request, while an origin server should still answer 304.
+ */
+export function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  const opaque = (t: string) => t.trim().replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((t) => opaque(t) === opaque(etag));
+}
+
 /** Sends a cached JSON body with its ETag; answers 304 Not Modified when the client's `If-None-Match` matches. */
 export function sendCachedJson(ctx: Context, body: CachedJson): void {
   ctx.set('ETag', body.etag);
+  if (etagMatches(ctx.get('if-none-match'), body.etag)) {
+    ctx.status = 304;
+    return;
+  }
   ctx.type = 'application/json; charset=utf-8';
   ctx.body = body.bytes;
-  if (ctx.fresh) {
-    ctx.status = 304;
-    ctx.body = null;
-  }
 }
 
 /**

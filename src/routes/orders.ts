@@ -8,6 +8,7 @@ import { microsToUsd } from '../domain/money';
 import type { OrderDoc } from '../db';
 import { ProblemError, forbidden, invalidTransition, notFound, unauthorized, unprocessable } from '../errors';
 import { zodProblem } from '../http/errors';
+import { etagMatches } from '../http/cachedJson';
 import { bearerToken } from '../http/auth';
 import { initialOrderDoc } from '../repos/orders';
 import { WalletRepository } from '../repos/wallets';
@@ -237,9 +238,9 @@ export function orderRoutes(deps: AppDeps): Router {
     // or after N seconds (at most 60) with 304 if it has not.
     const ifNoneMatch = ctx.get('if-none-match');
     const wait = preferWaitSeconds(ctx.get('prefer'));
-    if (wait > 0 && ifNoneMatch === view.etag) {
+    if (wait > 0 && etagMatches(ifNoneMatch, view.etag)) {
       const deadline = Date.now() + wait * 1000;
-      while (ifNoneMatch === view.etag && Date.now() < deadline) {
+      while (etagMatches(ifNoneMatch, view.etag) && Date.now() < deadline) {
         await deps.services.orders.waitForChange(doc._id, doc.version, deadline - Date.now());
         doc = (await deps.services.orders.get(doc._id)) ?? doc;
         view = await render(doc);
@@ -248,7 +249,7 @@ export function orderRoutes(deps: AppDeps): Router {
     }
     ctx.set('Cache-Control', 'no-store');
     ctx.set('ETag', view.etag);
-    if (ifNoneMatch === view.etag) {
+    if (etagMatches(ifNoneMatch, view.etag)) {
       ctx.status = 304;
       return;
     }

@@ -2,6 +2,8 @@
  * The order lifecycle against a real Temporal server and a real MongoDB-wire database (issue 2 §3 to §6).
  */
 import { createHash } from 'node:crypto';
+import { connectDatabase } from '../../src/db';
+import { InsufficientFundsError, WalletRepository } from '../../src/repos/wallets';
 import { startStack, waitForOrder, fundedAgent, OPERATOR_KEY, type Stack } from '../helpers/stack';
 
 let stack: Stack;
@@ -292,6 +294,95 @@ describe('wallets', () => {
     const snap = await wallets.snapshot('agent-parallel');
     expect(snap?.entries.filter((e) => e.tx_id === 'same-id')).toHaveLength(1);
     expect(snap?.entries.every((e) => e.balance_after_micros >= 0)).toBe(true);
+  });
+
+  test('parallel debits from two connections (two processes\' worth) never overdraw', async () => {
+    const other = await connectDatabase(stack.config.MONGODB_URI, stack.config.MONGODB_DB);
+    try {
+      const a = stack.services.wallets;
+      const b = new WalletRepository(other);
+      await a.credit('agent-two-procs', 30_000_000, 'seed', 'seed', 'test');
+      const results = await Promise.allSettled(
+        Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).debit('agent-two-procs', 1_000_000, `d-${i}`, 'parallel', 'test')),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(30);
+      expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof InsufficientFundsError)).toBe(true);
+      const snap = await a.snapshot('agent-two-procs');
+      expect(snap?.balance_micros).toBe(0);
+      // The ledger agrees with the wallet: 31 entries numbered 1..31, each balance the previous one minus its debit.
+      expect(snap?.entries.map((e) => e.seq)).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+      for (let i = 1; i < (snap?.entries.length ?? 0); i++) {
+        expect(snap!.entries[i]!.balance_after_micros).toBe(snap!.entries[i - 1]!.balance_after_micros - snap!.entries[i]!.amount_micros);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a movement whose ledger entry was lost (process died after the wallet update) is applied once and its entry rewritten', async () => {
+    const wallets = stack.services.wallets;
+    await wallets.credit('agent-crashy', 5_000_000, 'seed', 'seed', 'test');
+    const entry = await wallets.debit('agent-crashy', 2_000_000, 'order:crashy', 'Order crashy', 'test');
+    // Simulate the crash window: the wallet was updated, the ledger entry never written.
+    await stack.services.db.walletEntries.deleteOne({ _id: entry._id });
+    const retried = await wallets.debit('agent-crashy', 2_000_000, 'order:crashy', 'Order crashy', 'test');
+    expect(retried).toMatchObject({ tx_id: 'order:crashy', seq: entry.seq, balance_after_micros: 3_000_000 });
+    expect(await wallets.balance('agent-crashy')).toBe(3_000_000);
+    // A read of the wallet also repairs a missing entry.
+    await stack.services.db.walletEntries.deleteOne({ _id: entry._id });
+    const snap = await wallets.snapshot('agent-crashy');
+    expect(snap?.entries.map((e) => [e.tx_id, e.balance_after_micros])).toEqual([
+      ['seed', 5_000_000],
+      ['order:crashy', 3_000_000],
+    ]);
+  });
+});
+
+describe('long polling and cached reads', () => {
+  test('GET /orders/{id} with Prefer: wait and the held ETag answers when the order changes, 304 when it does not', async () => {
+    const agentKey = await fundedAgent(stack, 'agent-longpoll', 100);
+    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: 'agent-longpoll', inputs: automationInputs });
+    const id = created.body.order_id as string;
+    const first = await stack.call('GET', `/api/v1/orders/${id}`);
+    const etag = first.headers.get('etag') as string;
+    expect(etag).toMatch(/^W\/"[0-9a-f]{32}"$/);
+    // Unchanged within the wait: 304 after about a second, no body.
+    const t0 = Date.now();
+    const unchanged = await stack.call('GET', `/api/v1/orders/${id}`, undefined, { prefer: 'wait=1', 'if-none-match': etag });
+    expect(unchanged.status).toBe(304);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    expect(unchanged.headers.get('preference-applied')).toBe('wait=1');
+    // Changed during the wait: answered with the new state long before the 20 s are up.
+    const waiting = stack.call('GET', `/api/v1/orders/${id}`, undefined, { prefer: 'wait=20', 'if-none-match': etag });
+    const t1 = Date.now();
+    await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${agentKey}` });
+    const changed = await waiting;
+    expect(changed.status).toBe(200);
+    expect(changed.body.status).not.toBe('awaiting_payment');
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    expect(Date.now() - t1).toBeLessThan(10_000);
+    // Without Prefer: wait, a matching ETag is a plain conditional GET.
+    const now = await stack.call('GET', `/api/v1/orders/${id}`);
+    const conditional = await stack.call('GET', `/api/v1/orders/${id}`, undefined, { 'if-none-match': now.headers.get('etag') as string });
+    expect([200, 304]).toContain(conditional.status);
+    if (conditional.status === 200) expect(conditional.body.status).not.toBe(now.body.status);
+  });
+
+  test('the catalogue, discovery and micro catalogue carry an ETag and answer 304 to it', async () => {
+    for (const url of ['/api/v1/services', '/api/v1/discover?capability=booking', '/api/v1/x402/micro']) {
+      const res = await stack.call('GET', url);
+      expect(res.status).toBe(200);
+      const etag = res.headers.get('etag') as string;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+      const again = await stack.call('GET', url);
+      expect(again.headers.get('etag')).toBe(etag);
+      expect(again.text).toBe(res.text);
+      const notModified = await stack.call('GET', url, undefined, { 'if-none-match': etag });
+      expect([url, notModified.status]).toEqual([url, 304]);
+      expect(notModified.text).toBe('');
+    }
+    const other = await stack.call('GET', '/api/v1/discover?capability=crm');
+    expect(other.headers.get('etag')).not.toBe((await stack.call('GET', '/api/v1/discover?capability=booking')).headers.get('etag'));
   });
 });
 
