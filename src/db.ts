@@ -437,6 +437,8 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
 /** One index of a collection, with why it exists. */
 interface IndexSpec {
   key: Record<string, 1 | -1>;
+  /** Explicit name, for indexes whose default name an older, different index had. */
+  name?: string;
   unique?: boolean;
   /** Only documents matching this filter are indexed (and, with `unique`, held unique). */
   partialFilterExpression?: Record<string, unknown>;
@@ -454,7 +456,12 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
   ],
   orders: [
     { key: { agent_id: 1, created_at: -1 }, why: 'orders of one agent, newest first (wallet views, procurement history)' },
-    { key: { status: 1, updated_at: -1 }, why: 'operators list orders by status' },
+    {
+      key: { status: 1, updated_at: -1 },
+      name: 'engineering_queue',
+      partialFilterExpression: { engineering: { $type: 'object' } },
+      why: 'the engineer queue: expert orders by status (partial: a status index over every order grows one posting list per status, which DocumentDB extends on every transition)',
+    },
   ],
   events: [{ key: { order_id: 1, seq: 1 }, unique: true, why: 'events of one order in sequence; a retried emit cannot duplicate a number' }],
   linkpayTransactions: [{ key: { order_id: 1 }, why: 'the checkout page shows an existing payment of the order' }],
@@ -473,8 +480,13 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
       partialFilterExpression: { order_key: { $gt: '' } },
       why: 'one payment in flight or settled per order',
     },
-    { key: { created_at: -1, _id: -1 }, why: 'the ledger, newest first' },
-    { key: { status: 1, created_at: -1 }, why: 'the ledger by status; stale settling claims' },
+    { key: { created_at: -1, _id: -1 }, why: 'the ledger, newest first (also by status, filtered on the way)' },
+    {
+      key: { status: 1, created_at: 1 },
+      name: 'settling_claims',
+      partialFilterExpression: { status: 'settling' },
+      why: 'claims still settling, oldest first (orphans of dead requests); partial, so settled entries cost nothing',
+    },
     { key: { delivery_token_hash: 1 }, why: 'goods of a settlement that came back pending, fetched by their delivery token' },
   ],
   commissions: [{ key: { partner_id: 1, created_at: -1 }, why: 'a partner lists its commissions, newest first' }],
@@ -485,10 +497,22 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
     { key: { order_id: 1 }, why: 'fan-out: the endpoint of an order\'s own webhook_url' },
     { key: { token_hash: 1 }, why: 'endpoints managed by a management token' },
   ],
-  webhookMessages: [{ key: { endpoint_id: 1, order_id: 1, seq: 1 }, why: 'per-endpoint ordering: earlier pending messages of the same order' }],
+  webhookMessages: [
+    {
+      key: { order_id: 1, seq: 1 },
+      why: 'per-endpoint ordering: earlier pending messages of the same order (few per order; an endpoint-first index would grow one posting list per endpoint)',
+    },
+  ],
   webhookDeliveries: [{ key: { endpoint_id: 1, at: -1 }, why: 'delivery log of an endpoint, newest first' }],
   subscriptions: [{ key: { status: 1, next_charge_at: 1 }, why: 'operators: what renews when' }],
   tasks: [{ key: { order_id: 1, number: 1 }, why: 'tasks of one order in number order' }],
+};
+
+/** Indexes earlier versions created that no query needs any more and every write paid for; dropped at start. */
+const OBSOLETE_INDEXES: Partial<Record<keyof typeof INDEXES, string[]>> = {
+  orders: ['status_1_updated_at_-1'],
+  x402Payments: ['status_1_created_at_-1'],
+  webhookMessages: ['endpoint_id_1_order_id_1_seq_1'],
 };
 
 /** PostgreSQL under FerretDB reports concurrent DDL of two processes as a deadlock; MongoDB may answer 'in progress'. */
@@ -501,8 +525,12 @@ const TRANSIENT_DDL = /deadlock detected|could not serialize|concurrent|in progr
 async function ensureIndexes(d: Database): Promise<void> {
   for (const [name, specs] of Object.entries(INDEXES) as [keyof typeof INDEXES, IndexSpec[]][]) {
     const collection = d.db.collection(d[name].collectionName);
-    const indexes = specs.map(({ key, unique, partialFilterExpression }) => ({
+    for (const obsolete of OBSOLETE_INDEXES[name] ?? []) {
+      await collection.dropIndex(obsolete).catch(() => undefined); // absent: nothing to drop
+    }
+    const indexes = specs.map(({ key, name: indexName, unique, partialFilterExpression }) => ({
       key,
+      ...(indexName ? { name: indexName } : {}),
       ...(unique ? { unique } : {}),
       ...(partialFilterExpression ? { partialFilterExpression } : {}),
     }));

@@ -7,7 +7,7 @@ export const ENGINEERING_QUEUE_STATUSES: readonly OrderStatus[] = ['in_engineeri
 
 /**
  * The engineer queue (issue 6 §1) over the order read model: orders waiting for their engineer are the orders in
- * `in_engineering` or `sla_breached` (index `status, updated_at`), their `engineering` field holds the assignment.
+ * `in_engineering` or `sla_breached` (partial index `engineering_queue`), their `engineering` field holds the assignment.
  * No second collection to keep in step: the workflow writes both through the same versioned update.
  */
 export class EngineeringRepository {
@@ -19,7 +19,8 @@ export class EngineeringRepository {
    */
   async queue(filter: { engineer?: string; unclaimed?: boolean; limit?: number } = {}): Promise<OrderDoc[]> {
     const docs = await this.d.orders
-      .find({ status: { $in: [...ENGINEERING_QUEUE_STATUSES] } })
+      // `engineering` is what the partial index `engineering_queue` holds: only expert orders.
+      .find({ status: { $in: [...ENGINEERING_QUEUE_STATUSES] }, engineering: { $type: 'object' } })
       .sort({ updated_at: -1 })
       .limit(2000)
       .toArray();

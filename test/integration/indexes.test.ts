@@ -42,7 +42,16 @@ beforeAll(async () => {
   d = await connectDatabase(process.env.MONGODB_URI as string, `indexes_${randomUUID().replace(/-/g, '').slice(0, 12)}`);
   const range = (f: (i: number) => Document) => Array.from({ length: N }, (_, i) => f(i));
   await Promise.all([
-    d.db.collection('orders').insertMany(range((i) => ({ _id: `ord_${i}`, agent_id: `agent-${i % 100}`, status: 'delivered', created_at: at, updated_at: at }))),
+    d.db.collection('orders').insertMany(
+      range((i) => ({
+        _id: `ord_${i}`,
+        agent_id: `agent-${i % 100}`,
+        status: i % 50 ? 'delivered' : 'in_engineering',
+        ...(i % 50 ? {} : { engineering: { engineer: null } }),
+        created_at: at,
+        updated_at: at,
+      })),
+    ),
     d.db.collection('wallets').insertMany(range((i) => ({ _id: `agent-${i}`, balance_micros: i, seq: 1, recent: [{ tx_id: `t${i}` }] }))),
     d.db.collection('wallet_entries').insertMany(range((i) => ({ _id: `agent-${i % 100}#${i}`, agent_id: `agent-${i % 100}`, seq: i, tx_id: `tx-${i}` }))),
     d.db.collection('idempotency_keys').insertMany(range((i) => ({ _id: `idem-${i}`, created_at: at }))),
@@ -58,7 +67,7 @@ beforeAll(async () => {
         nonce: `0xn${i}`,
         tx_key: i % 3 ? `0xtx${i}` : null,
         order_key: i % 5 ? null : `order:ord_${i}`,
-        status: 'settled',
+        status: i % 30 ? 'settled' : 'settling',
         created_at: at,
         delivery_token_hash: i % 7 ? null : `dlv${i}`,
       })),
@@ -100,6 +109,11 @@ const hotQueries: Array<[string, () => FindCursor<Document>]> = [
   ['x402 payment-identifier', () => d.x402PaymentIds.find({ _id: X402PaymentRepository.paymentIdKey('/x402/item/a', 'pid-1') }) as FindCursor<Document>],
   ['subscription of an order', () => d.subscriptions.find({ _id: 'ord_3' }) as FindCursor<Document>],
   ['newest task of an order', () => d.tasks.find({ order_id: 'ord_3' }).sort({ number: -1 }).limit(1) as FindCursor<Document>],
+  [
+    'the engineer queue',
+    () => d.orders.find({ status: { $in: ['in_engineering', 'sla_breached'] }, engineering: { $type: 'object' } }).sort({ updated_at: -1 }) as FindCursor<Document>,
+  ],
+  ['stale x402 claims', () => d.x402Payments.find({ status: 'settling', created_at: { $lt: at } }).sort({ created_at: 1 }).limit(50) as FindCursor<Document>],
 ];
 
 describe(`hot queries on ${N} documents per collection`, () => {
