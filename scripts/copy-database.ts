@@ -7,6 +7,8 @@
  */
 import { parseArgs } from 'node:util';
 import { MongoClient, type Document } from 'mongodb';
+import { entryId } from '../src/repos/wallets';
+import { authKey } from '../src/repos/x402Payments';
 
 /** Rewrites a document of collection `collection` from the FerretDB v1 layout to the current one; others pass. */
 export function upgradeDocument(collection: string, doc: Document): Document {
@@ -21,6 +23,13 @@ export function upgradeDocument(collection: string, doc: Document): Document {
     for (const key of ['tx_key', 'order_key']) {
       if (typeof out[key] === 'string' && /^(none|released):/.test(out[key] as string)) out[key] = null;
     }
+    if (out.auth_key === undefined && typeof out.network === 'string' && typeof out.payer === 'string' && typeof out.nonce === 'string') {
+      out.auth_key = authKey(out.network, out.payer, out.nonce);
+    }
+  }
+  // v1 ledger entries were `<agent_id>#<seq>`; one entry per transaction id is now the `_id` itself.
+  if (collection === 'wallet_entries' && typeof out.agent_id === 'string' && typeof out.tx_id === 'string') {
+    out._id = entryId(out.agent_id, out.tx_id);
   }
   if (collection === 'x402_payment_ids' && out.response && typeof out.response.body_json === 'string') {
     const { body_json: bodyJson, ...rest } = out.response as { body_json: string };

@@ -67,9 +67,8 @@ export interface OrderDoc {
 }
 
 /**
- * One wallet movement, stored as its own ledger document `<agent_id>#<seq>`, written after the wallet's atomic update
- * (src/repos/wallets.ts); the unique (agent_id, tx_id) index keeps a transaction id to one entry.
- * `amount_micros` is positive for both kinds.
+ * One wallet movement, stored as its own ledger document `<agent_id>#<tx_id>` (so a transaction id is one entry per
+ * wallet), written after the wallet's atomic update (src/repos/wallets.ts). `amount_micros` is positive for both kinds.
  */
 export interface WalletEntryDoc {
   _id: string;
@@ -281,6 +280,8 @@ export interface X402PaymentDoc {
   pay_to: string;
   /** Lowercase payer address (EIP-3009 `from`). */
   payer: string;
+  /** `<network>|<payer>|<nonce>`: the authorization, unique across the ledger (the claim). */
+  auth_key: string;
   /** Lowercase authorization nonce (bytes32 hex); for non-EIP-3009 payloads the sha256 of the signature. */
   nonce: string;
   /** Authorization `validBefore`, unix seconds: after it the authorization can never settle. */
@@ -450,10 +451,9 @@ interface IndexSpec {
  * runs `explain` on the hot ones and fails on a full collection scan.
  */
 export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'close'>, IndexSpec[]>> = {
-  walletEntries: [
-    { key: { agent_id: 1, tx_id: 1 }, unique: true, why: 'a transaction id is one ledger entry per wallet (retried movements)' },
-    { key: { agent_id: 1, seq: 1 }, why: 'a wallet\'s ledger in order' },
-  ],
+  // One entry per (wallet, transaction id) is the `_id` itself (`<agent_id>#<tx_id>`): DocumentDB checks a unique
+  // index over several fields by scanning each field's posting list, which grows with the collection.
+  walletEntries: [{ key: { agent_id: 1, seq: 1 }, why: 'a wallet\'s ledger in order' }],
   orders: [
     { key: { agent_id: 1, created_at: -1 }, why: 'orders of one agent, newest first (wallet views, procurement history)' },
     {
@@ -463,11 +463,17 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
       why: 'the engineer queue: expert orders by status (partial: a status index over every order grows one posting list per status, which DocumentDB extends on every transition)',
     },
   ],
-  events: [{ key: { order_id: 1, seq: 1 }, unique: true, why: 'events of one order in sequence; a retried emit cannot duplicate a number' }],
+  // A retried emit cannot duplicate a number: the `_id` is `msg_<order_id>_<seq>`.
+  events: [{ key: { order_id: 1, seq: 1 }, why: 'events of one order in sequence' }],
   linkpayTransactions: [{ key: { order_id: 1 }, why: 'the checkout page shows an existing payment of the order' }],
   idempotencyKeys: [{ key: { created_at: 1 }, why: 'expired idempotency records are swept by age' }],
   x402Payments: [
-    { key: { network: 1, payer: 1, nonce: 1 }, unique: true, why: 'one settlement per signed authorization: the insert of the claim is the atomic step' },
+    {
+      key: { auth_key: 1 },
+      unique: true,
+      partialFilterExpression: { auth_key: { $gt: '' } },
+      why: 'one settlement per signed authorization (network, payer, nonce in one key): the insert of the claim is the atomic step',
+    },
     {
       key: { tx_key: 1 },
       unique: true,
@@ -511,7 +517,9 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
 /** Indexes earlier versions created that no query needs any more and every write paid for; dropped at start. */
 const OBSOLETE_INDEXES: Partial<Record<keyof typeof INDEXES, string[]>> = {
   orders: ['status_1_updated_at_-1'],
-  x402Payments: ['status_1_created_at_-1'],
+  walletEntries: ['agent_id_1_tx_id_1'],
+  events: ['order_id_1_seq_1'],
+  x402Payments: ['status_1_created_at_-1', 'network_1_payer_1_nonce_1'],
   webhookMessages: ['endpoint_id_1_order_id_1_seq_1'],
 };
 

@@ -27,12 +27,12 @@ export async function seedCompletedOrders(n: number): Promise<{ existing: number
         const orders = Math.max(0, Math.min(perAgent, n - a * perAgent));
         const credit = PRICE_MICROS * orders;
         let balance = credit;
-        entries.push({ _id: `${agent}#${String(1).padStart(12, '0')}`, agent_id: agent, seq: 1, tx_id: `credit:seed-${a}`, type: 'credit', amount_micros: credit || 1, balance_after_micros: credit || 1, memo: 'seed', source: 'operator', at: new Date(t0) });
+        entries.push({ _id: `${agent}#credit:seed-${a}`, agent_id: agent, seq: 1, tx_id: `credit:seed-${a}`, type: 'credit', amount_micros: credit || 1, balance_after_micros: credit || 1, memo: 'seed', source: 'operator', at: new Date(t0) });
         balance = credit || 1;
         for (let k = 0; k < orders; k++) {
           balance -= PRICE_MICROS;
           const id = seedOrderId(a * perAgent + k);
-          entries.push({ _id: `${agent}#${String(k + 2).padStart(12, '0')}`, agent_id: agent, seq: k + 2, tx_id: `order:${id}`, type: 'debit', amount_micros: PRICE_MICROS, balance_after_micros: balance, memo: `Order ${id}`, source: `order:${id}`, at: new Date(t0 + k) });
+          entries.push({ _id: `${agent}#order:${id}`, agent_id: agent, seq: k + 2, tx_id: `order:${id}`, type: 'debit', amount_micros: PRICE_MICROS, balance_after_micros: balance, memo: `Order ${id}`, source: `order:${id}`, at: new Date(t0 + k) });
         }
         wallets.push({ _id: agent, currency: 'USD', key_hash: null, balance_micros: balance, seq: orders + 1, recent: [], created_at: new Date(t0) });
       }

@@ -24,7 +24,8 @@ export interface WalletSnapshot {
   entries: WalletEntryDoc[];
 }
 
-const entryId = (agentId: string, seq: number) => `${agentId}#${String(seq).padStart(12, '0')}`;
+/** Ledger entry id: one entry per (wallet, transaction id), so a retried movement cannot write a second one. */
+export const entryId = (agentId: string, txId: string) => `${agentId}#${txId}`;
 
 /** How many recent movements a wallet document remembers (see {@link WalletRepository}). */
 export const RECENT_MOVEMENTS = 256;
@@ -38,7 +39,7 @@ export const RECENT_MOVEMENTS = 256;
  * `recent` list does not hold the transaction id (so a retried movement never applies twice). The same update bumps
  * `seq` and pushes the movement onto `recent`, so the ledger entry written next is derived from what the update
  * returned; a crash between the two leaves the movement in `recent`, and the retry (or the next read) writes the entry.
- * The ledger's unique (agent_id, tx_id) index keeps a transaction id to one entry for good, after it has left `recent`.
+ * The ledger entry's `_id` (`<agent_id>#<tx_id>`) keeps a transaction id to one entry for good, after it has left `recent`.
  */
 export class WalletRepository {
   constructor(private readonly d: Database) {}
@@ -160,13 +161,13 @@ export class WalletRepository {
 
   /** The ledger entry of a transaction id already applied, or null. */
   private applied(agentId: string, txId: string): Promise<WalletEntryDoc | null> {
-    return this.d.walletEntries.findOne({ agent_id: agentId, tx_id: txId });
+    return this.d.walletEntries.findOne({ _id: entryId(agentId, txId) });
   }
 
-  /** Writes the ledger entry of a movement the wallet recorded; idempotent (the entry's `_id` is its `seq`). */
+  /** Writes the ledger entry of a movement the wallet recorded; idempotent (the entry's `_id` is its transaction id). */
   private async writeEntry(agentId: string, m: WalletMovement): Promise<WalletEntryDoc> {
     const entry: WalletEntryDoc = {
-      _id: entryId(agentId, m.seq),
+      _id: entryId(agentId, m.tx_id),
       agent_id: agentId,
       seq: m.seq,
       tx_id: m.tx_id,

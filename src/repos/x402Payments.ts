@@ -47,6 +47,7 @@ export class X402PaymentRepository {
       ...c,
       payer: c.payer.toLowerCase(),
       nonce: c.nonce.toLowerCase(),
+      auth_key: authKey(c.network, c.payer, c.nonce),
       transaction: null,
       tx_key: null,
       order_key: c.order_id ? `order:${c.order_id}` : null,
@@ -63,7 +64,7 @@ export class X402PaymentRepository {
       return doc;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
-      const sameAuth = await this.d.x402Payments.findOne({ network: doc.network, payer: doc.payer, nonce: doc.nonce });
+      const sameAuth = await this.d.x402Payments.findOne({ auth_key: doc.auth_key });
       if (sameAuth) return { refused: 'authorization', existing: sameAuth };
       if (doc.order_key) return { refused: 'order', existing: await this.d.x402Payments.findOne({ order_key: doc.order_key }) };
       throw err;
@@ -224,6 +225,9 @@ export class X402PaymentRepository {
     await this.d.x402PaymentIds.deleteOne({ _id: key });
   }
 }
+
+/** The claim key of an authorization: network, lowercase payer and lowercase nonce. */
+export const authKey = (network: string, payer: string, nonce: string): string => `${network}|${payer.toLowerCase()}|${nonce.toLowerCase()}`;
 
 function encodeCursor(t: number, id: string): string {
   return Buffer.from(JSON.stringify({ t, id })).toString('base64url');

@@ -6,6 +6,7 @@
  * such a settlement is confirmed by the workflow once it settles. Claims orphaned by a dead request are reconciled
  * from the chain through the token's AuthorizationUsed event.
  */
+import { authKey } from '../../src/repos/x402Payments';
 import { randomBytes } from 'node:crypto';
 import { HTTPFacilitatorClient } from '@x402/core/http';
 import { createTestClient, http } from 'viem';
@@ -143,6 +144,7 @@ it('reconciles claims orphaned by a dead request from the chain: settled when th
     pay_to: requirements.payTo,
     payer: ANVIL_ADDRESSES.buyer.toLowerCase(),
     nonce: nonce.toLowerCase(),
+    auth_key: authKey(requirements.network, ANVIL_ADDRESSES.buyer, nonce),
     valid_before: validBefore,
     transaction: null,
     tx_key: null,

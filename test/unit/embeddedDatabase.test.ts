@@ -45,11 +45,21 @@ describe('npm run db:copy: FerretDB v1 documents in the current layout', () => {
     expect(
       upgradeDocument('x402_payments', { _id: 'x4p_1', delivery_json: JSON.stringify(goods), tx_key: 'none:x4p_1', order_key: 'released:x4p_1' }),
     ).toEqual({ _id: 'x4p_1', delivery: goods, tx_key: null, order_key: null });
-    expect(upgradeDocument('x402_payments', { _id: 'x4p_2', delivery_json: null, tx_key: '0xabc', order_key: 'order:ord_1' })).toEqual({
+    expect(
+      upgradeDocument('x402_payments', { _id: 'x4p_2', delivery_json: null, tx_key: '0xabc', order_key: 'order:ord_1', network: 'eip155:8453', payer: '0xAB', nonce: '0xCD' }),
+    ).toEqual({
       _id: 'x4p_2',
       delivery: null,
       tx_key: '0xabc',
       order_key: 'order:ord_1',
+      network: 'eip155:8453',
+      payer: '0xAB',
+      nonce: '0xCD',
+      auth_key: 'eip155:8453|0xab|0xcd',
+    });
+    expect(upgradeDocument('wallet_entries', { _id: 'agent-1#000000000003', agent_id: 'agent-1', tx_id: 'order:ord_9', seq: 3 })).toMatchObject({
+      _id: 'agent-1#order:ord_9',
+      seq: 3,
     });
     expect(
       upgradeDocument('x402_payment_ids', { _id: 'k', response: { status: 200, headers: { a: 'b' }, body_json: '{"ok":[1]}' } }),
