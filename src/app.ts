@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { idempotencyMiddleware } from './http/idempotency';
+import { ResponseCache } from './http/cachedJson';
 import { problemMiddleware } from './http/errors';
 import { catalogueRoutes } from './routes/catalogue';
 import { quoteRoutes } from './routes/quotes';
@@ -42,6 +43,8 @@ export function createApp(deps: AppDeps): Koa {
   const telemetry = new RequestTelemetry();
   app.use(telemetry.middleware());
 
+  // Repeated public GETs (catalogue, discovery, micro catalogue, bare 402s) are answered from a micro-cache from here on.
+  app.use(new ResponseCache().middleware());
   app.use(problemMiddleware((err) => log(err)));
   app.use(async (ctx, next) => {
     ctx.set('Access-Control-Allow-Origin', '*');

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 
 /** A JSON response body serialized once, with a strong ETag over its bytes. */
 export interface CachedJson {
@@ -25,8 +25,17 @@ export function etagMatches(ifNoneMatch: string, etag: string): boolean {
   return ifNoneMatch.split(',').some((t) => opaque(t) === opaque(etag));
 }
 
-/** Sends a cached JSON body with its ETag; answers 304 Not Modified when the client's `If-None-Match` matches. */
-export function sendCachedJson(ctx: Context, body: CachedJson): void {
+/** Marks the response being written as the same for every caller of this URL for `ttlMs` (see {@link ResponseCache}). */
+export function markShared(ctx: Context, ttlMs: number): void {
+  (ctx.state as { sharedResponseTtlMs?: number }).sharedResponseTtlMs = ttlMs;
+}
+
+/**
+ * Sends a cached JSON body with its ETag; answers 304 Not Modified when the client's `If-None-Match` matches. The
+ * answer is the same for every caller of the URL, so it is marked shared for `ttlMs`.
+ */
+export function sendCachedJson(ctx: Context, body: CachedJson, ttlMs = 60_000): void {
+  markShared(ctx, ttlMs);
   ctx.set('ETag', body.etag);
   if (etagMatches(ctx.get('if-none-match'), body.etag)) {
     ctx.status = 304;
@@ -55,5 +64,66 @@ export class JsonMemo {
       this.entries.set(key, hit);
     }
     return hit;
+  }
+}
+
+/** Request headers that make an answer caller-specific: never served from or stored into the shared cache. */
+const CREDENTIAL_HEADERS = ['payment-signature', 'x-payment', 'authorization', 'x-operator-key', 'cookie'];
+
+interface SharedResponse {
+  until: number;
+  status: number;
+  headers: [string, string][];
+  body: Buffer;
+  etag: string | undefined;
+  /** The router's matched pattern, restored on a hit for the telemetry that reads it. */
+  route: unknown;
+}
+
+/**
+ * A micro-cache of public GET answers that routes marked shared ({@link markShared}): the catalogue, discovery, the
+ * micro catalogue and bare 402 challenges. The first request of a URL runs the whole chain (validation, the route);
+ * later ones, within the route's TTL, are answered here with the same status, headers and bytes (304 when the
+ * client holds the ETag), skipping the routing and body-parsing layers. Mount it after the telemetry middlewares, so
+ * every request is still measured. Bounded: past `maxEntries` URLs the oldest goes. Source: issue 9 §3.
+ */
+export class ResponseCache {
+  private readonly entries = new Map<string, SharedResponse>();
+
+  constructor(private readonly maxEntries = 2_000) {}
+
+  middleware(): Middleware {
+    return async (ctx, next) => {
+      // Only anonymous GETs: a request carrying a payment or a credential always runs the whole chain.
+      if (ctx.method !== 'GET' || CREDENTIAL_HEADERS.some((h) => ctx.get(h))) return next();
+      const hit = this.entries.get(ctx.url);
+      if (hit && hit.until > Date.now()) {
+        (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute = hit.route;
+        for (const [k, v] of hit.headers) ctx.set(k, v);
+        if (hit.etag && etagMatches(ctx.get('if-none-match'), hit.etag)) {
+          ctx.status = 304;
+          return;
+        }
+        ctx.status = hit.status;
+        ctx.body = hit.body;
+        return;
+      }
+      await next();
+      const ttl = (ctx.state as { sharedResponseTtlMs?: number }).sharedResponseTtlMs;
+      if (!ttl || ctx.status === 304 || ctx.body === undefined || ctx.body === null) return;
+      const body = Buffer.isBuffer(ctx.body) ? ctx.body : typeof ctx.body === 'string' ? Buffer.from(ctx.body) : Buffer.from(JSON.stringify(ctx.body));
+      const headers = Object.entries(ctx.response.headers)
+        .filter(([k]) => k !== 'content-length' && k !== 'date')
+        .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)] as [string, string]);
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(ctx.url, {
+        until: Date.now() + ttl,
+        status: ctx.status,
+        headers,
+        body,
+        etag: ctx.response.get('etag') || undefined,
+        route: (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute,
+      });
+    };
   }
 }

@@ -68,6 +68,7 @@ export class RequestTelemetry {
   private dropped = 0;
   private readonly salt = randomBytes(16);
   private readonly identities = new Map<string, string>();
+  private readonly userAgents = new Map<string, { client: string; agent: boolean }>();
   private readonly now: () => number;
 
   constructor(opts: TelemetryOptions = {}) {
@@ -102,6 +103,17 @@ export class RequestTelemetry {
     return { stored: this.size, capacity: this.capacity, dropped: this.dropped, since: new Date(this.since).toISOString(), retention_hours: this.retentionMs / 3_600_000 };
   }
 
+  /** {@link classifyUserAgent}, remembered per User-Agent string (clients repeat theirs; the regexes cost). */
+  private classify(ua: string): { client: string; agent: boolean } {
+    let hit = this.userAgents.get(ua);
+    if (!hit) {
+      hit = classifyUserAgent(ua);
+      if (this.userAgents.size >= 10_000) this.userAgents.clear();
+      this.userAgents.set(ua, hit);
+    }
+    return hit;
+  }
+
   /** Identity of a request: declared agent id, else salted hash of IP and User-Agent. */
   identityOf(ctx: Context): { identity: string; declared: boolean } {
     const declared = ctx.get('x-agent-id') || (typeof ctx.query.agent_id === 'string' ? ctx.query.agent_id : '');
@@ -124,7 +136,7 @@ export class RequestTelemetry {
         await next();
       } finally {
         if (ctx.method !== 'OPTIONS' && ctx.path !== '/health') {
-          const ua = classifyUserAgent(ctx.get('user-agent'));
+          const ua = this.classify(ctx.get('user-agent'));
           const id = this.identityOf(ctx);
           const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
           this.record({

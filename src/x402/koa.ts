@@ -33,6 +33,7 @@ import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, Set
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { z } from 'zod';
 import type { X402PaymentDoc, X402PaymentIdDoc } from '../db';
+import { markShared } from '../http/cachedJson';
 import { microsToUsd } from '../domain/money';
 import { ProblemError } from '../errors';
 import { X402PaymentRepository } from '../repos/x402Payments';
@@ -382,7 +383,7 @@ export class X402Gateway {
     if (result.type === 'no-payment-required') throw new ProblemError(500, 'internal_error', 'x402 route matched no payment option');
     if (result.type === 'payment-error') {
       this.writePaymentError(ctx, result.response, quote);
-      if (!context.paymentHeader) this.rememberChallenge(`${ctx.method} ${ctx.url} ${quote.priceMicros} ${quote.description}`, ctx);
+      if (!context.paymentHeader) this.rememberChallenge(`${ctx.method} ${ctx.url} ${quote.priceMicros} ${quote.description}`, ctx, quote);
       return false;
     }
     const { paymentPayload, paymentRequirements, declaredExtensions, cancellationDispatcher } = result;
@@ -604,8 +605,10 @@ export class X402Gateway {
   }
 
   /** Keeps the bare 402 just written for {@link CHALLENGE_TTL_MS} (bounded: the oldest entry goes first). */
-  private rememberChallenge(key: string, ctx: Context): void {
+  private rememberChallenge(key: string, ctx: Context, quote: PaidQuote): void {
     if (ctx.status !== 402) return;
+    // An order's 402 stops applying once the order is paid: only catalogue goods are shared between callers.
+    if (quote.kind !== 'order') markShared(ctx, CHALLENGE_TTL_MS);
     const headers: [string, string][] = [];
     for (const name of ['PAYMENT-REQUIRED', 'Cache-Control']) {
       const v = ctx.response.get(name);

@@ -1,0 +1,66 @@
+/** The shared micro-cache of public GET answers (src/http/cachedJson.ts, issue 9 §3). */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import Koa from 'koa';
+import { JsonMemo, ResponseCache, markShared, sendCachedJson } from '../../src/http/cachedJson';
+
+let server: Server;
+let base: string;
+const hits: Record<string, number> = {};
+
+beforeAll(async () => {
+  const app = new Koa();
+  app.use(new ResponseCache().middleware());
+  const memo = new JsonMemo();
+  app.use((ctx) => {
+    hits[ctx.path] = (hits[ctx.path] ?? 0) + 1;
+    if (ctx.path === '/shared') {
+      sendCachedJson(ctx, memo.get(ctx.url, () => ({ q: ctx.query.q ?? null })));
+    } else if (ctx.path === '/challenge') {
+      markShared(ctx, 60_000);
+      ctx.status = 402;
+      ctx.set('PAYMENT-REQUIRED', 'abc');
+      ctx.body = { paid: Boolean(ctx.get('payment-signature')) };
+    } else if (ctx.path === '/short') {
+      markShared(ctx, 1);
+      ctx.body = { n: hits[ctx.path] };
+    } else {
+      ctx.body = { n: hits[ctx.path] };
+    }
+  });
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => server.close());
+
+test('a shared answer is served again without running the route, with the same bytes, headers and ETag', async () => {
+  const a = await fetch(`${base}/shared?q=1`);
+  const b = await fetch(`${base}/shared?q=1`);
+  expect(hits['/shared']).toBe(1);
+  expect(await b.text()).toBe(await a.text());
+  expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
+  const notModified = await fetch(`${base}/shared?q=1`, { headers: { 'if-none-match': a.headers.get('etag') as string } });
+  expect(notModified.status).toBe(304);
+  await fetch(`${base}/shared?q=2`);
+  expect(hits['/shared']).toBe(2);
+});
+
+test('requests carrying a payment or a credential always reach the route', async () => {
+  expect((await fetch(`${base}/challenge`)).status).toBe(402);
+  expect((await fetch(`${base}/challenge`)).headers.get('payment-required')).toBe('abc');
+  expect(hits['/challenge']).toBe(1);
+  const paid = await fetch(`${base}/challenge`, { headers: { 'payment-signature': 'xyz' } });
+  expect(await paid.json()).toEqual({ paid: true });
+  await fetch(`${base}/challenge`, { headers: { authorization: 'Bearer k' } });
+  expect(hits['/challenge']).toBe(3);
+});
+
+test('unmarked answers are never cached and marked ones expire', async () => {
+  await fetch(`${base}/private`);
+  await fetch(`${base}/private`);
+  expect(hits['/private']).toBe(2);
+  await fetch(`${base}/short`);
+  await new Promise((r) => setTimeout(r, 5));
+  expect(await (await fetch(`${base}/short`)).json()).toEqual({ n: 2 });
+});
