@@ -78,7 +78,19 @@ export function openApiDocument(baseUrl: string) {
         }),
       },
       '/api/v1/orders/{order_id}': {
-        get: op({ summary: 'Order state, progress and deliverables', requestParams: { path: orderPath }, responses: { '200': { description: 'Order', ...json(Order) }, '404': problem('Unknown order') } }),
+        get: op({
+          summary: 'Order state, progress and deliverables',
+          description:
+            'Long poll: send the ETag you hold in If-None-Match and `Prefer: wait=N` (seconds, at most 60, RFC 7240); the answer comes when the order changes, or after N seconds as 304.',
+          requestParams: {
+            path: orderPath,
+            header: z.object({
+              'If-None-Match': z.string().optional().meta({ description: 'ETag of the order as the client holds it' }),
+              Prefer: z.string().optional().meta({ description: '`wait=N`: hold the request up to N seconds (at most 60) for a change' }),
+            }),
+          },
+          responses: { '200': { description: 'Order', ...json(Order) }, '304': { description: 'Unchanged (the held ETag still applies)' }, '404': problem('Unknown order') },
+        }),
       },
       '/api/v1/orders/{order_id}/confirm_payment': {
         post: op({
