@@ -21,6 +21,7 @@ import {
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
+  type RetryPolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CommissionActivities } from '../activities/commissions';
@@ -42,48 +43,28 @@ import type { OrderPatch } from '../src/repos/orders';
 import { installEngineering } from './expert';
 import { endSubscription, startSubscription } from './subscription';
 
-/** Short bookkeeping writes: retried until they succeed. */
-const remoteRecords = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-
-/** Partner commissions: bookkeeping like `records`, retried until they succeed. */
-const commissions = proxyActivities<CommissionActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-
+/** Bookkeeping: retried until it succeeds. */
+const UNTIL_DONE: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
 /** Payment capture: business refusals are non-retryable failures; transient errors retry a few times. */
-const remotePayments = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
-});
-
+const CAPTURE: RetryPolicy = { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 };
 /** Fulfillment: a failure after the last attempt fails the order and refunds it. */
-const remoteProducers = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
-});
+const PRODUCE: RetryPolicy = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 };
+
+const remoteRecords = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: UNTIL_DONE });
+/** Partner commissions: bookkeeping like `records`. */
+const commissions = proxyActivities<CommissionActivities>({ startToCloseTimeout: '30 seconds', retry: UNTIL_DONE });
+const remotePayments = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: CAPTURE });
+const remoteProducers = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', retry: PRODUCE });
 
 /**
- * The same bookkeeping and wallet capture as local activities: they take milliseconds, so they run inside the
- * workflow task that needs them, with no activity task round trip through the server (issue 9 §3). Used by
- * workflows that took the `local-activities` patch; older histories replay with the activities above.
+ * The same bookkeeping, wallet capture and fulfillment as local activities: they take milliseconds, so they run
+ * inside the workflow task that needs them, with no activity task round trip through the server (issue 9 §3); a dead
+ * worker's attempt is retried after the workflow task timeout. Used by workflows that took the `local-activities`
+ * patch; older histories replay with the activities above.
  */
-const localRecords = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-const localPayments = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
-});
-/** Generators write a few files in milliseconds; a dead worker's attempt is retried after the workflow task timeout. */
-const localProducers = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
-});
+const localRecords = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...UNTIL_DONE, initialInterval: '200 milliseconds' } });
+const localPayments = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: CAPTURE });
+const localProducers = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute', retry: PRODUCE });
 
 const nowIso = (): string => new Date().toISOString();
 
