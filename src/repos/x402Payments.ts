@@ -75,13 +75,13 @@ export class X402PaymentRepository {
    * Records a successful settlement. The unique `tx_key` index refuses a transaction hash another entry holds.
    * @throws MongoServerError 11000 when `transaction` is already recorded on another entry.
    */
-  async markSettled(id: string, transaction: string): Promise<X402PaymentDoc | null> {
+  markSettled(id: string, transaction: string): Promise<X402PaymentDoc | null> {
     const now = new Date();
-    await this.d.x402Payments.updateOne(
+    return this.d.x402Payments.findOneAndUpdate(
       { _id: id },
       { $set: { status: 'settled', transaction, tx_key: transaction.toLowerCase(), error_reason: null, error_message: null, settled_at: now, updated_at: now } },
+      { returnDocument: 'after' },
     );
-    return this.get(id);
   }
 
   /**
