@@ -36,15 +36,21 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
   // Trust telemetry (issue 4 §5): request timings per route group, and a heartbeat per minute for uptime.
   const latency = new RequestLatency();
-  app.use(latency.middleware());
   new UptimeRecorder(deps.services.db).start();
-
-  // Outermost, so it sees the final status of every request (the observation feed's data, issue 3).
+  // The observation feed's data (issue 3).
   const telemetry = new RequestTelemetry();
-  app.use(telemetry.middleware());
 
-  // Repeated public GETs (catalogue, discovery, micro catalogue, bare 402s) are answered from a micro-cache from here on.
-  app.use(new ResponseCache().middleware());
+  // Repeated anonymous public GETs (catalogue, discovery, micro catalogue, bare 402s) are answered from a micro-cache
+  // ahead of everything else; the cache hands each hit to the same two recorders.
+  app.use(
+    new ResponseCache((ctx, startedAt) => {
+      latency.observe(ctx, startedAt);
+      telemetry.observe(ctx);
+    }).middleware(),
+  );
+  app.use(latency.middleware());
+  // Outer to the rest, so it sees the final status of every request.
+  app.use(telemetry.middleware());
   app.use(problemMiddleware((err) => log(err)));
   app.use(async (ctx, next) => {
     ctx.set('Access-Control-Allow-Origin', '*');

@@ -84,13 +84,17 @@ interface SharedResponse {
  * A micro-cache of public GET answers that routes marked shared ({@link markShared}): the catalogue, discovery, the
  * micro catalogue and bare 402 challenges. The first request of a URL runs the whole chain (validation, the route);
  * later ones, within the route's TTL, are answered here with the same status, headers and bytes (304 when the
- * client holds the ETag), skipping the routing and body-parsing layers. Mount it after the telemetry middlewares, so
- * every request is still measured. Bounded: past `maxEntries` URLs the oldest goes. Source: issue 9 §3.
+ * client holds the ETag), skipping every later layer. Mount it first: a hit is handed to `onHit` (the telemetry
+ * recorders) once answered, a miss runs the chain, where the telemetry middlewares measure it as usual. Bounded: past
+ * `maxEntries` URLs the oldest goes. Source: issue 9 §3.
  */
 export class ResponseCache {
   private readonly entries = new Map<string, SharedResponse>();
 
-  constructor(private readonly maxEntries = 2_000) {}
+  constructor(
+    private readonly onHit: (ctx: Context, startedAt: bigint) => void = () => undefined,
+    private readonly maxEntries = 2_000,
+  ) {}
 
   middleware(): Middleware {
     return async (ctx, next) => {
@@ -98,14 +102,16 @@ export class ResponseCache {
       if (ctx.method !== 'GET' || CREDENTIAL_HEADERS.some((h) => ctx.get(h))) return next();
       const hit = this.entries.get(ctx.url);
       if (hit && hit.until > Date.now()) {
+        const startedAt = process.hrtime.bigint();
         (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute = hit.route;
         for (const [k, v] of hit.headers) ctx.set(k, v);
         if (hit.etag && etagMatches(ctx.get('if-none-match'), hit.etag)) {
           ctx.status = 304;
-          return;
+        } else {
+          ctx.status = hit.status;
+          ctx.body = hit.body;
         }
-        ctx.status = hit.status;
-        ctx.body = hit.body;
+        this.onHit(ctx, startedAt);
         return;
       }
       await next();

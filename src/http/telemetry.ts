@@ -135,23 +135,27 @@ export class RequestTelemetry {
       try {
         await next();
       } finally {
-        if (ctx.method !== 'OPTIONS' && ctx.path !== '/health') {
-          const ua = this.classify(ctx.get('user-agent'));
-          const id = this.identityOf(ctx);
-          const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
-          this.record({
-            at: this.now(),
-            method: ctx.method,
-            route: typeof matched === 'string' ? matched : '(unmatched)',
-            status: ctx.status,
-            client: ua.client,
-            agent: ua.agent,
-            identity: id.identity,
-            declared_identity: id.declared,
-            paid_attempt: Boolean(ctx.get('payment-signature')),
-          });
-        }
+        this.observe(ctx);
       }
     };
+  }
+
+  /** Records an answered request (what {@link middleware} does after the chain; also called by the response cache). */
+  observe(ctx: Context): void {
+    if (ctx.method === 'OPTIONS' || ctx.path === '/health') return;
+    const ua = this.classify(ctx.get('user-agent'));
+    const id = this.identityOf(ctx);
+    const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
+    this.record({
+      at: this.now(),
+      method: ctx.method,
+      route: typeof matched === 'string' ? matched : '(unmatched)',
+      status: ctx.status,
+      client: ua.client,
+      agent: ua.agent,
+      identity: id.identity,
+      declared_identity: id.declared,
+      paid_attempt: Boolean(ctx.get('payment-signature')),
+    });
   }
 }

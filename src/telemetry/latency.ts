@@ -6,7 +6,7 @@
  * Source: seed §2.11 ("real-time performance telemetry"); issue 4 §5 (p50 / p95 / p99 per route group).
  */
 import { build, type Histogram } from 'hdr-histogram-js';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 
 /** Highest latency recorded exactly (one hour, in microseconds); longer requests are recorded as one hour. */
 const MAX_MICROS = 3_600_000_000;
@@ -75,10 +75,14 @@ export class RequestLatency {
       try {
         await next();
       } finally {
-        const micros = Number(process.hrtime.bigint() - start) / 1000;
-        this.record(routeGroup(ctx.path), micros, ctx.status);
+        this.observe(ctx, start);
       }
     };
+  }
+
+  /** Records an answered request that started at `start` (`process.hrtime.bigint()`); also used by the response cache. */
+  observe(ctx: Context, start: bigint): void {
+    this.record(routeGroup(ctx.path), Number(process.hrtime.bigint() - start) / 1000, ctx.status);
   }
 
   /** Figures per group, sorted by group name. */

@@ -7,10 +7,11 @@ import { JsonMemo, ResponseCache, markShared, sendCachedJson } from '../../src/h
 let server: Server;
 let base: string;
 const hits: Record<string, number> = {};
+const servedFromCache: string[] = [];
 
 beforeAll(async () => {
   const app = new Koa();
-  app.use(new ResponseCache().middleware());
+  app.use(new ResponseCache((ctx) => servedFromCache.push(`${ctx.status} ${ctx.url}`)).middleware());
   const memo = new JsonMemo();
   app.use((ctx) => {
     hits[ctx.path] = (hits[ctx.path] ?? 0) + 1;
@@ -42,6 +43,8 @@ test('a shared answer is served again without running the route, with the same b
   expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
   const notModified = await fetch(`${base}/shared?q=1`, { headers: { 'if-none-match': a.headers.get('etag') as string } });
   expect(notModified.status).toBe(304);
+  // Every answer from the cache is reported (the API records it in its telemetry).
+  expect(servedFromCache).toEqual(['200 /shared?q=1', '304 /shared?q=1']);
   await fetch(`${base}/shared?q=2`);
   expect(hits['/shared']).toBe(2);
 });
