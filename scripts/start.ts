@@ -3,7 +3,8 @@
  *
  * Starts, unless TEMPORAL_ADDRESS / MONGODB_URI point at external servers: the Temporal dev server (Web UI on,
  * SQLite file in .data/temporal.db with WAL, the project's search attributes registered) and the embedded database
- * (a PostgreSQL cluster with DocumentDB in .data/database/postgres, FerretDB v2 on it); and, unless X402_FACILITATOR_URL is set, the local x402 settlement stack (anvil with chain id 8453
+ * (a PostgreSQL cluster with DocumentDB in .data/database/postgres, FerretDB v2 on it); and, unless
+ * X402_FACILITATOR_URL is set, the local x402 settlement stack (anvil with chain id 8453
  * and its state in .data/anvil-state.json, the USDC look-alike, the facilitator on :4020, a funded test buyer whose
  * key is printed). Then runs the worker and the API as separate processes. Everything persists in .data, so a
  * restart keeps every order and balance. Ctrl-C stops it all.

@@ -260,8 +260,8 @@ export interface UptimeSampleDoc {
 
 /**
  * One x402 payment attempt that reached settlement (issue 3 §2, §7): the claim of an authorization, then its outcome.
- * Inserted with status `settling` BEFORE the facilitator is asked to settle: the unique (network, payer, nonce) index
- * makes that insert the atomic claim, so one signed authorization is settled by one request only. `tx_key` and
+ * Inserted with status `settling` BEFORE the facilitator is asked to settle: the unique `auth_key` index makes that
+ * insert the atomic claim, so one signed authorization is settled by one request only. `tx_key` and
  * `order_key` are unique while set (partial indexes); null while there is no transaction / no order held.
  * Amounts in integer micro-units (= USDC atomic units).
  */

@@ -5,6 +5,7 @@
  * what is missing. Amounts in integer micro-units.
  */
 import { connectDatabase, isDuplicateKey, type EventDoc, type OrderDoc, type WalletDoc, type WalletEntryDoc } from '../../src/db';
+import { entryId } from '../../src/repos/wallets';
 
 const AGENTS = 1_000;
 const PRICE_MICROS = 69_000_000;
@@ -25,14 +26,13 @@ export async function seedCompletedOrders(n: number): Promise<{ existing: number
       for (let a = 0; a < AGENTS; a++) {
         const agent = `seed-agent-${a}`;
         const orders = Math.max(0, Math.min(perAgent, n - a * perAgent));
-        const credit = PRICE_MICROS * orders;
+        const credit = PRICE_MICROS * orders || 1;
         let balance = credit;
-        entries.push({ _id: `${agent}#credit:seed-${a}`, agent_id: agent, seq: 1, tx_id: `credit:seed-${a}`, type: 'credit', amount_micros: credit || 1, balance_after_micros: credit || 1, memo: 'seed', source: 'operator', at: new Date(t0) });
-        balance = credit || 1;
+        entries.push({ _id: entryId(agent, `credit:seed-${a}`), agent_id: agent, seq: 1, tx_id: `credit:seed-${a}`, type: 'credit', amount_micros: credit, balance_after_micros: credit, memo: 'seed', source: 'operator', at: new Date(t0) });
         for (let k = 0; k < orders; k++) {
           balance -= PRICE_MICROS;
           const id = seedOrderId(a * perAgent + k);
-          entries.push({ _id: `${agent}#order:${id}`, agent_id: agent, seq: k + 2, tx_id: `order:${id}`, type: 'debit', amount_micros: PRICE_MICROS, balance_after_micros: balance, memo: `Order ${id}`, source: `order:${id}`, at: new Date(t0 + k) });
+          entries.push({ _id: entryId(agent, `order:${id}`), agent_id: agent, seq: k + 2, tx_id: `order:${id}`, type: 'debit', amount_micros: PRICE_MICROS, balance_after_micros: balance, memo: `Order ${id}`, source: `order:${id}`, at: new Date(t0 + k) });
         }
         wallets.push({ _id: agent, currency: 'USD', key_hash: null, balance_micros: balance, seq: orders + 1, recent: [], created_at: new Date(t0) });
       }

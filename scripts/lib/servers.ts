@@ -78,8 +78,6 @@ export interface EmbeddedDatabaseOptions {
   durable?: boolean;
   /** How long to wait for each server to accept connections (default 60 s). */
   startTimeoutMs?: number;
-  /** More postgresql.conf settings (name → value as written in the file). */
-  extraSettings?: Record<string, string>;
 }
 
 /** A running embedded database: PostgreSQL with DocumentDB, and FerretDB v2 on it. */
@@ -314,7 +312,7 @@ export async function startEmbeddedDatabase(opts: EmbeddedDatabaseOptions): Prom
     );
   }
   // Written on every start (PostgreSQL takes the last value of a setting), so a port change applies to old clusters.
-  const settings = { ...postgresSettings(pgPort, opts.durable ?? true), ...(opts.extraSettings ?? {}) };
+  const settings = postgresSettings(pgPort, opts.durable ?? true);
   fs.writeFileSync(
     path.join(pgDir, 'postgresql.auto.conf'),
     '# Written by scripts/lib/servers.ts at every start.\n' +

@@ -106,13 +106,13 @@ function paymentOptions(doc: OrderDoc, deps: AppDeps): Order['payment_options'] 
   };
 }
 
-/** Loads an order or throws 404 `order_not_found`. */
 /** Seconds of an RFC 7240 `Prefer: wait=N` header, capped at 60; 0 when absent or malformed. */
 export function preferWaitSeconds(prefer: string): number {
   const m = /(?:^|[,;\s])wait=(\d{1,5})(?:$|[,;\s])/i.exec(prefer);
   return m ? Math.min(60, Number(m[1])) : 0;
 }
 
+/** Loads an order or throws 404 `order_not_found`. */
 export async function loadOrder(deps: AppDeps, orderId: string | undefined): Promise<OrderDoc> {
   const id = OrderIdParam.safeParse(orderId);
   const doc = id.success ? await deps.services.orders.get(id.data) : null;

@@ -230,7 +230,7 @@ export function authorizationOf(payload: PaymentPayload): AuthorizationFacts {
   return { payer, nonce, validBefore };
 }
 
-/** How long a bare 402 is served from the cache: the facilitator's supported kinds are re-read as often. */
+/** How long a bare 402 is shared from the response cache: the facilitator's supported kinds are re-read as often. */
 const CHALLENGE_TTL_MS = 60_000;
 
 /** Settlement failure reasons after which the chain may still carry the transfer. */
@@ -246,8 +246,6 @@ type StoredResponse = NonNullable<X402PaymentIdDoc['response']>;
  * `x402ResourceServer`, initialised lazily from the facilitator's `GET /supported` (retried after a failure).
  */
 export class X402Gateway {
-  /** Bare 402 answers (no payment sent) by method, URL and quote; see {@link rememberChallenge}. */
-  private readonly challenges = new Map<string, { until: number; status: number; headers: [string, string][]; body: unknown }>();
   readonly facilitator: HTTPFacilitatorClient;
   readonly server: x402ResourceServer;
   private init: Promise<void> | null = null;
@@ -338,16 +336,6 @@ export class X402Gateway {
         throw invalidHeader('X-PAYMENT (x402 version 1) is not supported: send an x402 v2 payload in PAYMENT-SIGNATURE');
       }
       const payload = header ? parsePaymentHeader(header) : null;
-      // The bare 402 of a resource depends only on its URL and quote: answered from the cache when fresh.
-      const challengeKey = header ? null : `${ctx.method} ${ctx.url} ${quote.priceMicros} ${quote.description}`;
-      const cached = challengeKey ? this.challenges.get(challengeKey) : undefined;
-      if (cached && cached.until > Date.now()) {
-        for (const [k, v] of cached.headers) ctx.set(k, v);
-        ctx.status = cached.status;
-        ctx.type = 'application/problem+json';
-        ctx.body = cached.body;
-        return;
-      }
       await this.ensureInitialized();
       const http = new x402HTTPResourceServer(this.server, this.routes(ctx, quote));
       const context: HTTPRequestContext = { adapter: new KoaAdapter(ctx), path: ctx.path, method: ctx.method, ...(header ? { paymentHeader: header } : {}) };
@@ -383,7 +371,9 @@ export class X402Gateway {
     if (result.type === 'no-payment-required') throw new ProblemError(500, 'internal_error', 'x402 route matched no payment option');
     if (result.type === 'payment-error') {
       this.writePaymentError(ctx, result.response, quote);
-      if (!context.paymentHeader) this.rememberChallenge(`${ctx.method} ${ctx.url} ${quote.priceMicros} ${quote.description}`, ctx, quote);
+      // A bare 402 of catalogue goods is the same for every caller (src/http/cachedJson.ts ResponseCache); an
+      // order's stops applying once the order is paid.
+      if (!context.paymentHeader && ctx.status === 402 && quote.kind !== 'order') markShared(ctx, CHALLENGE_TTL_MS);
       return false;
     }
     const { paymentPayload, paymentRequirements, declaredExtensions, cancellationDispatcher } = result;
@@ -602,20 +592,6 @@ export class X402Gateway {
   private replay(ctx: Context, response: StoredResponse): void {
     writeStored(ctx, response);
     ctx.set('Payment-Identifier-Replayed', 'true');
-  }
-
-  /** Keeps the bare 402 just written for {@link CHALLENGE_TTL_MS} (bounded: the oldest entry goes first). */
-  private rememberChallenge(key: string, ctx: Context, quote: PaidQuote): void {
-    if (ctx.status !== 402) return;
-    // An order's 402 stops applying once the order is paid: only catalogue goods are shared between callers.
-    if (quote.kind !== 'order') markShared(ctx, CHALLENGE_TTL_MS);
-    const headers: [string, string][] = [];
-    for (const name of ['PAYMENT-REQUIRED', 'Cache-Control']) {
-      const v = ctx.response.get(name);
-      if (v) headers.push([name, v]);
-    }
-    if (this.challenges.size >= 1_000) this.challenges.delete(this.challenges.keys().next().value as string);
-    this.challenges.set(key, { until: Date.now() + CHALLENGE_TTL_MS, status: ctx.status, headers, body: ctx.body });
   }
 
   /** Renders a 402 (or other) answer of `processHTTPRequest` as problem details, keeping its x402 headers. */
