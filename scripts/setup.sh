@@ -224,7 +224,8 @@ PC
   run_logged pg_cron-build.log make -C "$build/pg_cron" -j2 install
   # OPTFLAGS="": no -march=native, so the build runs on any x86-64 machine the cache moves to.
   run_logged pgvector-build.log make -C "$build/pgvector" -j2 OPTFLAGS="" install
-  # Debian's libbson 1.23 predates BSON_SUBTYPE_SENSITIVE (0x08), which this file switches on.
+  # Debian's libbson 1.23 predates BSON_SUBTYPE_SENSITIVE (0x08), which this file switches on (DocumentDB builds
+  # against the newer libbson its own scripts download; recipe in ../shared/reference/embedded-database.md).
   local f="$build/documentdb/pg_documentdb/src/operators/bson_expression_type_operators.c" last
   last="$(grep -nE '^[[:space:]]*#[[:space:]]*include' "$f" | tail -n1 | cut -d: -f1 || true)"
   [ -n "$last" ] || die "unexpected DocumentDB source layout: no #include in $f"
@@ -239,7 +240,8 @@ PC
 # FerretDB v2.5.0 (the release paired with DocumentDB 0.106):
 #  - The module proxy lists only v2.7.0, but `go mod download ...@v2.5.0` works; `go install` cannot set the
 #    version file (build/version/version.txt is generated from git and missing from the module zip).
-#  - v2.5.0 defines setGOMAXPROCS only for Go < 1.25; Go 1.25+ needs the empty stub added below.
+#  - v2.5.0 defines setGOMAXPROCS only for Go < 1.25 (later releases build with Go 1.25, FerretDB/FerretDB#5508);
+#    Go 1.25+ needs the empty stub added below.
 #  - No build tags: `ferretdb_dev` makes a slow debug build.
 ferretdb() {
   if [ -n "${FERRETDB_PATH:-}" ]; then

@@ -15,8 +15,8 @@ export function cachedJson(value: unknown): CachedJson {
 
 /**
  * True when an `If-None-Match` header names `etag` (RFC 9110 §13.1.2: weak comparison, `*` matches). Not Koa's
- * `ctx.fresh`: that one ignores the header when the request says `Cache-Control: no-cache`, which fetch() adds to
- * every conditional request, while an origin server should still answer 304.
+ * `ctx.fresh`: that one ignores the header when the request says `Cache-Control: no-cache` (jshttp/fresh#16), which
+ * fetch() adds to every conditional request, while an origin server should still answer 304.
  */
 export function etagMatches(ifNoneMatch: string, etag: string): boolean {
   if (!ifNoneMatch) return false;

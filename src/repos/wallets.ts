@@ -226,6 +226,7 @@ function movementPipeline(
                   ...literal(m),
                   seq: { $add: ['$seq', 1] },
                   balance_after_micros: { $add: ['$balance_micros', delta] },
+                  // Not `$$NOW`: DocumentDB 0.106 refuses it in updates (enabled from 0.108, documentdb/documentdb#305).
                   at: { $literal: new Date() },
                 },
               ],
