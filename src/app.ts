@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { bodyParser } from '@koa/bodyparser';
 import { idempotencyMiddleware } from './http/idempotency';
 import { ResponseCache } from './http/cachedJson';
 import { problemMiddleware } from './http/errors';
+import { bodyMiddleware } from './http/body';
+import { rateLimitMiddleware } from './http/rateLimit';
 import { catalogueRoutes } from './routes/catalogue';
 import { quoteRoutes } from './routes/quotes';
 import { orderRoutes } from './routes/orders';
@@ -27,11 +28,14 @@ import { billingRoutes } from './routes/billing';
 export type { AppDeps } from './routes/context';
 
 /** Headers browsers may read (x402 payment headers, idempotency replay marker). */
-const EXPOSED_HEADERS = 'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Idempotent-Replayed, Location, Retry-After, ETag, Repr-Digest';
+const EXPOSED_HEADERS =
+  'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Idempotent-Replayed, Location, Retry-After, ETag, Repr-Digest, RateLimit, RateLimit-Policy';
 
 /** Builds the Koa application without listening, so tests drive it in-process (`server.ts` listens). */
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: true });
+  // X-Forwarded-* are trusted only from configured proxies (issue 10 §4): otherwise a client picks its own address.
+  const hops = deps.config.TRUST_PROXY_HOPS;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   const log = deps.log ?? ((err: unknown) => console.error(err));
   app.silent = true;
   // Trust telemetry (issue 4 §5): request timings per route group, and a heartbeat per minute for uptime.
@@ -63,7 +67,15 @@ export function createApp(deps: AppDeps): Koa {
     }
     await next();
   });
-  app.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '256kb', formLimit: '64kb', encoding: 'utf-8' }));
+  // Issue 10 §4: limits per credential / client address (cache hits above are not counted), then one body parser.
+  app.use(
+    rateLimitMiddleware(
+      deps.services.db.db,
+      { perCredential: deps.config.RATE_LIMIT_PER_MINUTE, perAddress: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
+      (err) => log(err),
+    ),
+  );
+  app.use(bodyMiddleware());
   app.use(idempotencyMiddleware(deps.services.db, deps.config.IDEMPOTENCY_TTL_SECONDS));
 
   // One router: the resource routers' routes are merged into it, so a request is matched once, not once per router.

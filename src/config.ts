@@ -39,8 +39,25 @@ export const ConfigSchema = z.object({
   /** Delivered orders are accepted automatically after this long without a review (seed: review step). */
   REVIEW_WINDOW_SECONDS: z.coerce.number().int().positive().default(72 * 3600),
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
-  /** Development mode: allows loopback webhook targets and prints more. */
+  /**
+   * Development mode: allows loopback and private webhook targets (never cloud metadata addresses) and prints more.
+   */
   DEV_MODE: bool.default(false),
+  /**
+   * Requests per minute per credential (Bearer token or X-Operator-Key), shared by every API process through the
+   * database; 0 disables. Issue 10 §4.
+   */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+  /**
+   * Requests per minute per client address for requests without a credential (cached public GETs are not counted);
+   * 0 disables. The default leaves room for `npm run bench` (20 clients on one address, about 125 requests/s).
+   */
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: z.coerce.number().int().min(0).default(12000),
+  /**
+   * Reverse proxies in front of the API whose X-Forwarded-For / -Proto / -Host are trusted: 0 (default) trusts none,
+   * so a client cannot pick its own address (rate limits); n takes the client address n hops from the right.
+   */
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   /** x402 (seed §5, issue 3): CAIP-2 network payments settle on. */
   X402_NETWORK: z.string().regex(/^eip155:\d+$/, 'an eip155 CAIP-2 id such as eip155:8453').default('eip155:8453'),
   /** Token paid with (USDC on Base by default; the embedded chain carries a look-alike at this address). */

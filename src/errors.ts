@@ -52,6 +52,11 @@ export type ErrorCode =
   | 'invoice_not_found'
   | 'task_not_found'
   | 'task_not_supported'
+  | 'json_forbidden_key'
+  | 'json_too_deep'
+  | 'method_not_allowed'
+  | 'unsupported_media_type'
+  | 'rate_limited'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -112,6 +117,11 @@ const TITLES: Record<ErrorCode, string> = {
   invoice_not_found: 'Invoice not found',
   task_not_found: 'Task not found',
   task_not_supported: 'The order does not take further tasks',
+  json_forbidden_key: 'JSON body uses a forbidden key',
+  json_too_deep: 'JSON body nested too deeply',
+  method_not_allowed: 'Method not allowed',
+  unsupported_media_type: 'Unsupported media type',
+  rate_limited: 'Too many requests',
   internal_error: 'Internal server error',
 };
 

@@ -21,6 +21,7 @@
  * Source: seed §2.1 (fields, values), §4 (discovery parameters: "multi-parameter with SLA filtering"); issue 4 §1.
  */
 import { z } from 'zod';
+import { isUsdAmount } from './money';
 import {
   AutomationLevel,
   LanguageCode,
@@ -103,6 +104,7 @@ export const DiscoveryQuery = z
       .optional()
       .meta({ description: 'Capability tag, or comma-separated tags (all must match). Exact tag or whole-word prefix: `appointment` matches `appointment_scheduling`.', example: 'appointment_scheduling' }),
     budget_max: positiveNumber('USD')
+      .refine(isUsdAmount, 'has more than 6 decimals (the smallest amount is 0.000001 USD)')
       .optional()
       .meta({ description: 'Highest acceptable price in USD, compared with agent_price (human_price when buyer=human).', example: '100' }),
     billing: z

@@ -48,9 +48,10 @@ export function assertMicros(value: number, what = 'amount'): asserts value is M
 
 /**
  * Parses the shortest decimal text of a finite non-negative number into an exact scaled `BigInt`
- * (value × 10^decimals), rounding half up beyond `decimals` places.
+ * (value × 10^decimals), rounding half up beyond `decimals` places, or (`exact`) throwing a RangeError when digits
+ * lie beyond them.
  */
-function decimalToScaled(value: number, decimals: number, what: string): bigint {
+function decimalToScaled(value: number, decimals: number, what: string, exact = false): bigint {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     throw new RangeError(`${what} must be a finite number, got ${String(value)}`);
   }
@@ -75,6 +76,9 @@ function decimalToScaled(value: number, decimals: number, what: string): bigint 
   const divisor = 10n ** BigInt(-shift);
   const quotient = digits / divisor;
   const remainder = digits % divisor;
+  if (exact && remainder !== 0n) {
+    throw new RangeError(`${what} has more than ${decimals} decimals: ${text}`);
+  }
   // Round half up (values are non-negative, so this is also half away from zero).
   return remainder * 2n >= divisor ? quotient + 1n : quotient;
 }
@@ -83,20 +87,35 @@ function decimalToScaled(value: number, decimals: number, what: string): bigint 
  * Converts a USD amount to integer micro-units, exactly.
  *
  * The conversion parses the number's decimal text (what `String(usd)` prints), so values with up to
- * six decimals convert exactly (`0.3` → `300000`, `19.99` → `19990000`, `0.001` → `1000`); digits
- * beyond the sixth decimal are rounded to the nearest micro, halves up (`0.0000005` → `1`).
+ * six decimals convert exactly (`0.3` → `300000`, `19.99` → `19990000`, `0.001` → `1000`). An amount
+ * with digits beyond the sixth decimal (`1e-7`, `5e-324`, `1.0000005`) is refused, never rounded
+ * (issue 10 §4): every USD input of the API goes through here or {@link isUsdAmount}.
  *
  * @param usd - amount in USD (a JSON number as the API shows it).
  * @returns the amount in micro-units (1 USD = 1,000,000).
- * @throws RangeError if `usd` is not finite, is negative, or the result is not a safe integer.
+ * @throws RangeError if `usd` is not finite, is negative, has more than six decimals, or the result is
+ *   not a safe integer.
  * @example usdToMicros(49) === 49_000_000
  */
 export function usdToMicros(usd: number): Micros {
-  const scaled = decimalToScaled(usd, MICRO_DECIMALS, 'USD amount');
+  const scaled = decimalToScaled(usd, MICRO_DECIMALS, 'USD amount', true);
   if (scaled > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new RangeError(`USD amount ${String(usd)} is too large to represent in micro-units`);
   }
   return Number(scaled);
+}
+
+/**
+ * Whether `usd` is a USD amount {@link usdToMicros} accepts: finite, non-negative, at most six decimals, at most
+ * `Number.MAX_SAFE_INTEGER` micros. For input schemas (zod `refine`). Source: issue 10 §4.
+ */
+export function isUsdAmount(usd: number): boolean {
+  try {
+    usdToMicros(usd);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

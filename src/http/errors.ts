@@ -21,10 +21,10 @@ export function toProblem(err: unknown): ProblemError {
   const status = e?.status ?? e?.statusCode;
   // Errors raised by koa's body parser and ctx.throw.
   if (status === 413) return new ProblemError(413, 'payload_too_large', 'The request body exceeds the limit');
-  if (status === 400 && (e.type === 'entity.parse.failed' || /JSON/i.test(e.message ?? ''))) {
+  if (status === 400 && (e.type === 'entity.parse.failed' || err instanceof SyntaxError || /JSON/i.test(e.message ?? ''))) {
     return new ProblemError(400, 'invalid_json', 'The request body is not valid JSON');
   }
-  if (status === 415) return new ProblemError(415 as number, 'invalid_request', 'Send bodies as application/json');
+  if (status === 415) return new ProblemError(415, 'unsupported_media_type', e.expose && e.message ? e.message : 'Send bodies as application/json');
   if (status && status >= 400 && status < 500 && e.expose) return new ProblemError(status, 'invalid_request', e.message);
   return new ProblemError(500, 'internal_error');
 }
@@ -38,17 +38,22 @@ export function renderProblem(ctx: Context, problem: ProblemError): void {
 }
 
 /**
- * Outermost error middleware: every error becomes RFC 9457 problem details with a stable `code`, and unknown
- * routes become a 404 problem (Koa's rule: only 4xx messages are exposed).
+ * Outermost error middleware: every error becomes RFC 9457 problem details with a stable `code`; unknown routes
+ * become a 404 problem, a method the path lacks (also TRACE, QUERY and other methods no route has, which the router
+ * leaves as an empty 501) a 405 `method_not_allowed` with `Allow` (Koa's rule: only 4xx messages are exposed).
  */
 export function problemMiddleware(log: (err: unknown, ctx: Context) => void): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
+      if (ctx.body !== undefined && ctx.body !== null) return;
+      // The router answers 501 (empty) to a method no route has (TRACE, QUERY, …) and 405 to one the path lacks.
+      const allow = ctx.response.get('allow');
+      if (ctx.status === 404 || (ctx.status === 501 && !allow)) {
+        ctx.remove('Allow');
         renderProblem(ctx, new ProblemError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`));
-      } else if (ctx.status === 405 && ctx.body === undefined) {
-        renderProblem(ctx, new ProblemError(405 as number, 'invalid_request', `${ctx.method} is not allowed on ${ctx.path}`));
+      } else if (ctx.status === 405 || ctx.status === 501) {
+        renderProblem(ctx, new ProblemError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, allow ? { allow: allow.split(/,\s*/) } : {}));
       }
     } catch (err) {
       const problem = toProblem(err);

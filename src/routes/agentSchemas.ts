@@ -6,6 +6,7 @@
  * Source: seed §2.7, §2.8, §2.11, §4, §8; issue 4.
  */
 import { z } from 'zod';
+import { isUsdAmount } from '../domain/money';
 import { ServiceDefinition } from '../domain/catalogue';
 import { DISCOVERY_FILTERS } from '../domain/discovery';
 
@@ -70,7 +71,13 @@ const InputValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.a
 export const ProcurementRequest = z
   .object({
     objective: z.string().max(2000).optional().meta({ description: 'What the agent wants, in words; see README "Procurement" for how it is read' }),
-    budget: z.number().positive().max(1_000_000).default(100).meta({ description: 'Highest agent price to pay (USD); default 100' }),
+    budget: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .refine(isUsdAmount, 'has more than 6 decimals (the smallest amount is 0.000001 USD)')
+      .default(100)
+      .meta({ description: 'Highest agent price to pay (USD, at most 6 decimals); default 100' }),
     currency: z
       .string()
       .default('USD')

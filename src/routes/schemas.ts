@@ -5,6 +5,7 @@
  * Source: seed §2.2 to §2.5, §2.9, §2.10, §4; issue 2.
  */
 import { z } from 'zod';
+import { isUsdAmount } from '../domain/money';
 import { ORDER_STATUSES, PAYMENT_RAILS } from '../../workflows/shared';
 import { WebhookEndpoint } from './webhookSchemas';
 import { EngineeringView, SubscriptionView } from './longRunningSchemas';
@@ -216,7 +217,12 @@ export const Wallet = z
 /** Body of `POST /api/v1/wallets/{agent_id}/credits` (operators). */
 export const WalletCreditRequest = z
   .object({
-    amount: z.number().positive().max(1_000_000).meta({ description: 'USD, at most 6 decimals' }),
+    amount: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .refine(isUsdAmount, 'has more than 6 decimals (the smallest amount is 0.000001 USD)')
+      .meta({ description: 'USD, at most 6 decimals (more are refused, not rounded)' }),
     transaction_id: Id('Idempotency of the credit: a second credit with this id is not applied'),
     memo: z.string().max(200).default('Operator credit'),
   })

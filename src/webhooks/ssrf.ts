@@ -1,10 +1,11 @@
 /**
  * SSRF guard for webhook targets: a URL whose host resolves to a loopback, link-local, private, shared (CGNAT),
  * multicast, reserved or unspecified address is refused, at registration and again at every delivery (the connection
- * uses {@link guardedLookup}, so a DNS answer that changed since registration cannot slip through).
- * Development mode (`DEV_MODE`) allows such targets.
+ * uses {@link guardedLookup}, so a DNS answer that changed since registration cannot slip through; redirects are
+ * never followed, see send.ts). Development mode (`DEV_MODE`) allows such targets, except cloud metadata services:
+ * link-local 169.254.0.0/16 and fe80::/10, 100.100.100.200, fd00:ec2::254 and the metadata host names (issue 10 §4).
  *
- * Source: ../shared/reference/api-conventions.md (Webhooks: "guard against SSRF"); issue 5 §2.
+ * Source: ../shared/reference/api-conventions.md (Webhooks: "guard against SSRF"); issue 5 §2; issue 10 §4.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
@@ -41,6 +42,15 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, 'ipv6');
 }
 
+/** Cloud metadata endpoints (AWS, GCP, Azure, Alibaba, …): refused even in development mode. */
+const metadata = new BlockList();
+metadata.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local: AWS, GCP, Azure, OpenStack at 169.254.169.254
+metadata.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud
+metadata.addSubnet('fe80::', 10, 'ipv6'); // link-local
+metadata.addAddress('fd00:ec2::254', 'ipv6'); // AWS IMDS over IPv6
+/** Host names of metadata services (compared lower-case, without a trailing dot). */
+const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+
 /** The IPv4 address embedded in an IPv4-mapped (::ffff:a.b.c.d), compatible or NAT64 (64:ff9b::/96) IPv6 address. */
 function embeddedIpv4(ip: string): string | null {
   const m = /^(?:::ffff:|::|64:ff9b::)(?:0:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
@@ -66,6 +76,24 @@ export function isPublicAddress(ip: string): boolean {
   return false;
 }
 
+/** True when `ip` (v4 or v6 literal) is a cloud metadata address, refused even in development mode. */
+export function isMetadataAddress(ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 4) return metadata.check(ip, 'ipv4');
+  if (family === 6) {
+    const v4 = embeddedIpv4(ip);
+    return v4 ? metadata.check(v4, 'ipv4') : metadata.check(ip, 'ipv6');
+  }
+  return false;
+}
+
+/** Why `ip` may not be connected to, or null when it may (`allowPrivate`: development mode). */
+function refusal(host: string, ip: string, allowPrivate: boolean): string | null {
+  if (isMetadataAddress(ip)) return `${host} resolves to ${ip}, a cloud metadata address`;
+  if (!allowPrivate && !isPublicAddress(ip)) return `${host} resolves to ${ip}, which is not a public address`;
+  return null;
+}
+
 /** Raised when a webhook target is not allowed; `reason` is shown to the caller. */
 export class ForbiddenTargetError extends Error {
   override readonly name = 'ForbiddenTargetError';
@@ -76,8 +104,8 @@ export class ForbiddenTargetError extends Error {
 
 /**
  * Resolves the URL's host and checks every address.
- * @throws ForbiddenTargetError when the scheme is not http(s), the host does not resolve, or (unless
- *   `allowPrivate`) any address is not public.
+ * @throws ForbiddenTargetError when the scheme is not http(s), the host does not resolve, any address is a cloud
+ *   metadata address (always), or (unless `allowPrivate`) any address is not public.
  */
 export async function assertPublicTarget(rawUrl: string, allowPrivate: boolean): Promise<void> {
   let url: URL;
@@ -88,16 +116,20 @@ export async function assertPublicTarget(rawUrl: string, allowPrivate: boolean):
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ForbiddenTargetError('only http and https targets are allowed');
   if (url.username || url.password) throw new ForbiddenTargetError('URLs with credentials are not allowed');
-  if (allowPrivate) return;
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (METADATA_HOSTS.has(host.toLowerCase().replace(/\.$/, ''))) throw new ForbiddenTargetError(`${host} is a cloud metadata host`);
   let addresses: LookupAddress[];
   try {
     addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookupAll(host);
   } catch {
+    // Development mode keeps its old leniency for names that do not resolve here (the connection re-checks).
+    if (allowPrivate) return;
     throw new ForbiddenTargetError(`${host} does not resolve`);
   }
-  const bad = addresses.find((a) => !isPublicAddress(a.address));
-  if (bad) throw new ForbiddenTargetError(`${host} resolves to ${bad.address}, which is not a public address`);
+  for (const a of addresses) {
+    const reason = refusal(host, a.address, allowPrivate);
+    if (reason) throw new ForbiddenTargetError(reason);
+  }
 }
 
 function lookupAll(host: string): Promise<LookupAddress[]> {
@@ -105,17 +137,17 @@ function lookupAll(host: string): Promise<LookupAddress[]> {
 }
 
 /**
- * A `lookup` for `http.request` that fails the connection when the host resolves to a non-public address
- * (unless `allowPrivate`): the check and the connection use the same DNS answer.
+ * A `lookup` for `http.request` that fails the connection when the host resolves to a cloud metadata address
+ * (always) or a non-public address (unless `allowPrivate`): the check and the connection use the same DNS answer.
  */
 export function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const list = addresses as LookupAddress[];
-      if (!allowPrivate) {
-        const bad = list.find((a) => !isPublicAddress(a.address));
-        if (bad) return callback(new ForbiddenTargetError(`${hostname} resolves to ${bad.address}, which is not a public address`), '', 0);
+      for (const a of list) {
+        const reason = refusal(hostname, a.address, allowPrivate);
+        if (reason) return callback(new ForbiddenTargetError(reason), '', 0);
       }
       const first = list[0];
       if (!first) return callback(new Error(`${hostname} did not resolve`), '', 0);

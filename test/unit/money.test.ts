@@ -26,12 +26,12 @@ describe('usdToMicros', () => {
     expect(usdToMicros(4.35)).toBe(4_350_000);
   });
 
-  it('rounds beyond six decimals to the nearest micro, halves up', () => {
-    expect(usdToMicros(0.0000004)).toBe(0);
-    expect(usdToMicros(0.0000005)).toBe(1);
-    expect(usdToMicros(1.0000005)).toBe(1_000_001);
-    expect(usdToMicros(2.1234564)).toBe(2_123_456);
-    expect(usdToMicros(1e-7)).toBe(0);
+  it('refuses digits beyond the sixth decimal instead of rounding them (issue 10 §4)', () => {
+    for (const usd of [0.0000004, 0.0000005, 1.0000005, 2.1234564, 1e-7, 5e-324, Number.MIN_VALUE]) {
+      expect(() => usdToMicros(usd)).toThrow(/more than 6 decimals/);
+    }
+    expect(usdToMicros(1e-6)).toBe(1);
+    expect(usdToMicros(1.5e-5)).toBe(15);
   });
 
   it('rejects non-finite, negative and too large amounts', () => {

@@ -1,0 +1,130 @@
+/**
+ * Request rate limits (issue 10 §4): per credential and per client address, counted in MongoDB with
+ * `rate-limiter-flexible`'s `RateLimiterMongo`, so every API process shares the counters.
+ */
+import { isIP } from 'node:net';
+import type { Context, Middleware } from 'koa';
+import { MongoServerError, type Db } from 'mongodb';
+import { RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
+import { ProblemError } from '../errors';
+import { sha256Hex } from '../hash';
+import { bearerToken } from './auth';
+
+/** Collection holding one counter document per key and window. */
+export const RATE_LIMIT_COLLECTION = 'rate_limits';
+/** Window of every limit, seconds. */
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
+
+/** Requests per window; 0 turns a limit off. */
+export interface RateLimits {
+  /** Per credential (Bearer token or X-Operator-Key, hashed). */
+  perCredential: number;
+  /** Per client address, for requests without a credential. */
+  perAddress: number;
+}
+
+/** Transient index DDL failures (FerretDB/FerretDB#5167 deadlock between processes; MongoDB "in progress"). */
+const TRANSIENT_DDL = /deadlock detected|could not serialize|concurrent|in progress/i;
+
+/**
+ * Creates the limiter's indexes: `key` unique (two first requests of a key cannot both insert: the library retries on
+ * the duplicate key) and a TTL index on `expire` (expired counters are reaped; DocumentDB's TTL task does it within
+ * a minute). Both work on FerretDB v2.5 / DocumentDB 0.106 as on MongoDB (measured). Not the library's own index
+ * creation: it runs two DDL commands at construction, only logs a failure, and index DDL of two processes at once
+ * (API and worker starting) makes FerretDB report a deadlock (FerretDB/FerretDB#5167), so it is retried here.
+ * @throws MongoServerError when an index cannot be created after a few retries of transient DDL conflicts.
+ */
+export async function ensureRateLimitIndexes(db: Db): Promise<void> {
+  const collection = db.collection(RATE_LIMIT_COLLECTION);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await collection.createIndexes([
+        { key: { key: 1 }, name: 'key_1', unique: true },
+        { key: { expire: 1 }, name: 'expire_ttl', expireAfterSeconds: 0 },
+      ]);
+      return;
+    } catch (err) {
+      if (attempt >= 8 || !(err instanceof MongoServerError) || !TRANSIENT_DDL.test(err.message)) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt + Math.random() * 100));
+    }
+  }
+}
+
+/** The client address a limit counts against: IPv4 as is, IPv6 by its /64 (one host usually holds a whole /64). */
+export function addressKey(ip: string): string {
+  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
+  if (v4) return v4;
+  if (isIP(ip) !== 6) return ip;
+  const [head = '', tail] = ip.split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+}
+
+/** What a request is counted as: its credential (hashed) when it carries one, else its client address. */
+function subject(ctx: Context): { kind: 'credential' | 'address'; key: string } {
+  const credential = ctx.get('x-operator-key') || bearerToken(ctx) || ctx.get('authorization');
+  if (credential) return { kind: 'credential', key: sha256Hex(credential) };
+  return { kind: 'address', key: addressKey(ctx.ip) };
+}
+
+/** Sets the RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers). */
+function setHeaders(ctx: Context, policy: string, limit: number, res: RateLimiterRes): void {
+  const resetSeconds = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
+  ctx.set('RateLimit-Policy', `"${policy}";q=${limit};w=${RATE_LIMIT_WINDOW_SECONDS}`);
+  ctx.set('RateLimit', `"${policy}";r=${res.remainingPoints};t=${resetSeconds}`);
+}
+
+/**
+ * Counts every request that reaches it against its credential (`limits.perCredential` per minute) or, without one,
+ * its client address (`limits.perAddress` per minute, `ctx.ip`: trust of X-Forwarded-For is the app's `proxy`
+ * setting). Over the limit: 429 `rate_limited` with `Retry-After` (seconds) and the RateLimit fields. Mount it after
+ * the response cache (its hits are cheap and not counted) and before body parsing. If the counter store fails, the
+ * request goes through and `log` is told (the database being down fails the request anyway).
+ */
+export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unknown) => void): Middleware {
+  const ready = ensureRateLimitIndexes(db).catch((err: unknown) => {
+    log(new Error(`rate limits: cannot create the indexes of ${RATE_LIMIT_COLLECTION}: ${String(err)}`));
+  });
+  const make = (points: number, keyPrefix: string) =>
+    points > 0
+      ? new RateLimiterMongo({
+          storeClient: db,
+          tableName: RATE_LIMIT_COLLECTION,
+          disableIndexesCreation: true,
+          keyPrefix,
+          points,
+          duration: RATE_LIMIT_WINDOW_SECONDS,
+        })
+      : null;
+  const limiters = { credential: make(limits.perCredential, 'cred'), address: make(limits.perAddress, 'addr') };
+  const policies = { credential: limits.perCredential, address: limits.perAddress };
+
+  return async (ctx, next) => {
+    const who = subject(ctx);
+    const limiter = limiters[who.kind];
+    if (!limiter) return next();
+    await ready;
+    let res: RateLimiterRes;
+    try {
+      res = await limiter.consume(who.key);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) {
+        log(err);
+        return next();
+      }
+      setHeaders(ctx, who.kind, policies[who.kind], err);
+      const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+      throw new ProblemError(
+        429,
+        'rate_limited',
+        `More than ${policies[who.kind]} requests per minute from this ${who.kind}; retry in ${retryAfter} s`,
+        { limit: policies[who.kind], window_seconds: RATE_LIMIT_WINDOW_SECONDS, retry_after_seconds: retryAfter },
+        { 'Retry-After': String(retryAfter) },
+      );
+    }
+    setHeaders(ctx, who.kind, policies[who.kind], res);
+    await next();
+  };
+}
