@@ -227,8 +227,10 @@ export interface ProcurementDoc {
 /**
  * A partner commission (seed §1: 20% of every payment received, per deal or per renewal), `_id`
  * `commission:<order_id>` or `commission:<order_id>:<period>`. The partner's wallet ledger holds the money; this is
- * the listing and the reversal state. `owed_micros` is what a reversal could not take back (the partner's balance was
- * short): recorded as owed instead of failing the buyer's refund.
+ * the listing and its state (issue 10 §3): `pending` (order not final, nothing in the wallet) → `credited` on
+ * acceptance, or `cancelled` on a refund; `not_eligible` never pays. A credited commission (orders paid before
+ * issue 10) whose payment is refunded becomes `reversed`, or `reversal_owed` when the balance could not cover it all:
+ * `owed_micros` is the rest, recorded in the partner's {@link CommissionDebtDoc}.
  */
 export interface CommissionDoc {
   _id: string;
@@ -238,7 +240,7 @@ export interface CommissionDoc {
   payment_micros: number;
   percent: number;
   commission_micros: number;
-  status: 'credited' | 'reversed' | 'reversal_owed' | 'not_eligible';
+  status: 'pending' | 'credited' | 'cancelled' | 'reversed' | 'reversal_owed' | 'not_eligible';
   /** Why a commission was not credited (status not_eligible), e.g. the partner is the buyer. */
   reason: string | null;
   credit_tx_id: string | null;
@@ -246,6 +248,29 @@ export interface CommissionDoc {
   owed_micros: number;
   created_at: Date;
   reversed_at: Date | null;
+  /** When it was credited (absent: pending, never credited, or recorded before issue 10). */
+  credited_at?: Date | null;
+  /** Part of the commission that paid off what the partner owed instead of reaching its wallet (issue 10 §3). */
+  debt_offset_micros?: number;
+  /** What the reversal debited from the wallet (the rest is `owed_micros`). */
+  reversal_debited_micros?: number;
+  /** When a pending commission was cancelled (its payment refunded). */
+  cancelled_at?: Date | null;
+  /** Set while a release is paying it out (a retry finishes it). */
+  releasing?: boolean;
+}
+
+/**
+ * What a partner owes back from commission reversals its balance could not cover (issue 10 §3), `_id` the partner
+ * id. Later commissions pay it off before any of them reaches the wallet. `moves` remembers the newest changes by
+ * transaction id (a reversal adds, a commission credit subtracts), so a retried change applies once; `owed_micros`
+ * changes only by compare-and-set on its previous value.
+ */
+export interface CommissionDebtDoc {
+  _id: string;
+  owed_micros: number;
+  moves: { tx_id: string; delta_micros: number; at: Date }[];
+  updated_at: Date;
 }
 
 /**
@@ -392,6 +417,7 @@ export interface Database {
   x402PaymentIds: Collection<X402PaymentIdDoc>;
   procurements: Collection<ProcurementDoc>;
   commissions: Collection<CommissionDoc>;
+  commissionDebts: Collection<CommissionDebtDoc>;
   uptimeSamples: Collection<UptimeSampleDoc>;
   webhookEndpoints: Collection<WebhookEndpointDoc>;
   webhookMessages: Collection<WebhookMessageDoc>;
@@ -423,6 +449,7 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     x402PaymentIds: db.collection<X402PaymentIdDoc>('x402_payment_ids'),
     procurements: db.collection<ProcurementDoc>('procurements'),
     commissions: db.collection<CommissionDoc>('commissions'),
+    commissionDebts: db.collection<CommissionDebtDoc>('commission_debts'),
     uptimeSamples: db.collection<UptimeSampleDoc>('uptime_samples'),
     webhookEndpoints: db.collection<WebhookEndpointDoc>('webhook_endpoints'),
     webhookMessages: db.collection<WebhookMessageDoc>('webhook_messages'),

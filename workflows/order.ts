@@ -217,8 +217,13 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   await transition('paid', { payment });
   // Partner commission: 20% of the payment received (issue 4 §4). Behind patched() so histories from before replay.
   const partnerId = input.partnerId !== undefined && patched('partner-commission') ? input.partnerId : undefined;
+  // Issue 10 §3: recorded pending here, credited only on acceptance, cancelled on a refund. Histories from before
+  // credited at payment (and reverse on a refund); they keep that path.
+  const commissionOnAcceptance = partnerId !== undefined && patched('commission-pending-until-accepted');
   if (partnerId) {
-    await commissions.creditCommission({ orderId: input.orderId, partnerId, amountMicros: payment.amount_micros, agentId: input.agentId });
+    const commission = { orderId: input.orderId, partnerId, amountMicros: payment.amount_micros, agentId: input.agentId };
+    if (commissionOnAcceptance) await commissions.recordCommission(commission);
+    else await commissions.creditCommission(commission);
   }
 
   await transition('fulfilling');
@@ -264,6 +269,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   if (!reviewed || !state.review) state.review = { action: 'accept', automatic: true, at: nowIso() };
   const review = state.review;
   if (review.action === 'accept') {
+    // Final and kept: the partner's commission becomes spendable (before the status, so an accepted order has it).
+    if (commissionOnAcceptance) await commissions.releaseCommission({ orderId: input.orderId });
     await transition('accepted', { review });
   } else {
     state.refund = await records.refundPayment({

@@ -11,7 +11,9 @@
  *   the last one.
  * - linkpay_ncp / x402_usdc: an invoice `inv_<order_id>_<period>` due after `invoiceDueSeconds` (7 days), paid
  *   with a hosted-link transaction bound to the invoice id (`payInvoice` Update); unpaid at the due date: suspended.
- * Every paid renewal credits the partner's commission for that period (activities/commissions.ts).
+ * Every paid renewal credits the partner's commission for that period at once (activities/commissions.ts): a renewal
+ * has no review and is never refunded (a rejected order refunds period 1 only and ends the subscription), so a paid
+ * period is final (issue 10 §3). Period 1 is the order's: credited on its acceptance.
  * `cancelSubscription` cancels at the end of the period (at once while a renewal is unpaid).
  *
  * All writes to the read model are made by the main coroutine, in version order; Update handlers change state and

@@ -63,6 +63,9 @@ export function agentOpenApiPaths({ op, json, problem }: OpenApiHelpers): ZodOpe
     '/api/v1/partners/{partner_id}/commissions': {
       get: op({
         summary: 'A partner\'s commissions (20% of every payment received on quotes naming it), with totals',
+        description:
+          'Pending until the order is final (accepted by the buyer or after the review window), then credited; cancelled ' +
+          'when the payment is refunded; renewals are credited when paid. Self-referrals are not_eligible (issue 10 §3).',
         requestParams: {
           path: z.object({ partner_id: z.string().meta({ description: 'Partner id = its wallet id' }) }),
           header: bearer('Bearer agent key of the wallet partner_id, or the operator key'),

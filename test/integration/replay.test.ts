@@ -9,7 +9,12 @@
  * `order-automation-wf-before-issue-6.json`, an automated order recorded with the code before issue 6;
  * `subscription-run-1.json` and `subscription-run-2-dunning.json`, two runs of a monthly subscription (renewal and
  * continue-as-new; a failed charge, the dunning timer and the recovery), recorded by
- * `RECORD_HISTORIES=1 npx jest test/integration/subscriptions.test.ts`.
+ * `RECORD_HISTORIES=1 npx jest test/integration/subscriptions.test.ts`;
+ * `order-partner-commission-{rejected,accepted}-before-issue-10.json`, orders with a partner recorded with the code
+ * before issue 10 §3 (commission credited at payment, reversed on reject), which must keep that path under the
+ * `commission-pending-until-accepted` patch; `order-partner-commission-{rejected,accepted}.json`, the same with the
+ * current code (recorded pending, cancelled / released), written by
+ * `RECORD_HISTORIES=1 npx jest test/integration/commissions.test.ts`.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -22,7 +27,16 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 
 test('the stored histories are there', () => {
   expect(files).toEqual(
-    expect.arrayContaining(['expert-custom-7-days.json', 'order-automation-wf-before-issue-6.json', 'subscription-run-1.json', 'subscription-run-2-dunning.json']),
+    expect.arrayContaining([
+      'expert-custom-7-days.json',
+      'order-automation-wf-before-issue-6.json',
+      'subscription-run-1.json',
+      'subscription-run-2-dunning.json',
+      'order-partner-commission-rejected-before-issue-10.json',
+      'order-partner-commission-accepted-before-issue-10.json',
+      'order-partner-commission-rejected.json',
+      'order-partner-commission-accepted.json',
+    ]),
   );
 });
 

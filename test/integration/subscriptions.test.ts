@@ -86,6 +86,7 @@ async function walletSubscription(agentId: string, fundUsd: number, partnerId?: 
 
 test('three monthly renewals with a failed charge recovered after a top-up, commission per period, then cancel at period end', async () => {
   const agent = 'agent-sub-1';
+  await fundAgent(stack, 'partner-sub-1', 0); // a partner is paid only into a claimed wallet (issue 10 §3)
   const orderId = await walletSubscription(agent, 39 + 39, 'partner-sub-1');
   const first = await waitForSub(orderId, (s) => s.status === 'active');
   const paidAt = (await stack.call('GET', `/api/v1/orders/${orderId}`)).body.payment.paid_at as string;
@@ -141,7 +142,7 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
   expect(await stack.services.wallets.balance(agent)).toBe(39_000_000);
   expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, {})).status).toBe(409);
 
-  // 20% of every paid period (the order's own payment and three renewals) went to the partner.
+  // 20% of every paid period (the order's own payment, on acceptance, and three renewals, when paid) went to the partner.
   expect(await stack.services.wallets.balance('partner-sub-1')).toBe(4 * 7_800_000);
   const types = (await eventTypes(orderId)).filter((t) => t.startsWith('subscription.'));
   expect(types).toEqual(['subscription.created', 'subscription.renewed', 'subscription.payment_failed', 'subscription.renewed', 'subscription.renewed', 'subscription.cancelled']);
