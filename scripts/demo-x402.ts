@@ -69,6 +69,7 @@ async function main(): Promise<void> {
   registerExactEvmScheme(client, { signer: buyer });
   client.setSpendControls({ maxAmountPerPayment: '$400' });
   const pay = wrapFetchWithPayment(fetch, client);
+  const paymentIds: string[] = [];
 
   const template = (await getJson('/api/v1/x402/templates')).templates.sort((a: { price_usd: number }, b: { price_usd: number }) => a.price_usd - b.price_usd)[0];
   for (const [label, url] of [
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     const body = (await res.json()) as { content?: unknown; workflow?: { nodes: unknown[] }; payment: { payment_id: string } };
     const goods = body.content ?? body.workflow;
     console.log(`  HTTP 200, ${JSON.stringify(goods).length} bytes of goods; ledger entry ${body.payment.payment_id}`);
+    paymentIds.push(body.payment.payment_id);
     const receipt = await chain.getTransactionReceipt({ hash: settle.transaction as Hex });
     console.log(`  transaction ${settle.transaction}`);
     console.log(`    block ${receipt.blockNumber}, status ${receipt.status}, gas ${receipt.gasUsed} paid by ${receipt.from} (the facilitator)`);
@@ -94,8 +96,11 @@ async function main(): Promise<void> {
   const after = await balances();
   console.log(`  buyer: ${usdc(before.buyer)} → ${usdc(after.buyer)} (${usdc(after.buyer - before.buyer)})`);
   console.log(`  pay-to: ${usdc(before.payTo)} → ${usdc(after.payTo)} (+${usdc(after.payTo - before.payTo)})`);
-  const ledger = await getJson('/api/v1/x402/payments?limit=2');
-  for (const p of ledger.payments) console.log(`  ${p.created_at} ${p.status} ${p.amount} USDC ${p.resource} ${p.transaction}`);
+  // The buyer reads its own ledger entries by payment id (the full ledger is the operator's view).
+  for (const id of paymentIds) {
+    const p = await getJson(`/api/v1/x402/payments/${id}`);
+    console.log(`  ${p.created_at} ${p.status} ${p.amount} USDC ${p.resource} ${p.transaction}`);
+  }
   console.log('\nDone.');
 }
 

@@ -22,6 +22,7 @@
 #   PG_BIN_DIR                  PostgreSQL 15 binaries (default /usr/lib/postgresql/15/bin)
 #   TEMPORAL_TEST_SERVER_PATH   use this time-skipping test server executable instead
 #   TEMPORAL_TEST_SERVER_VERSION  Maven version of io.temporal:temporal-test-server (default 1.38.0)
+#   SCHEMATHESIS_PATH           use this schemathesis executable instead of the cached virtualenv's
 #
 # Quiet when everything is present; progress lines go to stderr only when something is installed.
 set -euo pipefail
@@ -385,6 +386,26 @@ EOF
 }
 
 # ---------------------------------------------------------------------------
+# schemathesis (PyPI), the property-based API tester the tests run against the OpenAPI document (issue 10 §5),
+# in a virtualenv of its own in the cache: $CACHE/schemathesis/bin/schemathesis.
+# ---------------------------------------------------------------------------
+SCHEMATHESIS_VERSION=4.32.5
+schemathesis() {
+  if [ -n "${SCHEMATHESIS_PATH:-}" ]; then
+    [ -x "$SCHEMATHESIS_PATH" ] || die "SCHEMATHESIS_PATH=$SCHEMATHESIS_PATH is not an executable file"
+    return 0
+  fi
+  local venv="$CACHE/schemathesis"
+  if [ -x "$venv/bin/schemathesis" ] && [ "$(cat "$venv/requested.txt" 2>/dev/null)" = "$SCHEMATHESIS_VERSION" ]; then return 0; fi
+  command -v python3 >/dev/null 2>&1 || die "python3 (3.10 or newer, with venv) is required for schemathesis (or set SCHEMATHESIS_PATH)"
+  log "installing schemathesis $SCHEMATHESIS_VERSION from PyPI into $venv"
+  rm -rf "$venv"
+  run_logged schemathesis-venv.log python3 -m venv "$venv"
+  run_logged schemathesis-pip.log "$venv/bin/pip" install --disable-pip-version-check -q "schemathesis==$SCHEMATHESIS_VERSION"
+  echo "$SCHEMATHESIS_VERSION" > "$venv/requested.txt"
+}
+
+# ---------------------------------------------------------------------------
 # In a function, so bash has read the whole file before anything runs.
 main() {
   node_deps
@@ -396,6 +417,7 @@ main() {
       ferretdb
     fi
     temporal_test_server
+    schemathesis
   fi
 }
 

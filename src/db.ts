@@ -44,6 +44,8 @@ export interface OrderDoc {
   email: string | null;
   webhook_url: string | null;
   partner_id: string | null;
+  /** sha256 hex of the order secret (`os_...`) when the order has no `agent_id` (issue 10 §1); never shown. */
+  buyer_secret_hash?: string | null;
   inputs: OrderInputs;
   amount_micros: number;
   currency: string;

@@ -52,6 +52,8 @@ export type ErrorCode =
   | 'invoice_not_found'
   | 'task_not_found'
   | 'task_not_supported'
+  | 'wallet_not_found'
+  | 'wallet_claimed'
   | 'json_forbidden_key'
   | 'json_too_deep'
   | 'method_not_allowed'
@@ -117,6 +119,8 @@ const TITLES: Record<ErrorCode, string> = {
   invoice_not_found: 'Invoice not found',
   task_not_found: 'Task not found',
   task_not_supported: 'The order does not take further tasks',
+  wallet_not_found: 'Wallet not found',
+  wallet_claimed: 'The wallet already has a key',
   json_forbidden_key: 'JSON body uses a forbidden key',
   json_too_deep: 'JSON body nested too deeply',
   method_not_allowed: 'Method not allowed',

@@ -179,6 +179,8 @@ export interface OrderRecordInit {
   is_agent: boolean;
   created_at: string;
   payment_deadline: string;
+  /** sha256 hex of the order secret of an order without `agent_id` (issue 10 §1); absent on older orders. */
+  buyer_secret_hash?: string | null;
 }
 
 /** Payment facts recorded by a successful `confirmPayment`. */

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import { unauthorized } from '../errors';
+import { forbidden, unauthorized } from '../errors';
 
 /** The bearer token of `Authorization: Bearer <token>`, if any. */
 export function bearerToken(ctx: Context): string | undefined {
@@ -19,7 +19,9 @@ export function isOperator(ctx: Context, operatorKey: string | undefined): boole
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** @throws ProblemError 401 unless the request carries the operator key. */
+/** @throws ProblemError 401 without a credential, 403 with one that is not the operator key. */
 export function requireOperator(ctx: Context, operatorKey: string | undefined): void {
-  if (!isOperator(ctx, operatorKey)) throw unauthorized('This operation needs the operator key');
+  if (isOperator(ctx, operatorKey)) return;
+  if (!ctx.get('x-operator-key') && !bearerToken(ctx)) throw unauthorized('This operation needs the operator key');
+  throw forbidden('This operation needs the operator key; the credential sent is not it');
 }

@@ -50,6 +50,15 @@ const AgentKey = z
   .max(256)
   .optional()
   .meta({ description: "The agent's wallet key (ak_...); sent as Authorization: Bearer. Default: the MCP request's Authorization header" });
+const BuyerKey = z
+  .string()
+  .min(1)
+  .max(256)
+  .optional()
+  .meta({
+    description:
+      "The buyer's credential: the agent key (ak_...) of the order's agent_id, or the order secret (os_...) returned when an order without agent_id was created; sent as Authorization: Bearer. Default: the MCP request's Authorization header",
+  });
 const enc = encodeURIComponent;
 const without = <T extends Record<string, unknown>>(o: T, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 const read = { readOnlyHint: true, openWorldHint: false } as const;
@@ -142,11 +151,17 @@ export const TOOLS: readonly ToolDefinition[] = [
   define({
     name: 'review_order',
     title: 'Review a delivery',
-    description: 'Accepts or rejects a delivered order (POST /api/v1/orders/{order_id}/review); rejecting refunds the payment.',
-    input: ReviewRequest.extend({ order_id: OrderId }),
+    description:
+      "Accepts or rejects a delivered order (POST /api/v1/orders/{order_id}/review); rejecting refunds the payment. Only the buyer may: the order's agent key or order secret.",
+    input: ReviewRequest.extend({ order_id: OrderId, agent_key: BuyerKey }),
     output: Order,
     annotations: write,
-    request: (a) => ({ method: 'POST', path: `/api/v1/orders/${enc(a.order_id)}/review`, body: without(a, 'order_id') }),
+    request: (a) => ({
+      method: 'POST',
+      path: `/api/v1/orders/${enc(a.order_id)}/review`,
+      body: without(a, 'order_id', 'agent_key'),
+      ...(a.agent_key ? { bearer: a.agent_key } : {}),
+    }),
   }),
   define({
     name: 'procure',

@@ -114,6 +114,7 @@ export function initialOrderDoc(input: OrderWorkflowInput): OrderDoc {
     email: r.email,
     webhook_url: r.webhook_url,
     partner_id: r.partner_id,
+    buyer_secret_hash: r.buyer_secret_hash ?? null,
     inputs: input.inputs,
     amount_micros: input.amountMicros,
     currency: input.currency,

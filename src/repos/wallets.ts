@@ -14,6 +14,9 @@ export class InsufficientFundsError extends Error {
   }
 }
 
+/** A new agent key: `ak_` + 256 random bits. */
+const newAgentKey = (): string => `ak_${randomBytes(32).toString('base64url')}`;
+
 /** sha256 hex of an agent key; only the hash is stored. */
 export const hashAgentKey = (key: string): string => sha256Hex(key);
 
@@ -45,22 +48,15 @@ export class WalletRepository {
   constructor(private readonly d: Database) {}
 
   /**
-   * Returns the wallet, creating it if absent. When this call created it (or claimed a wallet a credit created),
-   * `agentKey` carries the wallet's key, shown this once (only its hash is stored).
+   * Returns the wallet, creating it if absent. When this call created it, `agentKey` carries the wallet's key, shown
+   * this once (only its hash is stored). An existing wallet without a key (created by a credit or a commission) is
+   * not claimed here: only {@link claim}, on the operator's word, gives it a key (issue 10 §2).
    */
   async open(agentId: string): Promise<{ wallet: WalletDoc; agentKey?: string }> {
-    const agentKey = `ak_${randomBytes(32).toString('base64url')}`;
-    const keyHash = hashAgentKey(agentKey);
-    // A wallet created by a credit has no key yet: the first reader claims it, atomically.
-    const claimed = await this.d.wallets.findOneAndUpdate(
-      { _id: agentId, key_hash: null },
-      { $set: { key_hash: keyHash } },
-      { returnDocument: 'after' },
-    );
-    if (claimed) return { wallet: claimed, agentKey };
     const existing = await this.d.wallets.findOne({ _id: agentId });
     if (existing) return { wallet: existing };
-    const wallet: WalletDoc = { ...emptyWallet(agentId, new Date()), key_hash: keyHash };
+    const agentKey = newAgentKey();
+    const wallet: WalletDoc = { ...emptyWallet(agentId, new Date()), key_hash: hashAgentKey(agentKey) };
     try {
       await this.d.wallets.insertOne(wallet);
       return { wallet, agentKey };
@@ -70,6 +66,29 @@ export class WalletRepository {
       if (!raced) throw err;
       return { wallet: raced };
     }
+  }
+
+  /**
+   * Gives a wallet that has no key one, atomically (one winner among concurrent callers); returns the new agent key,
+   * shown this once, or undefined when the wallet is absent or already has a key.
+   */
+  async claim(agentId: string): Promise<string | undefined> {
+    const agentKey = newAgentKey();
+    const claimed = await this.d.wallets.findOneAndUpdate({ _id: agentId, key_hash: null }, { $set: { key_hash: hashAgentKey(agentKey) } });
+    return claimed ? agentKey : undefined;
+  }
+
+  /**
+   * Replaces the key of a wallet whose current key is `currentKey`; returns the new key (shown once), or undefined
+   * when `currentKey` no longer opens the wallet (a concurrent rotation won).
+   */
+  async rotateKey(agentId: string, currentKey: string): Promise<string | undefined> {
+    const agentKey = newAgentKey();
+    const rotated = await this.d.wallets.findOneAndUpdate(
+      { _id: agentId, key_hash: hashAgentKey(currentKey) },
+      { $set: { key_hash: hashAgentKey(agentKey) } },
+    );
+    return rotated ? agentKey : undefined;
   }
 
   /** The wallet or null. */

@@ -24,7 +24,7 @@ export function agentOpenApiPaths({ op, json, problem }: OpenApiHelpers): ZodOpe
         summary: 'Find services by capability, budget, billing, automation, language, region, rail, fulfillment time and SLA',
         description: 'Every filter is optional; all given filters must match. Each result says why it matched (`matched_because`). See README "Discovery" for the exact meaning of each filter.',
         requestParams: { query: DiscoveryQuery },
-        responses: { '200': { description: 'Matching services in catalogue order', ...json(DiscoveryResponse) }, '400': problem('Invalid or unknown parameter (named in `param`)') },
+        responses: { '200': { description: 'Matching services in catalogue order', ...json(DiscoveryResponse) }, '304': { description: 'Not modified: If-None-Match held the current ETag' }, '400': problem('Invalid or unknown parameter (named in `param`)') },
       }),
     },
     '/api/v1/capabilities/negotiate': {

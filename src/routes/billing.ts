@@ -20,12 +20,11 @@ import { z } from 'zod';
 import type { OrderDoc } from '../db';
 import { getService, missingInputs } from '../domain/catalogue';
 import { isPerTaskService } from '../domain/longRunning';
-import { ProblemError, forbidden, invalidTransition, notFound, paymentRequired, unauthorized, unprocessable } from '../errors';
-import { bearerToken } from '../http/auth';
+import { ProblemError, invalidTransition, notFound, paymentRequired, unprocessable } from '../errors';
+import { requireBuyer } from '../http/buyer';
 import { zodProblem } from '../http/errors';
 import { SubscriptionRepository } from '../repos/subscriptions';
 import { TaskRepository } from '../repos/tasks';
-import { WalletRepository } from '../repos/wallets';
 import { LongRunningWorkflows } from '../temporal/longRunning';
 import { requestBody, type AppDeps } from './context';
 import { CancelBody, PayInvoiceBody, TaskBody } from './longRunningSchemas';
@@ -44,10 +43,7 @@ const TASKABLE = ['delivered', 'accepted'];
  */
 async function authorizeWallet(ctx: Context, deps: AppDeps, order: OrderDoc): Promise<string> {
   if (!order.agent_id) throw unprocessable('task_not_supported', 'The order has no agent_id, so no wallet can pay its tasks');
-  const token = bearerToken(ctx);
-  if (!token) throw unauthorized(`Tasks are paid from wallet ${order.agent_id}: send its agent key as a Bearer token`);
-  const wallet = await deps.services.wallets.get(order.agent_id);
-  if (!wallet || !WalletRepository.keyMatches(wallet, token)) throw forbidden(`The key does not open wallet ${order.agent_id}`);
+  await requireBuyer(ctx, deps.services.wallets, order, 'pay a task of');
   return order.agent_id;
 }
 
@@ -79,6 +75,7 @@ export function billingRoutes(deps: AppDeps): Router {
 
   router.post('/api/v1/orders/:order_id/subscription/cancel', async (ctx) => {
     const { doc } = await loadSubscription(ctx.params.order_id);
+    await requireBuyer(ctx, deps.services.wallets, doc, 'cancel the subscription of');
     const parsed = CancelBody.safeParse(requestBody(ctx));
     if (!parsed.success) throw zodProblem(parsed.error);
     await workflows.cancelSubscription(doc._id, parsed.data.reason ? { reason: parsed.data.reason } : {});
@@ -88,6 +85,7 @@ export function billingRoutes(deps: AppDeps): Router {
 
   router.post('/api/v1/orders/:order_id/subscription/invoices/:invoice_id/pay', async (ctx) => {
     const { doc } = await loadSubscription(ctx.params.order_id);
+    await requireBuyer(ctx, deps.services.wallets, doc, 'pay an invoice of');
     const parsed = PayInvoiceBody.safeParse(requestBody(ctx));
     if (!parsed.success) throw zodProblem(parsed.error);
     await workflows.payInvoice(doc._id, { invoice_id: ctx.params.invoice_id ?? '', transaction_id: parsed.data.transaction_id });

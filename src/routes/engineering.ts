@@ -17,6 +17,7 @@ import { isSafeFileName } from '../domain/deliverables';
 import { microsToUsd } from '../domain/money';
 import { ProblemError, badRequest, invalidTransition } from '../errors';
 import { requireOperator } from '../http/auth';
+import { requireBuyer } from '../http/buyer';
 import { zodProblem } from '../http/errors';
 import { ENGINEERING_QUEUE_STATUSES, EngineeringRepository } from '../repos/engineering';
 import { LongRunningWorkflows } from '../temporal/longRunning';
@@ -156,6 +157,7 @@ export function engineeringRoutes(deps: AppDeps): Router {
 
   router.post('/api/v1/orders/:order_id/cancel', async (ctx) => {
     const doc = await loadOrder(deps, ctx.params.order_id);
+    await requireBuyer(ctx, deps.services.wallets, doc, 'cancel');
     const parsed = CancelBody.safeParse(requestBody(ctx));
     if (!parsed.success) throw zodProblem(parsed.error);
     if (!doc.engineering) throw invalidTransition('cancel', doc.status);

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import type { OpenApiHelpers } from './webhookOpenApi';
+import { buyerAuthorization, buyerOnlyResponses, type OpenApiHelpers } from './webhookOpenApi';
 import { CancelBody, ClaimBody, PayInvoiceBody, ReadyBody, SubscriptionView, TaskBody, TaskView, UploadJsonBody } from './longRunningSchemas';
 
 const operator = { header: z.object({ Authorization: z.string().meta({ description: 'Bearer <operator key> (or X-Operator-Key)' }) }) };
@@ -13,13 +13,16 @@ const anyObject = z.record(z.string(), z.unknown());
 
 /** `/api/v1/engineering/*`, `/api/v1/orders/{id}/cancel`, `/subscription*`, `/tasks*` path items. */
 export function longRunningOpenApiPaths({ op, json, problem }: OpenApiHelpers): ZodOpenApiPathsObject {
+  const buyerOnly = buyerOnlyResponses(problem);
+  // The subscription answers carry the order id beside the subscription's own fields.
+  const OrderSubscription = SubscriptionView.extend({ order_id: z.string() });
   const conflict = problem('Wrong state (invalid_state_transition), claimed by another engineer (already_claimed), not the claimer (engineering_not_claimed), name taken (deliverable_conflict), nothing uploaded (no_deliverables)');
   return {
     '/api/v1/engineering/queue': {
       get: op({
         summary: 'Expert-delivery orders waiting for an engineer, most urgent SLA first (operator)',
         requestParams: { ...operator, query: z.object({ engineer: z.string().optional(), unclaimed: z.enum(['true', 'false']).optional() }) },
-        responses: { '200': { description: 'Queue', ...json(z.object({ count: z.number().int(), items: z.array(anyObject) })) }, '401': problem('Operator key required') },
+        responses: { '200': { description: 'Queue', ...json(z.object({ count: z.number().int(), items: z.array(anyObject) })) }, '401': problem('Operator key required'), '403': problem('Not the operator key') },
       }),
     },
     '/api/v1/engineering/{order_id}/claim': {
@@ -54,33 +57,34 @@ export function longRunningOpenApiPaths({ op, json, problem }: OpenApiHelpers): 
     '/api/v1/orders/{order_id}/cancel': {
       post: op({
         summary: 'Buyer cancels an order past its SLA (sla_breached) for a full refund',
-        requestParams: { path: orderPath },
+        requestParams: { path: orderPath, header: z.object({ Authorization: buyerAuthorization }) },
         requestBody: json(CancelBody),
-        responses: { '200': { description: 'The cancelled, refunded order', ...json(anyObject) }, '409': problem('Not past its SLA, or already delivered') },
+        responses: { '200': { description: 'The cancelled, refunded order', ...json(anyObject) }, ...buyerOnly, '409': problem('Not past its SLA, or already delivered') },
       }),
     },
     '/api/v1/orders/{order_id}/subscription': {
       get: op({
         summary: 'The subscription of a monthly order with its charge log',
         requestParams: { path: orderPath },
-        responses: { '200': { description: 'Subscription', ...json(SubscriptionView) }, '404': problem('Not a subscription'), '409': problem('Not started yet (starts at delivery)') },
+        responses: { '200': { description: 'Subscription', ...json(OrderSubscription) }, '404': problem('Not a subscription'), '409': problem('Not started yet (starts at delivery)') },
       }),
     },
     '/api/v1/orders/{order_id}/subscription/cancel': {
       post: op({
-        summary: 'Cancel at the end of the current period (at once while a renewal is unpaid)',
-        requestParams: { path: orderPath },
+        summary: 'Cancel at the end of the current period (at once while a renewal is unpaid); the buyer',
+        requestParams: { path: orderPath, header: z.object({ Authorization: buyerAuthorization }) },
         requestBody: json(CancelBody),
-        responses: { '200': { description: 'Subscription', ...json(SubscriptionView) }, '409': problem('Already ended') },
+        responses: { '200': { description: 'Subscription', ...json(OrderSubscription) }, ...buyerOnly, '409': problem('Already ended') },
       }),
     },
     '/api/v1/orders/{order_id}/subscription/invoices/{invoice_id}/pay': {
       post: op({
         summary: 'Pay an open renewal invoice with a hosted-link transaction bound to the invoice id',
-        requestParams: { path: orderPath.extend({ invoice_id: z.string() }) },
+        requestParams: { path: orderPath.extend({ invoice_id: z.string() }), header: z.object({ Authorization: buyerAuthorization }) },
         requestBody: json(PayInvoiceBody),
         responses: {
-          '200': { description: 'Renewed', ...json(SubscriptionView) },
+          '200': { description: 'Renewed', ...json(OrderSubscription) },
+          ...buyerOnly,
           '402': problem('Transaction unknown, failed or for another amount'),
           '404': problem('No such open invoice'),
           '409': problem('Transaction bound to something else'),
@@ -95,7 +99,7 @@ export function longRunningOpenApiPaths({ op, json, problem }: OpenApiHelpers): 
         responses: {
           '201': { description: 'Charged and delivered', ...json(TaskView) },
           '202': { description: 'Still running; poll Location', ...json(TaskView) },
-          '401': problem('Agent key required'),
+          ...buyerOnly,
           '402': problem('insufficient_funds: the task is recorded as payment_failed'),
           '409': problem('The order is not delivered or accepted'),
           '422': problem('Not a per-task service (task_not_supported)'),

@@ -5,19 +5,22 @@ import { CatalogueEnvelope } from '../domain/catalogue';
 import {
   ConfirmPaymentRequest,
   Order,
+  OrderEvents,
   OrderRequest,
   Quote,
   QuoteRequest,
   ReviewRequest,
   Verification,
   Wallet,
+  WalletCredit,
   WalletCreditRequest,
+  WalletKey,
 } from './schemas';
 import type { AppDeps } from './context';
 import { x402OpenApiPaths } from './x402OpenApi';
 import { longRunningOpenApiPaths } from './longRunningOpenApi';
 import { agentOpenApiPaths } from './agentOpenApi';
-import { webhookOpenApiPaths } from './webhookOpenApi';
+import { buyerAuthorization, buyerOnlyResponses, webhookOpenApiPaths } from './webhookOpenApi';
 
 /** RFC 9457 problem details with this API's extension members. */
 export const Problem = z
@@ -38,9 +41,30 @@ const problem = (description: string) => ({ description, content: { 'application
 const idempotencyKey = z.string().max(255).optional().meta({ description: 'Retry-safe POST (api-conventions: Idempotency-Key)' });
 const orderPath = z.object({ order_id: z.string().meta({ description: 'Order id (ord_...)' }) });
 
+
+/** 304 of the GETs served from a body serialized once with its ETag (catalogue, discovery, micro catalogue). */
+const notModified = { '304': { description: 'Not modified: If-None-Match held the current ETag' } };
+
+/**
+ * One operation with the answers any operation can give (issue 10 §5): 400 (malformed JSON, a `__proto__` key, nesting
+ * deeper than 64, an invalid parameter), 429 (rate limit), 500; and with a request body 413 and 415. The operation's
+ * own descriptions of these statuses win.
+ */
 function op(o: ZodOpenApiOperationObject & { responses: ZodOpenApiResponsesObject }): ZodOpenApiOperationObject {
-  return { ...o, responses: { ...o.responses, '500': problem('Internal error (details not exposed)') } };
+  const body: ZodOpenApiResponsesObject = o.requestBody ? { '413': problem('Request body too large'), '415': problem('The body is not JSON (forms only on /pay pages)') } : {};
+  return {
+    ...o,
+    responses: {
+      '400': problem('Malformed or invalid request (JSON syntax, a forbidden key, nesting deeper than 64, an invalid parameter)'),
+      '429': problem('Rate limited: retry after Retry-After seconds'),
+      ...body,
+      ...o.responses,
+      '500': problem('Internal error (details not exposed)'),
+    },
+  };
 }
+
+const html = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
 
 /** Builds the OpenAPI 3.1 document from the same zod schemas that validate requests. */
 export function openApiDocument(baseUrl: string) {
@@ -54,7 +78,15 @@ export function openApiDocument(baseUrl: string) {
     servers: [{ url: baseUrl }],
     paths: {
       '/health': { get: op({ summary: 'Service health', responses: { '200': { description: 'All dependencies up' }, '503': { description: 'A dependency is down' } } }) },
-      '/api/v1/services': { get: op({ summary: 'Service catalogue', responses: { '200': { description: 'Catalogue', ...json(CatalogueEnvelope) } } }) },
+      '/api/v1/services': { get: op({ summary: 'Service catalogue', responses: { '200': { description: 'Catalogue', ...json(CatalogueEnvelope) }, ...notModified } }) },
+      '/api/v1/openapi.json': { get: op({ summary: 'This document (OpenAPI 3.1)', responses: { '200': { description: 'The OpenAPI document', ...json(z.record(z.string(), z.unknown())) } } }) },
+      '/api/v1/quotes/{quote_id}': {
+        get: op({
+          summary: 'A stored quote',
+          requestParams: { path: z.object({ quote_id: z.string().meta({ description: 'Quote id (quo_...)' }) }) },
+          responses: { '200': { description: 'Quote', ...json(Quote) }, '404': problem('Unknown quote') },
+        }),
+      },
       '/api/v1/quote': {
         post: op({
           summary: 'Create a binding quote',
@@ -113,10 +145,54 @@ export function openApiDocument(baseUrl: string) {
       },
       '/api/v1/orders/{order_id}/review': {
         post: op({
-          summary: 'Accept or reject the delivery',
-          requestParams: { path: orderPath, header: z.object({ 'Idempotency-Key': idempotencyKey }) },
+          summary: 'Accept or reject the delivery (the buyer)',
+          requestParams: { path: orderPath, header: z.object({ 'Idempotency-Key': idempotencyKey, Authorization: buyerAuthorization }) },
           requestBody: json(ReviewRequest),
-          responses: { '200': { description: 'Review recorded; final order', ...json(Order) }, '404': problem('Unknown order'), '409': problem('Order not delivered') },
+          responses: {
+            '200': { description: 'Review recorded; final order', ...json(Order) },
+            ...buyerOnlyResponses(problem),
+            '404': problem('Unknown order'),
+            '409': problem('Order not delivered'),
+          },
+        }),
+      },
+      '/api/v1/orders/{order_id}/events': {
+        get: op({
+          summary: "The order's numbered events (order.created, order.paid, ...), oldest first",
+          requestParams: { path: orderPath },
+          responses: { '200': { description: 'Events', ...json(OrderEvents) }, '404': problem('Unknown order') },
+        }),
+      },
+      '/pay/orders/{order_id}': {
+        get: op({
+          summary: 'Hosted checkout page (linkpay_ncp); with ?secret=os_... the buyer\'s page (review once delivered)',
+          requestParams: { path: orderPath, query: z.object({ secret: z.string().optional().meta({ description: 'The order secret' }) }) },
+          responses: { '200': html('The page'), '404': problem('Unknown order') },
+        }),
+        post: op({
+          summary: 'Pay (form): records the provider transaction and confirms the order',
+          requestParams: { path: orderPath },
+          requestBody: { content: { 'application/x-www-form-urlencoded': { schema: z.object({ email: z.string().optional(), secret: z.string().optional() }) } } },
+          responses: { '200': html('Receipt'), '402': html('Payment refused'), '404': problem('Unknown order'), '409': html('Not awaiting payment'), '422': problem('No payment link for this service') },
+        }),
+      },
+      '/pay/orders/{order_id}/review': {
+        post: op({
+          summary: "The human buyer's accept / reject (form), with the order secret from the link",
+          requestParams: { path: orderPath },
+          requestBody: {
+            content: { 'application/x-www-form-urlencoded': { schema: z.object({ secret: z.string(), action: z.enum(['accept', 'reject']), reason: z.string().optional() }) } },
+          },
+          responses: { '200': html('Recorded'), ...buyerOnlyResponses(problem), '404': problem('Unknown order'), '409': html('Order not delivered') },
+        }),
+      },
+      '/pay/services/{service_id}': {
+        get: op({ summary: "A service's payment link: the inputs form", requestParams: { path: z.object({ service_id: z.string() }) }, responses: { '200': html('The form'), '404': problem('No payment link for this service') } }),
+        post: op({
+          summary: 'Creates the order at the human price and redirects to its checkout (with the order secret in the link)',
+          requestParams: { path: z.object({ service_id: z.string() }) },
+          requestBody: { content: { 'application/x-www-form-urlencoded': { schema: z.record(z.string(), z.string()) } } },
+          responses: { '302': { description: 'To /pay/orders/{order_id}?secret=os_...' }, '404': problem('No payment link for this service'), '422': html('Inputs missing') },
         }),
       },
       '/api/v1/orders/{order_id}/deliverables/{name}': {
@@ -135,10 +211,23 @@ export function openApiDocument(baseUrl: string) {
       },
       '/api/v1/wallets/{agent_id}/credits': {
         post: op({
-          summary: 'Credit a wallet (operator key)',
+          summary: 'Credit a wallet (operator key); a wallet without a key gets one, shown once in agent_key',
           requestParams: { path: z.object({ agent_id: z.string() }) },
           requestBody: json(WalletCreditRequest),
-          responses: { '201': { description: 'Credited' }, '401': problem('Operator key required') },
+          responses: { '201': { description: 'Credited', ...json(WalletCredit) }, '400': problem('Invalid amount'), '401': problem('Operator key required') },
+        }),
+      },
+      '/api/v1/wallets/{agent_id}/key': {
+        post: op({
+          summary: 'Rotate the agent key (the owner, with the current key) or issue one for a wallet without a key (operator)',
+          requestParams: { path: z.object({ agent_id: z.string() }), header: z.object({ Authorization: z.string().optional().meta({ description: 'Bearer <current agent key> or <operator key>' }) }) },
+          responses: {
+            '201': { description: 'The new key, shown once', ...json(WalletKey) },
+            '401': problem('No credential'),
+            '403': problem('The credential does not open the wallet'),
+            '404': problem('No such wallet (operator)'),
+            '409': problem('The wallet has a key; only its owner rotates it'),
+          },
         }),
       },
       ...agentOpenApiPaths({ op, json, problem }),

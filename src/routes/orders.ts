@@ -6,12 +6,11 @@ import { longRunningTerms } from '../domain/longRunning';
 import { longRunningView } from './longRunningView';
 import { microsToUsd } from '../domain/money';
 import type { OrderDoc } from '../db';
-import { ProblemError, forbidden, invalidTransition, notFound, unauthorized, unprocessable } from '../errors';
+import { ProblemError, invalidTransition, notFound, unprocessable } from '../errors';
 import { zodProblem } from '../http/errors';
 import { etagMatches } from '../http/cachedJson';
-import { bearerToken } from '../http/auth';
+import { newOrderSecret, requireBuyer } from '../http/buyer';
 import { initialOrderDoc } from '../repos/orders';
-import { WalletRepository } from '../repos/wallets';
 import { sha256Hex } from '../storage/deliverables';
 import type { OrderState, OrderWorkflowInput, PaymentRail } from '../../workflows/shared';
 import { requestBody, type AppDeps } from './context';
@@ -137,14 +136,15 @@ export interface NewOrder {
 /**
  * Validates and creates an order: starts its workflow (id `order-<order_id>`), then writes the read model.
  * The workflow writes the same record itself, so a crash between the two leaves no half-written order.
- * With `webhook_url`, registers the order's own webhook endpoint first and returns its secret (shown once).
+ * With `webhook_url`, registers the order's own webhook endpoint first and returns its secret (shown once). Without
+ * `agent_id`, returns the order secret (`orderSecret`, shown once), the buyer's credential for later actions.
  * @throws ProblemError 404 quote_not_found / service_not_found, 409 quote_expired, 422 quote_service_mismatch / missing_inputs /
  *   webhook_target_forbidden.
  */
 export async function createOrder(
   deps: AppDeps,
   req: NewOrder,
-): Promise<{ doc: OrderDoc; service: ServiceDefinition; webhook?: NewEndpoint }> {
+): Promise<{ doc: OrderDoc; service: ServiceDefinition; webhook?: NewEndpoint; orderSecret?: string }> {
   const now = new Date();
   if (req.webhook_url) await checkTarget(req.webhook_url, deps.config.DEV_MODE, 'webhook_url');
   const quote = req.quote_id ? await deps.services.db.quotes.findOne({ _id: req.quote_id }) : null;
@@ -165,6 +165,8 @@ export async function createOrder(
     throw unprocessable('missing_inputs', `${service.id} needs inputs: ${missing.join(', ')}`, { param: 'inputs', missing });
   }
   const orderId = req.order_id ?? newOrderId();
+  // Without an agent wallet, the buyer's credential is a secret of this order, shown once (issue 10 §1).
+  const secret = req.agent_id ? undefined : newOrderSecret();
   const input: OrderWorkflowInput = {
     orderId,
     record: {
@@ -177,6 +179,7 @@ export async function createOrder(
       is_agent: quote?.is_agent ?? req.is_agent,
       created_at: now.toISOString(),
       payment_deadline: new Date(now.getTime() + deps.config.PAYMENT_DEADLINE_SECONDS * 1000).toISOString(),
+      ...(secret ? { buyer_secret_hash: secret.hash } : {}),
     },
     serviceId: service.id,
     includes: service.includes ?? [],
@@ -198,7 +201,7 @@ export async function createOrder(
   await deps.orderWorkflows.start(input, service.name);
   const doc = initialOrderDoc(input);
   await deps.services.orders.ensure(doc);
-  return { doc, service, ...(webhook ? { webhook } : {}) };
+  return { doc, service, ...(webhook ? { webhook } : {}), ...(secret ? { orderSecret: secret.secret } : {}) };
 }
 
 /**
@@ -207,10 +210,7 @@ export async function createOrder(
  */
 async function authorizeWalletSpend(ctx: Context, deps: AppDeps, order: OrderDoc): Promise<void> {
   if (!order.agent_id) throw unprocessable('payment_failed', 'The order has no agent_id, so no wallet can pay it', { param: 'rail' });
-  const token = bearerToken(ctx);
-  if (!token) throw unauthorized(`Paying from wallet ${order.agent_id} needs its agent key as a Bearer token`);
-  const wallet = await deps.services.wallets.get(order.agent_id);
-  if (!wallet || !WalletRepository.keyMatches(wallet, token)) throw forbidden(`The key does not open wallet ${order.agent_id}`);
+  await requireBuyer(ctx, deps.services.wallets, order, `pay from wallet ${order.agent_id}`);
 }
 
 /** Order operations (seed §4 and issue 2 §4). */
@@ -220,10 +220,15 @@ export function orderRoutes(deps: AppDeps): Router {
   router.post('/api/v1/orders', async (ctx) => {
     const parsed = OrderRequest.safeParse(requestBody(ctx));
     if (!parsed.success) throw zodProblem(parsed.error);
-    const { doc, webhook } = await createOrder(deps, { ...parsed.data, is_agent: true });
+    const { doc, webhook, orderSecret } = await createOrder(deps, { ...parsed.data, is_agent: true });
     ctx.status = 201;
     ctx.set('Location', `/api/v1/orders/${doc._id}`);
-    ctx.body = { ...orderView(doc, deps), ...(webhook ? { webhook: endpointView(webhook.endpoint, webhook) } : {}) };
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      ...orderView(doc, deps),
+      ...(orderSecret ? { order_secret: orderSecret } : {}),
+      ...(webhook ? { webhook: endpointView(webhook.endpoint, webhook) } : {}),
+    };
   });
 
   router.get('/api/v1/orders/:order_id', async (ctx) => {
@@ -274,6 +279,7 @@ export function orderRoutes(deps: AppDeps): Router {
 
   router.post('/api/v1/orders/:order_id/review', async (ctx) => {
     const doc = await loadOrder(deps, ctx.params.order_id);
+    await requireBuyer(ctx, deps.services.wallets, doc, 'review');
     const parsed = ReviewRequest.safeParse(requestBody(ctx));
     if (!parsed.success) throw zodProblem(parsed.error);
     const state = await deps.orderWorkflows.review(doc._id, {

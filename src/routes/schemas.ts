@@ -133,7 +133,7 @@ export const Order = z
     deliverables: z.array(Deliverable),
     review: z.object({ action: z.enum(['accept', 'reject']), reason: z.string().optional(), automatic: z.boolean(), at: z.string() }).nullable(),
     refund: z
-      .object({ status: z.enum(['completed', 'due']), rail: PaymentRailSchema, amount: Usd('Refunded'), transaction_id: z.string().optional(), reason: z.string(), at: z.string() })
+      .object({ status: z.enum(['completed', 'due']), rail: PaymentRailSchema, amount: Usd('Refunded'), amount_micros: Micros('Refunded').optional(), transaction_id: z.string().optional(), reason: z.string(), at: z.string() })
       .nullable(),
     failure: z.string().nullable(),
     links: z.object({ self: z.string(), verification: z.string(), review: z.string(), confirm_payment: z.string() }),
@@ -143,6 +143,13 @@ export const Order = z
     subscription: SubscriptionView.nullable().optional().meta({ description: 'Monthly services: the subscription (null until delivery)' }),
     tasks: z.object({ submit_url: z.string(), price: z.number(), items: z.array(z.object({ task: z.number().int(), status: z.string(), url: z.string() })) }).optional().meta({ description: 'Per-task services: further tasks' }),
     webhook: WebhookEndpoint.optional().meta({ description: "Only in the creation response of an order with webhook_url: its endpoint, signing secret and management token (shown once)" }),
+    order_secret: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'Only in the creation response of an order without agent_id, shown once: the buyer\'s credential (`Authorization: Bearer os_...`) for every action that changes the order (review, cancel, subscription, x402 payment)',
+      }),
   })
   .meta({ id: 'Order' });
 export type Order = z.infer<typeof Order>;
@@ -215,6 +222,27 @@ export const Wallet = z
   .meta({ id: 'Wallet' });
 
 /** Body of `POST /api/v1/wallets/{agent_id}/credits` (operators). */
+/** Answer of `GET /api/v1/orders/{order_id}/events`: the order's events, numbered by `seq`. */
+export const OrderEvents = z
+  .object({
+    order_id: z.string(),
+    events: z.array(z.object({ id: z.string(), seq: z.number().int(), type: z.string(), data: z.unknown(), timestamp: z.string() })),
+  })
+  .meta({ id: 'OrderEvents' });
+
+/** Answer of `POST /api/v1/wallets/{agent_id}/credits` (amounts in USD and integer micro-units). */
+export const WalletCredit = z
+  .object({
+    agent_key: z.string().optional().meta({ description: 'Issued when the wallet had no key: hand it to its owner out of band (shown once)' }),
+    transaction: z.object({ id: z.string(), type: z.string(), amount: z.number(), amount_micros: z.number().int(), memo: z.string().optional(), at: z.string() }),
+    balance: z.number(),
+    balance_micros: z.number().int(),
+  })
+  .meta({ id: 'WalletCredit' });
+
+/** Answer of `POST /api/v1/wallets/{agent_id}/key`: the new agent key, shown once. */
+export const WalletKey = z.object({ agent_id: z.string(), agent_key: z.string() }).meta({ id: 'WalletKey' });
+
 export const WalletCreditRequest = z
   .object({
     amount: z

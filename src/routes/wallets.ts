@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { WalletDoc, WalletEntryDoc } from '../db';
 import { microsToUsd, usdToMicros } from '../domain/money';
-import { badRequest, forbidden, unauthorized } from '../errors';
+import { ProblemError, badRequest, forbidden, notFound, unauthorized } from '../errors';
 import { bearerToken, isOperator, requireOperator } from '../http/auth';
 import { zodProblem } from '../http/errors';
 import { WalletRepository } from '../repos/wallets';
@@ -40,7 +40,11 @@ function agentIdParam(raw: string | undefined): string {
  * Agent wallets (seed §2.9, issue 2 §5).
  * - `GET /api/v1/wallets/{agent_id}` creates the wallet if absent and then shows its `agent_key` once; reading an
  *   existing wallet needs that key (`Authorization: Bearer ak_...`) or the operator key.
- * - `POST /api/v1/wallets/{agent_id}/credits` (operator key) credits a wallet, idempotent per `transaction_id`.
+ * - `POST /api/v1/wallets/{agent_id}/credits` (operator key) credits a wallet, idempotent per `transaction_id`. A
+ *   credit to a wallet without a key (absent, or created by a commission) issues its `agent_key` in the answer, once,
+ *   for the operator to hand to its owner out of band: nobody claims money by being first to read it (issue 10 §2).
+ * - `POST /api/v1/wallets/{agent_id}/key`: the owner (current agent key) rotates the key; the operator issues a key
+ *   for a wallet that has none. The new key is shown once.
  */
 export function walletRoutes(deps: AppDeps): Router {
   const router = new Router();
@@ -70,13 +74,38 @@ export function walletRoutes(deps: AppDeps): Router {
       throw badRequest(`amount: ${(err as Error).message}`, 'amount');
     }
     const tx = await deps.services.wallets.credit(agentId, micros, `credit:${parsed.data.transaction_id}`, parsed.data.memo, 'operator');
+    const agentKey = await deps.services.wallets.claim(agentId);
     const balance = await deps.services.wallets.balance(agentId);
     ctx.status = 201;
+    ctx.set('Cache-Control', 'no-store');
     ctx.body = {
+      ...(agentKey ? { agent_key: agentKey } : {}),
       transaction: { id: tx.tx_id, type: tx.type, amount: microsToUsd(tx.amount_micros), amount_micros: tx.amount_micros, memo: tx.memo, at: tx.at.toISOString() },
       balance: microsToUsd(balance),
       balance_micros: balance,
     };
+  });
+
+  router.post('/api/v1/wallets/:agent_id/key', async (ctx) => {
+    const agentId = agentIdParam(ctx.params.agent_id);
+    const wallet = await deps.services.wallets.get(agentId);
+    const token = bearerToken(ctx);
+    let agentKey: string | undefined;
+    if (wallet && token && WalletRepository.keyMatches(wallet, token)) {
+      agentKey = await deps.services.wallets.rotateKey(agentId, token);
+    } else if (isOperator(ctx, deps.config.OPERATOR_KEY)) {
+      if (!wallet) throw notFound('wallet_not_found', `No wallet ${agentId}`);
+      agentKey = await deps.services.wallets.claim(agentId);
+      if (!agentKey) throw new ProblemError(409, 'wallet_claimed', `Wallet ${agentId} has a key; only its owner can rotate it`);
+    } else if (!token && !ctx.get('x-operator-key')) {
+      throw unauthorized(`Rotating the key of wallet ${agentId} needs its current agent key as a Bearer token`);
+    } else {
+      throw forbidden(`The key does not open wallet ${agentId}`);
+    }
+    if (!agentKey) throw forbidden(`The key does not open wallet ${agentId}`);
+    ctx.status = 201;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { agent_id: agentId, agent_key: agentKey };
   });
 
   return router;

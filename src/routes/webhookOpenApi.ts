@@ -13,12 +13,25 @@ export interface OpenApiHelpers {
   problem(description: string): { description: string; content: { 'application/problem+json': { schema: z.ZodType } } };
 }
 
+/** The buyer's credential on actions that change an order (issue 10 §1). */
+export const buyerAuthorization = z
+  .string()
+  .optional()
+  .meta({ description: "Bearer <the agent key of the order's agent_id, or the order secret (os_...) of an order without one>" });
+
+/** 401 and 403 of an action only the buyer may take. */
+export const buyerOnlyResponses = <P>(problem: (description: string) => P): Record<'401' | '403', P> => ({
+  '401': problem("No credential: send the buyer's"),
+  '403': problem("Not the buyer's credential"),
+});
+
 const bearer = z.string().optional().meta({ description: 'Bearer management token (wht_...) or the agent key (ak_...)' });
 
 /** `/api/v1/webhooks*` and `/mcp` path items. */
 export function webhookOpenApiPaths({ op, json, problem }: OpenApiHelpers): ZodOpenApiPathsObject {
   const id = z.object({ id: z.string().meta({ description: 'Endpoint id (we_...)' }) });
   const owner = { header: z.object({ Authorization: bearer }) };
+  const ownerOnly = { '401': problem('Management token or agent key required'), '403': problem('The token does not manage this endpoint') };
   return {
     '/api/v1/webhooks/events': {
       get: op({ summary: 'Webhook event catalogue, signing scheme and retry schedule', responses: { '200': { description: 'Catalogue', ...json(EventCatalogue) } } }),
@@ -43,27 +56,27 @@ export function webhookOpenApiPaths({ op, json, problem }: OpenApiHelpers): ZodO
       }),
     },
     '/api/v1/webhooks/{id}': {
-      get: op({ summary: 'One endpoint (owner)', requestParams: { path: id, ...owner }, responses: { '200': { description: 'Endpoint', ...json(WebhookEndpoint) }, '404': problem('Unknown endpoint') } }),
+      get: op({ summary: 'One endpoint (owner)', requestParams: { path: id, ...owner }, responses: { '200': { description: 'Endpoint', ...json(WebhookEndpoint) }, ...ownerOnly, '404': problem('Unknown endpoint') } }),
       patch: op({
         summary: 'Change url, events or state; rotate the secret with an overlap (owner)',
         requestParams: { path: id, ...owner },
         requestBody: json(WebhookUpdateRequest),
-        responses: { '200': { description: 'Updated; a rotated secret is shown once', ...json(WebhookEndpoint) }, '404': problem('Unknown endpoint'), '422': problem('Target not allowed') },
+        responses: { '200': { description: 'Updated; a rotated secret is shown once', ...json(WebhookEndpoint) }, ...ownerOnly, '404': problem('Unknown endpoint'), '422': problem('Target not allowed') },
       }),
-      delete: op({ summary: 'Delete an endpoint (owner)', requestParams: { path: id, ...owner }, responses: { '204': { description: 'Deleted' }, '404': problem('Unknown endpoint') } }),
+      delete: op({ summary: 'Delete an endpoint (owner)', requestParams: { path: id, ...owner }, responses: { '204': { description: 'Deleted' }, ...ownerOnly, '404': problem('Unknown endpoint') } }),
     },
     '/api/v1/webhooks/{id}/deliveries': {
       get: op({
         summary: 'Every delivery attempt, newest first (owner)',
         requestParams: { path: id, ...owner, query: z.object({ event_id: z.string().optional(), limit: z.number().int().min(1).max(500).optional() }) },
-        responses: { '200': { description: 'Attempts', ...json(z.object({ webhook_id: z.string(), deliveries: z.array(WebhookDelivery) })) }, '404': problem('Unknown endpoint') },
+        responses: { '200': { description: 'Attempts', ...json(z.object({ webhook_id: z.string(), deliveries: z.array(WebhookDelivery) })) }, ...ownerOnly, '404': problem('Unknown endpoint') },
       }),
     },
     '/api/v1/webhooks/{id}/deliveries/{event_id}/retry': {
       post: op({
         summary: 'Send an event again (owner)',
         requestParams: { path: id.extend({ event_id: z.string() }), ...owner },
-        responses: { '202': { description: 'Redelivery started' }, '404': problem('Unknown endpoint or event'), '409': problem('Still pending, or the endpoint is disabled') },
+        responses: { '202': { description: 'Redelivery started' }, ...ownerOnly, '404': problem('Unknown endpoint or event'), '409': problem('Still pending, or the endpoint is disabled') },
       }),
     },
     '/mcp': {

@@ -33,7 +33,7 @@ import {
 } from '../domain/x402/resources';
 import { TEMPLATES, getTemplate, templatePriceRange } from '../domain/x402/templates';
 import type { X402PaymentDoc } from '../db';
-import { ProblemError, badRequest, invalidTransition, notFound, unprocessable } from '../errors';
+import { ProblemError, badRequest, forbidden, invalidTransition, notFound, unauthorized, unprocessable } from '../errors';
 import { zodProblem } from '../http/errors';
 import type { RequestTelemetry } from '../http/telemetry';
 import { X402_STATUSES } from '../repos/x402Payments';
@@ -41,6 +41,8 @@ import { sha256Hex as sha256 } from '../hash';
 import { X402Gateway, receipt, settledResponseOf, type PaidQuote, type PaidResource, type X402Settings } from '../x402/koa';
 import { loadOrder, orderView } from './orders';
 import { requestBody, type AppDeps } from './context';
+import { requireBuyer } from '../http/buyer';
+import { bearerToken, isOperator } from '../http/auth';
 
 /** Extra dependencies of the x402 routes, built by `createApp`. */
 export interface X402RouteDeps {
@@ -96,6 +98,10 @@ const ListQuery = z
     cursor: z.string().max(512).optional(),
     status: z.enum(X402_STATUSES).optional(),
     resource_kind: z.string().max(40).optional(),
+    transaction: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, 'a 0x-prefixed 32-byte transaction hash')
+      .optional(),
   })
   .strict();
 
@@ -252,6 +258,7 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
   const orderResource: PaidResource = {
     async quote(ctx) {
       const doc = await loadOrder(deps, ctx.params.order_id);
+      await requireBuyer(ctx, deps.services.wallets, doc, 'pay');
       if (!doc.rails.includes('x402_usdc')) {
         throw unprocessable('rail_not_offered', `${doc.service_id} is not sold on x402_usdc; rails: ${doc.rails.join(', ')}`, { param: 'rail', rails: doc.rails });
       }
@@ -339,9 +346,25 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
     };
   });
 
+  // The full ledger is the operator's view; anyone may look up one payment by its transaction hash (public on chain
+  // anyway), without the order it paid (issue 10 §2).
   router.get('/api/v1/x402/payments', async (ctx) => {
     const q = ListQuery.safeParse(ctx.query);
     if (!q.success) throw zodProblem(q.error, 'query');
+    const operator = isOperator(ctx, deps.config.OPERATOR_KEY);
+    ctx.set('Cache-Control', 'no-store');
+    if (q.data.transaction) {
+      const p = await deps.services.x402Payments.getByTransaction(q.data.transaction);
+      const payments = p ? [operator ? paymentView(p, base) : { ...paymentView(p, base), order_id: null }] : [];
+      ctx.body = { payments, count: payments.length, next_cursor: null, next: null };
+      return;
+    }
+    if (!operator) {
+      if (!bearerToken(ctx) && !ctx.get('x-operator-key')) {
+        throw unauthorized('The full x402 ledger needs the operator key; look up your own payment by ?transaction=<hash> or GET /api/v1/x402/payments/{payment_id}');
+      }
+      throw forbidden('The full x402 ledger is the operator\'s view; look up your own payment by ?transaction=<hash> or by its payment_id');
+    }
     let page;
     try {
       page = await deps.services.x402Payments.list(q.data);
@@ -349,7 +372,6 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
       if (err instanceof Error && err.message === 'bad cursor') throw badRequest('cursor is not one this API issued', 'cursor');
       throw err;
     }
-    ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       payments: page.payments.map((p) => paymentView(p, base)),
       count: page.payments.length,

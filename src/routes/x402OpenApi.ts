@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import { MicroCatalogueEnvelope } from '../domain/micro';
 import { X402_STATUSES } from '../repos/x402Payments';
+import { buyerAuthorization, buyerOnlyResponses } from './webhookOpenApi';
 
 /** The helpers openapi.ts builds operations with. */
 export interface X402OpenApiHelpers {
@@ -155,7 +156,7 @@ export function x402OpenApiPaths({ op, json, problem }: X402OpenApiHelpers): Zod
       },
     });
   return {
-    '/api/v1/x402/micro': { get: op({ summary: 'Micro catalogue (seed §2.12)', responses: { '200': { description: '489 items', ...json(MicroCatalogueEnvelope) } } }) },
+    '/api/v1/x402/micro': { get: op({ summary: 'Micro catalogue (seed §2.12)', responses: { '200': { description: '489 items', ...json(MicroCatalogueEnvelope) }, '304': { description: 'Not modified: If-None-Match held the current ETag' } } }) },
     '/api/v1/x402/templates': { get: op({ summary: 'Template catalogue: every sku with its price', responses: { '200': { description: '18 templates', ...json(TemplateCatalogue) } } }) },
     '/x402/item/{id}': {
       get: paid('One micro item, returned inline', 'Priced by the item (0.99–2.99 USD).', { requestParams: { path: z.object({ id: z.string() }) } }, { '404': problem('Unknown item (no payment asked)') }),
@@ -176,29 +177,37 @@ export function x402OpenApiPaths({ op, json, problem }: X402OpenApiHelpers): Zod
     '/x402/obs/methodology': { get: paid('Observation feed methodology (0.1 USD)', 'Definitions, exclusions, storage and caveats.') },
     '/x402/orders/{order_id}': {
       post: paid('Pay an order on the x402_usdc rail', "Priced at the order's amount; settlement confirms the order through its workflow.", {
-        requestParams: { path: z.object({ order_id: z.string() }) },
-      }, { '404': problem('Unknown order'), '422': problem('The service is not sold on x402_usdc') }),
+        requestParams: { path: z.object({ order_id: z.string() }), header: z.object({ Authorization: buyerAuthorization }) },
+      }, { ...buyerOnlyResponses(problem), '404': problem('Unknown order'), '422': problem('The service is not sold on x402_usdc') }),
     },
     '/x402/deliveries/{token}': {
       get: op({
         summary: 'Goods of a settlement that came back pending',
         requestParams: { path: z.object({ token: z.string() }) },
-        responses: { '200': { description: 'Settled: the goods', ...json(Goods) }, '202': { description: 'Still pending', ...json(z.object({ status: z.string(), payment: Receipt })) }, '404': problem('Unknown token'), '410': problem('The payment failed; nothing was charged') },
+        responses: { '200': { description: 'Settled: the goods', ...json(Goods) }, '202': { description: 'Still pending', ...json(z.object({ status: z.string(), payment: Receipt, detail: z.string() })) }, '404': problem('Unknown token'), '410': problem('The payment failed; nothing was charged') },
       }),
     },
     '/.well-known/x402': { get: op({ summary: 'Payment discovery document (seed §2.13)', responses: { '200': { description: 'Discovery document', ...json(Discovery) } } }) },
     '/api/v1/x402/payments': {
       get: op({
-        summary: 'The x402 payments ledger, newest first',
+        summary: 'The x402 payments ledger, newest first (operator key); anyone may look up one payment by ?transaction=',
+        description: 'Without the operator key only `transaction` lookups are answered, and their entries show no order_id.',
         requestParams: {
           query: z.object({
             limit: z.number().int().min(1).max(200).optional(),
             cursor: z.string().optional(),
             status: z.enum(X402_STATUSES).optional(),
             resource_kind: z.string().optional(),
+            transaction: z.string().optional().meta({ description: 'A settlement transaction hash (0x + 64 hex): the payment it settled, if any' }),
           }),
+          header: z.object({ Authorization: z.string().optional().meta({ description: 'Bearer <operator key> (or X-Operator-Key) for the full ledger' }) }),
         },
-        responses: { '200': { description: 'One page', ...json(Ledger) }, '400': problem('Bad query or cursor') },
+        responses: {
+          '200': { description: 'One page', ...json(Ledger) },
+          '400': problem('Bad query or cursor'),
+          '401': problem('The full ledger needs the operator key'),
+          '403': problem('Not the operator key'),
+        },
       }),
     },
     '/api/v1/x402/payments/{payment_id}': {

@@ -3,6 +3,7 @@
  * test/globalSetup.ts started, isolated per test file by a fresh database name and task queue.
  */
 import { randomBytes } from 'node:crypto';
+import { callApi, type ApiResponse } from './openApiConformance';
 import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
 import os from 'node:os';
@@ -32,14 +33,7 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export interface ApiResponse {
-  status: number;
-  headers: Headers;
-  // Tests read arbitrary JSON members.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: any;
-  text: string;
-}
+export type { ApiResponse };
 
 // Worker logs at WARN and above only, so test output shows what matters.
 try {
@@ -113,20 +107,8 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     get worker() {
       return worker;
     },
-    async call(method, urlPath, body, headers = {}) {
-      const res = await fetch(url + urlPath, {
-        method,
-        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-      });
-      const text = await res.text();
-      let parsed: unknown = undefined;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, headers: res.headers, body: parsed, text };
+    call(method, urlPath, body, headers = {}) {
+      return callApi(url, method, urlPath, body, headers);
     },
     async restartWorker() {
       worker.shutdown();

@@ -18,7 +18,8 @@ import { OrderWorkflows } from '../../src/temporal/orders';
 import { createWorker } from '../../worker';
 import { freePort } from '../../scripts/lib/servers';
 import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
-import { OPERATOR_KEY, workflowBundle, type ApiResponse } from './stack';
+import { OPERATOR_KEY, workflowBundle } from './stack';
+import { callApi, type ApiResponse } from './openApiConformance';
 
 /** API + worker on a time-skipping test server. */
 export interface TimeSkippingStack {
@@ -78,20 +79,8 @@ export async function startTimeSkippingStack(): Promise<TimeSkippingStack> {
     config,
     services,
     url,
-    async call(method, urlPath, body, headers = {}) {
-      const res = await fetch(url + urlPath, {
-        method,
-        headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-        ...(body !== undefined ? { body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body) } : {}),
-      });
-      const text = await res.text();
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, headers: res.headers, body: parsed, text };
+    call(method, urlPath, body, headers = {}) {
+      return callApi(url, method, urlPath, body, headers);
     },
     async stopWorker() {
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();

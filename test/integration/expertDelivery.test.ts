@@ -56,7 +56,7 @@ async function waitForEvent(orderId: string, type: string): Promise<string[]> {
 }
 
 test('custom_7_days order: blueprint at once, engineer queue, escalation at 80%, delivery, acceptance', async () => {
-  const { orderId } = await paidExpertOrder('agent-expert-1');
+  const { orderId, key } = await paidExpertOrder('agent-expert-1');
   const order = (await stack.call('GET', `/api/v1/orders/${orderId}`)).body;
   // What can be produced at once is delivered at once: the blueprint documents, checksummed.
   expect(order.deliverables.length).toBeGreaterThan(0);
@@ -125,7 +125,7 @@ test('custom_7_days order: blueprint at once, engineer queue, escalation at 80%,
   expect(Buffer.from(await pdf.arrayBuffer()).equals(report)).toBe(true);
 
   // The buyer reviews as for any order.
-  const review = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' });
+  const review = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
   expect(review.status).toBe(200);
   expect(review.body.status).toBe('accepted');
   const final = await waitForOrderTs(stack, orderId, (o) => o.status === 'accepted');
@@ -165,9 +165,9 @@ test('custom_7_days order: blueprint at once, engineer queue, escalation at 80%,
 });
 
 test('SLA breach: the buyer is told, may cancel for a full refund', async () => {
-  const { orderId } = await paidExpertOrder('agent-expert-2');
+  const { orderId, key } = await paidExpertOrder('agent-expert-2');
   // Before the deadline the buyer cannot cancel.
-  const tooEarly = await stack.call('POST', `/api/v1/orders/${orderId}/cancel`, { reason: 'impatient' });
+  const tooEarly = await stack.call('POST', `/api/v1/orders/${orderId}/cancel`, { reason: 'impatient' }, { authorization: `Bearer ${key}` });
   expect(tooEarly.status).toBe(409);
   expect(tooEarly.body.current_status).toBe('in_engineering');
   await stack.env.sleep(169 * HOUR);
@@ -179,7 +179,7 @@ test('SLA breach: the buyer is told, may cancel for a full refund', async () => 
   expect(types).toEqual(expect.arrayContaining(['order.sla_escalated', 'order.sla_breached']));
   expect(types.indexOf('order.sla_escalated')).toBeLessThan(types.indexOf('order.sla_breached'));
 
-  const cancelled = await stack.call('POST', `/api/v1/orders/${orderId}/cancel`, { reason: 'needed it this week' });
+  const cancelled = await stack.call('POST', `/api/v1/orders/${orderId}/cancel`, { reason: 'needed it this week' }, { authorization: `Bearer ${key}` });
   expect(cancelled.status).toBe(200);
   expect(cancelled.body.status).toBe('cancelled');
   expect(cancelled.body.refund).toMatchObject({ status: 'completed', rail: 'agent_wallet', amount: 499 });
@@ -191,7 +191,7 @@ test('SLA breach: the buyer is told, may cancel for a full refund', async () => 
 });
 
 test('SLA breach: the buyer keeps waiting, the engineer delivers, the buyer accepts', async () => {
-  const { orderId } = await paidExpertOrder('agent-expert-3');
+  const { orderId, key } = await paidExpertOrder('agent-expert-3');
   await stack.env.sleep(170 * HOUR);
   await waitForOrderTs(stack, orderId, (o) => o.status === 'sla_breached');
   expect((await stack.call('POST', `/api/v1/engineering/${orderId}/claim`, { engineer: 'dave' }, op)).status).toBe(200);
@@ -201,14 +201,14 @@ test('SLA breach: the buyer keeps waiting, the engineer delivers, the buyer acce
   const ready = await stack.call('POST', `/api/v1/engineering/${orderId}/ready`, { engineer: 'dave' }, op);
   expect(ready.body.status).toBe('delivered');
   // Cancelling is over once delivered.
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/cancel`, {})).status).toBe(409);
-  const review = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' });
+  expect((await stack.call('POST', `/api/v1/orders/${orderId}/cancel`, {}, { authorization: `Bearer ${key}` })).status).toBe(409);
+  const review = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
   expect(review.body.status).toBe('accepted');
   expect(statuses(review.body)).toEqual(expect.arrayContaining(['sla_breached', 'delivered', 'accepted']));
 });
 
 test('a worker shut down during the days-long wait is replaced; the order completes', async () => {
-  const { orderId } = await paidExpertOrder('agent-expert-4');
+  const { orderId, key } = await paidExpertOrder('agent-expert-4');
   expect((await stack.call('POST', `/api/v1/engineering/${orderId}/claim`, { engineer: 'erin' }, op)).status).toBe(200);
   await stack.stopWorker();
   // Five days and ten hours pass with no worker at all. (The test server does not move time past a fired timer
@@ -225,7 +225,7 @@ test('a worker shut down during the days-long wait is replaced; the order comple
   expect(up.status).toBe(201);
   const ready = await stack.call('POST', `/api/v1/engineering/${orderId}/ready`, { engineer: 'erin' }, op);
   expect(ready.body.status).toBe('delivered');
-  const review = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' });
+  const review = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
   expect(review.body.status).toBe('accepted');
   // Exactly once: one escalation, one debit.
   await waitForEvent(orderId, 'order.accepted');

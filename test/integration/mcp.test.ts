@@ -123,7 +123,14 @@ test('a whole purchase through tools: quote, order, wallet, payment with the age
   expect(verification.isError).toBe(false);
   expect(verification.data.status).toBe('verified');
 
-  const reviewed = await call(client, 'review_order', { order_id: orderId, action: 'accept' });
+  // Only the buyer reviews: without a credential 401, with another agent's key 403, with the buyer's key as an argument 200.
+  const anonymous = await call(client, 'review_order', { order_id: orderId, action: 'accept' });
+  expect(anonymous.isError).toBe(true);
+  expect(anonymous.data).toMatchObject({ status: 401, code: 'unauthorized' });
+  const strangerKey = (await call(client, 'get_wallet', { agent_id: 'mcp-stranger' })).data.agent_key as string;
+  const stranger = await call(client, 'review_order', { order_id: orderId, action: 'reject', agent_key: strangerKey });
+  expect(stranger.data).toMatchObject({ status: 403, code: 'forbidden' });
+  const reviewed = await call(client, 'review_order', { order_id: orderId, action: 'accept', agent_key: agentKey });
   expect(reviewed.isError).toBe(false);
   expect(reviewed.data.status).toBe('accepted');
 

@@ -98,7 +98,7 @@ describe('orders', () => {
     expect(verification.body.status).toBe('verified');
     expect(verification.body.manifest).toHaveLength(delivered.deliverables.length);
 
-    const accepted = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' });
+    const accepted = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, { authorization: `Bearer ${agentKey}` });
     expect(accepted.status).toBe(200);
     expect(accepted.body.status).toBe('accepted');
     expect(accepted.body.review).toMatchObject({ action: 'accept', automatic: false });
@@ -112,9 +112,10 @@ describe('orders', () => {
   });
 
   test('a transition asked in the wrong state is 409 naming the current state', async () => {
+    const key = (await stack.call('GET', '/api/v1/wallets/agent-409')).body.agent_key as string;
     const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: 'agent-409', inputs: automationInputs });
     const id = created.body.order_id as string;
-    const review = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' });
+    const review = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
     expect(review.status).toBe(409);
     expect(review.body).toMatchObject({ code: 'invalid_state_transition', current_status: 'awaiting_payment' });
     const verify = await stack.call('GET', `/api/v1/orders/${id}/verification`);
@@ -184,13 +185,13 @@ describe('orders', () => {
     const id = created.body.order_id as string;
     expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${key}` })).status).toBe(200);
     await waitForOrder(stack, id, (o) => o.status === 'delivered');
-    const rejected = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject', reason: 'wrong target app' });
+    const rejected = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject', reason: 'wrong target app' }, { authorization: `Bearer ${key}` });
     expect(rejected.status).toBe(200);
     expect(rejected.body.status).toBe('rejected');
     expect(rejected.body.refund).toMatchObject({ status: 'completed', rail: 'agent_wallet', amount: 69 });
     const wallet = await stack.call('GET', '/api/v1/wallets/agent-reject', undefined, { authorization: `Bearer ${key}` });
     expect(wallet.body.balance_micros).toBe(69_000_000);
-    const twice = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' });
+    const twice = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
     expect(twice.status).toBe(409);
   });
 

@@ -186,7 +186,7 @@ describe('partner commissions', () => {
     expect(partnerWallet.body.balance_micros).toBe(0);
     expect(partnerWallet.body.transactions).toEqual([]);
 
-    const rejected = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject', reason: 'not what I asked' });
+    const rejected = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject', reason: 'not what I asked' }, bearer(buyerKey));
     expect(rejected.body.status).toBe('rejected');
     const after = await stack.call('GET', '/api/v1/partners/partner-a/commissions', undefined, { 'x-operator-key': OPERATOR_KEY });
     expect(after.body.commissions[0]).toMatchObject({ status: 'cancelled', credit_tx_id: null, reversal_tx_id: null });

@@ -7,7 +7,6 @@
  */
 import path from 'node:path';
 import { saveHistory } from '../helpers/histories';
-import { OPERATOR_KEY } from '../helpers/stack';
 import { fundAgent, startTimeSkippingStack, topUp, waitForOrderTs, type TimeSkippingStack } from '../helpers/timeSkippingStack';
 import { addMonths, invoiceId, subscriptionWorkflowId } from '../../workflows/subscriptionShared';
 
@@ -62,6 +61,10 @@ async function eventTypes(orderId: string): Promise<string[]> {
   return (res.body.events as { type: string }[]).map((e) => e.type);
 }
 
+/** The buyer's credential header per order id: the wallet key, or the order secret (issue 10 §1). */
+const buyerKeys = new Map<string, string>();
+const asBuyer = (orderId: string) => ({ authorization: `Bearer ${buyerKeys.get(orderId) ?? ''}` });
+
 /** Creates an ai-receptionist order for `agentId` (optionally through a partner quote) and pays it from the wallet. */
 async function walletSubscription(agentId: string, fundUsd: number, partnerId?: string): Promise<string> {
   const key = await fundAgent(stack, agentId, fundUsd);
@@ -79,6 +82,7 @@ async function walletSubscription(agentId: string, fundUsd: number, partnerId?: 
   expect(created.status).toBe(201);
   expect(created.body.subscription).toBeUndefined();
   const orderId = created.body.order_id as string;
+  buyerKeys.set(orderId, key);
   const paid = await stack.call('POST', `/api/v1/orders/${orderId}/confirm_payment`, { rail: 'agent_wallet' }, { authorization: `Bearer ${key}` });
   expect(paid.status).toBe(200);
   return orderId;
@@ -93,7 +97,7 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
   expect(first.current_period).toEqual({ number: 1, start: paidAt, end: addMonths(paidAt, 1) });
   expect(first.next_charge_at).toBe(addMonths(paidAt, 1));
   expect(first.past_charges).toEqual([expect.objectContaining({ period: 1, status: 'paid', amount: 39, rail: 'agent_wallet' })]);
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' })).body.status).toBe('accepted');
+  expect((await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' }, asBuyer(orderId))).body.status).toBe('accepted');
   const handle = stack.env.client.workflow.getHandle(subscriptionWorkflowId(orderId));
   const firstRun = (await handle.describe()).runId;
 
@@ -130,7 +134,7 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
 
   // Cancel: it takes effect at the end of period 4; nothing more is charged.
   await topUp(stack, agent, 39, 'topup-3');
-  const cancel = await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, { reason: 'switching provider' });
+  const cancel = await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, { reason: 'switching provider' }, asBuyer(orderId));
   expect(cancel.status).toBe(200);
   expect(cancel.body).toMatchObject({ status: 'active', cancel_at_period_end: true, next_charge_at: null, cancel_reason: 'switching provider' });
   const final = (await runToEnd(orderId)) as { status: string; ended_at: string };
@@ -140,7 +144,7 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
   expect(ended.past_charges).toHaveLength(5);
   expect(ended.ended_at).not.toBeNull();
   expect(await stack.services.wallets.balance(agent)).toBe(39_000_000);
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, {})).status).toBe(409);
+  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, {}, asBuyer(orderId))).status).toBe(409);
 
   // 20% of every paid period (the order's own payment, on acceptance, and three renewals, when paid) went to the partner.
   expect(await stack.services.wallets.balance('partner-sub-1')).toBe(4 * 7_800_000);
@@ -178,6 +182,7 @@ test('a renewal unpaid after three retries over a week suspends the subscription
 test('on the hosted-link rail a renewal is an invoice with a due date, paid with a transaction bound to it', async () => {
   const created = await stack.call('POST', '/api/v1/orders', { service_id: 'ai-receptionist', email: 'owner@cedar.example', inputs: receptionistInputs });
   const orderId = created.body.order_id as string;
+  buyerKeys.set(orderId, created.body.order_secret as string);
   const tx = await stack.services.linkpay.createTransaction(orderId, 39_000_000, 'USD', 'owner@cedar.example');
   expect((await stack.call('POST', `/api/v1/orders/${orderId}/confirm_payment`, { transaction_id: tx.id })).status).toBe(200);
   const first = await waitForSub(orderId, (s) => s.status === 'active');
@@ -187,12 +192,12 @@ test('on the hosted-link rail a renewal is an invoice with a due date, paid with
   expect(invoiced.open_invoice).toMatchObject({ invoice_id: id, amount: 39, due_at: new Date(Date.parse(first.current_period.end) + 7 * DAY).toISOString() });
   expect(invoiced.past_charges[1]).toMatchObject({ period: 2, status: 'invoiced' });
   // A transaction bound to something else, or for another amount, does not pay it.
-  const wrong = await stack.call('POST', `/api/v1/orders/${orderId}/subscription/invoices/${id}/pay`, { transaction_id: tx.id });
+  const wrong = await stack.call('POST', `/api/v1/orders/${orderId}/subscription/invoices/${id}/pay`, { transaction_id: tx.id }, asBuyer(orderId));
   expect(wrong.status).toBe(409);
   expect(wrong.body.code).toBe('transaction_already_used');
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/invoices/inv_nope/pay`, { transaction_id: tx.id })).body.code).toBe('invoice_not_found');
+  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/invoices/inv_nope/pay`, { transaction_id: tx.id }, asBuyer(orderId))).body.code).toBe('invoice_not_found');
   const invoiceTx = await stack.services.linkpay.createTransaction(id, 39_000_000, 'USD', 'owner@cedar.example');
-  const pay = await stack.call('POST', `/api/v1/orders/${orderId}/subscription/invoices/${id}/pay`, { transaction_id: invoiceTx.id });
+  const pay = await stack.call('POST', `/api/v1/orders/${orderId}/subscription/invoices/${id}/pay`, { transaction_id: invoiceTx.id }, asBuyer(orderId));
   expect(pay.status).toBe(200);
   const renewed = await waitForSub(orderId, (s) => s.open_invoice === null && s.past_charges.length === 3);
   expect(renewed.past_charges[2]).toMatchObject({ period: 2, status: 'paid', transaction_id: invoiceTx.id, rail: 'linkpay_ncp' });
@@ -202,10 +207,10 @@ test('on the hosted-link rail a renewal is an invoice with a due date, paid with
 test('a rejected order ends its subscription at once', async () => {
   const orderId = await walletSubscription('agent-sub-4', 39);
   await waitForSub(orderId, (s) => s.status === 'active');
-  const rejected = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'reject', reason: 'wrong language' });
+  const rejected = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'reject', reason: 'wrong language' }, asBuyer(orderId));
   expect(rejected.body.status).toBe('rejected');
   const ended = await waitForSub(orderId, (s) => s.status === 'cancelled');
   expect(ended.past_charges).toHaveLength(1);
   expect(await stack.services.wallets.balance('agent-sub-4')).toBe(39_000_000);
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, {}, { authorization: `Bearer ${OPERATOR_KEY}` })).status).toBe(409);
+  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, {}, asBuyer(orderId))).status).toBe(409);
 });

@@ -35,7 +35,7 @@ async function purchase(agentId: string, agentKey: string, extra: Record<string,
   const paid = await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, bearer(agentKey));
   expect(paid.status).toBe(200);
   await waitForOrder(stack, id, (o) => o.status === 'delivered');
-  const review = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' });
+  const review = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, bearer(agentKey));
   expect(review.status).toBe(200);
   return { id };
 }
@@ -117,7 +117,7 @@ test('a whole purchase reaches the agent endpoint and the order webhook_url once
 
   expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, bearer(agentKey))).status).toBe(200);
   await waitForOrder(stack, id, (o) => o.status === 'delivered');
-  expect((await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' })).status).toBe(200);
+  expect((await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, bearer(agentKey))).status).toBe(200);
 
   await agentReceiver.waitFor((r) => r.accepted.length >= LIFECYCLE.length);
   // order.created may have been refused (401) before the test learned the secret: the retry 5 s later delivers it.

@@ -11,7 +11,7 @@ import { createApp } from '../../src/app';
 import { OrderWorkflows } from '../../src/temporal/orders';
 import { MICRO_ITEMS, getMicroItem, microItemGoods } from '../../src/domain/micro';
 import { TEMPLATES } from '../../src/domain/x402/templates';
-import { startStack, waitForOrder, type Stack } from '../helpers/stack';
+import { OPERATOR_KEY, startStack, waitForOrder, type Stack } from '../helpers/stack';
 import {
   UNFUNDED_KEY,
   payingFetch,
@@ -300,12 +300,15 @@ describe('order paid over x402 (issue 3 §8)', () => {
     const created = await stack.call('POST', '/api/v1/orders', { service_id: 'smart-consultation', inputs: { type: 'visa', description: 'Move to Spain' } });
     expect(created.status).toBe(201);
     const order = created.body;
+    const asBuyer = { authorization: `Bearer ${order.order_secret}` };
     expect(order.payment_options.rails).toContain('x402_usdc');
     expect(order.payment_options.x402_usdc).toMatchObject({ resource: `${stack.url}/x402/orders/${order.order_id}`, network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: String(order.amount_micros) });
-    const { required } = await challenge(`/x402/orders/${order.order_id}`, { method: 'POST' });
+    // Paying the order is the buyer's action: without its credential there is no challenge.
+    expect((await stack.call('POST', `/x402/orders/${order.order_id}`)).status).toBe(401);
+    const { required } = await challenge(`/x402/orders/${order.order_id}`, { method: 'POST', headers: asBuyer });
     expect(required.accepts[0]?.amount).toBe(String(order.amount_micros));
 
-    const { result: res, payTo: dp } = await deltas(() => pay(order.payment_options.x402_usdc.resource, { method: 'POST' }));
+    const { result: res, payTo: dp } = await deltas(() => pay(order.payment_options.x402_usdc.resource, { method: 'POST', headers: asBuyer }));
     expect(res.status).toBe(200);
     const body = (await res.json()) as { order: { status: string; payment: { rail: string; transaction_id: string } }; payment: { transaction: string } };
     expect(body.order.payment).toMatchObject({ rail: 'x402_usdc', transaction_id: body.payment.transaction });
@@ -314,12 +317,12 @@ describe('order paid over x402 (issue 3 §8)', () => {
     expect(delivered.payment.rail).toBe('x402_usdc');
 
     // Paid: no second x402 payment is asked.
-    expect((await stack.call('POST', `/x402/orders/${order.order_id}`)).status).toBe(409);
+    expect((await stack.call('POST', `/x402/orders/${order.order_id}`, undefined, asBuyer)).status).toBe(409);
   });
 
   it('refuses x402 for services without the rail, and a transaction hash that paid something else', async () => {
     const noRail = await stack.call('POST', '/api/v1/orders', { service_id: 'robot-control-system', inputs: { robot_type: 'arm', controller: 'ros2', objective: 'pick' } });
-    expect((await stack.call('POST', `/x402/orders/${noRail.body.order_id}`)).status).toBe(422);
+    expect((await stack.call('POST', `/x402/orders/${noRail.body.order_id}`, undefined, { authorization: `Bearer ${noRail.body.order_secret}` })).status).toBe(422);
 
     const itemBuy = await pay(`${stack.url}/x402/item/${cheapItem.id}`);
     const tx = paymentResponseOf(itemBuy).transaction;
@@ -339,7 +342,7 @@ describe('ledger, discovery and catalogue', () => {
     let url: string | null = '/api/v1/x402/payments?limit=7';
     let pages = 0;
     while (url) {
-      const res = await stack.call('GET', url.replace(stack.url, ''));
+      const res = await stack.call('GET', url.replace(stack.url, ''), undefined, { 'x-operator-key': OPERATOR_KEY });
       expect(res.status).toBe(200);
       seen.push(...res.body.payments);
       url = res.body.next;
@@ -360,8 +363,16 @@ describe('ledger, discovery and catalogue', () => {
     const times = seen.map((p) => Date.parse(p.created_at));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
 
-    const bad = await stack.call('GET', '/api/v1/x402/payments?cursor=garbage');
+    const bad = await stack.call('GET', '/api/v1/x402/payments?cursor=garbage', undefined, { 'x-operator-key': OPERATOR_KEY });
     expect(bad.status).toBe(400);
+
+    // Others see no full ledger, only a payment they name by its transaction hash, without the order it paid.
+    expect((await stack.call('GET', '/api/v1/x402/payments')).status).toBe(401);
+    expect((await stack.call('GET', '/api/v1/x402/payments', undefined, { authorization: 'Bearer ak_someone' })).status).toBe(403);
+    const mine = settled.find((p) => p.resource.includes('/x402/orders/'))!; // paid an order: the order id stays hidden
+    const own = await stack.call('GET', `/api/v1/x402/payments?transaction=${mine.transaction}`);
+    expect(own.status).toBe(200);
+    expect(own.body.payments).toEqual([expect.objectContaining({ transaction: mine.transaction, amount_micros: mine.amount_micros, order_id: null })]);
   });
 
   it('serves the discovery document of seed 2.13 with a live facilitator check', async () => {

@@ -103,8 +103,9 @@ it('an order whose x402 settlement came back pending is marked paid once the rec
   expect(created.status).toBe(201);
   const orderId = created.body.order_id as string;
   const path = `/x402/orders/${orderId}`;
-  const required = paymentRequiredOf(await fetch(stack.url + path, { method: 'POST' }));
-  const headers = signatureHeader(await signPayment(required));
+  const asBuyer = { authorization: `Bearer ${created.body.order_secret}` };
+  const required = paymentRequiredOf(await fetch(stack.url + path, { method: 'POST', headers: asBuyer }));
+  const headers = { ...signatureHeader(await signPayment(required)), ...asBuyer };
   const anvil = createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) });
 
   await anvil.setAutomine(false);
@@ -113,7 +114,7 @@ it('an order whose x402 settlement came back pending is marked paid once the rec
   expect(pending.body).toMatchObject({ status: 'settlement_pending', payment: { status: 'pending', amount_micros: created.body.amount_micros } });
   expect((await stack.call('GET', `/api/v1/orders/${orderId}`)).body.status).toBe('awaiting_payment');
   // While that settlement is open, the order takes no second x402 payment.
-  const second = await stack.call('POST', path, undefined, signatureHeader(await signPayment(required)));
+  const second = await stack.call('POST', path, undefined, { ...signatureHeader(await signPayment(required)), ...asBuyer });
   expect(second.status).toBe(409);
   expect(second.body.code).toBe('payment_in_progress');
 

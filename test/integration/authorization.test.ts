@@ -1,0 +1,215 @@
+/**
+ * Who may act on what (issue 10 §1, §2), against the real API, worker, Temporal server and database: every action
+ * that changes an order needs the buyer's credential (the agent key of its agent_id, or the order secret of an order
+ * without one): none is 401, anyone else's (another agent, the operator) is 403. Wallets are claimed only with a
+ * credential their owner was given, and every GET that returns buyer data refuses strangers.
+ */
+import { startStack, waitForOrder, fundedAgent, OPERATOR_KEY, type Stack } from '../helpers/stack';
+
+let stack: Stack;
+let strangerKey: string;
+beforeAll(async () => {
+  stack = await startStack();
+  strangerKey = await fundedAgent(stack, 'authz-stranger', 500);
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const automationInputs = { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' };
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const operator = { 'x-operator-key': OPERATOR_KEY };
+
+/** A delivered automation-wf order of a funded agent; returns its id and the agent key. */
+async function deliveredAgentOrder(agentId: string): Promise<{ id: string; key: string }> {
+  const key = await fundedAgent(stack, agentId, 69);
+  const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: agentId, inputs: automationInputs });
+  expect(created.status).toBe(201);
+  expect(created.body.order_secret).toBeUndefined(); // the wallet key is this buyer's credential
+  const id = created.body.order_id as string;
+  expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, bearer(key))).status).toBe(200);
+  await waitForOrder(stack, id, (o) => o.status === 'delivered');
+  return { id, key };
+}
+
+describe('actions on an order need the buyer', () => {
+  test("a stranger can neither accept nor reject another agent's delivered order; the buyer's reject still refunds", async () => {
+    const { id, key } = await deliveredAgentOrder('authz-victim');
+    const review = (body: unknown, headers?: Record<string, string>) => stack.call('POST', `/api/v1/orders/${id}/review`, body, headers);
+
+    const none = await review({ action: 'accept' });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    expect(none.body.code).toBe('unauthorized');
+    expect((await review({ action: 'accept' }, bearer(strangerKey))).body).toMatchObject({ status: 403, code: 'forbidden' });
+    expect((await review({ action: 'reject' }, bearer(OPERATOR_KEY))).status).toBe(403);
+    expect((await review({ action: 'accept' }, bearer('os_not-this-orders-secret-at-all'))).status).toBe(403);
+    expect((await stack.call('GET', `/api/v1/orders/${id}`)).body.status).toBe('delivered');
+
+    const rejected = await review({ action: 'reject', reason: 'not mine' }, bearer(key));
+    expect(rejected.status).toBe(200);
+    expect(rejected.body).toMatchObject({ status: 'rejected', refund: { status: 'completed', amount: 69 } });
+    expect(await stack.services.wallets.balance('authz-victim')).toBe(69_000_000);
+  });
+
+  test('an order without agent_id is acted on with its order secret, shown once at creation', async () => {
+    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', email: 'buyer@example.com', inputs: automationInputs });
+    expect(created.status).toBe(201);
+    const secret = created.body.order_secret as string;
+    expect(secret).toMatch(/^os_[A-Za-z0-9_-]{43}$/);
+    const id = created.body.order_id as string;
+    const read = await stack.call('GET', `/api/v1/orders/${id}`);
+    expect(read.body.order_secret).toBeUndefined();
+    expect(JSON.stringify(read.body)).not.toContain(secret);
+    const stored = await stack.services.db.orders.findOne({ _id: id });
+    expect(stored?.buyer_secret_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(stored)).not.toContain(secret);
+
+    // Pay on the hosted-link rail, then review: strangers refused, the secret holder accepted.
+    const tx = await stack.services.linkpay.createTransaction(id, created.body.amount_micros, 'USD', 'buyer@example.com');
+    expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, { transaction_id: tx.id })).status).toBe(200);
+    await waitForOrder(stack, id, (o) => o.status === 'delivered');
+    expect((await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject' })).status).toBe(401);
+    expect((await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject' }, bearer(strangerKey))).status).toBe(403);
+    const accepted = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, bearer(secret));
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.status).toBe('accepted');
+  });
+
+  test('a human on the payment link gets a link with the order secret and reviews from it', async () => {
+    const form = new URLSearchParams({ workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot', email: 'human@example.com' });
+    const created = await fetch(`${stack.url}/pay/services/automation-wf`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+      redirect: 'manual',
+    });
+    expect(created.status).toBe(302);
+    const location = new URL(created.headers.get('location') ?? '', stack.url);
+    const secret = location.searchParams.get('secret') ?? '';
+    expect(secret).toMatch(/^os_/);
+    const id = location.pathname.split('/').pop() ?? '';
+    const checkout = await fetch(location);
+    expect(checkout.headers.get('referrer-policy')).toBe('no-referrer');
+    const paid = await fetch(`${stack.url}/pay/orders/${id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ secret }),
+    });
+    expect(paid.status).toBe(200);
+    expect(await paid.text()).toContain(`/pay/orders/${id}?secret=${secret}`);
+    await waitForOrder(stack, id, (o) => o.status === 'delivered');
+    expect(await (await fetch(`${stack.url}/pay/orders/${id}?secret=${secret}`)).text()).toContain('Reject and refund');
+    expect(await (await fetch(`${stack.url}/pay/orders/${id}`)).text()).not.toContain('Reject and refund');
+
+    const reviewForm = (s: string) =>
+      fetch(`${stack.url}/pay/orders/${id}/review`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ secret: s, action: 'reject' }),
+      });
+    expect((await reviewForm('')).status).toBe(401);
+    expect((await reviewForm(`os_${'x'.repeat(43)}`)).status).toBe(403);
+    const rejected = await reviewForm(secret);
+    expect(rejected.status).toBe(200);
+    expect((await stack.call('GET', `/api/v1/orders/${id}`)).body.status).toBe('rejected');
+  });
+
+  test('cancel, subscription cancel and invoice payment, further tasks and x402 payment refuse strangers before anything else', async () => {
+    const { id } = await deliveredAgentOrder('authz-actions');
+    for (const path of [`/api/v1/orders/${id}/cancel`, `/api/v1/orders/${id}/tasks`, `/x402/orders/${id}`]) {
+      const body = path.endsWith('/tasks') ? { task_prompt: 'write five e-mails' } : {};
+      expect({ path, status: (await stack.call('POST', path, body)).status }).toEqual({ path, status: path.endsWith('/tasks') ? 422 : 401 });
+      expect({ path, status: (await stack.call('POST', path, body, bearer(strangerKey))).status }).toEqual({ path, status: path.endsWith('/tasks') ? 422 : 403 });
+    }
+
+    // A monthly service: its subscription starts at delivery.
+    const key = await fundedAgent(stack, 'authz-sub', 39);
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'ai-receptionist',
+      agent_id: 'authz-sub',
+      inputs: { business_name: 'Cedar Dental', contact_email: 'front@cedar.example', services: 'cleaning, whitening' },
+    });
+    expect(created.status).toBe(201);
+    const subId = created.body.order_id as string;
+    expect((await stack.call('POST', `/api/v1/orders/${subId}/confirm_payment`, {}, bearer(key))).status).toBe(200);
+    await waitForOrder(stack, subId, (o) => o.subscription?.status === 'active');
+    const cancel = `/api/v1/orders/${subId}/subscription/cancel`;
+    const invoice = `/api/v1/orders/${subId}/subscription/invoices/inv_${subId}_2/pay`;
+    expect((await stack.call('POST', cancel, {})).status).toBe(401);
+    expect((await stack.call('POST', cancel, {}, bearer(strangerKey))).status).toBe(403);
+    expect((await stack.call('POST', cancel, {}, operator)).status).toBe(403);
+    expect((await stack.call('POST', invoice, { transaction_id: 'lp_x' }, bearer(strangerKey))).status).toBe(403);
+    expect((await stack.call('GET', `/api/v1/orders/${subId}/subscription`)).body.cancel_at_period_end).toBe(false);
+    const own = await stack.call('POST', cancel, { reason: 'closing the clinic' }, bearer(key));
+    expect(own.status).toBe(200);
+    expect(own.body.cancel_at_period_end).toBe(true);
+  });
+});
+
+describe('wallets are claimed only with a credential their owner holds', () => {
+  test('a credit to a wallet without a key issues the key to the operator, not to the first reader', async () => {
+    const credit = await stack.call('POST', '/api/v1/wallets/authz-credited/credits', { amount: 40, transaction_id: 'grant-1' }, operator);
+    expect(credit.status).toBe(201);
+    const issued = credit.body.agent_key as string;
+    expect(issued).toMatch(/^ak_/);
+    // A second credit issues nothing: the wallet has its key.
+    const again = await stack.call('POST', '/api/v1/wallets/authz-credited/credits', { amount: 1, transaction_id: 'grant-2' }, operator);
+    expect(again.body.agent_key).toBeUndefined();
+
+    const stranger = await stack.call('GET', '/api/v1/wallets/authz-credited');
+    expect(stranger.status).toBe(401);
+    expect(stranger.body.agent_key).toBeUndefined();
+    expect((await stack.call('GET', '/api/v1/wallets/authz-credited', undefined, bearer(strangerKey))).status).toBe(403);
+    const owner = await stack.call('GET', '/api/v1/wallets/authz-credited', undefined, bearer(issued));
+    expect(owner.status).toBe(200);
+    expect(owner.body.balance_micros).toBe(41_000_000);
+  });
+
+  test('a keyless wallet (e.g. credited a commission) gets a key only from the operator; the owner rotates it', async () => {
+    await stack.services.wallets.credit('authz-keyless', 5_000_000, 'commission:x', 'commission', 'test');
+    expect((await stack.call('GET', '/api/v1/wallets/authz-keyless')).status).toBe(401);
+    expect((await stack.call('POST', '/api/v1/wallets/authz-keyless/key', {})).status).toBe(401);
+    expect((await stack.call('POST', '/api/v1/wallets/authz-keyless/key', {}, bearer(strangerKey))).status).toBe(403);
+    expect((await stack.call('POST', '/api/v1/wallets/authz-nowhere/key', {}, operator)).status).toBe(404);
+
+    const issued = await stack.call('POST', '/api/v1/wallets/authz-keyless/key', {}, operator);
+    expect(issued.status).toBe(201);
+    const key = issued.body.agent_key as string;
+    expect((await stack.call('POST', '/api/v1/wallets/authz-keyless/key', {}, operator)).body).toMatchObject({ status: 409, code: 'wallet_claimed' });
+
+    const rotated = await stack.call('POST', '/api/v1/wallets/authz-keyless/key', {}, bearer(key));
+    expect(rotated.status).toBe(201);
+    const next = rotated.body.agent_key as string;
+    expect(next).not.toBe(key);
+    expect((await stack.call('GET', '/api/v1/wallets/authz-keyless', undefined, bearer(key))).status).toBe(403);
+    expect((await stack.call('GET', '/api/v1/wallets/authz-keyless', undefined, bearer(next))).body.balance_micros).toBe(5_000_000);
+  });
+});
+
+describe('GETs that return buyer data refuse strangers', () => {
+  test('each endpoint: no credential 401, another agent key 403, the owner 200', async () => {
+    const ownerKey = await fundedAgent(stack, 'authz-reader', 10);
+    const hook = await stack.call('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/in', agent_id: 'authz-reader' }, bearer(ownerKey));
+    expect(hook.status).toBe(200);
+    const cases: { path: string; owner: Record<string, string> }[] = [
+      { path: '/api/v1/wallets/authz-reader', owner: bearer(ownerKey) },
+      { path: `/api/v1/webhooks/${hook.body.id}`, owner: bearer(ownerKey) },
+      { path: `/api/v1/webhooks/${hook.body.id}/deliveries`, owner: bearer(ownerKey) },
+      { path: '/api/v1/partners/authz-reader/commissions', owner: bearer(ownerKey) },
+      { path: '/api/v1/engineering/queue', owner: operator },
+      { path: '/api/v1/x402/payments', owner: operator },
+    ];
+    for (const { path, owner } of cases) {
+      expect({ path, status: (await stack.call('GET', path)).status }).toEqual({ path, status: 401 });
+      expect({ path, status: (await stack.call('GET', path, undefined, bearer(strangerKey))).status }).toEqual({ path, status: 403 });
+      expect({ path, status: (await stack.call('GET', path, undefined, owner)).status }).toEqual({ path, status: 200 });
+    }
+    // Listing webhooks shows only the caller's own endpoints.
+    const theirs = await stack.call('GET', '/api/v1/webhooks', undefined, bearer(strangerKey));
+    expect(theirs.body.webhooks.map((w: { id: string }) => w.id)).not.toContain(hook.body.id);
+    // Procurements and orders are read by their unguessable ids (capabilities): an unknown id is 404.
+    expect((await stack.call('GET', '/api/v1/procurements/prc_AAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+    expect((await stack.call('GET', '/api/v1/orders/ord_AAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+  });
+});
