@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   if (verification.status !== 'verified') throw new Error('verification failed');
 
   step('POST review {action: accept}');
-  const accepted = await call('POST', `/api/v1/orders/${order.order_id}/review`, { action: 'accept' });
+  const accepted = await call('POST', `/api/v1/orders/${order.order_id}/review`, { action: 'accept' }, { authorization: `Bearer ${agentKey}` });
   console.log(`  order ${accepted.status}`);
   const after = await call('GET', `/api/v1/wallets/${agentId}`, undefined, { authorization: `Bearer ${agentKey}` });
   console.log(`  wallet balance $${after.balance}`);

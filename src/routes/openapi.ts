@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { CatalogueEnvelope } from '../domain/catalogue';
 import {
   ConfirmPaymentRequest,
@@ -45,23 +45,40 @@ const orderPath = z.object({ order_id: z.string().meta({ description: 'Order id 
 /** 304 of the GETs served from a body serialized once with its ETag (catalogue, discovery, micro catalogue). */
 const notModified = { '304': { description: 'Not modified: If-None-Match held the current ETag' } };
 
-/**
- * One operation with the answers any operation can give (issue 10 §5): 400 (malformed JSON, a `__proto__` key, nesting
- * deeper than 64, an invalid parameter), 429 (rate limit), 500; and with a request body 413 and 415. The operation's
- * own descriptions of these statuses win.
- */
+/** One operation; every operation can also answer 500 (details not exposed). */
 function op(o: ZodOpenApiOperationObject & { responses: ZodOpenApiResponsesObject }): ZodOpenApiOperationObject {
-  const body: ZodOpenApiResponsesObject = o.requestBody ? { '413': problem('Request body too large'), '415': problem('The body is not JSON (forms only on /pay pages)') } : {};
-  return {
-    ...o,
-    responses: {
-      '400': problem('Malformed or invalid request (JSON syntax, a forbidden key, nesting deeper than 64, an invalid parameter)'),
-      '429': problem('Rate limited: retry after Retry-After seconds'),
-      ...body,
-      ...o.responses,
-      '500': problem('Internal error (details not exposed)'),
-    },
-  };
+  return { ...o, responses: { ...o.responses, '500': problem('Internal error (details not exposed)') } };
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/**
+ * Adds the answers the shared middleware can give to every operation it applies to (issue 10 §5), unless the
+ * operation describes them itself: 400 (malformed JSON, a `__proto__` key, nesting deeper than 64, an invalid
+ * parameter), 429 (rate limit); 404 where the path names a resource; on POST and PATCH the Idempotency-Key answers
+ * (409 in flight, 422 reused with another body); with a request body 413 and 415.
+ */
+function withCommonAnswers(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject {
+  const out: ZodOpenApiPathsObject = {};
+  for (const [path, item] of Object.entries(paths)) {
+    const next: Record<string, unknown> = { ...item };
+    for (const method of METHODS) {
+      const o = item[method];
+      if (!o) continue;
+      const common: ZodOpenApiResponsesObject = {
+        '400': problem('Malformed or invalid request (JSON syntax, a forbidden key, nesting deeper than 64, an invalid parameter)'),
+        '429': problem('Rate limited: retry after Retry-After seconds'),
+        ...(path.includes('{') ? { '404': problem('Not found') } : {}),
+        ...(method === 'post' || method === 'patch'
+          ? { '409': problem('A request with this Idempotency-Key is still running'), '422': problem('Idempotency-Key reused with another request') }
+          : {}),
+        ...(o.requestBody ? { '413': problem('Request body too large'), '415': problem('The body is not JSON (forms only on /pay pages)') } : {}),
+      };
+      next[method] = { ...o, responses: { ...common, ...o.responses } };
+    }
+    out[path] = next as ZodOpenApiPathsObject[string];
+  }
+  return out;
 }
 
 const html = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
@@ -76,7 +93,7 @@ export function openApiDocument(baseUrl: string) {
       description: 'Commerce API for software agents and humans; every order is a durable Temporal workflow. Errors are RFC 9457 problem details.',
     },
     servers: [{ url: baseUrl }],
-    paths: {
+    paths: withCommonAnswers({
       '/health': { get: op({ summary: 'Service health', responses: { '200': { description: 'All dependencies up' }, '503': { description: 'A dependency is down' } } }) },
       '/api/v1/services': { get: op({ summary: 'Service catalogue', responses: { '200': { description: 'Catalogue', ...json(CatalogueEnvelope) }, ...notModified } }) },
       '/api/v1/openapi.json': { get: op({ summary: 'This document (OpenAPI 3.1)', responses: { '200': { description: 'The OpenAPI document', ...json(z.record(z.string(), z.unknown())) } } }) },
@@ -234,7 +251,7 @@ export function openApiDocument(baseUrl: string) {
       ...webhookOpenApiPaths({ op, json, problem }),
       ...x402OpenApiPaths({ op, json, problem }),
       ...longRunningOpenApiPaths({ op, json, problem }),
-    },
+    }),
   });
 }
 

@@ -83,7 +83,12 @@ export function webhookOpenApiPaths({ op, json, problem }: OpenApiHelpers): ZodO
       post: op({
         summary: 'MCP over Streamable HTTP (stateless): initialize, ping, tools/list, tools/call; server/discover (2026-07-28)',
         requestBody: json(z.object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() })),
-        responses: { '200': { description: 'JSON-RPC response' }, '202': { description: 'Notification accepted' }, '404': { description: 'Unknown method (2026-07-28 style)' } },
+        responses: {
+          '200': { description: 'JSON-RPC response' },
+          '202': { description: 'Notification accepted' },
+          '404': { description: 'Unknown method (2026-07-28 style)' },
+          '406': { description: 'The Accept header does not allow application/json and text/event-stream (Streamable HTTP)' },
+        },
       }),
     },
   };

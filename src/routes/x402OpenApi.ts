@@ -93,7 +93,7 @@ const Discovery = z
     micro_tier: z.object({
       name: z.string(),
       count: z.number().int(),
-      price_range_usd: z.tuple([z.number(), z.number()]),
+      price_range_usd: z.array(z.number()).length(2),
       total_value_usd: z.number(),
       why: z.string(),
       buy: z.string(),

@@ -72,7 +72,8 @@ export const MicroCatalogueEnvelope = z
     currency: z.literal('USD').meta({ description: 'Currency of prices; paid in USDC 1:1.' }),
     count: count.meta({ description: 'Number of items.' }),
     total_value_usd: z.number().nonnegative().meta({ description: 'Sum of all item prices in USD (summed exactly in micro-units).' }),
-    price_range: z.tuple([z.number(), z.number()]).meta({ description: '[lowest, highest] item price in USD.' }),
+    // Fixed-length arrays, not tuples: schemathesis 4.32 rejects the `prefixItems` / `items: false` that tuples become.
+    price_range: z.array(z.number()).length(2).meta({ description: '[lowest, highest] item price in USD.' }),
     by_kind: z
       .object({ recipe: count, prompt_pack: count, schema: count, tool: count })
       .meta({ description: 'Number of items per kind.' }),
@@ -84,7 +85,7 @@ export const MicroCatalogueEnvelope = z
       })
       .meta({ description: 'How recipes were validated.' }),
     why: z.string().meta({ description: 'Why the tier exists.' }),
-    how_to_buy: z.tuple([z.string(), z.string(), z.string()]).meta({ description: 'The three steps of the per-request payment flow (seed §6.3).' }),
+    how_to_buy: z.array(z.string()).length(3).meta({ description: 'The three steps of the per-request payment flow (seed §6.3).' }),
     endpoints: z
       .object({
         catalogue: z.string().meta({ description: 'This catalogue: {base_url}/api/v1/x402/micro.' }),
