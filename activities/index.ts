@@ -12,6 +12,7 @@ import type { EventRepository } from '../src/repos/events';
 import type { EventDoc, OrderDoc } from '../src/db';
 import type { WalletRepository } from '../src/repos/wallets';
 import { asBusinessFailure } from './failures';
+import { beat } from './heartbeat';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { bundleManifest, generateDeliverables } from '../src/domain/deliverables';
@@ -157,6 +158,7 @@ export function createActivities(ports: ActivityPorts) {
       const records: DeliverableRecord[] = [];
       for (const f of files) {
         const blob = await ports.store.put(f.content);
+        beat(); // one heartbeat per stored file (no-op as a local activity)
         records.push({ name: f.name, sha256: blob.sha256, size: blob.size, media_type: f.media_type, service_id: input.serviceId });
       }
       return records;

@@ -10,6 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { EventDoc } from '../src/db';
 import type { Services } from '../src/ports';
 import { generateDeliverables } from '../src/domain/deliverables';
+import { beat } from './heartbeat';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import { EngineeringRepository } from '../src/repos/engineering';
 import type { EventRepository } from '../src/repos/events';
@@ -180,6 +181,7 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
       const out: DeliverableRecord[] = [];
       for (const f of files) {
         const blob = await ports.store.put(f.content);
+        beat(); // one heartbeat per stored file
         out.push({ name: f.name, sha256: blob.sha256, size: blob.size, media_type: f.media_type, service_id: req.serviceId });
       }
       return out;

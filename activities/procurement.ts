@@ -16,6 +16,7 @@ import type { AppDeps } from '../src/routes/context';
 import { createOrder } from '../src/routes/orders';
 import { createQuote } from '../src/services/quotes';
 import { procurementSuffix, procurementWorkflowId, type ProcurementResult, type ProcurementWorkflowInput } from '../workflows/procurementShared';
+import { whileHeartbeating } from './heartbeat';
 
 /** Event type emitted when a procurement bought something (issue 5 event catalogue). */
 export const PROCUREMENT_COMPLETED = 'procurement.completed';
@@ -119,7 +120,8 @@ export function createProcurementActivities(ports: ProcurementPorts) {
         throw ApplicationFailure.nonRetryable('The wallet owner did not authorize this spend', 'forbidden');
       }
       try {
-        const state = await ports.app.orderWorkflows.confirmPayment(req.orderId, { rail: 'agent_wallet' });
+        // Waits on the order workflow's Update: heartbeat so a dead worker is noticed in seconds.
+        const state = await whileHeartbeating(() => ports.app.orderWorkflows.confirmPayment(req.orderId, { rail: 'agent_wallet' }));
         return { status: state.status };
       } catch (err) {
         throw asFailure(err);

@@ -18,6 +18,7 @@ import { sendWebhook } from '../src/webhooks/send';
 import { signatureHeader } from '../src/webhooks/signing';
 import { deliveryWorkflowId, startDelivery } from '../src/temporal/webhooks';
 import type { DeliveryInput } from '../workflows/webhooks';
+import { whileHeartbeating } from './heartbeat';
 
 /** What the webhook activities need. `allowPrivateTargets` is DEV_MODE (SSRF guard off). */
 export interface WebhookPorts {
@@ -107,7 +108,8 @@ export function createWebhookActivities(ports: WebhookPorts) {
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signatureHeader(secrets, message.event_id, timestamp, message.payload),
       };
-      const res = await sendWebhook(endpoint.url, message.payload, headers, ports.allowPrivateTargets);
+      // Heartbeats while the receiver answers (up to 15 s): a worker that dies here is noticed in seconds.
+      const res = await whileHeartbeating(() => sendWebhook(endpoint.url, message.payload, headers, ports.allowPrivateTargets));
       const ok = res.status !== null && res.status >= 200 && res.status < 300;
       const gone = res.status === 410;
       let retryInMs: number | null = null;

@@ -8,6 +8,7 @@ import { ProblemError } from '../src/errors';
 import type { X402PaymentRepository } from '../src/repos/x402Payments';
 import type { SettlementChain } from '../src/x402/settlementChain';
 import { FailureType, type ConfirmPaymentRequest, type OrderState, type PaymentRecord } from '../workflows/shared';
+import { whileHeartbeating } from './heartbeat';
 
 /** What the x402 activities need. */
 export interface X402ActivityPorts {
@@ -53,102 +54,116 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
      * Idempotent: entries already settled or failed are returned as they are.
      */
     async reconcileX402Payment(input: { paymentId: string }): Promise<ReconcileResult> {
-      const { payments, chain } = need();
-      const p = await payments.get(input.paymentId);
-      if (!p) throw ApplicationFailure.nonRetryable(`No x402 payment ${input.paymentId}`, FailureType.transactionNotFound);
-      const result = (status: X402PaymentDoc['status'], transaction: string | null, reason: string | null): ReconcileResult => ({
-        payment_id: p._id,
-        order_id: p.order_id,
-        status,
-        transaction,
-        reason,
-      });
-      if (p.status === 'settled' || p.status === 'failed') return result(p.status, p.transaction, p.error_reason);
-
-      const tx = p.transaction ?? (await chain.findAuthorizationTx(p.asset, p.payer, p.nonce));
-      if (tx) {
-        const receipt = await chain.receipt(tx);
-        if (receipt?.status === 'success') {
-          if (transferMatches(p, receipt.transfers)) {
-            await payments.markSettled(p._id, tx);
-            if (p.status === 'settling') {
-              // An orphaned claim: its request died before answering, so the buyer paid and got nothing.
-              await payments.noteDeliveryFailure(p._id, 'the request died before delivering; settled on chain, found by reconciliation: refund or deliver by hand');
-              return result('settled', tx, 'delivery_failed');
-            }
-            return result('settled', tx, null);
-          }
-          await payments.markFailed(p._id, 'transfer_event_mismatch', `transaction ${tx} does not transfer ${p.amount_micros} from ${p.payer} to ${p.pay_to}`, tx);
-          return result('failed', tx, 'transfer_event_mismatch');
-        }
-        if (receipt?.status === 'reverted') {
-          await payments.markFailed(p._id, 'transaction_reverted', `transaction ${tx} reverted`, tx);
-          return result('failed', tx, 'transaction_reverted');
-        }
-      }
-      if (p.valid_before > 0 && (await chain.latestTimestamp()) > p.valid_before + EXPIRY_GRACE_SECONDS) {
-        // Still not mined and the authorization expired: a late inclusion would revert, so nothing can move now.
-        const used = await chain.findAuthorizationTx(p.asset, p.payer, p.nonce);
-        if (!used) {
-          await payments.markFailed(p._id, 'authorization_expired_unsettled', `authorization expired at ${p.valid_before} without settling`, tx);
-          return result('failed', tx, 'authorization_expired_unsettled');
-        }
-      }
-      return result('pending', tx, p.error_reason);
+      // Chain reads can be slow: heartbeat so a dead worker's attempt is retried in seconds (issue 14).
+      return whileHeartbeating(() => reconcile(input));
     },
 
     /**
      * Confirms the order of a settled x402 payment through the order workflow's `confirmPayment` Update (the same
      * path as `POST /x402/orders/{id}` takes when settlement is immediate). A refusal (the order expired or was paid
      * otherwise meanwhile) is noted on the ledger entry as `delivery_failed`: the money moved, a refund may be due.
+     * Heartbeats while the Update runs (it waits on the order workflow).
      */
     async confirmX402Order(input: { paymentId: string }): Promise<{ confirmed: boolean; order_status: string | null; reason: string | null }> {
-      const { payments, orderWorkflows } = need();
-      const p = await payments.get(input.paymentId);
-      if (!p || p.status !== 'settled' || !p.order_id || !p.transaction) {
-        return { confirmed: false, order_status: null, reason: p ? `payment is ${p.status}${p.order_id ? '' : ' and for no order'}` : 'no such payment' };
-      }
-      if (!orderWorkflows) return { confirmed: false, order_status: null, reason: 'order confirmation is not configured on this worker' };
-      try {
-        const state = await orderWorkflows.confirmPayment(p.order_id, { rail: 'x402_usdc', transaction_id: p.transaction });
-        return { confirmed: true, order_status: state.status, reason: null };
-      } catch (err) {
-        if (err instanceof ProblemError && err.status < 500) {
-          await payments.noteDeliveryFailure(p._id, `order ${p.order_id} not confirmed: ${err.code}: ${err.detail ?? err.message}`);
-          return { confirmed: false, order_status: null, reason: err.code };
-        }
-        throw err;
-      }
+      return whileHeartbeating(() => confirm(input));
     },
 
-    /**
-     * Checks an x402_usdc order payment against the ledger: the entry holding `transactionId` must be settled, be for
-     * this order and for its exact amount. The unique transaction index means no other order can hold the hash.
-     * @throws ApplicationFailure (non-retryable) typed invalid_request, transaction_not_found, transaction_already_used,
-     *   transaction_amount_mismatch or payment_failed.
-     */
-    async chargeX402(req: { orderId: string; transactionId?: string; amountMicros: number; paidAt: string }): Promise<PaymentRecord> {
-      const { payments } = need();
-      if (!req.transactionId) {
-        throw ApplicationFailure.nonRetryable('transaction_id (the x402 settlement transaction hash) is required for x402_usdc', FailureType.invalidRequest);
-      }
-      const p = await payments.getByTransaction(req.transactionId);
-      if (!p) throw ApplicationFailure.nonRetryable(`No x402 settlement with transaction ${req.transactionId}`, FailureType.transactionNotFound);
-      if (p.order_id !== req.orderId) {
-        throw ApplicationFailure.nonRetryable(`Transaction ${req.transactionId} paid ${p.order_id ? `order ${p.order_id}` : p.resource}, not this order`, FailureType.transactionAlreadyUsed);
-      }
-      if (p.status !== 'settled') {
-        throw ApplicationFailure.nonRetryable(`x402 payment ${p._id} is ${p.status}, not settled`, FailureType.paymentFailed);
-      }
-      if (p.amount_micros !== req.amountMicros) {
-        throw ApplicationFailure.nonRetryable(
-          `Transaction ${req.transactionId} paid ${p.amount_micros} micro-USD, the order costs ${req.amountMicros}`,
-          FailureType.transactionAmountMismatch,
-        );
-      }
-      return { rail: 'x402_usdc', transaction_id: p.transaction ?? req.transactionId, amount_micros: p.amount_micros, paid_at: req.paidAt };
-    },
+    chargeX402,
   };
+
+  /** One reconciliation step (see `reconcileX402Payment`). */
+  async function reconcile(input: { paymentId: string }): Promise<ReconcileResult> {
+    const { payments, chain } = need();
+    const p = await payments.get(input.paymentId);
+    if (!p) throw ApplicationFailure.nonRetryable(`No x402 payment ${input.paymentId}`, FailureType.transactionNotFound);
+    const result = (status: X402PaymentDoc['status'], transaction: string | null, reason: string | null): ReconcileResult => ({
+      payment_id: p._id,
+      order_id: p.order_id,
+      status,
+      transaction,
+      reason,
+    });
+    if (p.status === 'settled' || p.status === 'failed') return result(p.status, p.transaction, p.error_reason);
+
+    const tx = p.transaction ?? (await chain.findAuthorizationTx(p.asset, p.payer, p.nonce));
+    if (tx) {
+      const receipt = await chain.receipt(tx);
+      if (receipt?.status === 'success') {
+        if (transferMatches(p, receipt.transfers)) {
+          await payments.markSettled(p._id, tx);
+          if (p.status === 'settling') {
+            // An orphaned claim: its request died before answering, so the buyer paid and got nothing.
+            await payments.noteDeliveryFailure(p._id, 'the request died before delivering; settled on chain, found by reconciliation: refund or deliver by hand');
+            return result('settled', tx, 'delivery_failed');
+          }
+          return result('settled', tx, null);
+        }
+        await payments.markFailed(p._id, 'transfer_event_mismatch', `transaction ${tx} does not transfer ${p.amount_micros} from ${p.payer} to ${p.pay_to}`, tx);
+        return result('failed', tx, 'transfer_event_mismatch');
+      }
+      if (receipt?.status === 'reverted') {
+        await payments.markFailed(p._id, 'transaction_reverted', `transaction ${tx} reverted`, tx);
+        return result('failed', tx, 'transaction_reverted');
+      }
+    }
+    if (p.valid_before > 0 && (await chain.latestTimestamp()) > p.valid_before + EXPIRY_GRACE_SECONDS) {
+      // Still not mined and the authorization expired: a late inclusion would revert, so nothing can move now.
+      const used = await chain.findAuthorizationTx(p.asset, p.payer, p.nonce);
+      if (!used) {
+        await payments.markFailed(p._id, 'authorization_expired_unsettled', `authorization expired at ${p.valid_before} without settling`, tx);
+        return result('failed', tx, 'authorization_expired_unsettled');
+      }
+    }
+    return result('pending', tx, p.error_reason);
+  }
+
+  /** See `confirmX402Order`. */
+  async function confirm(input: { paymentId: string }): Promise<{ confirmed: boolean; order_status: string | null; reason: string | null }> {
+    const { payments, orderWorkflows } = need();
+    const p = await payments.get(input.paymentId);
+    if (!p || p.status !== 'settled' || !p.order_id || !p.transaction) {
+      return { confirmed: false, order_status: null, reason: p ? `payment is ${p.status}${p.order_id ? '' : ' and for no order'}` : 'no such payment' };
+    }
+    if (!orderWorkflows) return { confirmed: false, order_status: null, reason: 'order confirmation is not configured on this worker' };
+    try {
+      const state = await orderWorkflows.confirmPayment(p.order_id, { rail: 'x402_usdc', transaction_id: p.transaction });
+      return { confirmed: true, order_status: state.status, reason: null };
+    } catch (err) {
+      if (err instanceof ProblemError && err.status < 500) {
+        await payments.noteDeliveryFailure(p._id, `order ${p.order_id} not confirmed: ${err.code}: ${err.detail ?? err.message}`);
+        return { confirmed: false, order_status: null, reason: err.code };
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Checks an x402_usdc order payment against the ledger: the entry holding `transactionId` must be settled, be for
+   * this order and for its exact amount. The unique transaction index means no other order can hold the hash.
+   * @throws ApplicationFailure (non-retryable) typed invalid_request, transaction_not_found, transaction_already_used,
+   *   transaction_amount_mismatch or payment_failed.
+   */
+  async function chargeX402(req: { orderId: string; transactionId?: string; amountMicros: number; paidAt: string }): Promise<PaymentRecord> {
+    const { payments } = need();
+    if (!req.transactionId) {
+      throw ApplicationFailure.nonRetryable('transaction_id (the x402 settlement transaction hash) is required for x402_usdc', FailureType.invalidRequest);
+    }
+    const p = await payments.getByTransaction(req.transactionId);
+    if (!p) throw ApplicationFailure.nonRetryable(`No x402 settlement with transaction ${req.transactionId}`, FailureType.transactionNotFound);
+    if (p.order_id !== req.orderId) {
+      throw ApplicationFailure.nonRetryable(`Transaction ${req.transactionId} paid ${p.order_id ? `order ${p.order_id}` : p.resource}, not this order`, FailureType.transactionAlreadyUsed);
+    }
+    if (p.status !== 'settled') {
+      throw ApplicationFailure.nonRetryable(`x402 payment ${p._id} is ${p.status}, not settled`, FailureType.paymentFailed);
+    }
+    if (p.amount_micros !== req.amountMicros) {
+      throw ApplicationFailure.nonRetryable(
+        `Transaction ${req.transactionId} paid ${p.amount_micros} micro-USD, the order costs ${req.amountMicros}`,
+        FailureType.transactionAmountMismatch,
+      );
+    }
+    return { rail: 'x402_usdc', transaction_id: p.transaction ?? req.transactionId, amount_micros: p.amount_micros, paid_at: req.paidAt };
+  }
 }
 
 /** The x402 activity interface the workflows proxy (type only). */

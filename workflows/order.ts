@@ -50,11 +50,16 @@ const CAPTURE: RetryPolicy = { initialInterval: '1 second', maximumInterval: '10
 /** Fulfillment: a failure after the last attempt fails the order and refunds it. */
 const PRODUCE: RetryPolicy = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 };
 
-const remoteRecords = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: UNTIL_DONE });
+/*
+ * Timeouts match the work (issue 14): bookkeeping and the wallet capture take milliseconds, so an attempt that died
+ * with its worker is retried after seconds; producers heartbeat per stored file. Options are not part of the
+ * recorded commands, so changing them needs no patch (test/integration/replay.test.ts).
+ */
+const remoteRecords = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: UNTIL_DONE });
 /** Partner commissions: bookkeeping like `records`. */
-const commissions = proxyActivities<CommissionActivities>({ startToCloseTimeout: '30 seconds', retry: UNTIL_DONE });
-const remotePayments = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: CAPTURE });
-const remoteProducers = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', retry: PRODUCE });
+const commissions = proxyActivities<CommissionActivities>({ startToCloseTimeout: '10 seconds', retry: UNTIL_DONE });
+const remotePayments = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: CAPTURE });
+const remoteProducers = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', heartbeatTimeout: '10 seconds', retry: PRODUCE });
 
 /**
  * The same bookkeeping, wallet capture and fulfillment as local activities: they take milliseconds, so they run
@@ -63,8 +68,8 @@ const remoteProducers = proxyActivities<Activities>({ startToCloseTimeout: '5 mi
  * patch; older histories replay with the activities above.
  */
 const localRecords = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...UNTIL_DONE, initialInterval: '200 milliseconds' } });
-const localPayments = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: CAPTURE });
-const localProducers = proxyLocalActivities<Activities>({ startToCloseTimeout: '1 minute', retry: PRODUCE });
+const localPayments = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: CAPTURE });
+const localProducers = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: PRODUCE });
 
 const nowIso = (): string => new Date().toISOString();
 

@@ -14,13 +14,17 @@ import type { ProcurementProgress, ProcurementResult, ProcurementWorkflowInput }
 
 /** Planning, quoting, ordering and bookkeeping: business refusals are non-retryable, the rest retries. */
 const steps = proxyActivities<ProcurementActivities>({
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 
-/** Payment waits for the order workflow's Update to return; a few attempts, then the failure is reported. */
+/**
+ * Payment waits for the order workflow's Update to return; a few attempts, then the failure is reported. It
+ * heartbeats while it waits, so an attempt lost with its worker is retried after 10 s (issue 14).
+ */
 const paying = proxyActivities<ProcurementActivities>({
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
 });
 

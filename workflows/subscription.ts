@@ -50,19 +50,19 @@ import {
 
 /** Bookkeeping writes, retried until they succeed. */
 const records = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
 /** Charges and payment checks: business refusals are non-retryable; transient errors retry a few times. */
 const payments = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
 });
 
 /** Partner commission per paid period (the other engineers' reusable activity), retried until it succeeds. */
 const commissions = proxyActivities<CommissionActivities>({
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 

@@ -9,15 +9,17 @@ import type { LongRunningActivities } from '../activities/longRunning';
 import { TASK_EVENT_TYPES, type TaskInput, type TaskResult } from './subscriptionShared';
 
 const records = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 const payments = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
 });
+/** Heartbeats per stored file (issue 14): a dead worker's attempt is retried after 10 s, not 5 minutes. */
 const producers = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '5 minutes',
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
 });
 

@@ -56,11 +56,11 @@ export interface DeliveryResult {
 /** Signal from the predecessor (same order, same endpoint) when it settles. */
 export const predecessorSettledSignal = defineSignal('predecessorSettled');
 
-const acts = proxyActivities<WebhookActivities>({
-  // The HTTP call has its own 15 s timeout; the rest is bookkeeping.
-  startToCloseTimeout: '45 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
-});
+const RETRY = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 } as const;
+/** Bookkeeping: milliseconds of database work (issue 14: an attempt lost with its worker is retried after seconds). */
+const acts = proxyActivities<WebhookActivities>({ startToCloseTimeout: '10 seconds', retry: RETRY });
+/** The HTTP attempt has its own 15 s timeout and heartbeats while it waits for the receiver. */
+const delivery = proxyActivities<WebhookActivities>({ startToCloseTimeout: '45 seconds', heartbeatTimeout: '10 seconds', retry: RETRY });
 
 /** Delay before attempt `n` (1-based) with jitter; deterministic under replay (workflow Math.random is seeded). */
 function delayBefore(n: number): number | null {
@@ -92,7 +92,7 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<Del
   let result: DeliveryResult = { status: 'failed', attempts: 0, reason: 'exhausted' };
   for (let n = 1; n <= RETRY_SCHEDULE_MS.length; n++) {
     attempts = n;
-    const outcome = await acts.attemptDelivery({ ...input, attempt: n, nextDelayMs: delayBefore(n + 1) });
+    const outcome = await delivery.attemptDelivery({ ...input, attempt: n, nextDelayMs: delayBefore(n + 1) });
     if (outcome.kind === 'delivered') {
       result = { status: 'delivered', attempts };
       break;

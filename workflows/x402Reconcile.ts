@@ -7,8 +7,10 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { ReconcileResult, X402Activities } from '../activities/x402';
 
+/** Chain reads and the order's Update: heartbeating, so an attempt lost with its worker is retried after 10 s (issue 14). */
 const chain = proxyActivities<X402Activities>({
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
