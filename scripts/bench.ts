@@ -132,7 +132,8 @@ async function orderPath(
   const result = await lanes(n, c, async (_i, lane) => {
     const { agent, auth } = walletLanes[lane % walletLanes.length]!;
     const t0 = performance.now();
-    const order = await call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: agent, inputs: { workflow_type: 'sync', source_app: 'Typeform', target_app: 'HubSpot' } });
+    // Every call carries the agent's key, as an agent's client would: it is counted against that agent's rate limit.
+    const order = await call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: agent, inputs: { workflow_type: 'sync', source_app: 'Typeform', target_app: 'HubSpot' } }, auth);
     const t1 = performance.now();
     await call('POST', `/api/v1/orders/${order.order_id}/confirm_payment`, {}, auth);
     create.push(t1 - t0);
@@ -140,7 +141,7 @@ async function orderPath(
     let etag = '';
     for (;;) {
       const res = await fetch(`${api}/api/v1/orders/${order.order_id}`, {
-        headers: pollMs ? {} : { prefer: 'wait=30', ...(etag ? { 'if-none-match': etag } : {}) },
+        headers: { ...auth, ...(pollMs ? {} : { prefer: 'wait=30', ...(etag ? { 'if-none-match': etag } : {}) }) },
       });
       if (res.status === 304) continue;
       if (!res.ok) throw new Error(`GET order → ${res.status} ${await res.text()}`);

@@ -71,7 +71,12 @@ export function createApp(deps: AppDeps): Koa {
   app.use(
     rateLimitMiddleware(
       deps.services.db.db,
-      { perCredential: deps.config.RATE_LIMIT_PER_MINUTE, perAddress: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
+      {
+        perCredential: deps.config.RATE_LIMIT_PER_MINUTE,
+        perAddress: deps.config.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+        perCredentialPerSecond: deps.config.RATE_LIMIT_BURST_PER_SECOND,
+        perAddressPerSecond: deps.config.RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND,
+      },
       (err) => log(err),
     ),
   );

@@ -53,6 +53,10 @@ export const ConfigSchema = z.object({
    * 0 disables. The default leaves room for `npm run bench` (20 clients on one address, about 125 requests/s).
    */
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: z.coerce.number().int().min(0).default(12000),
+  /** Burst limit per credential, requests per second (issue 10 §4); 0 disables. */
+  RATE_LIMIT_BURST_PER_SECOND: z.coerce.number().int().min(0).default(50),
+  /** Burst limit per client address without a credential, requests per second; 0 disables. */
+  RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND: z.coerce.number().int().min(0).default(100),
   /**
    * Reverse proxies in front of the API whose X-Forwarded-For / -Proto / -Host are trusted: 0 (default) trusts none,
    * so a client cannot pick its own address (rate limits); n takes the client address n hops from the right.

@@ -17,10 +17,13 @@ export const RATE_LIMIT_WINDOW_SECONDS = 60;
 
 /** Requests per window; 0 turns a limit off. */
 export interface RateLimits {
-  /** Per credential (Bearer token or X-Operator-Key, hashed). */
+  /** Per credential (Bearer token or X-Operator-Key, hashed), per minute. */
   perCredential: number;
-  /** Per client address, for requests without a credential. */
+  /** Per client address, for requests without a credential, per minute. */
   perAddress: number;
+  /** Burst limits: the same subjects per second (a quick burst meets a limit long before the minute's). */
+  perCredentialPerSecond?: number;
+  perAddressPerSecond?: number;
 }
 
 /** Transient index DDL failures (FerretDB/FerretDB#5167 deadlock between processes; MongoDB "in progress"). */
@@ -70,9 +73,9 @@ function subject(ctx: Context): { kind: 'credential' | 'address'; key: string } 
 }
 
 /** Sets the RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers). */
-function setHeaders(ctx: Context, policy: string, limit: number, res: RateLimiterRes): void {
+function setHeaders(ctx: Context, policy: string, limit: number, windowSeconds: number, res: RateLimiterRes): void {
   const resetSeconds = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
-  ctx.set('RateLimit-Policy', `"${policy}";q=${limit};w=${RATE_LIMIT_WINDOW_SECONDS}`);
+  ctx.set('RateLimit-Policy', `"${policy}";q=${limit};w=${windowSeconds}`);
   ctx.set('RateLimit', `"${policy}";r=${res.remainingPoints};t=${resetSeconds}`);
 }
 
@@ -87,44 +90,48 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
   const ready = ensureRateLimitIndexes(db).catch((err: unknown) => {
     log(new Error(`rate limits: cannot create the indexes of ${RATE_LIMIT_COLLECTION}: ${String(err)}`));
   });
-  const make = (points: number, keyPrefix: string) =>
+  const make = (points: number, duration: number, keyPrefix: string) =>
     points > 0
-      ? new RateLimiterMongo({
-          storeClient: db,
-          tableName: RATE_LIMIT_COLLECTION,
-          disableIndexesCreation: true,
-          keyPrefix,
+      ? {
           points,
-          duration: RATE_LIMIT_WINDOW_SECONDS,
-        })
+          duration,
+          limiter: new RateLimiterMongo({ storeClient: db, tableName: RATE_LIMIT_COLLECTION, disableIndexesCreation: true, keyPrefix, points, duration }),
+        }
       : null;
-  const limiters = { credential: make(limits.perCredential, 'cred'), address: make(limits.perAddress, 'addr') };
-  const policies = { credential: limits.perCredential, address: limits.perAddress };
+  // Per subject kind: the burst window first (it refuses a quick burst), then the minute's.
+  const windows = {
+    credential: [make(limits.perCredentialPerSecond ?? 0, 1, 'cred-s'), make(limits.perCredential, RATE_LIMIT_WINDOW_SECONDS, 'cred')],
+    address: [make(limits.perAddressPerSecond ?? 0, 1, 'addr-s'), make(limits.perAddress, RATE_LIMIT_WINDOW_SECONDS, 'addr')],
+  };
 
   return async (ctx, next) => {
     const who = subject(ctx);
-    const limiter = limiters[who.kind];
-    if (!limiter) return next();
+    const active = windows[who.kind].filter((w) => w !== null);
+    if (active.length === 0) return next();
     await ready;
-    let res: RateLimiterRes;
-    try {
-      res = await limiter.consume(who.key);
-    } catch (err) {
-      if (!(err instanceof RateLimiterRes)) {
-        log(err);
-        return next();
+    let last: { res: RateLimiterRes; points: number; duration: number } | undefined;
+    for (const w of active) {
+      try {
+        last = { res: await w.limiter.consume(who.key), points: w.points, duration: w.duration };
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) {
+          log(err);
+          return next();
+        }
+        setHeaders(ctx, who.kind, w.points, w.duration, err);
+        const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+        const per = w.duration === 1 ? 'second' : 'minute';
+        throw new ProblemError(
+          429,
+          'rate_limited',
+          `More than ${w.points} requests per ${per} from this ${who.kind}; retry in ${retryAfter} s`,
+          { limit: w.points, window_seconds: w.duration, retry_after_seconds: retryAfter },
+          { 'Retry-After': String(retryAfter) },
+        );
       }
-      setHeaders(ctx, who.kind, policies[who.kind], err);
-      const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-      throw new ProblemError(
-        429,
-        'rate_limited',
-        `More than ${policies[who.kind]} requests per minute from this ${who.kind}; retry in ${retryAfter} s`,
-        { limit: policies[who.kind], window_seconds: RATE_LIMIT_WINDOW_SECONDS, retry_after_seconds: retryAfter },
-        { 'Retry-After': String(retryAfter) },
-      );
     }
-    setHeaders(ctx, who.kind, policies[who.kind], res);
+    // The fields describe the longest window (the policy a steady client meets).
+    if (last) setHeaders(ctx, who.kind, last.points, last.duration, last.res);
     await next();
   };
 }

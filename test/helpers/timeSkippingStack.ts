@@ -58,6 +58,9 @@ export async function startTimeSkippingStack(): Promise<TimeSkippingStack> {
     DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-ts-')),
     OPERATOR_KEY,
     DEV_MODE: 'true',
+    // Tests fire requests as fast as they can; the per-minute limits stay on, the burst limits have tests of their own.
+    RATE_LIMIT_BURST_PER_SECOND: '0',
+    RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND: '0',
   });
   const services = await createServices(config);
   const app = createApp({

@@ -293,3 +293,26 @@ describe('rate limits', () => {
     expect(b.headers.get('ratelimit-policy')).toBe('"credential";q=4;w=60');
   });
 });
+
+describe('burst limits', () => {
+  let bursty: Stack;
+  beforeAll(async () => {
+    bursty = await startStack({ RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND: '5', RATE_LIMIT_BURST_PER_SECOND: '5' });
+  }, 120_000);
+  afterAll(async () => {
+    await bursty?.stop();
+  });
+
+  test('a quick burst meets the per-second limit long before the minute one: 429 with window_seconds 1', async () => {
+    for (const headers of [{}, { authorization: 'Bearer ak_burst' }] as Record<string, string>[]) {
+      const answers: ApiResponse[] = [];
+      for (let i = 0; i < 20; i++) answers.push(await bursty.call('GET', `/api/v1/orders/ord_burst${i}`, undefined, headers));
+      const limited = answers.filter((a) => a.status === 429);
+      // At most 5 per one-second window pass; 20 quick requests span one or two windows.
+      expect(limited.length).toBeGreaterThanOrEqual(10);
+      expectProblem(limited[0]!, 429, 'rate_limited');
+      expect(limited[0]!.body).toMatchObject({ limit: 5, window_seconds: 1, retry_after_seconds: 1 });
+      expect(limited[0]!.headers.get('retry-after')).toBe('1');
+    }
+  });
+});
