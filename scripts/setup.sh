@@ -23,6 +23,7 @@
 #   TEMPORAL_TEST_SERVER_PATH   use this time-skipping test server executable instead
 #   TEMPORAL_TEST_SERVER_VERSION  Maven version of io.temporal:temporal-test-server (default 1.38.0)
 #   SCHEMATHESIS_PATH           use this schemathesis executable instead of the cached virtualenv's
+#   (the MCP conformance suite and its Node 22 go to $CACHE/node22, from npm)
 #
 # Quiet when everything is present; progress lines go to stderr only when something is installed.
 set -euo pipefail
@@ -406,6 +407,27 @@ schemathesis() {
 }
 
 # ---------------------------------------------------------------------------
+# The official MCP conformance suite (npm @modelcontextprotocol/conformance, issue 12 §1) and the Node 22 it needs
+# (npm package node@22), in a prefix of their own in the cache: $CACHE/node22/node_modules/.bin/{node,conformance}.
+# ---------------------------------------------------------------------------
+NODE22_VERSION=22.23.3
+MCP_CONFORMANCE_VERSION=0.2.0-alpha.12
+mcp_conformance() {
+  local dir="$CACHE/node22" want="node@$NODE22_VERSION @modelcontextprotocol/conformance@$MCP_CONFORMANCE_VERSION"
+  if [ -x "$dir/node_modules/.bin/node" ] && [ -f "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] &&
+    [ "$(cat "$dir/requested.txt" 2>/dev/null)" = "$want" ]; then
+    return 0
+  fi
+  log "installing Node $NODE22_VERSION and @modelcontextprotocol/conformance $MCP_CONFORMANCE_VERSION from npm into $dir"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  # shellcheck disable=SC2086
+  run_logged mcp-conformance-npm.log npm install --prefix "$dir" --no-audit --no-fund --loglevel=error $want
+  reports_version "$dir/node_modules/.bin/node" "^v$NODE22_VERSION\$" || die "$dir/node_modules/.bin/node does not report v$NODE22_VERSION"
+  echo "$want" > "$dir/requested.txt"
+}
+
+# ---------------------------------------------------------------------------
 # In a function, so bash has read the whole file before anything runs.
 main() {
   node_deps
@@ -418,6 +440,7 @@ main() {
     fi
     temporal_test_server
     schemathesis
+    mcp_conformance
   fi
 }
 

@@ -44,6 +44,11 @@ export const ConfigSchema = z.object({
    */
   DEV_MODE: bool.default(false),
   /**
+   * Test only (issue 12 §1): /mcp also serves the MCP conformance suite's diagnostic tools, resources and prompts
+   * (src/mcp/conformance.ts). Ignored unless DEV_MODE is true; never set in production.
+   */
+  MCP_CONFORMANCE_FIXTURES: bool.default(false),
+  /**
    * Requests per minute per credential (Bearer token or X-Operator-Key), shared by every API process through the
    * database; 0 disables. Issue 10 §4.
    */

@@ -17,12 +17,14 @@ function originAllowed(ctx: Context, deps: AppDeps): boolean {
 }
 
 /**
- * `POST /mcp` (seed §4): MCP over Streamable HTTP, stateless. Protocol 2025-11-25 through the SDK, the 2026-07-28 style
- * (`server/discover`, no initialize) directly; `GET` and `DELETE` answer 405 as stateless servers do (no SSE stream,
- * no sessions). Browser origins other than the service's own are refused (DNS rebinding).
+ * `POST /mcp` (seed §4, issue 12 §1): MCP over Streamable HTTP, stateless. Protocol 2025-11-25 through the SDK,
+ * 2026-07-28 (`server/discover`, per-request `_meta`, no initialize) directly; tools, resources, prompts, completion.
+ * `GET` and `DELETE` answer 405 as stateless servers do (no SSE stream, no sessions). Browser origins other than the service's own are refused (DNS rebinding).
  */
 export function mcpRoutes(deps: AppDeps): Router {
   const router = new Router();
+  // The conformance suite's fixtures: tests only, and only in development mode (issue 12 §1).
+  const opts = { fixtures: deps.config.DEV_MODE && deps.config.MCP_CONFORMANCE_FIXTURES };
 
   router.post('/mcp', async (ctx) => {
     if (!originAllowed(ctx, deps)) {
@@ -32,9 +34,9 @@ export function mcpRoutes(deps: AppDeps): Router {
     }
     const body = requestBody(ctx);
     const dispatch = loopbackDispatch(ctx);
-    if (isStatelessRequest(ctx, body)) return handleStateless(ctx, body, dispatch);
+    if (isStatelessRequest(ctx, body)) return handleStateless(ctx, body, dispatch, opts);
     ctx.status = 200;
-    await handleWithSdk(ctx, body, dispatch);
+    await handleWithSdk(ctx, body, dispatch, opts);
   });
 
   const notAllowed = (ctx: Context) => {
