@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import type { Context, Middleware } from 'koa';
 import { MongoServerError, type Db } from 'mongodb';
-import { RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
 import { ProblemError } from '../errors';
 import { sha256Hex } from '../hash';
 import { bearerToken } from './auth';
@@ -90,14 +90,16 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
   const ready = ensureRateLimitIndexes(db).catch((err: unknown) => {
     log(new Error(`rate limits: cannot create the indexes of ${RATE_LIMIT_COLLECTION}: ${String(err)}`));
   });
-  const make = (points: number, duration: number, keyPrefix: string) =>
-    points > 0
-      ? {
-          points,
-          duration,
-          limiter: new RateLimiterMongo({ storeClient: db, tableName: RATE_LIMIT_COLLECTION, disableIndexesCreation: true, keyPrefix, points, duration }),
-        }
-      : null;
+  const make = (points: number, duration: number, keyPrefix: string) => {
+    if (points <= 0) return null;
+    // The minute's budget is shared through the database; the burst window is counted in this process's memory (no
+    // database write per request for it), so with n API processes a burst may reach n times the per-second limit.
+    const limiter =
+      duration === 1
+        ? new RateLimiterMemory({ keyPrefix, points, duration })
+        : new RateLimiterMongo({ storeClient: db, tableName: RATE_LIMIT_COLLECTION, disableIndexesCreation: true, keyPrefix, points, duration });
+    return { points, duration, limiter };
+  };
   // Per subject kind: the burst window first (it refuses a quick burst), then the minute's.
   const windows = {
     credential: [make(limits.perCredentialPerSecond ?? 0, 1, 'cred-s'), make(limits.perCredential, RATE_LIMIT_WINDOW_SECONDS, 'cred')],
