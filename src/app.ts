@@ -24,6 +24,8 @@ import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
 import { engineeringRoutes } from './routes/engineering';
 import { billingRoutes } from './routes/billing';
+import { signingRoutes } from './routes/signing';
+import { KeySetSigner } from './signing/signer';
 
 export type { AppDeps } from './routes/context';
 
@@ -31,8 +33,14 @@ export type { AppDeps } from './routes/context';
 const EXPOSED_HEADERS =
   'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Idempotent-Replayed, Location, Retry-After, ETag, Repr-Digest, RateLimit, RateLimit-Policy';
 
-/** Builds the Koa application without listening, so tests drive it in-process (`server.ts` listens). */
-export function createApp(deps: AppDeps): Koa {
+/**
+ * Builds the Koa application without listening, so tests drive it in-process (`server.ts` listens). Without
+ * `signing`, quotes and receipts are signed with the keys of the configuration (SIGNING_KEYS or the key file).
+ */
+export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps['signing'] }): Koa {
+  const deps: AppDeps = { ...input, signing: input.signing ?? new KeySetSigner(input.config) };
+  // The keys are loaded (on embedded defaults the key file created) at once, not on the first signature.
+  if (!input.signing) void deps.signing.ready().catch((err) => (input.log ?? console.error)(err));
   // X-Forwarded-* are trusted only from configured proxies (issue 10 §4): otherwise a client picks its own address.
   const hops = deps.config.TRUST_PROXY_HOPS;
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
@@ -97,6 +105,8 @@ export function createApp(deps: AppDeps): Koa {
     // Long-running orders: engineer queue, buyer cancel, subscriptions, per-task billing (issue 6).
     engineeringRoutes(deps),
     billingRoutes(deps),
+    // Signed quotes and receipts: the public keys (issue 12 §3).
+    signingRoutes(deps),
   ]) {
     root.use(r.routes());
   }

@@ -34,6 +34,19 @@ export interface QuoteDoc {
   expires_at: Date;
 }
 
+/**
+ * The signed delivery receipt of an order (issue 12 §3), written once by the API when the order is first read as
+ * delivered, so every read shows the same JWS; replaced only after it expired.
+ */
+export interface ReceiptDoc {
+  /** The order id. */
+  _id: string;
+  jws: string;
+  kid: string;
+  issued_at: Date;
+  expires_at: Date;
+}
+
 /** Read model of an order, written by the order workflow's activities (the workflow is the source of truth). */
 export interface OrderDoc {
   _id: string;
@@ -410,6 +423,7 @@ export interface Database {
   db: Db;
   quotes: Collection<QuoteDoc>;
   orders: Collection<OrderDoc>;
+  receipts: Collection<ReceiptDoc>;
   wallets: Collection<WalletDoc>;
   walletEntries: Collection<WalletEntryDoc>;
   linkpayTransactions: Collection<LinkpayTransactionDoc>;
@@ -442,6 +456,7 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     db,
     quotes: db.collection<QuoteDoc>('quotes'),
     orders: db.collection<OrderDoc>('orders'),
+    receipts: db.collection<ReceiptDoc>('order_receipts'),
     wallets: db.collection<WalletDoc>('wallets'),
     walletEntries: db.collection<WalletEntryDoc>('wallet_entries'),
     linkpayTransactions: db.collection<LinkpayTransactionDoc>('linkpay_transactions'),

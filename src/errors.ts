@@ -59,6 +59,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'unsupported_media_type'
   | 'rate_limited'
+  | 'signing_unavailable'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -126,6 +127,7 @@ const TITLES: Record<ErrorCode, string> = {
   method_not_allowed: 'Method not allowed',
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',
+  signing_unavailable: 'Signing keys unavailable',
   internal_error: 'Internal server error',
 };
 

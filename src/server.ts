@@ -5,6 +5,7 @@ import { createApp } from './app';
 import { loadConfig, type Config } from './config';
 import { createServices, type Services } from './ports';
 import { OrderWorkflows } from './temporal/orders';
+import { KeySetSigner } from './signing/signer';
 
 /** A running API: its HTTP server and what it holds open. */
 export interface RunningApi {
@@ -19,7 +20,10 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const services = await createServices(config);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const app = createApp({ config, services, temporal, orderWorkflows: new OrderWorkflows(temporal, config.TEMPORAL_TASK_QUEUE) });
+  // Issue 12 §3: the signing keys are loaded (on embedded defaults: the key file created) before listening.
+  const signing = new KeySetSigner(config);
+  await signing.ready();
+  const app = createApp({ config, services, temporal, orderWorkflows: new OrderWorkflows(temporal, config.TEMPORAL_TASK_QUEUE), signing });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
   });

@@ -18,6 +18,7 @@ import { loadConfig, type Config } from '../src/config';
 import { chainIdOfNetwork } from '../src/x402/chain';
 import { createSettlementChain } from '../src/x402/settlementChain';
 import { createServices, type Services } from '../src/ports';
+import { KeySetSigner } from '../src/signing/signer';
 
 /** Options of {@link createWorker}: a prebuilt workflow bundle makes tests start faster. */
 export interface CreateWorkerOptions {
@@ -42,7 +43,8 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   // Procurement activities drive order workflows (confirmPayment Update) through a client on the worker's connection.
   const taskQueue = opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE;
   const client = new Client({ connection: opts.connection, namespace: opts.config.TEMPORAL_NAMESPACE });
-  const app: AppDeps = { config: opts.config, services, temporal: client, orderWorkflows: new OrderWorkflows(client, taskQueue) };
+  // `signing` (issue 12 §3) is lazy: the worker signs nothing, so it never loads the keys.
+  const app: AppDeps = { config: opts.config, services, temporal: client, orderWorkflows: new OrderWorkflows(client, taskQueue), signing: new KeySetSigner(opts.config) };
   const x402Ports: X402ActivityPorts = {
     payments: services.x402Payments,
     chain: createSettlementChain(opts.config.X402_RPC_URL, chainIdOfNetwork(opts.config.X402_NETWORK)),

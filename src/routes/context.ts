@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Services } from '../ports';
 import type { OrderWorkflows } from '../temporal/orders';
+import type { Signing } from '../signing/signer';
 
 /** What the route modules need; built once by `createApp`. */
 export interface AppDeps {
@@ -9,6 +10,8 @@ export interface AppDeps {
   services: Services;
   temporal: Client;
   orderWorkflows: OrderWorkflows;
+  /** Signs quotes, receipts and x402 offers / receipts; publishes the keys (issue 12 §3). */
+  signing: Signing;
   /** Called with unexpected (5xx) errors. */
   log?: (err: unknown) => void;
 }

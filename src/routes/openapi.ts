@@ -36,6 +36,36 @@ export const Problem = z
   .catchall(z.unknown())
   .meta({ id: 'Problem' });
 
+/** A public Ed25519 JWK (RFC 8037). */
+const PublicJwk = z
+  .object({
+    kty: z.literal('OKP'),
+    crv: z.literal('Ed25519'),
+    x: z.string().meta({ description: 'Public key, base64url' }),
+    kid: z.string(),
+    alg: z.literal('EdDSA'),
+    use: z.literal('sig'),
+  })
+  .meta({ id: 'PublicJwk' });
+/** GET /.well-known/jwks.json (issue 12 §3). */
+const Jwks = z.object({ keys: z.array(PublicJwk) }).meta({ id: 'Jwks' });
+/** GET /.well-known/did.json: did:web document with JsonWebKey2020 verification methods. */
+const DidDocument = z
+  .object({
+    '@context': z.array(z.string()),
+    id: z.string().meta({ description: 'did:web:<host>' }),
+    verificationMethod: z.array(
+      z.object({
+        id: z.string().meta({ description: '<did>#<kid>' }),
+        type: z.literal('JsonWebKey2020'),
+        controller: z.string(),
+        publicKeyJwk: z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string() }),
+      }),
+    ),
+    assertionMethod: z.array(z.string()),
+  })
+  .meta({ id: 'DidDocument' });
+
 const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: Problem } } });
 const idempotencyKey = z.string().max(255).optional().meta({ description: 'Retry-safe POST (api-conventions: Idempotency-Key)' });
@@ -101,7 +131,7 @@ export function openApiDocument(baseUrl: string) {
         get: op({
           summary: 'A stored quote',
           requestParams: { path: z.object({ quote_id: z.string().meta({ description: 'Quote id (quo_...)' }) }) },
-          responses: { '200': { description: 'Quote', ...json(Quote) }, '404': problem('Unknown quote') },
+          responses: { '200': { description: 'Quote (signed: `jws`)', ...json(Quote) }, '404': problem('Unknown quote'), '503': problem('Signing keys unavailable') },
         }),
       },
       '/api/v1/quote': {
@@ -109,7 +139,12 @@ export function openApiDocument(baseUrl: string) {
           summary: 'Create a binding quote',
           requestParams: { header: z.object({ 'Idempotency-Key': idempotencyKey }) },
           requestBody: json(QuoteRequest),
-          responses: { '201': { description: 'Quote created', ...json(Quote) }, '400': problem('Invalid body'), '404': problem('Unknown service') },
+          responses: {
+            '201': { description: 'Quote created (signed: `jws`)', ...json(Quote) },
+            '400': problem('Invalid body'),
+            '404': problem('Unknown service'),
+            '503': problem('Signing keys unavailable'),
+          },
         }),
       },
       '/api/v1/orders': {
@@ -138,7 +173,12 @@ export function openApiDocument(baseUrl: string) {
               Prefer: z.string().optional().meta({ description: '`wait=N`: hold the request up to N seconds (at most 60) for a change' }),
             }),
           },
-          responses: { '200': { description: 'Order', ...json(Order) }, '304': { description: 'Unchanged (the held ETag still applies)' }, '404': problem('Unknown order') },
+          responses: {
+            '200': { description: 'Order (with its signed `receipt` once delivered)', ...json(Order) },
+            '304': { description: 'Unchanged (the held ETag still applies)' },
+            '404': problem('Unknown order'),
+            '503': problem('Signing keys unavailable (delivered order: its receipt cannot be issued)'),
+          },
         }),
       },
       '/api/v1/orders/{order_id}/confirm_payment': {
@@ -245,6 +285,20 @@ export function openApiDocument(baseUrl: string) {
             '404': problem('No such wallet (operator)'),
             '409': problem('The wallet has a key; only its owner rotates it'),
           },
+        }),
+      },
+      '/.well-known/jwks.json': {
+        get: op({
+          summary: 'Public keys of signed quotes and receipts (JWKS, RFC 7517)',
+          description:
+            'Ed25519 keys (`kty` OKP, `crv` Ed25519, `alg` EdDSA): the key signing now and every retired key until its retire_after, which is at least the validity of anything it signed (issue 12 §3).',
+          responses: { '200': { description: 'JSON Web Key Set', ...json(Jwks) }, '503': problem('Signing keys unavailable') },
+        }),
+      },
+      '/.well-known/did.json': {
+        get: op({
+          summary: "This service's did:web document: the same keys, for x402 offer-receipt verifiers (kid = did:web:<host>#<kid>)",
+          responses: { '200': { description: 'DID document', ...json(DidDocument) }, '503': problem('Signing keys unavailable') },
         }),
       },
       ...agentOpenApiPaths({ op, json, problem }),

@@ -12,6 +12,7 @@ import { etagMatches } from '../http/cachedJson';
 import { newOrderSecret, requireBuyer } from '../http/buyer';
 import { initialOrderDoc } from '../repos/orders';
 import { sha256Hex } from '../storage/deliverables';
+import { orderReceipt } from '../services/receipts';
 import type { OrderState, OrderWorkflowInput, PaymentRail } from '../../workflows/shared';
 import { requestBody, type AppDeps } from './context';
 import { checkTarget, endpointView } from './webhooks';
@@ -235,7 +236,8 @@ export function orderRoutes(deps: AppDeps): Router {
     let doc = await loadOrder(deps, ctx.params.order_id);
     // engineering / subscription / tasks of long-running orders (issue 6), present only where they apply.
     const render = async (d: OrderDoc) => {
-      const body = { ...orderView(d, deps), ...(await longRunningView(deps, d)) };
+      // The signed delivery receipt once delivered, the same on every read (issue 12 §3).
+      const body = { ...orderView(d, deps), ...(await longRunningView(deps, d)), receipt: await orderReceipt(deps, d) };
       return { body, etag: `W/"${sha256Hex(JSON.stringify(body)).slice(0, 32)}"` };
     };
     let view = await render(doc);

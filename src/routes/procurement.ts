@@ -9,7 +9,7 @@ import { bearerToken } from '../http/auth';
 import { zodProblem } from '../http/errors';
 import { WalletRepository } from '../repos/wallets';
 import { ProcurementRepository } from '../repos/procurements';
-import { quoteView } from '../services/quotes';
+import { signedQuoteView } from '../services/quotes';
 import { ProcurementWorkflows } from '../temporal/procurements';
 import type { ProcurementResult, ProcurementWorkflowInput } from '../../workflows/procurementShared';
 import { ProcurementRequest } from './agentSchemas';
@@ -64,7 +64,7 @@ async function procurementView(deps: AppDeps, o: Outcome) {
     status: o.status,
     plan: o.plan,
     service: service ? serviceView(service, base) : null,
-    quote: quote ? quoteView(quote) : null,
+    quote: quote ? await signedQuoteView(deps, quote) : null,
     order: order ? orderView(order, deps) : null,
     failure: o.failure ? { code: o.failure.code, message: o.failure.message } : null,
     links: {

@@ -46,6 +46,13 @@ export const Quote = z
     catalogue_version: z.string(),
     created_at: Time('Creation time'),
     expires_at: Time('An order placed with the quote before this time pays `amount`'),
+    jws: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
+      .meta({
+        description:
+          'The quote signed (issue 12 §3): compact JWS, EdDSA (Ed25519), header `kid` and `typ: quote+jwt`; claims `iss` (this API), `sub` and `jti` (quote_id), `iat` (created_at), `exp` (expires_at) and every other member of this quote. Verify with the keys at /.well-known/jwks.json',
+      }),
   })
   .meta({ id: 'Quote' });
 export type Quote = z.infer<typeof Quote>;
@@ -104,6 +111,19 @@ export const Deliverable = z
   })
   .meta({ id: 'Deliverable' });
 
+/** A signed delivery receipt of an order (issue 12 §3). */
+export const OrderReceipt = z
+  .object({
+    jws: z.string().meta({
+      description:
+        'Compact JWS, EdDSA (Ed25519), header `kid` and `typ: receipt+jwt`; claims `iss`, `sub` (order_id), `jti`, `iat`, `exp` and order_id, service_id, quote_id, amount (USD paid), amount_micros, currency, payment {rail, transaction_id, paid_at}, deliverables [{name, sha256, size, media_type}], delivered_at. Verify with the keys at /.well-known/jwks.json',
+    }),
+    kid: z.string().meta({ description: 'Key that signed it (JWKS `kid`)' }),
+    issued_at: Time('`iat` of the receipt'),
+    expires_at: Time('`exp` of the receipt; a later read issues a new receipt'),
+  })
+  .meta({ id: 'OrderReceipt' });
+
 /** An order as `GET /api/v1/orders/{order_id}` shows it. */
 export const Order = z
   .object({
@@ -142,6 +162,12 @@ export const Order = z
     engineering: EngineeringView.optional().meta({ description: 'Expert-delivery orders from in_engineering on (issue 6)' }),
     subscription: SubscriptionView.nullable().optional().meta({ description: 'Monthly services: the subscription (null until delivery)' }),
     tasks: z.object({ submit_url: z.string(), price: z.number(), items: z.array(z.object({ task: z.number().int(), status: z.string(), url: z.string() })) }).optional().meta({ description: 'Per-task services: further tasks' }),
+    receipt: OrderReceipt.nullable()
+      .optional()
+      .meta({
+        description:
+          'GET /api/v1/orders/{order_id} only: the signed delivery receipt once the order is delivered (also when accepted or rejected later), null before. The same receipt on every read until its expires_at',
+      }),
     webhook: WebhookEndpoint.optional().meta({ description: "Only in the creation response of an order with webhook_url: its endpoint, signing secret and management token (shown once)" }),
     order_secret: z
       .string()

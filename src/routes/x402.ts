@@ -115,6 +115,8 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
   const settings = x402Settings(deps.config);
   const gateway = new X402Gateway({
     settings,
+    // Signed offers and receipts, x402 `offer-receipt` extension (issue 12 §3).
+    offerReceipt: deps.signing.x402Issuer(),
     ledger: deps.services.x402Payments,
     log: deps.log ?? ((err) => console.error(err)),
     onPending: async (payment) => {

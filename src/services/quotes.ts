@@ -11,6 +11,7 @@ import type { Config } from '../config';
 import { isDuplicateKey, type Database, type QuoteDoc } from '../db';
 import { notFound } from '../errors';
 import type { Quote } from '../routes/schemas';
+import type { Signing } from '../signing/signer';
 
 /** What quote creation needs (the API's `AppDeps` has it). */
 export interface QuoteDeps {
@@ -28,8 +29,8 @@ export interface NewQuote {
 /** New quote id: `quo_` + 128 random bits. */
 export const newQuoteId = (): string => `quo_${randomBytes(16).toString('base64url')}`;
 
-/** Public form of a stored quote (USD numbers with integer micro-unit twins). */
-export function quoteView(q: QuoteDoc): Quote {
+/** Public form of a stored quote (USD numbers with integer micro-unit twins), without its signature. */
+export function quoteView(q: QuoteDoc): Omit<Quote, 'jws'> {
   return {
     quote_id: q._id,
     service_id: q.service_id,
@@ -46,6 +47,17 @@ export function quoteView(q: QuoteDoc): Quote {
     created_at: q.created_at.toISOString(),
     expires_at: q.expires_at.toISOString(),
   };
+}
+
+/**
+ * Public form of a stored quote with `jws`: its facts signed as a compact JWS (issue 12 §3; `typ` quote+jwt, EdDSA,
+ * verify with GET /.well-known/jwks.json). Signed when shown, from the stored facts only, so every read of a quote
+ * gives the same claims (and the same JWS while the signing key is the same).
+ * @throws ProblemError 503 signing_unavailable when no key can sign.
+ */
+export async function signedQuoteView(deps: { signing: Pick<Signing, 'signQuote'> }, q: QuoteDoc): Promise<Quote> {
+  const facts = quoteView(q);
+  return { ...facts, jws: await deps.signing.signQuote(facts) };
 }
 
 /**

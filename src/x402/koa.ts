@@ -16,6 +16,9 @@
  *    `settlement_pending` is recorded as pending, answered 202 with a delivery URL, and reconciled by its transaction
  *    hash (`onPending`); a failed one is recorded as failed and answered 402 with a fresh PAYMENT-REQUIRED.
  * The `payment-identifier` extension makes a retried purchase return the stored response without a second charge.
+ * With an `offerReceipt` issuer, the `offer-receipt` extension of `@x402/extensions` (issue 12 §3) signs an offer per
+ * requirement in every 402 (`extensions["offer-receipt"].info.offers`) and a receipt in the `PAYMENT-RESPONSE` of
+ * every settled purchase (`extensions["offer-receipt"].info.receipt`, with the transaction hash).
  */
 import type { Context, Middleware } from 'koa';
 import {
@@ -31,6 +34,7 @@ import {
 import { decodePaymentRequiredHeader, decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, SupportedResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
+import { createOfferReceiptExtension, declareOfferReceiptExtension, type OfferReceiptIssuer } from '@x402/extensions/offer-receipt';
 import { z } from 'zod';
 import type { X402PaymentDoc, X402PaymentIdDoc } from '../db';
 import { markShared } from '../http/cachedJson';
@@ -111,11 +115,20 @@ export interface X402GatewayOptions {
   log?: (err: unknown) => void;
   /** Facilitator request timeout, ms. Default 150000 (a settlement may wait for two receipt timeouts). */
   facilitatorTimeoutMs?: number;
+  /** Signs x402 offers and receipts (`offer-receipt` extension, issue 12 §3); without it none are sent. */
+  offerReceipt?: OfferReceiptIssuer;
 }
 
-/** `HTTPAdapter` of `@x402/core` over a Koa context (counterpart of `@x402/hono`'s `HonoAdapter`). */
+/**
+ * `HTTPAdapter` of `@x402/core` over a Koa context (counterpart of `@x402/hono`'s `HonoAdapter`). With
+ * `publicBaseUrl`, `getUrl()` is the public URL of the request (the `resourceUrl` signed receipts name, the same as
+ * the offers' and the requirements' `resource`).
+ */
 export class KoaAdapter implements HTTPAdapter {
-  constructor(readonly ctx: Context) {}
+  constructor(
+    readonly ctx: Context,
+    private readonly publicBaseUrl?: string,
+  ) {}
   getHeader(name: string): string | undefined {
     return this.ctx.get(name) || undefined;
   }
@@ -126,7 +139,8 @@ export class KoaAdapter implements HTTPAdapter {
     return this.ctx.path;
   }
   getUrl(): string {
-    return this.ctx.href;
+    if (!this.publicBaseUrl) return this.ctx.href;
+    return `${this.publicBaseUrl}${this.ctx.path}${this.ctx.querystring ? `?${this.ctx.querystring}` : ''}`;
   }
   getAcceptHeader(): string {
     return this.ctx.get('accept');
@@ -255,6 +269,31 @@ export class X402Gateway {
     // Always the configured facilitator: HTTPFacilitatorClient's default is a public one.
     this.facilitator = new HTTPFacilitatorClient({ url: opts.settings.facilitatorUrl, timeoutMs: opts.facilitatorTimeoutMs ?? 150_000 });
     this.server = new x402ResourceServer(this.facilitator).register(opts.settings.network as Network, new ExactEvmScheme());
+    if (opts.offerReceipt) {
+      const extension = createOfferReceiptExtension(opts.offerReceipt);
+      const settle = extension.enrichSettlementResponse?.bind(extension);
+      const declaration = this.offerReceiptDeclaration();
+      // x402ResourceServer writes the 402's offers over the route's declaration object, so the settlement hook
+      // would no longer see `includeTxHash`: it is handed our declaration instead.
+      this.server.registerExtension({ ...extension, ...(settle ? { enrichSettlementResponse: (_declared, context) => settle(declaration, context) } : {}) });
+    }
+  }
+
+  /** Declaration of the `offer-receipt` extension (issue 12 §3). */
+  private offerReceiptDeclaration() {
+    return declareOfferReceiptExtension({ includeTxHash: true, offerValiditySeconds: this.opts.settings.maxTimeoutSeconds + CHALLENGE_TTL_MS / 1000 })['offer-receipt'];
+  }
+
+  /**
+   * Extensions every 402 declares: bazaar, payment-identifier and, with an issuer, offer-receipt (receipts carry the
+   * transaction hash; offers stay valid for the payment timeout plus the minute a bare 402 may be served from cache).
+   */
+  private extensionsFor(quote: PaidQuote): Record<string, unknown> {
+    return {
+      bazaar: quote.bazaar,
+      'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION,
+      ...(this.opts.offerReceipt ? { 'offer-receipt': this.offerReceiptDeclaration() } : {}),
+    };
   }
 
   get settings(): X402Settings {
@@ -323,7 +362,7 @@ export class X402Gateway {
       description: quote.description,
       mimeType: 'application/json',
       serviceName: 'Agent Commerce',
-      extensions: { bazaar: quote.bazaar, 'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION },
+      extensions: this.extensionsFor(quote),
     };
   }
 
@@ -338,7 +377,7 @@ export class X402Gateway {
       const payload = header ? parsePaymentHeader(header) : null;
       await this.ensureInitialized();
       const http = new x402HTTPResourceServer(this.server, this.routes(ctx, quote));
-      const context: HTTPRequestContext = { adapter: new KoaAdapter(ctx), path: ctx.path, method: ctx.method, ...(header ? { paymentHeader: header } : {}) };
+      const context: HTTPRequestContext = { adapter: new KoaAdapter(ctx, this.opts.settings.publicBaseUrl), path: ctx.path, method: ctx.method, ...(header ? { paymentHeader: header } : {}) };
       ctx.set('Cache-Control', 'no-store');
 
       const pid = payload ? this.paymentIdScope(ctx, payload, quote) : null;
@@ -625,10 +664,7 @@ export class X402Gateway {
     quote: PaidQuote,
     extra: { detail: string; payment?: PaymentReceipt },
   ): Promise<void> {
-    const required = await this.server.createPaymentRequiredResponse([requirements], resourceInfo, reason, {
-      bazaar: quote.bazaar,
-      'payment-identifier': PAYMENT_IDENTIFIER_EXTENSION,
-    });
+    const required = await this.server.createPaymentRequiredResponse([requirements], resourceInfo, reason, this.extensionsFor(quote));
     ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(required));
     const problem = new ProblemError(402, 'payment_required', extra.detail, {
       reason,
