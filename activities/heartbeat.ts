@@ -19,7 +19,8 @@ export function beat(details?: unknown): void {
   } catch {
     return;
   }
-  ctx.heartbeat(details);
+  // Core answers a local activity's heartbeat with an UnknownActivity warning.
+  if (!ctx.info.isLocal) ctx.heartbeat(details);
 }
 
 /**

@@ -444,12 +444,29 @@ export interface Database {
 }
 
 /**
- * Connects, returns typed collections and awaits index creation.
- * @throws MongoServerError / MongoNetworkError when the server cannot be reached (after `serverSelectionTimeoutMS`).
+ * How long an operation waits for a reachable server (issue 14): while the database is down, requests fail within
+ * a second (the API answers 503 `dependency_unavailable`, activities retry) instead of hanging for the driver's 30 s.
+ */
+export const SERVER_SELECTION_TIMEOUT_MS = 700;
+/** How long {@link connectDatabase} keeps trying at start, so a process may start before its database. */
+const CONNECT_AT_START_MS = 30_000;
+
+/**
+ * Connects (retrying for up to 30 s), returns typed collections and awaits index creation.
+ * @throws MongoServerSelectionError / MongoNetworkError when the server cannot be reached in that time.
  */
 export async function connectDatabase(uri: string, dbName: string): Promise<Database> {
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000, maxPoolSize: 50 });
-  await client.connect();
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS, maxPoolSize: 50 });
+  const deadline = Date.now() + CONNECT_AT_START_MS;
+  for (;;) {
+    try {
+      await client.connect();
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
   const db = client.db(dbName);
   const database: Database = {
     client,
@@ -614,7 +631,7 @@ export const isDuplicateKey = (err: unknown): err is MongoServerError => err ins
 /** Pings the server; used by `/health`. Resolves false instead of throwing. */
 export async function pingDatabase(d: Database): Promise<boolean> {
   try {
-    await d.db.command({ ping: 1 }, { timeoutMS: 2000 });
+    await d.db.command({ ping: 1 }, { timeoutMS: 800 }); // /health answers within a second (issue 14)
     return true;
   } catch {
     return false;

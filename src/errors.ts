@@ -185,5 +185,6 @@ export const unprocessable = (code: ErrorCode, detail: string, extra: Record<str
 /** 402 payment problem. */
 export const paymentRequired = (code: ErrorCode, detail: string, extra: Record<string, unknown> = {}) =>
   new ProblemError(402, code, detail, extra);
-/** 503 `dependency_unavailable`. */
-export const unavailable = (detail: string) => new ProblemError(503, 'dependency_unavailable', detail, {}, { 'Retry-After': '5' });
+/** 503 `dependency_unavailable` with `Retry-After` (seconds, default 5); `dependency` names what is down (issue 14). */
+export const unavailable = (detail: string, retryAfterSeconds = 5, dependency?: 'database' | 'temporal') =>
+  new ProblemError(503, 'dependency_unavailable', detail, dependency ? { dependency } : {}, { 'Retry-After': String(retryAfterSeconds) });

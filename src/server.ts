@@ -1,10 +1,11 @@
 /** The API process: `npm run api` (npm start runs it for you). */
 import type { Server } from 'node:http';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { createApp } from './app';
 import { loadConfig, type Config } from './config';
 import { createServices, type Services } from './ports';
 import { OrderWorkflows } from './temporal/orders';
+import { connectTemporal } from './temporal/connection';
 import { KeySetSigner } from './signing/signer';
 
 /** A running API: its HTTP server and what it holds open. */
@@ -18,7 +19,7 @@ export interface RunningApi {
 /** Connects MongoDB and Temporal, then listens on `config.HOST:config.PORT` (0 picks a free port). */
 export async function startApi(config: Config): Promise<RunningApi> {
   const services = await createServices(config);
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await connectTemporal(config.TEMPORAL_ADDRESS);
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   // Issue 12 §3: the signing keys are loaded (on embedded defaults: the key file created) before listening.
   const signing = new KeySetSigner(config);

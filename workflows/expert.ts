@@ -32,7 +32,7 @@ import type { OrderPatch } from '../src/repos/orders';
 /** Bookkeeping writes, retried until they succeed (as the order workflow's `records`). */
 const records = proxyActivities<LongRunningActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' },
 });
 
 /** What the expert part needs from the order workflow that hosts it. */

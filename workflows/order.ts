@@ -44,7 +44,8 @@ import { installEngineering } from './expert';
 import { endSubscription, startSubscription } from './subscription';
 
 /** Bookkeeping: retried until it succeeds. */
-const UNTIL_DONE: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
+// At most 5 s between attempts: after a database outage the order moves on seconds after it is back (issue 14).
+const UNTIL_DONE: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' };
 /** Payment capture: business refusals are non-retryable failures; transient errors retry a few times. */
 const CAPTURE: RetryPolicy = { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 };
 /** Fulfillment: a failure after the last attempt fails the order and refunds it. */

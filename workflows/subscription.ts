@@ -51,7 +51,7 @@ import {
 /** Bookkeeping writes, retried until they succeed. */
 const records = proxyActivities<LongRunningActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' },
 });
 
 /** Charges and payment checks: business refusals are non-retryable; transient errors retry a few times. */
@@ -63,7 +63,7 @@ const payments = proxyActivities<LongRunningActivities>({
 /** Partner commission per paid period (the other engineers' reusable activity), retried until it succeeds. */
 const commissions = proxyActivities<CommissionActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' },
 });
 
 const nowIso = (): string => new Date().toISOString();

@@ -10,7 +10,7 @@ import { TASK_EVENT_TYPES, type TaskInput, type TaskResult } from './subscriptio
 
 const records = proxyActivities<LongRunningActivities>({
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' },
 });
 const payments = proxyActivities<LongRunningActivities>({
   startToCloseTimeout: '10 seconds',

@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import { ZodError } from 'zod';
-import { ProblemError } from '../errors';
+import { ProblemError, unavailable } from '../errors';
 
 /** Converts a zod error into a 400 naming the first offending field (`param` is its dotted path). */
 export function zodProblem(err: ZodError, where: 'body' | 'query' | 'path' = 'body'): ProblemError {
@@ -13,10 +13,44 @@ export function zodProblem(err: ZodError, where: 'body' | 'query' | 'path' = 'bo
   });
 }
 
+/** MongoDB driver errors that mean the database cannot be reached now (not that a request was wrong). */
+const DATABASE_DOWN = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoPoolClearedError',
+  'MongoOperationTimeoutError',
+  'MongoTopologyClosedError',
+  'MongoNotConnectedError',
+]);
+/** gRPC status codes of a Temporal call that mean the server cannot be reached now: UNAVAILABLE, DEADLINE_EXCEEDED. */
+const TEMPORAL_DOWN = new Set([14, 4]);
+/** Seconds a client should wait before retrying while a dependency is down. */
+const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Which dependency `err` says is unreachable, following `cause` chains (the Temporal client wraps gRPC errors):
+ * `database`, `temporal` or null. Source: issue 14.
+ */
+export function dependencyDown(err: unknown): 'database' | 'temporal' | null {
+  for (let e = err as { name?: string; code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
+    if (typeof e !== 'object') return null;
+    if (e.name && DATABASE_DOWN.has(e.name)) return 'database';
+    if ((e.name === 'ServiceError' || e.name === 'GrpcError' || 'metadata' in e) && typeof e.code === 'number' && TEMPORAL_DOWN.has(e.code)) return 'temporal';
+    if (e.name === 'WorkflowUpdateRPCTimeoutOrCancelledError') return 'temporal';
+    // FAILED_PRECONDITION while the workflow task is failing (a worker retrying it): the Update may be sent again.
+    if ('metadata' in e && e.code === 9 && /Workflow Task in failed state/.test(String((e as { details?: unknown }).details))) return 'temporal';
+  }
+  return null;
+}
+
 /** Maps any thrown value onto a {@link ProblemError}; 5xx details are never exposed. */
 export function toProblem(err: unknown): ProblemError {
   if (err instanceof ProblemError) return err;
   if (err instanceof ZodError) return zodProblem(err);
+  // A dependency that is down is 503 with Retry-After (issue 14), not a 500: the request may be retried as it is.
+  const down = dependencyDown(err);
+  if (down) return unavailable(`The ${down === 'database' ? 'database' : 'workflow service (Temporal)'} is unavailable; retry shortly`, DEPENDENCY_RETRY_AFTER_SECONDS, down);
   const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
   const status = e?.status ?? e?.statusCode;
   // Errors raised by koa's body parser and ctx.throw.

@@ -4,6 +4,9 @@ import { isDuplicateKey, type Database } from '../db';
 import { ProblemError, badRequest } from '../errors';
 import { renderProblem, toProblem } from './errors';
 
+/** Seconds after which a claim still in flight is taken over by a retry (longer than any POST runs). */
+export const IN_FLIGHT_LEASE_SECONDS = 30;
+
 /** Response headers kept with a stored answer. */
 const KEPT_HEADERS = ['location', 'content-type'];
 
@@ -28,7 +31,7 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
         await db.idempotencyKeys.insertOne({ _id: id, request_hash: requestHash, state: 'in_flight', response: null, created_at: now });
         break;
       } catch (err) {
-        if (!isDuplicateKey(err) || attempt > 2) throw err;
+        if (!isDuplicateKey(err) || attempt > 3) throw err;
         const existing = await db.idempotencyKeys.findOne({ _id: id });
         if (!existing) continue;
         if (existing.created_at.getTime() < now.getTime() - ttlSeconds * 1000) {
@@ -37,6 +40,12 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
         }
         if (existing.request_hash !== requestHash) {
           throw new ProblemError(422, 'idempotency_conflict', 'This Idempotency-Key was used with a different request body');
+        }
+        // A first request whose process died (or whose database went away) leaves its claim in flight: after the
+        // lease it is taken over, so a client retrying after a crash is not refused for the whole TTL (issue 14).
+        if (existing.state === 'in_flight' && existing.created_at.getTime() < now.getTime() - IN_FLIGHT_LEASE_SECONDS * 1000) {
+          await db.idempotencyKeys.deleteOne({ _id: id, created_at: existing.created_at, state: 'in_flight' });
+          continue;
         }
         if (existing.state === 'in_flight' || !existing.response) {
           throw new ProblemError(409, 'idempotency_in_flight', 'The first request with this Idempotency-Key is still running', {}, { 'Retry-After': '1' });

@@ -9,6 +9,7 @@ import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes } from 'rate-limite
 import { ProblemError } from '../errors';
 import { sha256Hex } from '../hash';
 import { bearerToken } from './auth';
+import { dependencyDown } from './errors';
 
 /** Collection holding one counter document per key and window. */
 export const RATE_LIMIT_COLLECTION = 'rate_limits';
@@ -107,6 +108,8 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
   };
 
   return async (ctx, next) => {
+    // /health is not counted: it must answer within a second while the database (which holds the counters) is down.
+    if (ctx.path === '/health') return next();
     const who = subject(ctx);
     const active = windows[who.kind].filter((w) => w !== null);
     if (active.length === 0) return next();
@@ -117,6 +120,8 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
         last = { res: await w.limiter.consume(who.key), points: w.points, duration: w.duration };
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) {
+          // The database is down: the request would wait for it again, so answer 503 now (issue 14).
+          if (dependencyDown(err)) throw err;
           log(err);
           return next();
         }

@@ -20,13 +20,14 @@ export function catalogueRoutes(deps: AppDeps): Router {
     const [database, temporal] = await Promise.all([
       pingDatabase(deps.services.db),
       deps.temporal.connection
-        .withDeadline(Date.now() + 2000, () => deps.temporal.workflowService.getSystemInfo({}))
+        .withDeadline(Date.now() + 800, /* within a second, issue 14 */ () => deps.temporal.workflowService.getSystemInfo({}))
         .then(() => true)
         .catch(() => false),
     ]);
     const up = database && temporal;
     ctx.status = up ? 200 : 503;
     ctx.set('Cache-Control', 'no-store');
+    if (!up) ctx.set('Retry-After', '2');
     ctx.body = {
       status: up ? 'ok' : 'degraded',
       dependencies: {

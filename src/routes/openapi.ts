@@ -98,6 +98,7 @@ function withCommonAnswers(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject 
       const common: ZodOpenApiResponsesObject = {
         '400': problem('Malformed or invalid request (JSON syntax, a forbidden key, nesting deeper than 64, an invalid parameter)'),
         '429': problem('Rate limited: retry after Retry-After seconds'),
+        '503': problem('A dependency (database or Temporal) is unavailable: retry after Retry-After seconds'),
         ...(path.includes('{') ? { '404': problem('Not found') } : {}),
         ...(method === 'post' || method === 'patch'
           ? { '409': problem('A request with this Idempotency-Key is still running'), '422': problem('Idempotency-Key reused with another request') }

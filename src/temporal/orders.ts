@@ -5,7 +5,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { ProblemError, type ErrorCode } from '../errors';
+import { ProblemError, unavailable, type ErrorCode } from '../errors';
 import {
   SA,
   confirmPaymentUpdate,
@@ -41,6 +41,9 @@ export function updateProblem(err: WorkflowUpdateFailedError, statusByType: Read
     const extra = (cause.details?.[0] ?? {}) as Record<string, unknown>;
     return new ProblemError(statusByType[cause.type] ?? 400, cause.type as ErrorCode, cause.message, extra);
   }
+  // Not a business refusal: the Update did not run to its end (lost by a restarting server, an activity cancelled
+  // under it). Asking again is safe (payments are keyed by order), so 503 with Retry-After (issue 14).
+  if (!(cause instanceof ApplicationFailure) || !cause.type) return unavailable('The order workflow did not take the request; retry shortly', 2, 'temporal');
   return new ProblemError(500, 'internal_error', cause?.message ?? err.message);
 }
 
