@@ -27,6 +27,15 @@ export const buyerOnlyResponses = <P>(problem: (description: string) => P): Reco
 
 const bearer = z.string().optional().meta({ description: 'Bearer management token (wht_...) or the agent key (ak_...)' });
 
+/** A JSON-RPC error answer of /mcp. */
+const JsonRpcError = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number(), z.null()]),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+  })
+  .meta({ id: 'JsonRpcError' });
+
 /** `/api/v1/webhooks*` and `/mcp` path items. */
 export function webhookOpenApiPaths({ op, json, problem }: OpenApiHelpers): ZodOpenApiPathsObject {
   const id = z.object({ id: z.string().meta({ description: 'Endpoint id (we_...)' }) });
@@ -81,12 +90,19 @@ export function webhookOpenApiPaths({ op, json, problem }: OpenApiHelpers): ZodO
     },
     '/mcp': {
       post: op({
-        summary: 'MCP over Streamable HTTP (stateless): initialize, ping, tools/list, tools/call; server/discover (2026-07-28)',
+        summary:
+          'MCP over Streamable HTTP (stateless): tools, resources, prompts, completion, logging; 2025-11-25 (initialize) and 2026-07-28 (server/discover, per-request _meta)',
         requestBody: json(z.object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() })),
         responses: {
-          '200': { description: 'JSON-RPC response' },
+          '200': { description: 'JSON-RPC response (application/json, or text/event-stream when a tool call sends notifications)' },
           '202': { description: 'Notification accepted' },
-          '404': { description: 'Unknown method (2026-07-28 style)' },
+          '400': {
+            description:
+              'JSON-RPC error (issue 12 §1, 2026-07-28): _meta without protocol version or client capabilities (-32602), MCP-Protocol-Version, Mcp-Method or Mcp-Name not matching the body (-32020), a missing client capability (-32021), an unsupported version (-32022); or a malformed body (problem detail)',
+            content: { 'application/json': { schema: JsonRpcError }, 'application/problem+json': { schema: problem('').content['application/problem+json'].schema } },
+          },
+          '403': { description: 'A browser Origin other than the service\'s own', content: { 'application/json': { schema: JsonRpcError } } },
+          '404': { description: 'Unknown or removed method (2026-07-28: initialize, ping, logging/setLevel, resources/subscribe and unsubscribe), -32601', content: { 'application/json': { schema: JsonRpcError } } },
           '406': { description: 'The Accept header does not allow application/json and text/event-stream (Streamable HTTP)' },
         },
       }),

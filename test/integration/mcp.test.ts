@@ -1,8 +1,11 @@
 /**
- * MCP at POST /mcp (issue 5 §3) with the official client (`@modelcontextprotocol/sdk` Client over Streamable HTTP):
- * tools listed with JSON Schemas, a whole purchase run through tools, business failures as `isError`, protocol
- * errors as JSON-RPC errors, and the stateless 2026-07-28 style (`server/discover` without initialize).
+ * MCP at POST /mcp (issue 5 §3, issue 12 §1) with the official client (`@modelcontextprotocol/sdk` Client over
+ * Streamable HTTP): tools listed with JSON Schemas, a whole purchase run through tools, every failure readable by the
+ * client (problem details as text, no structuredContent that breaks an output schema, argument errors as isError
+ * results), resources, prompts, completion and logging, and the 2026-07-28 rules (`server/discover`, per-request
+ * `_meta`, header checks, caching hints) over raw HTTP checked against the OpenAPI document.
  */
+import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -28,10 +31,12 @@ async function connect(headers: Record<string, string> = {}): Promise<Client> {
 // Tool results are loosely typed by the SDK; tests read JSON members.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Structured = any;
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; data: Structured; text: string }> {
+/** Calls a tool; `problem` is the problem detail an error result carries as its second text block. */
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; data: Structured; text: string; problem: Structured }> {
   const res = await client.callTool({ name, arguments: args });
   const content = res.content as { type: string; text?: string }[];
-  return { isError: res.isError === true, data: res.structuredContent, text: content[0]?.text ?? '' };
+  const isError = res.isError === true;
+  return { isError, data: res.structuredContent, text: content[0]?.text ?? '', problem: isError && content[1]?.text ? JSON.parse(content[1].text) : undefined };
 }
 
 const TOOL_NAMES = [
@@ -100,7 +105,8 @@ test('a whole purchase through tools: quote, order, wallet, payment with the age
   // Without the key the REST API answers 401: a business failure, so isError with the problem detail.
   const unpaid = await call(client, 'confirm_payment', { order_id: orderId });
   expect(unpaid.isError).toBe(true);
-  expect(unpaid.data).toMatchObject({ status: 401, code: 'unauthorized' });
+  expect(unpaid.data).toBeUndefined();
+  expect(unpaid.problem).toMatchObject({ status: 401, code: 'unauthorized' });
   expect(unpaid.text).toContain('401');
 
   // The caller's Authorization header is forwarded to the inner call.
@@ -119,6 +125,13 @@ test('a whole purchase through tools: quote, order, wallet, payment with the age
   expect(current.status).toBe('delivered');
   expect(current.deliverables.length).toBeGreaterThan(0);
 
+  // Each deliverable is a resource; its bytes hash to the recorded sha256.
+  const d = current.deliverables[0] as { name: string; sha256: string; media_type: string };
+  const file = (await client.readResource({ uri: `agent-commerce://orders/${orderId}/deliverables/${encodeURIComponent(d.name)}` })).contents[0] as { text?: string; blob?: string; mimeType?: string };
+  const bytes = file.blob !== undefined ? Buffer.from(file.blob, 'base64') : Buffer.from(String(file.text), 'utf8');
+  expect(createHash('sha256').update(bytes).digest('hex')).toBe(d.sha256);
+  expect(file.mimeType).toBe(d.media_type.split(';')[0]);
+
   const verification = await call(client, 'verify_order', { order_id: orderId });
   expect(verification.isError).toBe(false);
   expect(verification.data.status).toBe('verified');
@@ -126,10 +139,11 @@ test('a whole purchase through tools: quote, order, wallet, payment with the age
   // Only the buyer reviews: without a credential 401, with another agent's key 403, with the buyer's key as an argument 200.
   const anonymous = await call(client, 'review_order', { order_id: orderId, action: 'accept' });
   expect(anonymous.isError).toBe(true);
-  expect(anonymous.data).toMatchObject({ status: 401, code: 'unauthorized' });
+  expect(anonymous.problem).toMatchObject({ status: 401, code: 'unauthorized' });
   const strangerKey = (await call(client, 'get_wallet', { agent_id: 'mcp-stranger' })).data.agent_key as string;
   const stranger = await call(client, 'review_order', { order_id: orderId, action: 'reject', agent_key: strangerKey });
-  expect(stranger.data).toMatchObject({ status: 403, code: 'forbidden' });
+  expect(stranger).toMatchObject({ isError: true, problem: { status: 403, code: 'forbidden' } });
+  expect(stranger.text).toContain('code forbidden');
   const reviewed = await call(client, 'review_order', { order_id: orderId, action: 'accept', agent_key: agentKey });
   expect(reviewed.isError).toBe(false);
   expect(reviewed.data.status).toBe('accepted');
@@ -141,21 +155,75 @@ test('a whole purchase through tools: quote, order, wallet, payment with the age
   expect(viaArg.data.balance).toBe(31);
 }, 60_000);
 
-test('business failures are isError results; unknown tools and bad arguments are JSON-RPC errors', async () => {
+test('every failure is readable with the official client: problem details as text, argument errors as isError results (SEP-1303)', async () => {
   const client = await connect();
+  // Tools with an output schema: no structuredContent on errors, or the client would reject the result (typescript-sdk#1943).
   const missing = await call(client, 'get_order', { order_id: 'ord_doesnotexist0000000000000' });
-  expect(missing.isError).toBe(true);
-  expect(missing.data).toMatchObject({ status: 404, code: 'order_not_found' });
+  expect(missing).toMatchObject({ isError: true, data: undefined, problem: { status: 404, code: 'order_not_found' } });
+  expect(missing.text).toMatch(/HTTP 404, code order_not_found/);
 
   const unknownService = await call(client, 'create_quote', { service_id: 'no-such-service' });
-  expect(unknownService).toMatchObject({ isError: true, data: { code: 'service_not_found' } });
+  expect(unknownService).toMatchObject({ isError: true, data: undefined, problem: { code: 'service_not_found' } });
+  const noInputs = await call(client, 'create_order', { service_id: 'automation-wf', email: 'buyer@example.com' });
+  expect(noInputs).toMatchObject({ isError: true, data: undefined, problem: { status: 422, code: 'missing_inputs' } });
+  expect(noInputs.text).toContain('automation-wf needs inputs');
 
-  await expect(client.callTool({ name: 'teleport', arguments: {} })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
-  const bad = await client.callTool({ name: 'create_quote', arguments: { service_id: 42 } }).catch((e: unknown) => e);
-  expect(bad).toBeInstanceOf(McpError);
-  expect((bad as McpError).code).toBe(ErrorCode.InvalidParams);
-  expect((bad as McpError).message).toContain('service_id');
-  await expect(client.callTool({ name: 'review_order', arguments: { order_id: 'ord_x', action: 'maybe' } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+  // Arguments the input schema refuses: an isError result naming the argument, without any "MCP error" prefix.
+  const bad = await call(client, 'create_quote', { service_id: 42 });
+  expect(bad.isError).toBe(true);
+  expect(bad.text).toMatch(/^Invalid arguments for create_quote: service_id: /);
+  expect(bad.text).not.toContain('MCP error');
+  expect((await call(client, 'review_order', { order_id: 'ord_x', action: 'maybe' })).text).toContain('action');
+
+  // An unknown tool stays a protocol error, its message prefixed once by the client.
+  const unknown = await client.callTool({ name: 'teleport', arguments: {} }).catch((e: unknown) => e);
+  expect(unknown).toBeInstanceOf(McpError);
+  expect(unknown).toMatchObject({ code: ErrorCode.InvalidParams, message: 'MCP error -32602: Unknown tool: teleport' });
+});
+
+test('resources, prompts, completion and logging with the official client', async () => {
+  const client = await connect();
+  expect(client.getServerCapabilities()).toMatchObject({ resources: {}, prompts: {}, completions: {}, logging: {} });
+  const { resources } = await client.listResources();
+  expect(resources.map((r) => r.uri)).toEqual(['agent-commerce://catalogue', 'agent-commerce://micro-catalogue', 'agent-commerce://webhook-events']);
+  const { resourceTemplates } = await client.listResourceTemplates();
+  expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+    'agent-commerce://services/{service_id}',
+    'agent-commerce://orders/{order_id}',
+    'agent-commerce://orders/{order_id}/deliverables/{name}',
+  ]);
+  const catalogue = await client.readResource({ uri: 'agent-commerce://catalogue' });
+  expect(JSON.parse(String((catalogue.contents[0] as { text?: string }).text)).services).toHaveLength(14);
+  const micro = await client.readResource({ uri: 'agent-commerce://micro-catalogue' });
+  expect(JSON.parse(String((micro.contents[0] as { text?: string }).text))).toMatchObject({ tier: 'impulse' });
+  const service = await client.readResource({ uri: 'agent-commerce://services/automation-wf' });
+  expect(JSON.parse(String((service.contents[0] as { text?: string }).text))).toMatchObject({ id: 'automation-wf' });
+
+  // An order as a resource (whoever holds the order id can follow it, as with GET /api/v1/orders/{order_id}).
+  const created = await stack.call('POST', '/api/v1/orders', { service_id: 'task-worker', email: 'buyer@example.com', inputs: { task_prompt: 'summarise this' } });
+  const orderUri = `agent-commerce://orders/${created.body.order_id}`;
+  const order = await client.readResource({ uri: orderUri });
+  expect(order.contents[0]).toMatchObject({ uri: orderUri, mimeType: 'application/json' });
+  expect(JSON.parse(String((order.contents[0] as { text?: string }).text))).toMatchObject({ order_id: created.body.order_id, status: 'awaiting_payment' });
+
+  // SEP-2164: an unknown resource is -32602 with the URI.
+  const unknown = await client.readResource({ uri: 'agent-commerce://orders/ord_doesnotexist0000000000000' }).catch((e: unknown) => e);
+  expect(unknown).toMatchObject({ code: ErrorCode.InvalidParams, data: { uri: 'agent-commerce://orders/ord_doesnotexist0000000000000' } });
+
+  const { prompts } = await client.listPrompts();
+  expect(prompts.map((p) => p.name)).toEqual(['procure_for_goal', 'buy_service']);
+  const prompt = await client.getPrompt({ name: 'procure_for_goal', arguments: { goal: 'answer the phone for my clinic', budget: '300' } });
+  expect(JSON.stringify(prompt.messages)).toContain('answer the phone for my clinic');
+  await expect(client.getPrompt({ name: 'procure_for_goal', arguments: {} })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+
+  const ids = await client.complete({ ref: { type: 'ref/prompt', name: 'buy_service' }, argument: { name: 'service_id', value: 'ai-' } });
+  expect(ids.completion.values).toContain('ai-receptionist');
+  expect(ids.completion.values.every((v) => v.includes('ai-'))).toBe(true);
+  const byTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'agent-commerce://services/{service_id}' }, argument: { name: 'service_id', value: 'automation' } });
+  expect(byTemplate.completion.values).toContain('automation-wf');
+  const caps = await client.complete({ ref: { type: 'ref/prompt', name: 'procure_for_goal' }, argument: { name: 'capability', value: 'appointment' } });
+  expect(caps.completion.values).toContain('appointment_scheduling');
+  await expect(client.setLoggingLevel('info')).resolves.toEqual({});
 });
 
 test('discovery, negotiation, procurement, trust and micro catalogue tools answer within their output schemas', async () => {
@@ -164,7 +232,7 @@ test('discovery, negotiation, procurement, trust and micro catalogue tools answe
   const discovered = await call(client, 'discover_services', { capability: 'appointment_scheduling', budget_max: '100' });
   expect(discovered.isError).toBe(false);
   expect(discovered.data.services.length).toBeGreaterThan(0);
-  await expect(client.callTool({ name: 'discover_services', arguments: { budget_max: 'lots' } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+  expect(await call(client, 'discover_services', { budget_max: 'lots' })).toMatchObject({ isError: true, text: expect.stringContaining('budget_max') });
   const negotiated = await call(client, 'negotiate_capabilities', { required_capabilities: ['appointment_scheduling'] });
   expect(negotiated.isError).toBe(false);
   expect(negotiated.data.matches.length).toBeGreaterThan(0);
@@ -175,12 +243,12 @@ test('discovery, negotiation, procurement, trust and micro catalogue tools answe
   expect(micro.isError).toBe(false);
   expect(micro.data).toMatchObject({ tier: 'impulse', version: 2 });
   const tooCheap = await call(client, 'procure', { objective: 'answer the phone for my clinic', budget: 60, auto_purchase: false });
-  expect(tooCheap).toMatchObject({ isError: true, data: { status: 422, code: 'no_matching_service' } });
+  expect(tooCheap).toMatchObject({ isError: true, problem: { status: 422, code: 'no_matching_service' } });
   const planned = await call(client, 'procure', { objective: 'answer the phone for my clinic', budget: 300, auto_purchase: false });
   expect(planned.isError).toBe(false);
   expect(planned.data).toMatchObject({ status: 'planned' });
   expect(planned.data.procurement_id).toBeTruthy();
-  await expect(client.callTool({ name: 'procure', arguments: { budget: 'cheap' } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+  expect(await call(client, 'procure', { budget: 'cheap' })).toMatchObject({ isError: true, text: expect.stringContaining('budget') });
 }, 60_000);
 
 test('register_webhook over MCP returns the signing secret once', async () => {
@@ -203,32 +271,75 @@ describe('raw HTTP', () => {
     }
   });
 
-  test('2026-07-28 style: server/discover without initialize, then tools/list and tools/call; unknown methods 404 / -32601', async () => {
-    const h = { 'mcp-protocol-version': '2026-07-28' };
-    const discover = await post({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} }, h);
+  // 2026-07-28: every request carries _meta with the version and client capabilities, and Mcp-Method / Mcp-Name headers.
+  const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  const rpc = (id: number, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
+    const name = method === 'resources/read' ? params.uri : params.name;
+    return stack.call(
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', id, method, params: { _meta: META, ...params } },
+      { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}), ...headers },
+    );
+  };
+
+  test('2026-07-28: server/discover without initialize, results with resultType and caching hints, tools, resources and prompts', async () => {
+    const discover = await rpc(1, 'server/discover');
     expect(discover.status).toBe(200);
-    const d = (await discover.json()) as Structured;
-    expect(d.result).toMatchObject({ serverInfo: { name: 'agent-commerce' }, capabilities: { tools: {} } });
-    expect(d.result.supportedVersions).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25']));
-    expect(d.result.tools.map((t: { name: string }) => t.name)).toEqual(TOOL_NAMES);
+    expect(discover.body.result).toMatchObject({
+      resultType: 'complete',
+      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'agent-commerce' } },
+      cacheScope: 'public',
+    });
+    expect(discover.body.result.supportedVersions).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25']));
 
-    const list = (await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, h)).json()) as Structured;
-    expect(list.result.tools).toHaveLength(TOOL_NAMES.length);
-    const quote = (await (await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'create_quote', arguments: { service_id: 'task-worker' } } }, h)).json()) as Structured;
-    expect(quote.result.structuredContent).toMatchObject({ service_id: 'task-worker', amount: 15 });
-    const unknownTool = (await (await post({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'nope', arguments: {} } }, h)).json()) as Structured;
-    expect(unknownTool.error.code).toBe(-32602);
+    const list = await rpc(2, 'tools/list');
+    expect(list.body.result.tools.map((t: { name: string }) => t.name)).toEqual(TOOL_NAMES);
+    expect(list.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'public', ttlMs: 300_000 });
+    const quote = await rpc(3, 'tools/call', { name: 'create_quote', arguments: { service_id: 'task-worker' } });
+    expect(quote.body.result).toMatchObject({ resultType: 'complete', structuredContent: { service_id: 'task-worker', amount: 15 } });
+    const unknownTool = await rpc(4, 'tools/call', { name: 'nope', arguments: {} });
+    expect(unknownTool.body).toMatchObject({ id: 4, error: { code: -32602, message: 'Unknown tool: nope' } });
 
-    const unknown = await post({ jsonrpc: '2.0', id: 5, method: 'resources/teleport' }, h);
-    expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as Structured).error.code).toBe(-32601);
+    // Caching hints of a resource come from its REST Cache-Control (public, max-age=60 for the catalogue).
+    const catalogue = await rpc(5, 'resources/read', { uri: 'agent-commerce://catalogue' });
+    expect(catalogue.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'public', ttlMs: 60_000 });
+    const prompt = await rpc(6, 'prompts/get', { name: 'buy_service', arguments: { service_id: 'automation-wf' } });
+    expect(JSON.stringify(prompt.body.result.messages)).toContain('automation-wf');
+    const completion = await rpc(7, 'completion/complete', { ref: { type: 'ref/prompt', name: 'buy_service' }, argument: { name: 'service_id', value: 'task' } });
+    expect(completion.body.result.completion.values).toContain('task-worker');
+  });
 
-    const mismatch = await post({ jsonrpc: '2.0', id: 6, method: 'ping', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } } }, h);
+  test('2026-07-28: missing _meta 400/-32602, header mismatch 400/-32020, unknown version 400/-32022, removed and unknown methods 404/-32601', async () => {
+    const noMeta = await stack.call('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' });
+    expect(noMeta.status).toBe(400);
+    expect(noMeta.body).toMatchObject({ id: 1, error: { code: -32602 } });
+
+    const mismatch = await rpc(2, 'tools/list', {}, { 'mcp-protocol-version': '2025-11-25' });
     expect(mismatch.status).toBe(400);
+    expect(mismatch.body.error.code).toBe(-32020);
+    const methodHeader = await rpc(3, 'tools/list', {}, { 'mcp-method': 'prompts/list' });
+    expect(methodHeader.status).toBe(400);
+    expect(methodHeader.body.error.code).toBe(-32020);
 
-    // server/discover is answered even without the header.
-    const bare = await post({ jsonrpc: '2.0', id: 7, method: 'server/discover' });
-    expect(((await bare.json()) as Structured).result.protocolVersion).toBe('2026-07-28');
+    const v999 = { ...META, 'io.modelcontextprotocol/protocolVersion': 'v999' };
+    const unsupported = await stack.call('POST', '/mcp', { jsonrpc: '2.0', id: 4, method: 'server/discover', params: { _meta: v999 } }, { 'mcp-protocol-version': 'v999', 'mcp-method': 'server/discover' });
+    expect(unsupported.status).toBe(400);
+    expect(unsupported.body.error).toMatchObject({ code: -32022, data: { requested: 'v999', supported: expect.arrayContaining(['2026-07-28']) } });
+
+    for (const method of ['ping', 'initialize', 'logging/setLevel', 'resources/subscribe', 'resources/teleport']) {
+      const res = await rpc(5, method);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ id: 5, error: { code: -32601 } });
+    }
+  });
+
+  test('a stack without MCP_CONFORMANCE_FIXTURES serves none of the suite fixtures', async () => {
+    const resources = await rpc(1, 'resources/list');
+    expect(resources.body.result.resources.every((r: { uri: string }) => r.uri.startsWith('agent-commerce://'))).toBe(true);
+    const fixture = await rpc(2, 'tools/call', { name: 'test_simple_text', arguments: {} });
+    expect(fixture.body.error.code).toBe(-32602);
   });
 
   test('foreign browser origins are refused', async () => {
