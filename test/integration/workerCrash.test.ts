@@ -100,7 +100,11 @@ test('SIGKILL during fulfillment, restart: the order completes exactly once', as
   const wallet = await stack.services.wallets.snapshot('agent-crash');
   expect(wallet?.entries.filter((e) => e.type === 'debit')).toHaveLength(1);
   expect(wallet?.balance_micros).toBe(500_000_000 - 299_000_000);
-  const events = await stack.services.events.list(id);
+  // The transition's event is written beside the order, not before it: wait (bounded) for the last one.
+  let events = await stack.services.events.list(id);
+  for (const deadline = Date.now() + 10_000; events.length < 4 && Date.now() < deadline; events = await stack.services.events.list(id)) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
   expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]); // 1 = order.created (recordOrder)
   const verification = await stack.call('GET', `/api/v1/orders/${id}/verification`);
   expect(verification.body.status).toBe('verified');
