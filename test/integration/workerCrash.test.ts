@@ -113,6 +113,11 @@ test('SIGKILL during fulfillment, restart: the order completes exactly once', as
 test('issue 14: an order and a task whose fulfillment attempts died with the worker are delivered within 30 s of the new worker starting', async () => {
   const queue = stack.config.TEMPORAL_TASK_QUEUE;
   if (stack.worker.getState() === 'RUNNING') stack.worker.shutdown();
+  // Workers left by the test before would take the attempts that must stall in the slow worker.
+  for (const c of children.splice(0)) {
+    killGroup(c);
+    if (c.exitCode === null && c.signalCode === null) await new Promise<void>((resolve) => c.once('exit', () => resolve()));
+  }
   // A prebuilt bundle, as npm start gives its worker: the replacement's start-up is not a webpack build.
   const bundleDir = mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-bundle-'));
   const bundlePath = path.join(bundleDir, 'workflow-bundle.js');
