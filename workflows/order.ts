@@ -12,6 +12,8 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
   allHandlersFinished,
   condition,
   executeChild,
@@ -72,6 +74,47 @@ const localRecords = proxyLocalActivities<Activities>({ startToCloseTimeout: '10
 const localPayments = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: CAPTURE });
 const localProducers = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: PRODUCE });
 
+/**
+ * A local activity cancelled by the SDK, not by this workflow, is run again as a normal activity (issue 14).
+ *
+ * When Core evicts a run from the worker's cache (cache full under a backlog of workflow tasks, e.g. after a Temporal
+ * or database restart; or an error reporting the task) it cancels the run's local activities (`CancelAllInRun`); one
+ * waiting out its retry backoff resolves at once as `ActivityFailure("Local Activity cancelled")` caused by a
+ * `CancelledFailure`. That resolution reaches the workflow before the eviction, and the workflow task that carries its
+ * consequences still completes: uncaught, it failed the whole order workflow (the `recordOrder` step) and the payment
+ * Update (`chargePayment`). The fallback is a normal activity, a server command that no eviction cancels; its commands
+ * differ from what such a run did before, so it is behind `patched()` and histories that ended in that failure replay
+ * unchanged. A cancellation this workflow asked for (its scope cancelled) is rethrown as before.
+ */
+const LA_CANCEL_FALLBACK = 'local-activity-cancel-fallback';
+
+function cancelledWithoutRequest(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.cause instanceof CancelledFailure && !CancellationScope.current().consideredCancelled;
+}
+
+/** `local`'s activities, each falling back to the same activity of `remote` when the SDK cancelled it. */
+function withRemoteFallback<T extends object>(local: T, remote: T): T {
+  return new Proxy(local, {
+    get(target, name) {
+      const run = Reflect.get(target, name) as (...args: unknown[]) => Promise<unknown>;
+      return async (...args: unknown[]): Promise<unknown> => {
+        try {
+          return await run(...args);
+        } catch (err) {
+          if (cancelledWithoutRequest(err) && patched(LA_CANCEL_FALLBACK)) {
+            return (Reflect.get(remote, name) as (...a: unknown[]) => Promise<unknown>)(...args);
+          }
+          throw err;
+        }
+      };
+    },
+  });
+}
+
+const safeLocalRecords = withRemoteFallback(localRecords, remoteRecords);
+const safeLocalPayments = withRemoteFallback(localPayments, remotePayments);
+const safeLocalProducers = withRemoteFallback(localProducers, remoteProducers);
+
 const nowIso = (): string => new Date().toISOString();
 
 /** Rethrows an activity's business failure as the Update's own failure, keeping its type and details. */
@@ -98,9 +141,9 @@ const transitionRefused = (operation: string, status: OrderStatus) =>
 /** Runs an order from creation to its end; returns the final state. */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderState> {
   const local = patched('local-activities');
-  const records = local ? localRecords : remoteRecords;
-  const payments = local ? localPayments : remotePayments;
-  const producers = local ? localProducers : remoteProducers;
+  const records = local ? safeLocalRecords : remoteRecords;
+  const payments = local ? safeLocalPayments : remotePayments;
+  const producers = local ? safeLocalProducers : remoteProducers;
   const state: OrderState = {
     status: 'awaiting_payment',
     progress: [{ status: 'awaiting_payment', at: input.record.created_at }],
@@ -322,5 +365,5 @@ async function fulfil(input: OrderWorkflowInput, issuedAt: string, producers: ty
 
 /** Child workflow: fulfils one included service of a bundle. */
 export async function fulfillmentWorkflow(input: FulfillmentInput): Promise<DeliverableRecord[]> {
-  return (patched('local-activities') ? localProducers : remoteProducers).fulfilService(input);
+  return (patched('local-activities') ? safeLocalProducers : remoteProducers).fulfilService(input);
 }
