@@ -72,7 +72,7 @@ export const MicroCatalogueEnvelope = z
     currency: z.literal('USD').meta({ description: 'Currency of prices; paid in USDC 1:1.' }),
     count: count.meta({ description: 'Number of items.' }),
     total_value_usd: z.number().nonnegative().meta({ description: 'Sum of all item prices in USD (summed exactly in micro-units).' }),
-    // Fixed-length arrays, not tuples: schemathesis 4.32 rejects the `prefixItems` / `items: false` that tuples become.
+    // Fixed-length arrays, not tuples: schemathesis 4.32 rejects the `prefixItems` tuples become (schemathesis#3842).
     price_range: z.array(z.number()).length(2).meta({ description: '[lowest, highest] item price in USD.' }),
     by_kind: z
       .object({ recipe: count, prompt_pack: count, schema: count, tool: count })
