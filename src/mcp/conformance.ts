@@ -64,6 +64,12 @@ const JSON_SCHEMA_2020_12 = {
 
 /** The diagnostic tools. */
 export const FIXTURE_TOOLS: readonly FixtureTool[] = [
+  {
+    name: 'greet',
+    description: 'Greets by name (sync only; the tasks scenarios)',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    run: async (a) => ({ content: [text(`Hello, ${String(a.name ?? 'World')}!`)] }),
+  },
   { name: 'test_simple_text', description: 'Simple text content', run: async () => ({ content: [text('This is a simple text response for testing.')] }) },
   { name: 'test_image_content', description: 'Image content', run: async () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }) },
   { name: 'test_audio_content', description: 'Audio content', run: async () => ({ content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] }) },

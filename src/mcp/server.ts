@@ -39,6 +39,19 @@ import {
   type LogLevel,
   type RequestContext,
 } from './features';
+import type { Db } from 'mongodb';
+import {
+  FIXTURE_TASK_TOOLS,
+  ORDER_TASK_TOOLS,
+  TASKS_EXTENSION,
+  TASK_METHODS,
+  createFixtureTask,
+  createOrderTask,
+  missingTasksCapability,
+  runFixtureSync,
+  serveTaskMethod,
+  tasksNegotiated,
+} from './tasks';
 import { FIXTURE_PROMPTS, FIXTURE_RESOURCES, FIXTURE_TEMPLATES, findFixtureTool, fixtureToolList, getFixturePrompt, readFixtureResource } from './conformance';
 
 export { RpcError, type Dispatch } from './features';
@@ -63,6 +76,8 @@ const META = {
 /** How /mcp is served: `fixtures` adds the conformance suite's diagnostic tools, resources and prompts (tests only). */
 export interface McpOptions {
   fixtures: boolean;
+  /** Where the fixtures' tasks live (order tasks are the orders themselves). */
+  db?: Db;
 }
 
 /** A tool call result as MCP defines it. */
@@ -182,14 +197,37 @@ export async function serveMethod(method: string, ctx: RequestContext, opts: Mcp
   const p = ctx.params;
   const stateless = ctx.revision === STATELESS_PROTOCOL_VERSION;
   switch (method) {
-    case 'tools/list':
-      return { result: { tools: [...toolList(), ...(opts.fixtures ? fixtureToolList() : [])] }, hints: LIST_HINTS };
+    case 'tools/list': {
+      // 2026-07-28: tools that run as tasks say so (SEP-2663 `execution.taskSupport`).
+      const product = stateless ? toolList().map((t) => (ORDER_TASK_TOOLS.has(String(t.name)) ? { ...t, execution: { taskSupport: 'optional' } } : t)) : toolList();
+      const fixtureTasks = Object.entries(FIXTURE_TASK_TOOLS).map(([name, t]) => ({
+        name,
+        description: t.description,
+        inputSchema: t.inputSchema,
+        ...(stateless ? { execution: { taskSupport: t.taskSupport } } : {}),
+      }));
+      return { result: { tools: [...product, ...(opts.fixtures ? [...fixtureToolList(), ...fixtureTasks] : [])] }, hints: LIST_HINTS };
+    }
     case 'tools/call': {
       const name = String(p.name ?? '');
+      const tasks = stateless && tasksNegotiated(ctx.clientCapabilities);
       const fixture = opts.fixtures ? findFixtureTool(name) : undefined;
       if (fixture) return { result: await fixture.run(paramsOf(p.arguments), ctx) };
+      const fixtureTask = opts.fixtures ? FIXTURE_TASK_TOOLS[name] : undefined;
+      if (fixtureTask && Object.hasOwn(FIXTURE_TASK_TOOLS, name)) {
+        if (tasks && opts.db) return { result: await createFixtureTask(opts.db, name, paramsOf(p.arguments), ctx) };
+        if (fixtureTask.taskSupport === 'required') throw missingTasksCapability(`Tool ${name}`);
+        return { result: await runFixtureSync(name, paramsOf(p.arguments)) };
+      }
+      if (tasks && ORDER_TASK_TOOLS.has(name)) return { result: await createOrderTask(name, p.arguments, ctx, paramsOf(p._meta)) };
       return { result: await callTool(name, p.arguments, ctx, paramsOf(p._meta)) };
     }
+    case 'tasks/get':
+    case 'tasks/update':
+    case 'tasks/cancel':
+      if (!stateless) return undefined;
+      if (!tasksNegotiated(ctx.clientCapabilities)) throw missingTasksCapability(method);
+      return { result: await serveTaskMethod(method, ctx, opts.db) };
     case 'resources/list':
       return { result: { resources: [...RESOURCES, ...(opts.fixtures ? FIXTURE_RESOURCES : [])] }, hints: LIST_HINTS };
     case 'resources/templates/list':
@@ -323,7 +361,8 @@ export async function handleStateless(ctx: Context, body: unknown, dispatch: Dis
   // SEP-2243: Mcp-Method must name the body's method, and Mcp-Name its tool, prompt or resource.
   const methodHeader = ctx.get('mcp-method').trim();
   if (methodHeader !== method) return fail(400, RPC.HeaderMismatch, `Mcp-Method header ${methodHeader ? `"${methodHeader}"` : '(missing)'} does not match the method ${method}`);
-  const named = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
+  const named =
+    method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : TASK_METHODS.has(method) ? params.taskId : undefined;
   const nameHeader = ctx.get('mcp-name').trim();
   if (typeof named === 'string' && nameHeader !== named) return fail(400, RPC.HeaderMismatch, `Mcp-Name header ${nameHeader ? `"${nameHeader}"` : '(missing)'} does not match ${named}`);
   const inputs = params.inputResponses;
@@ -359,7 +398,7 @@ export async function handleStateless(ctx: Context, body: unknown, dispatch: Dis
     answer = rpcResult(id, {
       resultType: 'complete',
       supportedVersions: SUPPORTED_VERSIONS,
-      capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {}, logging: {} },
+      capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {}, logging: {}, extensions: { [TASKS_EXTENSION]: {} } },
       serverInfo: SERVER_INFO,
       instructions: INSTRUCTIONS,
       ...LIST_HINTS,

@@ -24,7 +24,7 @@ function originAllowed(ctx: Context, deps: AppDeps): boolean {
 export function mcpRoutes(deps: AppDeps): Router {
   const router = new Router();
   // The conformance suite's fixtures: tests only, and only in development mode (issue 12 §1).
-  const opts = { fixtures: deps.config.DEV_MODE && deps.config.MCP_CONFORMANCE_FIXTURES };
+  const opts = { fixtures: deps.config.DEV_MODE && deps.config.MCP_CONFORMANCE_FIXTURES, db: deps.services.db.db };
 
   router.post('/mcp', async (ctx) => {
     if (!originAllowed(ctx, deps)) {

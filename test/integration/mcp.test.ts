@@ -335,6 +335,48 @@ describe('raw HTTP', () => {
     }
   });
 
+  test('2026-07-28 Tasks extension: create_order creates the task order-<order_id>, followed and cancelled through the order', async () => {
+    const TASKS = { ...META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const taskRpc = (id: number, method: string, params: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      rpc(id, method, { ...params, _meta: TASKS }, { ...(typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {}), ...headers });
+    const discover = await rpc(1, 'server/discover');
+    expect(discover.body.result.capabilities.extensions).toHaveProperty(['io.modelcontextprotocol/tasks']);
+    const list = await rpc(2, 'tools/list');
+    expect(list.body.result.tools.find((t: { name: string }) => t.name === 'create_order').execution).toEqual({ taskSupport: 'optional' });
+
+    const args = { service_id: 'automation-wf', email: 'tasks@example.com', inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' } };
+    // Without the extension: the plain tool result.
+    const plain = await rpc(3, 'tools/call', { name: 'create_order', arguments: args });
+    expect(plain.body.result).toMatchObject({ resultType: 'complete', structuredContent: { status: 'awaiting_payment' } });
+    expect(plain.body.result.taskId).toBeUndefined();
+
+    const created = await taskRpc(4, 'tools/call', { name: 'create_order', arguments: args });
+    const task = created.body.result;
+    expect(task).toMatchObject({ resultType: 'task', status: 'working', ttlMs: null, taskId: expect.stringMatching(/^order-/) });
+    expect(task.result).toBeUndefined();
+    const order = task._meta['agent-commerce/order'];
+    expect(task.taskId).toBe(`order-${order.order_id}`);
+    expect(order.order_secret).toEqual(expect.stringMatching(/^os_/));
+    const secret = { authorization: `Bearer ${order.order_secret}` };
+
+    // Followed later by task id alone (GET /api/v1/orders/{order_id}, like get_order): the order's status, nothing held in the process.
+    const got = await taskRpc(5, 'tasks/get', { taskId: task.taskId });
+    expect(got.body.result).toMatchObject({ resultType: 'complete', taskId: task.taskId, status: 'working', statusMessage: expect.stringContaining('awaiting_payment') });
+    expect(got.body.result.result).toBeUndefined();
+    const unknown = await taskRpc(7, 'tasks/get', { taskId: 'order-ord_nope' }, secret);
+    expect(unknown.body.error.code).toBe(-32602);
+    const notDeclared = await rpc(8, 'tasks/get', { taskId: task.taskId }, { 'mcp-name': task.taskId, ...secret });
+    expect(notDeclared.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } } });
+    const wrongName = await taskRpc(9, 'tasks/get', { taskId: task.taskId }, { 'mcp-name': 'order-other', ...secret });
+    expect(wrongName.body.error.code).toBe(-32020);
+
+    // Cancellation is the order's cancelOrder Update, which only long-running (engineering) orders accept.
+    const cancel = await taskRpc(10, 'tasks/cancel', { taskId: task.taskId }, secret);
+    expect(cancel.body.error).toMatchObject({ code: -32600, data: { status: 409 } });
+    const still = await taskRpc(11, 'tasks/get', { taskId: task.taskId }, secret);
+    expect(still.body.result.status).toBe('working');
+  });
+
   test('a stack without MCP_CONFORMANCE_FIXTURES serves none of the suite fixtures', async () => {
     const resources = await rpc(1, 'resources/list');
     expect(resources.body.result.resources.every((r: { uri: string }) => r.uri.startsWith('agent-commerce://'))).toBe(true);
