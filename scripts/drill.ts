@@ -5,16 +5,19 @@
  *
  *   server-kill   [--down-seconds N]  Temporal alone, then the database alone, killed and restarted under load
  *   two-of-each   [--orders N]        two APIs and two workers on the same servers
- * (stack-kill and soak of issue 14 are not written yet.)
+ *   stack-kill    [--load-seconds N] [--batch N]  every process SIGKILLed at once with orders in every state, restarted
+ * (the soak of issue 14 is not written yet.)
  *
  * Common options: --keep (keep the data folder and logs).
  */
 import * as serverKill from './drills/serverKill';
+import * as stackKill from './drills/stackKill';
 import * as twoOfEach from './drills/twoOfEach';
 
 const DRILLS: Record<string, { run(args: Map<string, string>): Promise<void> }> = {
   'server-kill': serverKill,
   'two-of-each': twoOfEach,
+  'stack-kill': stackKill,
 };
 
 /** `--name value` and bare `--flag` pairs. */
