@@ -282,3 +282,12 @@ export interface RequestContext {
   /** Sends `notifications/message` when the level passes the requested one (2026-07-28: `_meta` logLevel; else never). */
   log(level: LogLevel, data: unknown): Promise<void>;
 }
+
+/** A tool call result as MCP defines it. */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: Record<string, unknown>[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}

@@ -38,6 +38,7 @@ import {
   type Dispatch,
   type LogLevel,
   type RequestContext,
+  type ToolResult,
 } from './features';
 import type { Db } from 'mongodb';
 import {
@@ -54,7 +55,7 @@ import {
 } from './tasks';
 import { FIXTURE_PROMPTS, FIXTURE_RESOURCES, FIXTURE_TEMPLATES, findFixtureTool, fixtureToolList, getFixturePrompt, readFixtureResource } from './conformance';
 
-export { RpcError, type Dispatch } from './features';
+export { RpcError, type Dispatch, type ToolResult } from './features';
 
 /** Server identity shown by `initialize` and `server/discover`. */
 export const SERVER_INFO = { name: 'agent-commerce', title: 'Agent Commerce', version: '2.3.0' } as const;
@@ -80,14 +81,6 @@ export interface McpOptions {
   db?: Db;
 }
 
-/** A tool call result as MCP defines it. */
-export interface ToolResult {
-  [key: string]: unknown;
-  content: Record<string, unknown>[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-}
 
 /**
  * Dispatch over the very socket server that received the MCP request (its local address and port), so tool calls
@@ -219,7 +212,7 @@ export async function serveMethod(method: string, ctx: RequestContext, opts: Mcp
         if (fixtureTask.taskSupport === 'required') throw missingTasksCapability(`Tool ${name}`);
         return { result: await runFixtureSync(name, paramsOf(p.arguments)) };
       }
-      if (tasks && ORDER_TASK_TOOLS.has(name)) return { result: await createOrderTask(name, p.arguments, ctx, paramsOf(p._meta)) };
+      if (tasks && ORDER_TASK_TOOLS.has(name)) return { result: createOrderTask(await callTool(name, p.arguments, ctx, paramsOf(p._meta))) };
       return { result: await callTool(name, p.arguments, ctx, paramsOf(p._meta)) };
     }
     case 'tasks/get':

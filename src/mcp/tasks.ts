@@ -11,8 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { RPC, RpcError, type RequestContext } from './features';
-import { callTool, type ToolResult } from './server';
+import { RPC, RpcError, type RequestContext, type ToolResult } from './features';
 
 /** The extension's identifier, under `capabilities.extensions`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -119,8 +118,7 @@ async function readOrder(ctx: Pick<RequestContext, 'dispatch'>, taskId: string, 
  * for `order-<order_id>`, with the creation answer (order secret, payment options) in `_meta["agent-commerce/order"]`.
  * A refused order is the plain isError tool result (no task was created).
  */
-export async function createOrderTask(name: string, args: unknown, ctx: RequestContext, meta: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const created: ToolResult = await callTool(name, args, ctx, meta);
+export function createOrderTask(created: ToolResult): Record<string, unknown> {
   const order = created.structuredContent;
   if (created.isError || !order || typeof order.order_id !== 'string') return created;
   return createTaskResult(orderTaskView(order), { 'agent-commerce/order': order });
