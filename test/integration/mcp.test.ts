@@ -375,6 +375,20 @@ describe('raw HTTP', () => {
     expect(cancel.body.error).toMatchObject({ code: -32600, data: { status: 409 } });
     const still = await taskRpc(11, 'tasks/get', { taskId: task.taskId }, secret);
     expect(still.body.result.status).toBe('working');
+
+    // Paid later (hosted link), the task is followed to its end by id alone: completed, the delivered order as result.
+    const tx = await stack.services.linkpay.createTransaction(order.order_id, order.amount_micros, 'USD', 'tasks@example.com');
+    expect((await stack.call('POST', `/api/v1/orders/${order.order_id}/confirm_payment`, { transaction_id: tx.id })).status).toBe(200);
+    let done = still.body.result;
+    for (let i = 12, deadline = Date.now() + 30_000; done.status === 'working' && Date.now() < deadline; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      done = (await taskRpc(i, 'tasks/get', { taskId: task.taskId })).body.result;
+    }
+    expect(done).toMatchObject({ taskId: task.taskId, status: 'completed' });
+    const result = done.result;
+    expect(result.isError ?? false).toBe(false);
+    expect(result.structuredContent).toMatchObject({ order_id: order.order_id, status: 'delivered' });
+    expect(result.structuredContent.deliverables.length).toBeGreaterThan(0);
   });
 
   test('a stack without MCP_CONFORMANCE_FIXTURES serves none of the suite fixtures', async () => {
