@@ -19,9 +19,17 @@ export function isOperator(ctx: Context, operatorKey: string | undefined): boole
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** @throws ProblemError 401 without a credential, 403 with one that is not the operator key. */
-export function requireOperator(ctx: Context, operatorKey: string | undefined): void {
+/** True when the request carries any credential (a Bearer token or X-Operator-Key): 403, not 401, when it is wrong. */
+export function hasCredential(ctx: Context): boolean {
+  return !!ctx.get('x-operator-key') || bearerToken(ctx) !== undefined;
+}
+
+/**
+ * @param hint appended to the problem's detail (e.g. where a caller without the key can look instead)
+ * @throws ProblemError 401 without a credential, 403 with one that is not the operator key.
+ */
+export function requireOperator(ctx: Context, operatorKey: string | undefined, hint = ''): void {
   if (isOperator(ctx, operatorKey)) return;
-  if (!ctx.get('x-operator-key') && !bearerToken(ctx)) throw unauthorized('This operation needs the operator key');
-  throw forbidden('This operation needs the operator key; the credential sent is not it');
+  if (!hasCredential(ctx)) throw unauthorized(`This operation needs the operator key${hint}`);
+  throw forbidden(`This operation needs the operator key; the credential sent is not it${hint}`);
 }

@@ -11,7 +11,7 @@ import type { OrderDoc, WalletDoc } from '../db';
 import { forbidden, unauthorized } from '../errors';
 import { sha256Hex } from '../hash';
 import { WalletRepository } from '../repos/wallets';
-import { bearerToken } from './auth';
+import { bearerToken, hasCredential } from './auth';
 
 /** A new order secret (`os_` + 256 random bits) and the sha256 hex stored on the order in its place. */
 export function newOrderSecret(): { secret: string; hash: string } {
@@ -54,6 +54,6 @@ export async function requireBuyer(ctx: Context, wallets: WalletKeys, order: Ord
   const token = bearerToken(ctx);
   const credential = order.agent_id ? `the agent key of wallet ${order.agent_id}` : 'the order secret returned when the order was created';
   // The operator key (X-Operator-Key) is a credential too, just not the buyer's.
-  if (!token && !ctx.get('x-operator-key')) throw unauthorized(`To ${action} order ${order._id}, send ${credential} as a Bearer token`);
+  if (!hasCredential(ctx)) throw unauthorized(`To ${action} order ${order._id}, send ${credential} as a Bearer token`);
   if (!(await isBuyer(wallets, order, token))) throw forbidden(`Only the buyer may ${action} order ${order._id}; the credential sent is not ${credential}`);
 }

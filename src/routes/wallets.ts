@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { WalletDoc, WalletEntryDoc } from '../db';
 import { microsToUsd, usdToMicros } from '../domain/money';
 import { ProblemError, badRequest, forbidden, notFound, unauthorized } from '../errors';
-import { bearerToken, isOperator, requireOperator } from '../http/auth';
+import { bearerToken, hasCredential, isOperator, requireOperator } from '../http/auth';
 import { zodProblem } from '../http/errors';
 import { WalletRepository } from '../repos/wallets';
 import { requestBody, type AppDeps } from './context';
@@ -97,7 +97,7 @@ export function walletRoutes(deps: AppDeps): Router {
       if (!wallet) throw notFound('wallet_not_found', `No wallet ${agentId}`);
       agentKey = await deps.services.wallets.claim(agentId);
       if (!agentKey) throw new ProblemError(409, 'wallet_claimed', `Wallet ${agentId} has a key; only its owner can rotate it`);
-    } else if (!token && !ctx.get('x-operator-key')) {
+    } else if (!hasCredential(ctx)) {
       throw unauthorized(`Rotating the key of wallet ${agentId} needs its current agent key as a Bearer token`);
     } else {
       throw forbidden(`The key does not open wallet ${agentId}`);

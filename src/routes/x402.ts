@@ -33,7 +33,7 @@ import {
 } from '../domain/x402/resources';
 import { TEMPLATES, getTemplate, templatePriceRange } from '../domain/x402/templates';
 import type { X402PaymentDoc } from '../db';
-import { ProblemError, badRequest, forbidden, invalidTransition, notFound, unauthorized, unprocessable } from '../errors';
+import { ProblemError, badRequest, invalidTransition, notFound, unprocessable } from '../errors';
 import { zodProblem } from '../http/errors';
 import type { RequestTelemetry } from '../http/telemetry';
 import { X402_STATUSES } from '../repos/x402Payments';
@@ -42,7 +42,7 @@ import { X402Gateway, receipt, settledResponseOf, type PaidQuote, type PaidResou
 import { loadOrder, orderView } from './orders';
 import { requestBody, type AppDeps } from './context';
 import { requireBuyer } from '../http/buyer';
-import { bearerToken, isOperator } from '../http/auth';
+import { isOperator, requireOperator } from '../http/auth';
 
 /** Extra dependencies of the x402 routes, built by `createApp`. */
 export interface X402RouteDeps {
@@ -361,12 +361,7 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
       ctx.body = { payments, count: payments.length, next_cursor: null, next: null };
       return;
     }
-    if (!operator) {
-      if (!bearerToken(ctx) && !ctx.get('x-operator-key')) {
-        throw unauthorized('The full x402 ledger needs the operator key; look up your own payment by ?transaction=<hash> or GET /api/v1/x402/payments/{payment_id}');
-      }
-      throw forbidden('The full x402 ledger is the operator\'s view; look up your own payment by ?transaction=<hash> or by its payment_id');
-    }
+    requireOperator(ctx, deps.config.OPERATOR_KEY, ' (the full ledger); look up your own payment by ?transaction=<hash> or GET /api/v1/x402/payments/{payment_id}');
     let page;
     try {
       page = await deps.services.x402Payments.list(q.data);
