@@ -139,6 +139,8 @@ export interface IdempotencyDoc {
   state: 'in_flight' | 'done';
   response: { status: number; body: unknown; headers: Record<string, string> } | null;
   created_at: Date;
+  /** While `in_flight`: the claim is taken over by a retry after this time; renewed while the request runs. */
+  lease_until?: Date;
 }
 
 /** An order event as emitted by the workflow, numbered per order. */

@@ -4,8 +4,15 @@ import { isDuplicateKey, type Database } from '../db';
 import { ProblemError, badRequest } from '../errors';
 import { renderProblem, toProblem } from './errors';
 
-/** Seconds after which a claim still in flight is taken over by a retry (longer than any POST runs). */
-export const IN_FLIGHT_LEASE_SECONDS = 30;
+/**
+ * Seconds a claim in flight is held without renewal: the request renews it every third of that while it runs, so a
+ * claim left by a process that died is taken over by the client's retry within this time (issue 14), however long
+ * the request itself runs.
+ */
+export const IN_FLIGHT_LEASE_SECONDS = 10;
+const RENEW_EVERY_MS = (IN_FLIGHT_LEASE_SECONDS * 1000) / 3;
+/** Claims written before leases were renewed carry no `lease_until`: they were held 30 s from creation. */
+const LEGACY_LEASE_MS = 30_000;
 
 /** Response headers kept with a stored answer. */
 const KEPT_HEADERS = ['location', 'content-type'];
@@ -28,7 +35,14 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
 
     for (let attempt = 0; ; attempt++) {
       try {
-        await db.idempotencyKeys.insertOne({ _id: id, request_hash: requestHash, state: 'in_flight', response: null, created_at: now });
+        await db.idempotencyKeys.insertOne({
+          _id: id,
+          request_hash: requestHash,
+          state: 'in_flight',
+          response: null,
+          created_at: now,
+          lease_until: new Date(now.getTime() + IN_FLIGHT_LEASE_SECONDS * 1000),
+        });
         break;
       } catch (err) {
         if (!isDuplicateKey(err) || attempt > 3) throw err;
@@ -41,10 +55,15 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
         if (existing.request_hash !== requestHash) {
           throw new ProblemError(422, 'idempotency_conflict', 'This Idempotency-Key was used with a different request body');
         }
-        // A first request whose process died (or whose database went away) leaves its claim in flight: after the
-        // lease it is taken over, so a client retrying after a crash is not refused for the whole TTL (issue 14).
-        if (existing.state === 'in_flight' && existing.created_at.getTime() < now.getTime() - IN_FLIGHT_LEASE_SECONDS * 1000) {
-          await db.idempotencyKeys.deleteOne({ _id: id, created_at: existing.created_at, state: 'in_flight' });
+        // A first request whose process died (or whose database went away) stops renewing its claim: once the
+        // lease has run out it is taken over, so a client retrying after a crash is not refused for the whole TTL.
+        const leaseEnd = existing.lease_until?.getTime() ?? existing.created_at.getTime() + LEGACY_LEASE_MS;
+        if (existing.state === 'in_flight' && leaseEnd < now.getTime()) {
+          await db.idempotencyKeys.deleteOne(
+            existing.lease_until
+              ? { _id: id, state: 'in_flight', lease_until: existing.lease_until }
+              : { _id: id, state: 'in_flight', created_at: existing.created_at },
+          );
           continue;
         }
         if (existing.state === 'in_flight' || !existing.response) {
@@ -58,6 +77,12 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
       }
     }
 
+    const renewal = setInterval(() => {
+      db.idempotencyKeys
+        .updateOne({ _id: id, state: 'in_flight' }, { $set: { lease_until: new Date(Date.now() + IN_FLIGHT_LEASE_SECONDS * 1000) } })
+        .catch(() => undefined); // a missed renewal only shortens the lease; the next one or the final write follows
+    }, RENEW_EVERY_MS);
+    renewal.unref();
     try {
       await next();
     } catch (err) {
@@ -67,6 +92,8 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
         throw err;
       }
       renderProblem(ctx, problem);
+    } finally {
+      clearInterval(renewal);
     }
     if (ctx.status >= 500) {
       await db.idempotencyKeys.deleteOne({ _id: id });

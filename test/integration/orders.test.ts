@@ -179,6 +179,28 @@ describe('orders', () => {
     expect(await stack.services.db.orders.countDocuments({ agent_id: 'agent-idem' })).toBe(1);
   });
 
+  test('Idempotency-Key: a claim in flight answers 409 while its lease runs, and is taken over once it has lapsed', async () => {
+    const body = { service_id: 'automation-wf', agent_id: 'agent-idem-lease', inputs: automationInputs };
+    const first = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-lease' });
+    expect(first.status).toBe(201);
+    const keys = stack.services.db.idempotencyKeys;
+    const claim = await keys.findOne({ 'response.body.order_id': first.body.order_id });
+    expect(claim?.state).toBe('done');
+    // As if the first request's process had died mid-request: its claim is left in flight.
+    await keys.updateOne({ _id: claim!._id }, { $set: { state: 'in_flight', response: null, lease_until: new Date(Date.now() + 60_000) } });
+    const during = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-lease' });
+    expect(during.status).toBe(409);
+    expect(during.body.code).toBe('idempotency_in_flight');
+    expect(during.headers.get('retry-after')).toBe('1');
+    await keys.updateOne({ _id: claim!._id }, { $set: { lease_until: new Date(Date.now() - 1) } });
+    const after = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-lease' });
+    expect(after.status).toBe(201);
+    expect(after.headers.get('idempotent-replayed')).toBeNull();
+    const replay = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-lease' });
+    expect(replay.body.order_id).toBe(after.body.order_id);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   test('reject refunds the wallet and ends the order rejected', async () => {
     const key = await fundedAgent(stack, 'agent-reject', 69);
     const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: 'agent-reject', inputs: automationInputs });
