@@ -6,11 +6,12 @@
  *   server-kill   [--down-seconds N]  Temporal alone, then the database alone, killed and restarted under load
  *   two-of-each   [--orders N]        two APIs and two workers on the same servers
  *   stack-kill    [--load-seconds N] [--batch N]  every process SIGKILLed at once with orders in every state, restarted
- * (the soak of issue 14 is not written yet.)
+ *   soak          [--minutes N] [--rate N] [--apis N] [--workers N]  mixed traffic for a long time; RSS must stay flat
  *
  * Common options: --keep (keep the data folder and logs).
  */
 import * as serverKill from './drills/serverKill';
+import * as soak from './drills/soak';
 import * as stackKill from './drills/stackKill';
 import * as twoOfEach from './drills/twoOfEach';
 
@@ -18,6 +19,7 @@ const DRILLS: Record<string, { run(args: Map<string, string>): Promise<void> }> 
   'server-kill': serverKill,
   'two-of-each': twoOfEach,
   'stack-kill': stackKill,
+  soak,
 };
 
 /** `--name value` and bare `--flag` pairs. */

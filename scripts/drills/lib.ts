@@ -11,7 +11,14 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
+import { x402Client } from '@x402/core/client';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import type { Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ANVIL_KEYS } from '../lib/chain';
 import { freePort, startEmbeddedDatabase, startTemporalDevServer, type EmbeddedDatabase, type TemporalDevServer } from '../lib/servers';
+import { startLocalX402, type LocalX402 } from '../lib/x402Local';
 import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -70,12 +77,23 @@ export function groupRssMb(pgid: number): number {
     .reduce((sum, p) => sum + rssMb(p), 0);
 }
 
+/** `pid` and every process below it. */
+function tree(pid: number): number[] {
+  const pids = [pid];
+  for (let i = 0; i < pids.length; i++) {
+    for (const p of allPids()) if (procStat(p)?.ppid === pids[i]) pids.push(p);
+  }
+  return pids;
+}
+
+/** RSS of `pid` and its descendants in MB (PostgreSQL: shared buffers count once per backend that touched them). */
+export function treeRssMb(pid: number): number {
+  return tree(pid).reduce((sum, p) => sum + rssMb(p), 0);
+}
+
 /** SIGKILLs `pid` and every descendant (PostgreSQL's backends), then waits until they are gone. */
 export async function killTree(pid: number): Promise<void> {
-  const victims = [pid];
-  for (let i = 0; i < victims.length; i++) {
-    for (const p of allPids()) if (procStat(p)?.ppid === victims[i]) victims.push(p);
-  }
+  const victims = tree(pid);
   for (const p of victims) {
     try {
       process.kill(p, 'SIGKILL');
@@ -156,6 +174,11 @@ export interface DrillStackOptions {
   dataDir?: string;
   /** Extra environment of the API and worker processes. */
   env?: Record<string, string>;
+  /**
+   * Start the local x402 settlement stack (anvil + facilitator, as `npm start` does). It stands for the chain and
+   * the facilitator, which are not ours: `killAll` leaves it running.
+   */
+  x402?: boolean;
 }
 
 /** A stack of separate processes that a drill kills and restarts. Ports stay the same across restarts. */
@@ -168,6 +191,8 @@ export interface DrillStack {
   workers: NodeProc[];
   temporal: TemporalDevServer | undefined;
   database: EmbeddedDatabase | undefined;
+  /** The local chain and facilitator when started with `x402: true`. */
+  x402: LocalX402 | undefined;
   startTemporal(): Promise<void>;
   startDatabase(): Promise<void>;
   /** SIGKILL the Temporal dev server. */
@@ -199,6 +224,10 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
   if (built.status !== 0) throw new Error('building the workflow bundle failed');
   const dbName = 'agent_commerce';
   let mongo: MongoClient | undefined;
+  // The buyer holds 1,000,000 USDC: a long soak buys many 69 USD orders.
+  const x402 = opts.x402
+    ? await startLocalX402({ dataDir, anvilPort: await freePort(), facilitatorPort: await freePort(), buyerFloor: 100_000_000_000n, buyerTopUp: 1_000_000_000_000n })
+    : undefined;
 
   const stack: DrillStack = {
     dataDir,
@@ -209,6 +238,7 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
     workers: [],
     temporal: undefined,
     database: undefined,
+    x402,
     async startTemporal() {
       stack.temporal = await startTemporalDevServer({
         port: temporalPort,
@@ -268,6 +298,7 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
       await Promise.all([...stack.apis.map((p) => p.stop()), ...stack.workers.map((p) => p.stop())]);
       await stack.temporal?.stop();
       await stack.database?.stop();
+      await x402?.stop();
       if (!o.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -280,6 +311,7 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
     OPERATOR_KEY,
     DEV_MODE: 'true',
     HOST: '127.0.0.1',
+    ...(x402 ? { X402_FACILITATOR_URL: x402.facilitatorUrl, X402_RPC_URL: x402.rpcUrl } : {}),
     ...opts.env,
   });
   await stack.startAll();
@@ -320,6 +352,17 @@ export async function call(base: string, method: string, urlPath: string, body?:
   } catch (err) {
     return { status: 0, headers: new Headers(), body: {}, ms: since(t0), error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
   }
+}
+
+/**
+ * `fetch` that pays 402 answers as an unmodified x402 buyer does (`@x402/fetch` over the exact EVM scheme), signing
+ * with the local chain's funded buyer (anvil account #1) unless another key is given; spend capped at `maxUsd`.
+ */
+export function payingFetch(key: Hex = ANVIL_KEYS.buyer, maxUsd = 1000): typeof fetch {
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: privateKeyToAccount(key) });
+  client.setSpendControls({ maxAmountPerPayment: `$${maxUsd}` });
+  return wrapFetchWithPayment(fetch, client) as typeof fetch;
 }
 
 /** Retries `fn` until it returns a value (not undefined) or `timeoutMs` passes; returns undefined then. */
