@@ -91,8 +91,11 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
       if (receipt?.status === 'success') {
         if (transferMatches(p, receipt.transfers)) {
           await payments.markSettled(p._id, tx);
-          if (p.status === 'settling') {
-            // An orphaned claim: its request died before answering, so the buyer paid and got nothing.
+          // An orphaned claim: its request died before answering. An order is confirmed next (the workflow calls
+          // confirmX402Order); goods kept with a payment-identifier go to the buyer's retry with that id. Otherwise
+          // the buyer paid and got nothing: say so for the operator.
+          const recoverable = p.order_id !== null || (p.payment_id !== null && p.delivery != null);
+          if (p.status === 'settling' && !recoverable) {
             await payments.noteDeliveryFailure(p._id, 'the request died before delivering; settled on chain, found by reconciliation: refund or deliver by hand');
             return result('settled', tx, 'delivery_failed');
           }

@@ -337,9 +337,14 @@ export interface X402PaymentDoc {
   payment_id: string | null;
   error_reason: string | null;
   error_message: string | null;
+  /** While `settling`: after this time without renewal the claim counts as orphaned (its request died). */
+  lease_until?: Date;
   /** Goods prepared for a settlement that came back pending; served at the delivery URL once settled. */
   delivery_token_hash: string | null;
-  /** The goods (a JSON document) prepared for a settlement that came back pending. */
+  /**
+   * The goods (a JSON document) sold by this payment, kept from the claim on: served at the delivery URL of a
+   * settlement that came back pending, and to a resend of the same signed payment whose first request died.
+   */
   delivery: unknown;
   created_at: Date;
   updated_at: Date;

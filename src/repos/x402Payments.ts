@@ -12,6 +12,12 @@ export type X402Claim = Pick<
   'resource' | 'resource_kind' | 'resource_ref' | 'order_id' | 'amount_micros' | 'asset' | 'network' | 'pay_to' | 'payer' | 'nonce' | 'valid_before' | 'payment_id'
 >;
 
+/**
+ * Milliseconds a `settling` claim is held without renewal: the request renews it while settlement runs, so a claim
+ * whose request died (its process was killed) is reconciled within about this time plus a sweep (issue 14).
+ */
+export const CLAIM_LEASE_MS = 15_000;
+
 /** Why {@link X402PaymentRepository.claim} refused: the authorization or the order is already taken. */
 export type ClaimRefusal = { refused: 'authorization'; existing: X402PaymentDoc | null } | { refused: 'order'; existing: X402PaymentDoc | null };
 
@@ -38,12 +44,13 @@ export class X402PaymentRepository {
    * verification and before settlement: of two requests carrying the same signed payload, one insert wins.
    * @returns the new entry, or why the claim was refused (with the entry holding the claim, when readable).
    */
-  async claim(c: X402Claim): Promise<X402PaymentDoc | ClaimRefusal> {
+  async claim(c: X402Claim, goods: unknown = null): Promise<X402PaymentDoc | ClaimRefusal> {
     const id = newX402PaymentId();
     const now = new Date();
     const doc: X402PaymentDoc = {
       _id: id,
       status: 'settling',
+      lease_until: new Date(now.getTime() + CLAIM_LEASE_MS),
       ...c,
       payer: c.payer.toLowerCase(),
       nonce: c.nonce.toLowerCase(),
@@ -54,7 +61,7 @@ export class X402PaymentRepository {
       error_reason: null,
       error_message: null,
       delivery_token_hash: null,
-      delivery: null,
+      delivery: goods ?? null,
       created_at: now,
       updated_at: now,
       settled_at: null,
@@ -136,9 +143,29 @@ export class X402PaymentRepository {
     await this.d.x402Payments.updateOne({ _id: id }, { $set: { error_reason: 'delivery_failed', error_message: message, updated_at: new Date() } });
   }
 
-  /** Claims still `settling` that were created before `before`, oldest first (orphans of dead requests). */
-  staleClaims(before: Date, limit: number): Promise<X402PaymentDoc[]> {
-    return this.d.x402Payments.find({ status: 'settling', created_at: { $lt: before } }).sort({ created_at: 1 }).limit(limit).toArray();
+  /** Extends the lease of a claim still `settling` (its request is alive); see {@link CLAIM_LEASE_MS}. */
+  async renewClaim(id: string): Promise<void> {
+    await this.d.x402Payments.updateOne({ _id: id, status: 'settling' }, { $set: { lease_until: new Date(Date.now() + CLAIM_LEASE_MS) } });
+  }
+
+  /**
+   * Claims still `settling` whose lease ran out at `now` (their request died), oldest first. Claims written before
+   * leases carry none: they count as dead `legacyAgeMs` after creation.
+   */
+  staleClaims(now: Date, limit: number, legacyAgeMs: number): Promise<X402PaymentDoc[]> {
+    return this.d.x402Payments
+      .find({
+        status: 'settling',
+        $or: [{ lease_until: { $lt: now } }, { lease_until: { $exists: false }, created_at: { $lt: new Date(now.getTime() - legacyAgeMs) } }],
+      })
+      .sort({ created_at: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
+  /** The entry holding a signed authorization (network, payer, nonce), if any. */
+  getByAuthorization(network: string, payer: string, nonce: string): Promise<X402PaymentDoc | null> {
+    return this.d.x402Payments.findOne({ auth_key: authKey(network, payer, nonce) });
   }
 
   /** One entry by ledger id. */

@@ -40,7 +40,7 @@ import type { X402PaymentDoc, X402PaymentIdDoc } from '../db';
 import { markShared } from '../http/cachedJson';
 import { microsToUsd } from '../domain/money';
 import { ProblemError } from '../errors';
-import { X402PaymentRepository } from '../repos/x402Payments';
+import { CLAIM_LEASE_MS, X402PaymentRepository } from '../repos/x402Payments';
 import { sha256Hex } from '../hash';
 
 /** x402 settings, from the X402_* configuration (src/config.ts). */
@@ -249,7 +249,10 @@ const CHALLENGE_TTL_MS = 60_000;
 
 /** Settlement failure reasons after which the chain may still carry the transfer. */
 const PENDING_REASON = 'settlement_pending';
-/** A `settling` claim older than this outlived any settlement call (facilitator timeout 150 s): its request died. */
+/**
+ * A `settling` claim written before claims had leases, older than this, outlived any settlement call (facilitator
+ * timeout 150 s): its request died. Claims with a lease are orphaned once it lapses (CLAIM_LEASE_MS).
+ */
 export const ORPHAN_CLAIM_MS = 5 * 60_000;
 
 /** A response as sent and as stored under its payment id: status, headers, JSON body. */
@@ -382,7 +385,8 @@ export class X402Gateway {
 
       const pid = payload ? this.paymentIdScope(ctx, payload, quote) : null;
       if (pid) {
-        const claimed = await this.opts.ledger.claimPaymentId(pid.doc);
+        // No takeover by age: answerInFlightPaymentId asks the ledger how far the first request got.
+        const claimed = await this.opts.ledger.claimPaymentId(pid.doc, Number.POSITIVE_INFINITY);
         if (claimed) {
           await this.answerFromPaymentId(ctx, http, context, pid, claimed, quote);
           return;
@@ -440,7 +444,7 @@ export class X402Gateway {
       nonce: auth.nonce,
       valid_before: auth.validBefore,
       payment_id: paymentIdentifierOf(paymentPayload),
-    });
+    }, goods);
     if ('refused' in claim) {
       if (claim.refused === 'order') {
         throw new ProblemError(409, 'payment_in_progress', `Another x402 payment for order ${quote.orderId} is being settled or has settled`, {
@@ -455,6 +459,30 @@ export class X402Gateway {
       return false;
     }
 
+    // Renewed while settlement and delivery run, so only a claim whose request died lapses (see CLAIM_LEASE_MS).
+    const renewal = setInterval(() => void this.opts.ledger.renewClaim(claim._id).catch(() => undefined), CLAIM_LEASE_MS / 3);
+    renewal.unref();
+    try {
+      return await this.settleClaimed(ctx, resource, quote, http, context, paymentIdKey, claim, goods, paymentPayload, paymentRequirements, declaredExtensions);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
+
+  /** Settle → record → deliver, for a claim this request holds. Returns true when goods (or a pending receipt) went out. */
+  private async settleClaimed(
+    ctx: Context,
+    resource: PaidResource,
+    quote: PaidQuote,
+    http: x402HTTPResourceServer,
+    context: HTTPRequestContext,
+    paymentIdKey: string | null,
+    claim: X402PaymentDoc,
+    goods: Record<string, unknown>,
+    paymentPayload: PaymentPayload,
+    paymentRequirements: PaymentRequirements,
+    declaredExtensions: Record<string, unknown> | undefined,
+  ): Promise<boolean> {
     let settled;
     try {
       settled = await http.processSettlement(paymentPayload, paymentRequirements, declaredExtensions, {
@@ -535,19 +563,25 @@ export class X402Gateway {
   }
 
   /**
-   * Every `intervalMs`, hands claims left `settling` for longer than {@link ORPHAN_CLAIM_MS} (their request died
-   * between the claim and the facilitator's answer) to `onPending`, which reconciles them on chain. Runs in every API
-   * process; the reconcile workflow id makes concurrent sweeps harmless. The timer does not keep the process alive.
+   * At once and then every `intervalMs`, hands claims left `settling` whose lease lapsed (their request died between
+   * the claim and the facilitator's answer; legacy claims: older than {@link ORPHAN_CLAIM_MS}) to `onPending`, which
+   * reconciles them on chain. Runs in every API process; the reconcile workflow id makes concurrent sweeps harmless.
+   * The timers do not keep the process alive.
    * @returns a function stopping the sweeper.
    */
-  startOrphanSweeper(intervalMs = 60_000): () => void {
+  startOrphanSweeper(intervalMs = 5_000): () => void {
     const sweep = async () => {
-      const orphans = await this.opts.ledger.staleClaims(new Date(Date.now() - ORPHAN_CLAIM_MS), 50);
+      const orphans = await this.opts.ledger.staleClaims(new Date(), 50, ORPHAN_CLAIM_MS);
       for (const o of orphans) await this.startReconcile(o._id);
     };
+    const first = setTimeout(() => void sweep().catch(() => undefined), 0);
     const timer = setInterval(() => void sweep().catch(() => undefined), intervalMs);
+    first.unref();
     timer.unref();
-    return () => clearInterval(timer);
+    return () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    };
   }
 
   private async startReconcile(paymentId: string): Promise<void> {
@@ -593,9 +627,7 @@ export class X402Gateway {
     if (existing.fingerprint !== pid.doc.fingerprint) {
       throw new ProblemError(409, 'payment_identifier_conflict', `payment-identifier ${pid.id} was used for another purchase`, { param: 'payment-identifier' });
     }
-    if (existing.state === 'in_flight') {
-      throw new ProblemError(409, 'payment_in_progress', `A purchase with payment-identifier ${pid.id} is still running; retry shortly`, {}, { 'Retry-After': '2' });
-    }
+    if (existing.state === 'in_flight') return this.answerInFlightPaymentId(ctx, pid, existing);
     if (existing.state === 'pending') {
       const payment = existing.payment_ref ? await this.opts.ledger.get(existing.payment_ref) : null;
       if (payment?.status === 'settled') {
@@ -626,6 +658,37 @@ export class X402Gateway {
       }
     }
     this.replay(ctx, stored);
+  }
+
+  /**
+   * A payment id whose first request has not finished, or died (its process was killed; issue 14). With the same
+   * signed payload, the ledger says how far it got: settled with its goods kept → the goods, and the id is done;
+   * failed, or never claimed and older than a claim lease → the id is released for a new attempt; otherwise still
+   * running → 409 with Retry-After. The payment id is what proves the buyer here: the signed payload alone is
+   * public on chain once settled.
+   */
+  private async answerInFlightPaymentId(
+    ctx: Context,
+    pid: { id: string; doc: { _id: string; payload_hash: string } },
+    existing: X402PaymentIdDoc,
+  ): Promise<void> {
+    const running = () => new ProblemError(409, 'payment_in_progress', `A purchase with payment-identifier ${pid.id} is still running; retry shortly`, {}, { 'Retry-After': '2' });
+    if (existing.payload_hash !== pid.doc.payload_hash) throw running();
+    const payload = parsePaymentHeader(ctx.get('payment-signature'));
+    const auth = authorizationOf(payload);
+    const held = payload.accepted?.network ? await this.opts.ledger.getByAuthorization(payload.accepted.network, auth.payer, auth.nonce) : null;
+    if (held && held.resource === existing.resource) {
+      if (held.status === 'settled' && held.delivery != null) {
+        const response = settledResponseOf(held);
+        await this.opts.ledger.completePaymentId(existing._id, 'done', held._id, response);
+        return this.replay(ctx, response);
+      }
+      if (held.status !== 'failed') throw running();
+    } else if (existing.updated_at.getTime() > Date.now() - CLAIM_LEASE_MS) {
+      throw running();
+    }
+    await this.opts.ledger.releasePaymentId(existing._id);
+    throw new ProblemError(409, 'payment_in_progress', `The earlier purchase with payment-identifier ${pid.id} did not complete; retry to pay again`, {}, { 'Retry-After': '0' });
   }
 
   private replay(ctx: Context, response: StoredResponse): void {

@@ -170,7 +170,7 @@ it('reconciles claims orphaned by a dead request from the chain: settled when th
   const unused = await signPayment(required);
   await stack.services.db.x402Payments.insertOne(orphan('x4p_orphan_unused', (unused.payload.authorization as { nonce: string }).nonce, Math.floor(Date.now() / 1000) - 3600));
 
-  const stale = await stack.services.x402Payments.staleClaims(new Date(Date.now() - 5 * 60_000), 10);
+  const stale = await stack.services.x402Payments.staleClaims(new Date(), 10, 5 * 60_000);
   expect(stale.map((d) => d._id).sort()).toEqual(['x4p_orphan_unused', 'x4p_orphan_used']);
 
   const run = (paymentId: string) =>
@@ -179,4 +179,41 @@ it('reconciles claims orphaned by a dead request from the chain: settled when th
   await expect(run('x4p_orphan_unused')).resolves.toMatchObject({ status: 'failed', reason: 'authorization_expired_unsettled' });
   expect(await stack.services.x402Payments.get('x4p_orphan_used')).toMatchObject({ status: 'settled', transaction: settled.transaction, error_reason: 'delivery_failed' });
   expect(await stack.services.x402Payments.get('x4p_orphan_unused')).toMatchObject({ status: 'failed', error_reason: 'authorization_expired_unsettled' });
+});
+
+it('a purchase whose request died after settling is reconciled within seconds, and a retry with its payment-identifier gets the goods, charged once', async () => {
+  const item = MICRO_ITEMS[1]!;
+  const path = `/x402/item/${item.id}`;
+  const required = paymentRequiredOf(await fetch(stack.url + path));
+  const headers = signatureHeader(await signPayment(required, { paymentId: `pay_${randomBytes(12).toString('hex')}` }));
+  const buyerBefore = await chain.balance(ANVIL_ADDRESSES.buyer);
+  const first = await stack.call('GET', path, undefined, headers);
+  expect(first.status).toBe(200);
+  const paymentId = first.body.payment.payment_id as string;
+  const tx = first.body.payment.transaction as string;
+
+  // Put the books back where a request killed after the facilitator settled leaves them: the claim `settling` with a
+  // lapsed lease and no transaction recorded, the payment id still in flight.
+  const db = stack.services.db;
+  await db.x402Payments.updateOne(
+    { _id: paymentId },
+    { $set: { status: 'settling', transaction: null, tx_key: null, settled_at: null, lease_until: new Date(Date.now() - 1000) } },
+  );
+  await db.x402PaymentIds.updateOne({ payment_ref: paymentId }, { $set: { state: 'in_flight', payment_ref: null, response: null } });
+  const during = await stack.call('GET', path, undefined, headers);
+  expect(during.status).toBe(409);
+  expect(during.body.code).toBe('payment_in_progress');
+
+  // The sweeper (every 5 s in each API) hands the orphan to the reconcile workflow, which finds the transfer on chain.
+  const reconciled = await until('the orphan reconciled', async () => {
+    const p = await stack.services.x402Payments.get(paymentId);
+    return p?.status === 'settled' ? p : undefined;
+  }, 30_000);
+  expect(reconciled).toMatchObject({ transaction: tx, error_reason: null });
+  const retried = await stack.call('GET', path, undefined, headers);
+  expect(retried.status).toBe(200);
+  expect(retried.headers.get('payment-identifier-replayed')).toBe('true');
+  expect(retried.body.content).toEqual(first.body.content);
+  expect(retried.body.payment).toMatchObject({ payment_id: paymentId, transaction: tx });
+  expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - BigInt(item.price_micros));
 });
