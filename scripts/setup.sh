@@ -8,6 +8,7 @@
 #     (MongoDB wire protocol on DocumentDB) built from its Go module source.
 #   - Temporal's Java time-skipping test server, classpath resolved from Maven Central,
 #     plus a wrapper script that `exec`s the JVM.
+#   - Debian's chromium (installed when missing), the headless browser of the human-pages test.
 #
 # Everything server-related lives in the cache dir (never inside the repo):
 #   ${AGENT_COMMERCE_CACHE:-$HOME/.cache/agent-commerce}/bin/{temporal,ferretdb,temporal-test-server}
@@ -23,6 +24,7 @@
 #   TEMPORAL_TEST_SERVER_PATH   use this time-skipping test server executable instead
 #   TEMPORAL_TEST_SERVER_VERSION  Maven version of io.temporal:temporal-test-server (default 1.38.0)
 #   SCHEMATHESIS_PATH           use this schemathesis executable instead of the cached virtualenv's
+#   CHROMIUM_PATH               use this Chromium for the browser test instead of Debian's /usr/bin/chromium
 #   (the MCP conformance suite and its Node 22 go to $CACHE/node22, from npm)
 #
 # Quiet when everything is present; progress lines go to stderr only when something is installed.
@@ -428,6 +430,28 @@ mcp_conformance() {
 }
 
 # ---------------------------------------------------------------------------
+# Debian's Chromium, the browser the human-pages test drives headless with playwright-core (which never downloads
+# a browser of its own). Installed with apt-get when missing; as a non-root user only a warning, since only that
+# test needs it (and fails saying so). CHROMIUM_PATH names another Chromium to use.
+# ---------------------------------------------------------------------------
+chromium_deb() {
+  if [ -n "${CHROMIUM_PATH:-}" ]; then
+    [ -x "$CHROMIUM_PATH" ] || die "CHROMIUM_PATH=$CHROMIUM_PATH is not an executable file"
+    return 0
+  fi
+  [ -x /usr/bin/chromium ] && return 0
+  command -v dpkg-query >/dev/null 2>&1 || { log "no /usr/bin/chromium and no Debian packages: the human-pages test will fail (set CHROMIUM_PATH)"; return 0; }
+  if [ "$(id -u)" != 0 ]; then
+    log "Debian package chromium is missing; install it as root (apt-get install -y --no-install-recommends chromium), or the human-pages test fails"
+    return 0
+  fi
+  log "installing Debian package: chromium"
+  run_logged apt-update.log apt-get update
+  run_logged apt-install-chromium.log env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium
+  [ -x /usr/bin/chromium ] || die "still no /usr/bin/chromium after apt-get install chromium"
+}
+
+# ---------------------------------------------------------------------------
 # In a function, so bash has read the whole file before anything runs.
 main() {
   node_deps
@@ -441,6 +465,7 @@ main() {
     temporal_test_server
     schemathesis
     mcp_conformance
+    chromium_deb
   fi
 }
 

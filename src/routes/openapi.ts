@@ -113,6 +113,11 @@ function withCommonAnswers(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject 
 }
 
 const html = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
+/** Headers of the human pages under /pay (src/routes/payPages.ts). */
+const pageHeaders = {
+  'Content-Security-Policy': { description: "No script; the page's own stylesheet only; forms post to this origin", schema: { type: 'string' as const } },
+  'Referrer-Policy': { description: 'no-referrer: links carry the order secret', schema: { type: 'string' as const } },
+};
 
 /** Builds the OpenAPI 3.1 document from the same zod schemas that validate requests. */
 export function openApiDocument(baseUrl: string) {
@@ -223,9 +228,14 @@ export function openApiDocument(baseUrl: string) {
       },
       '/pay/orders/{order_id}': {
         get: op({
-          summary: 'Hosted checkout page (linkpay_ncp); with ?secret=os_... the buyer\'s page (review once delivered)',
-          requestParams: { path: orderPath, query: z.object({ secret: z.string().optional().meta({ description: 'The order secret' }) }) },
-          responses: { '200': html('The page'), '404': problem('Unknown order') },
+          summary: "A human's page of the order: the checkout while it awaits payment (linkpay_ncp), then the order page",
+          description:
+            'HTML without script (Content-Security-Policy, Referrer-Policy: no-referrer). The order page shows the status and its progress in words, ' +
+            'reloading itself while the order is paid or being prepared. With the order secret in `secret` it also lists each deliverable ' +
+            '(download link, size, sha256) and, once delivered, the accept / reject forms (POST /pay/orders/{order_id}/review); ' +
+            'without it, or with another secret, the status only.',
+          requestParams: { path: orderPath, query: z.object({ secret: z.string().optional().meta({ description: 'The order secret (os_...) from the link' }) }) },
+          responses: { '200': { ...html('The checkout or the order page'), headers: pageHeaders }, '404': problem('Unknown order') },
         }),
         post: op({
           summary: 'Pay (form): records the provider transaction and confirms the order',
@@ -241,16 +251,25 @@ export function openApiDocument(baseUrl: string) {
           requestBody: {
             content: { 'application/x-www-form-urlencoded': { schema: z.object({ secret: z.string(), action: z.enum(['accept', 'reject']), reason: z.string().optional() }) } },
           },
-          responses: { '200': html('Recorded'), ...buyerOnlyResponses(problem), '404': problem('Unknown order'), '409': html('Order not delivered') },
+          responses: {
+            '200': html('Recorded: the outcome and the link back to the order page'),
+            ...buyerOnlyResponses(problem),
+            '404': problem('Unknown order'),
+            '409': html('Order not delivered'),
+          },
         }),
       },
       '/pay/services/{service_id}': {
-        get: op({ summary: "A service's payment link: the inputs form", requestParams: { path: z.object({ service_id: z.string() }) }, responses: { '200': html('The form'), '404': problem('No payment link for this service') } }),
+        get: op({
+          summary: "A service's payment link: the inputs form, each input labelled and explained in words",
+          requestParams: { path: z.object({ service_id: z.string() }) },
+          responses: { '200': { ...html('The form'), headers: pageHeaders }, '404': problem('No payment link for this service') },
+        }),
         post: op({
           summary: 'Creates the order at the human price and redirects to its checkout (with the order secret in the link)',
           requestParams: { path: z.object({ service_id: z.string() }) },
           requestBody: { content: { 'application/x-www-form-urlencoded': { schema: z.record(z.string(), z.string()) } } },
-          responses: { '302': { description: 'To /pay/orders/{order_id}?secret=os_...' }, '404': problem('No payment link for this service'), '422': html('Inputs missing') },
+          responses: { '302': { description: 'To /pay/orders/{order_id}?secret=os_...' }, '404': problem('No payment link for this service'), '422': html('Inputs missing: the form again, the missing fields named') },
         }),
       },
       '/api/v1/orders/{order_id}/deliverables/{name}': {
