@@ -2,10 +2,17 @@
  * Drill `two-of-each` (issue 14): two API processes and two workers against the same Temporal server and database,
  * requests spread over both APIs. Checks that parallel wallet debits never overdraw (a wallet funded for fewer orders
  * than are paid at once), that an Idempotency-Key replays across processes, that the rate limit's budget is shared
- * (its counters live in the database), and that every order is charged once and delivered.
+ * (its counters live in the database), that one signed x402 payment sent to both APIs at once is settled once (the
+ * claim is a unique insert), and that every order is charged once and delivered.
  *
  * Options: --orders N (parallel paid orders, default 24), --keep.
  */
+import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { privateKeyToAccount } from 'viem/accounts';
+import { ANVIL_ADDRESSES, ANVIL_KEYS, usdcBalanceOf } from '../lib/chain';
+import { MICRO_ITEMS } from '../../src/domain/micro';
 import { call, debitsByTx, finish, fundedAgent, logger, newStats, since, startDrillStack, statusCounts, waitDelivered, type OrderFlow } from './lib';
 
 const INPUTS = { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' };
@@ -18,7 +25,7 @@ export async function run(args: Map<string, string>): Promise<void> {
   const n = Number(args.get('orders') ?? 24);
   log('starting Temporal, database, two workers and two APIs (separate processes)');
   // A small per-credential budget so the shared limit is reached quickly; the burst window is per process (memory).
-  const stack = await startDrillStack({ apis: 2, workers: 2, env: { RATE_LIMIT_PER_MINUTE: '400', RATE_LIMIT_BURST_PER_SECOND: '0' } });
+  const stack = await startDrillStack({ apis: 2, workers: 2, x402: true, env: { RATE_LIMIT_PER_MINUTE: '400', RATE_LIMIT_BURST_PER_SECOND: '0' } });
   const bases = stack.apis.map((a) => a.url!);
   const problems: string[] = [];
   const figures: Record<string, unknown> = {};
@@ -68,7 +75,34 @@ export async function run(args: Map<string, string>): Promise<void> {
     if (first.status !== 201 || replay.status !== 201 || replay.body.order_id !== first.body.order_id || replay.headers.get('idempotent-replayed') !== 'true') problems.push('Idempotency-Key did not replay across API processes');
     if (conflict.status !== 422) problems.push(`same key, other body on the other API: ${conflict.status} (want 422)`);
 
-    // 4. One rate-limit budget across processes: a fresh credential's requests alternate between the APIs.
+    // 4. x402 claims across processes: the same signed payment sent to both APIs at once, for several items.
+    const chain = stack.x402!;
+    const signer = new x402Client();
+    registerExactEvmScheme(signer, { signer: privateKeyToAccount(ANVIL_KEYS.buyer) });
+    signer.setSpendControls({ maxAmountPerPayment: '$5' });
+    const buyerBefore = await usdcBalanceOf(chain.rpcUrl, chain.asset as `0x${string}`, ANVIL_ADDRESSES.buyer);
+    const pairs: Array<{ item: string; statuses: number[] }> = [];
+    let expectedSpend = 0;
+    for (const item of MICRO_ITEMS.slice(0, 6)) {
+      const path = `/x402/item/${item.id}`;
+      const challenge = await call(bases[0]!, 'GET', path);
+      const header = challenge.headers.get('payment-required');
+      if (challenge.status !== 402 || !header) throw new Error(`x402 challenge for ${path}: ${challenge.status}`);
+      const payload = await signer.createPaymentPayload(decodePaymentRequiredHeader(header));
+      const signature = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) };
+      const both = await Promise.all(bases.map((b) => call(b, 'GET', path, undefined, signature, 60_000)));
+      pairs.push({ item: item.id, statuses: both.map((a) => a.status) });
+      const served = both.filter((a) => a.status === 200).length;
+      if (served !== 1) problems.push(`one x402 payment for ${item.id} sent to both APIs: ${served} answers 200 (${both.map((a) => a.status).join(', ')})`);
+      expectedSpend += item.price_micros;
+    }
+    const buyerAfter = await usdcBalanceOf(chain.rpcUrl, chain.asset as `0x${string}`, ANVIL_ADDRESSES.buyer);
+    const spent = Number(buyerBefore - buyerAfter);
+    figures.x402_claims = { payments: pairs.length, answers: pairs.map((p) => p.statuses.join('/')), spent_micros: spent, prices_micros: expectedSpend };
+    log(`x402 claims: ${JSON.stringify(figures.x402_claims)}`);
+    if (spent !== expectedSpend) problems.push(`the buyer spent ${spent} micro-USDC for ${pairs.length} payments costing ${expectedSpend}`);
+
+    // 5. One rate-limit budget across processes: a fresh credential's requests alternate between the APIs.
     const limitKey = await fundedAgent(bases[0]!, 'drill-two-of-each-limit', 1);
     let firstLimited = 0;
     const rlStats = newStats();
