@@ -13,7 +13,9 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEYS } from '../lib/chain';
@@ -363,6 +365,67 @@ export function payingFetch(key: Hex = ANVIL_KEYS.buyer, maxUsd = 1000): typeof 
   registerExactEvmScheme(client, { signer: privateKeyToAccount(key) });
   client.setSpendControls({ maxAmountPerPayment: `$${maxUsd}` });
   return wrapFetchWithPayment(fetch, client) as typeof fetch;
+}
+
+/** How an x402 purchase by {@link x402Purchase} ended. */
+export interface X402Purchase {
+  path: string;
+  /** Final answer: 200 with the goods, or what stopped the buyer. */
+  status: number;
+  body: Record<string, any>;
+  /** Payloads signed (a new one only after a 402 refused the previous one). */
+  signed: number;
+}
+
+/**
+ * Buys `path` as a careful x402 buyer does across crashes: signs once with a `payment-identifier`, then resends the
+ * same payload and id through connection errors, 503, 429 and 409 `payment_in_progress` (waiting Retry-After), and
+ * signs anew (new id) only after a 402. Stops at a 200, at another answer, or after `deadlineMs`.
+ */
+export async function x402Purchase(
+  bases: string[],
+  method: 'GET' | 'POST',
+  urlPath: string,
+  headers: Record<string, string>,
+  stats: ClientStats,
+  deadlineMs = 180_000,
+  key: Hex = ANVIL_KEYS.buyer,
+): Promise<X402Purchase> {
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: privateKeyToAccount(key) });
+  client.setSpendControls({ maxAmountPerPayment: '$1000' });
+  const deadline = Date.now() + deadlineMs;
+  let signature: Record<string, string> | undefined;
+  let signed = 0;
+  for (let n = 0; ; n++) {
+    const base = bases[n % bases.length]!;
+    if (!signature) {
+      const challenge = await call(base, method, urlPath, undefined, headers);
+      const required = challenge.headers.get('payment-required');
+      if (challenge.status === 402 && required) {
+        const decoded = decodePaymentRequiredHeader(required);
+        const payload = await client.createPaymentPayload(decoded);
+        const ext = (decoded.extensions?.['payment-identifier'] as object | undefined) ?? {};
+        payload.extensions = { ...(payload.extensions ?? {}), 'payment-identifier': { ...ext, info: { required: false, id: `pay_${randomBytes(12).toString('hex')}` } } };
+        signature = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) };
+        signed++;
+      } else if (challenge.status !== 0 && challenge.status !== 503 && challenge.status !== 429) {
+        return { path: urlPath, status: challenge.status, body: challenge.body, signed };
+      }
+    }
+    const a = signature ? await call(base, method, urlPath, undefined, { ...headers, ...signature }, 60_000) : undefined;
+    if (a) {
+      stats.statuses.set(a.status, (stats.statuses.get(a.status) ?? 0) + 1);
+      if (a.status === 503 && !a.headers.get('retry-after')) stats.unavailableWithoutRetryAfter++;
+      if (a.status === 402) signature = undefined;
+      const again = a.status === 0 || a.status === 503 || a.status === 429 || a.status === 402 || (a.status === 409 && a.body.code === 'payment_in_progress');
+      if (!again || Date.now() > deadline) return { path: urlPath, status: a.status, body: a.body, signed };
+      await sleep(Math.min(Math.max(Number(a.headers.get('retry-after') ?? '0') * 1000, 300), 2_000));
+    } else {
+      if (Date.now() > deadline) return { path: urlPath, status: 0, body: {}, signed };
+      await sleep(500);
+    }
+  }
 }
 
 /** Retries `fn` until it returns a value (not undefined) or `timeoutMs` passes; returns undefined then. */

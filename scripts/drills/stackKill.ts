@@ -8,6 +8,11 @@
  * engineering, the subscription still active, one wallet debit per paid order (ledger) and every webhook event of
  * these orders received at least once (duplicates allowed).
  *
+ * x402 settlement in flight: with the wallet batch, x402 payments of orders and of micro items are sent by buyers that
+ * resend the same signed payment with its payment-identifier until they get an answer (lib.ts `x402Purchase`). After
+ * the restart each of those orders is delivered with exactly one settled x402 payment, each item purchase got its
+ * goods, and the buyer's on-chain spending equals what the ledger says settled.
+ *
  * Options: --load-seconds N (seconds of load before the kill, default 8), --batch N (orders paid at once just before
  * the kill, default 12), --keep.
  */
@@ -26,11 +31,15 @@ import {
   startDrillStack,
   startWebhookCounter,
   statusCounts,
+  x402Purchase,
   undeliveredEvents,
   until,
   waitDelivered,
   type OrderFlow,
+  type X402Purchase,
 } from './lib';
+import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
+import { MICRO_ITEMS } from '../../src/domain/micro';
 
 const AUTOMATION = { service_id: 'automation-wf', inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' } };
 const EXPERT = { service_id: 'robot-control-system', inputs: { robot_type: 'six-axis arm', controller: 'ROS 2 Humble', objective: 'pick and place parcels from a conveyor' } };
@@ -45,7 +54,7 @@ export async function run(args: Map<string, string>): Promise<void> {
   const loadMs = Number(args.get('load-seconds') ?? 8) * 1000;
   const batch = Number(args.get('batch') ?? 12);
   log('starting Temporal, database, worker and API (separate processes, one data folder)');
-  const stack = await startDrillStack();
+  const stack = await startDrillStack({ x402: true });
   const api = stack.apis[0]!.url!;
   const problems: string[] = [];
   const figures: Record<string, unknown> = { data_dir: stack.dataDir };
@@ -98,7 +107,14 @@ export async function run(args: Map<string, string>): Promise<void> {
     // comes as soon as the first of them is paid, so the others are paying or fulfilling.
     const batchIds: string[] = [];
     for (let i = 0; i < batch; i++) batchIds.push(await create(AUTOMATION));
+    const x402Ids: string[] = [];
+    for (let i = 0; i < Math.max(2, Math.floor(batch / 3)); i++) x402Ids.push(await create(AUTOMATION));
+    const chain = stack.x402!;
+    const spendBefore = await usdcBalanceOf(chain.rpcUrl, chain.asset as `0x${string}`, ANVIL_ADDRESSES.buyer);
     const batchPays = batchIds.map((id) => retrying([api], 'POST', `/api/v1/orders/${id}/confirm_payment`, { rail: 'agent_wallet' }, { ...auth, 'idempotency-key': `stack-kill-pay-${id}` }, stats, 240_000));
+    const x402Stats = newStats();
+    const x402Orders = x402Ids.map((id) => x402Purchase([api], 'POST', `/x402/orders/${id}`, auth, x402Stats, 240_000));
+    const x402Items = MICRO_ITEMS.slice(0, x402Ids.length).map((item) => x402Purchase([api], 'GET', `/x402/item/${item.id}`, {}, x402Stats, 240_000));
     loading = false;
     await load;
     const statusesNow = async (): Promise<Record<string, number>> => {
@@ -207,6 +223,37 @@ export async function run(args: Map<string, string>): Promise<void> {
     log(`ledger and webhooks: ${JSON.stringify(figures.ledger_and_webhooks)}`);
     if (missing.length > 0) problems.push(`webhook events never received: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ' …' : ''}`);
     if (stats.unavailableWithoutRetryAfter > 0) problems.push(`${stats.unavailableWithoutRetryAfter} answers 503 without Retry-After`);
+
+    // 8. x402 in flight: orders delivered with one settled payment each, items served, spending = settled payments.
+    const orderBuys: X402Purchase[] = await Promise.all(x402Orders);
+    const itemBuys: X402Purchase[] = await Promise.all(x402Items);
+    const x402Delivered = await Promise.all(x402Ids.map((id) => waitDelivered([api], id, newStats(), 120_000)));
+    const ledger = (await stack.mongo()).db(stack.dbName).collection<{ order_id: string | null; status: string; amount_micros: number; created_at: Date }>('x402_payments');
+    const settled = await ledger.find({ status: 'settled' }).toArray();
+    const settledPerOrder = x402Ids.map((id) => settled.filter((p) => p.order_id === id).length);
+    const spendAfter = await usdcBalanceOf(chain.rpcUrl, chain.asset as `0x${string}`, ANVIL_ADDRESSES.buyer);
+    const spent = Number(spendBefore - spendAfter);
+    const settledSum = settled.reduce((sum, p) => sum + p.amount_micros, 0);
+    figures.x402_in_flight = {
+      orders: x402Ids.length,
+      order_answers: orderBuys.map((b) => `${b.status}${b.signed > 1 ? ` (${b.signed} signed)` : ''}`),
+      orders_delivered: x402Delivered.filter((d) => d.outcome === 'delivered').length,
+      settled_payments_per_order: settledPerOrder,
+      items: itemBuys.length,
+      item_answers: itemBuys.map((b) => `${b.status}${b.signed > 1 ? ` (${b.signed} signed)` : ''}`),
+      spent_on_chain_micros: spent,
+      settled_in_ledger_micros: settledSum,
+      answers_seen_by_buyers: statusCounts(x402Stats),
+    };
+    log(`x402 in flight: ${JSON.stringify(figures.x402_in_flight)}`);
+    x402Delivered.forEach((d, i) => {
+      if (d.outcome !== 'delivered') problems.push(`x402 order ${x402Ids[i]}: ${d.outcome} ${d.detail ?? ''} (buyer's last answer ${orderBuys[i]!.status})`);
+      if (settledPerOrder[i] !== 1) problems.push(`x402 order ${x402Ids[i]}: ${settledPerOrder[i]} settled payments`);
+    });
+    itemBuys.forEach((b) => {
+      if (b.status !== 200) problems.push(`x402 purchase ${b.path}: ${b.status} ${JSON.stringify(b.body).slice(0, 200)}`);
+    });
+    if (spent !== settledSum) problems.push(`the buyer spent ${spent} micro-USDC on chain; the ledger holds ${settledSum} settled`);
   } catch (err) {
     problems.push(`drill error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
   } finally {
