@@ -8,7 +8,7 @@
  *   stack-kill    [--load-seconds N] [--batch N]  every process SIGKILLed at once with orders in every state, restarted
  *   soak          [--minutes N] [--rate N] [--apis N] [--workers N]  mixed traffic for a long time; RSS must stay flat
  *
- * Common options: --keep (keep the data folder and logs).
+ * Common options: --keep (keep the data folder and logs; a failed run always keeps them).
  */
 import * as serverKill from './drills/serverKill';
 import * as soak from './drills/soak';

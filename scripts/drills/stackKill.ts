@@ -258,8 +258,10 @@ export async function run(args: Map<string, string>): Promise<void> {
     problems.push(`drill error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
   } finally {
     await hooks.close();
-    await stack.stop({ keepData: args.has('keep') });
-    if (args.has('keep')) log(`data and logs kept in ${stack.dataDir}`);
+    // A failed run keeps its data folder and logs for the post-mortem (Temporal histories, database, process logs).
+    const keep = args.has('keep') || problems.length > 0;
+    await stack.stop({ keepData: keep });
+    if (keep) log(`data and logs kept in ${stack.dataDir}`);
   }
   figures.total_s = Math.round(since(t0) / 1000);
   finish('stack-kill', figures, problems);
