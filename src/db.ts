@@ -635,6 +635,17 @@ async function ensureIndexes(d: Database): Promise<void> {
 /** True for MongoDB's duplicate-key error (11000): a unique-index claim that someone else already holds. */
 export const isDuplicateKey = (err: unknown): err is MongoServerError => err instanceof MongoServerError && err.code === 11000;
 
+/**
+ * A write that lost a race with a concurrent write and succeeds when simply sent again: the duplicate key of two
+ * concurrent upserts of one document (11000: MongoDB's documented advice is to retry), WriteConflict (112), and the
+ * same races as DocumentDB reports them, as InternalError (code 1) "conflicting key value violates exclusion
+ * constraint" (its unique indexes are exclusion constraints) or PostgreSQL's "deadlock detected". No upstream issue
+ * found for DocumentDB's code; seen by the thousand in the soak drill on the rate-limit counters.
+ */
+export const isWriteRace = (err: unknown): err is MongoServerError =>
+  err instanceof MongoServerError &&
+  (err.code === 11000 || err.code === 112 || (err.code === 1 && /exclusion constraint|deadlock detected/.test(err.message)));
+
 /** Pings the server; used by `/health`. Resolves false instead of throwing. */
 export async function pingDatabase(d: Database): Promise<boolean> {
   try {

@@ -4,8 +4,9 @@
  */
 import { isIP } from 'node:net';
 import type { Context, Middleware } from 'koa';
-import { MongoServerError, type Db } from 'mongodb';
+import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
+import { isWriteRace } from '../db';
 import { ProblemError } from '../errors';
 import { sha256Hex } from '../hash';
 import { bearerToken } from './auth';
@@ -73,6 +74,33 @@ function subject(ctx: Context): { kind: 'credential' | 'address'; key: string } 
   return { kind: 'address', key: addressKey(ctx.ip) };
 }
 
+/**
+ * The counters' collection as rate-limiter-flexible expects MongoDB to answer: an upsert that meets its key's
+ * expired counter (not yet removed by the TTL monitor), or loses the race to create it, gets duplicate key (11000)
+ * from MongoDB, which the library answers by replacing the expired counter. DocumentDB reports the same as
+ * InternalError "conflicting key value violates exclusion constraint", which the library passed on as a failure, so
+ * the limiter failed open for a key until the TTL monitor ran (thousands of times in the soak drill). Only that
+ * answer of `findOneAndUpdate` is translated; no upstream issue found for DocumentDB's code.
+ */
+function duplicateKeyAsMongoSays(collection: Collection): Collection {
+  return new Proxy(collection, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (prop !== 'findOneAndUpdate' || typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        try {
+          return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+        } catch (err) {
+          if (err instanceof MongoServerError && err.code === 1 && /exclusion constraint/.test(err.message)) {
+            throw new MongoServerError({ ...err.errorResponse, code: 11000, codeName: 'DuplicateKey', errmsg: err.message });
+          }
+          throw err;
+        }
+      };
+    },
+  });
+}
+
 /** Sets the RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers). */
 function setHeaders(ctx: Context, policy: string, limit: number, windowSeconds: number, res: RateLimiterRes): void {
   const resetSeconds = Math.max(0, Math.ceil(res.msBeforeNext / 1000));
@@ -88,6 +116,7 @@ function setHeaders(ctx: Context, policy: string, limit: number, windowSeconds: 
  * request goes through and `log` is told (the database being down fails the request anyway).
  */
 export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unknown) => void): Middleware {
+  const counters = { collection: (name: string) => duplicateKeyAsMongoSays(db.collection(name)) };
   const ready = ensureRateLimitIndexes(db).catch((err: unknown) => {
     log(new Error(`rate limits: cannot create the indexes of ${RATE_LIMIT_COLLECTION}: ${String(err)}`));
   });
@@ -98,13 +127,24 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
     const limiter =
       duration === 1
         ? new RateLimiterMemory({ keyPrefix, points, duration })
-        : new RateLimiterMongo({ storeClient: db, tableName: RATE_LIMIT_COLLECTION, disableIndexesCreation: true, keyPrefix, points, duration });
+        : new RateLimiterMongo({ storeClient: counters, tableName: RATE_LIMIT_COLLECTION, disableIndexesCreation: true, keyPrefix, points, duration });
     return { points, duration, limiter };
   };
   // Per subject kind: the burst window first (it refuses a quick burst), then the minute's.
   const windows = {
     credential: [make(limits.perCredentialPerSecond ?? 0, 1, 'cred-s'), make(limits.perCredential, RATE_LIMIT_WINDOW_SECONDS, 'cred')],
     address: [make(limits.perAddressPerSecond ?? 0, 1, 'addr-s'), make(limits.perAddress, RATE_LIMIT_WINDOW_SECONDS, 'addr')],
+  };
+
+  // Concurrent first requests of one subject race to insert its counter; the losers count again (the document exists then).
+  const consume = async (limiter: RateLimiterMemory | RateLimiterMongo, key: string): Promise<RateLimiterRes> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await limiter.consume(key);
+      } catch (err) {
+        if (attempt >= 4 || !isWriteRace(err)) throw err;
+      }
+    }
   };
 
   return async (ctx, next) => {
@@ -117,7 +157,7 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
     let last: { res: RateLimiterRes; points: number; duration: number } | undefined;
     for (const w of active) {
       try {
-        last = { res: await w.limiter.consume(who.key), points: w.points, duration: w.duration };
+        last = { res: await consume(w.limiter, who.key), points: w.points, duration: w.duration };
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) {
           // The database is down: the request would wait for it again, so answer 503 now (issue 14).

@@ -3,6 +3,7 @@
  * methods, forms outside the checkout pages, rate limits shared through the database, and cloud metadata webhook
  * targets in development mode. Against the real API, worker and servers.
  */
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/app';
@@ -292,6 +293,29 @@ describe('rate limits', () => {
     const b = await limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, { authorization: 'Bearer ak_rate_b' });
     expect(b.status).not.toBe(429);
     expect(b.headers.get('ratelimit-policy')).toBe('"credential";q=4;w=60');
+  });
+
+  test('a counter whose window ended but is not swept yet starts a new window (not a request uncounted)', async () => {
+    const h = { authorization: 'Bearer ak_rate_expired' };
+    expect((await limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, h)).status).not.toBe(429);
+    const counters = limited.services.db.db.collection<{ key: string; points: number; expire: Date }>(RATE_LIMIT_COLLECTION);
+    const key = { key: `cred:${createHash('sha256').update('ak_rate_expired').digest('hex')}` };
+    expect(await counters.findOne(key)).toMatchObject({ points: 1 });
+    // The TTL monitor has not run yet: the spent window's counter is still there, expired.
+    await counters.updateOne(key, { $set: { points: 4, expire: new Date(Date.now() - 1000) } });
+    expect((await limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, h)).status).not.toBe(429);
+    const renewed = await counters.findOne(key);
+    expect(renewed?.points).toBe(1);
+    expect(renewed!.expire.getTime()).toBeGreaterThan(Date.now());
+  });
+
+  test('concurrent first requests of a credential all count (the upserts that lose the race to create its counter count again)', async () => {
+    for (let n = 0; n < 5; n++) {
+      const h = { authorization: `Bearer ak_rate_race_${n}` };
+      const burst = await Promise.all(Array.from({ length: 12 }, () => limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, h)));
+      // A budget of 4: exactly 4 pass, however the 12 raced to create the counter.
+      expect(burst.filter((r) => r.status !== 429)).toHaveLength(4);
+    }
   });
 });
 
