@@ -13,7 +13,7 @@
  *                     (MONGODB_URI / MONGODB_DB), so growth can be measured; skipped when that many seeded exist
  *   --one-wallet      every lane spends one wallet (contended debits)
  *   --poll-ms N       wait for delivery by polling every N ms instead of long-polling
- * Environment: API_URL (default http://127.0.0.1:3000), TEMPORAL_ADDRESS (127.0.0.1:7233), OPERATOR_KEY (else
+ * Environment: API_URL (default http://127.0.0.1:3000; several, comma-separated, are used in turn), TEMPORAL_ADDRESS (127.0.0.1:7233), OPERATOR_KEY (else
  * .data/operator-key), MONGODB_URI, MONGODB_DB (for --seed).
  */
 import { randomBytes } from 'node:crypto';
@@ -37,7 +37,11 @@ const { values: opts } = parseArgs({
 const total = Number(opts.orders);
 const concurrency = Number(opts.concurrency);
 const pollMs = Number(opts['poll-ms']);
-const api = (process.env.API_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
+// A comma-separated list spreads the requests over several API processes in turn (issue 14: two APIs, two workers).
+const apis = (process.env.API_URL ?? 'http://127.0.0.1:3000').split(',').map((u) => u.trim().replace(/\/$/, ''));
+const api = apis.join(', ');
+let turn = 0;
+const nextApi = (): string => apis[turn++ % apis.length]!;
 const temporalAddress = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
 const keyFile = path.resolve(__dirname, '..', '.data', 'operator-key');
@@ -45,7 +49,7 @@ const operatorKey = process.env.OPERATOR_KEY ?? (existsSync(keyFile) ? readFileS
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const res = await fetch(api + p, {
+  const res = await fetch(nextApi() + p, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -140,7 +144,7 @@ async function orderPath(
     confirm.push(performance.now() - t1);
     let etag = '';
     for (;;) {
-      const res = await fetch(`${api}/api/v1/orders/${order.order_id}`, {
+      const res = await fetch(`${nextApi()}/api/v1/orders/${order.order_id}`, {
         headers: { ...auth, ...(pollMs ? {} : { prefer: 'wait=30', ...(etag ? { 'if-none-match': etag } : {}) }) },
       });
       if (res.status === 304) continue;

@@ -5,7 +5,10 @@
  * (its counters live in the database), that one signed x402 payment sent to both APIs at once is settled once (the
  * claim is a unique insert), and that every order is charged once and delivered.
  *
- * Options: --orders N (parallel paid orders, default 24), --keep.
+ * With `--bench N`, afterwards `npm run bench` (the order path beside Temporal's hello-world, scripts/bench.ts) runs
+ * N orders against a fresh stack of the same shape, its requests spread over both APIs.
+ *
+ * Options: --orders N (parallel paid orders, default 24), --bench N, --keep.
  */
 import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
@@ -13,8 +16,11 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, usdcBalanceOf } from '../lib/chain';
 import { MICRO_ITEMS } from '../../src/domain/micro';
-import { call, debitsByTx, finish, fundedAgent, logger, newStats, since, startDrillStack, statusCounts, waitDelivered, type OrderFlow } from './lib';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { call, debitsByTx, finish, fundedAgent, OPERATOR_KEY, logger, newStats, since, startDrillStack, statusCounts, waitDelivered, type OrderFlow } from './lib';
 
+const root = path.resolve(__dirname, '..', '..');
 const INPUTS = { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' };
 const PRICE_USD = 69;
 
@@ -122,6 +128,20 @@ export async function run(args: Map<string, string>): Promise<void> {
     const keep = args.has('keep') || problems.length > 0;
     await stack.stop({ keepData: keep });
     if (keep) log(`data and logs kept in ${stack.dataDir}`);
+  }
+  const benchOrders = Number(args.get('bench') ?? 0);
+  if (benchOrders > 0 && problems.length === 0) {
+    log(`bench: ${benchOrders} orders over two APIs and two workers (a fresh stack, default rate limits, no burst windows)`);
+    const benchStack = await startDrillStack({ apis: 2, workers: 2, env: { RATE_LIMIT_BURST_PER_SECOND: '0', RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND: '0' } });
+    try {
+      const bench = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), [path.join(root, 'scripts', 'bench.ts'), '--orders', String(benchOrders)], {
+        stdio: 'inherit',
+        env: { ...process.env, API_URL: benchStack.apis.map((a) => a.url!).join(','), TEMPORAL_ADDRESS: benchStack.temporalAddress, OPERATOR_KEY },
+      });
+      if (bench.status !== 0) problems.push(`bench exited ${bench.status}`);
+    } finally {
+      await benchStack.stop();
+    }
   }
   figures.total_s = Math.round(since(t0) / 1000);
   finish('two-of-each', figures, problems);
