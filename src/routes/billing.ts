@@ -20,7 +20,7 @@ import { z } from 'zod';
 import type { OrderDoc } from '../db';
 import { getService, missingInputs } from '../domain/catalogue';
 import { isPerTaskService } from '../domain/longRunning';
-import { ProblemError, invalidTransition, notFound, paymentRequired, unprocessable } from '../errors';
+import { ProblemError, invalidTransition, notFound, problem, unprocessable } from '../errors';
 import { requireBuyer } from '../http/buyer';
 import { zodProblem } from '../http/errors';
 import { SubscriptionRepository } from '../repos/subscriptions';
@@ -121,7 +121,7 @@ export function billingRoutes(deps: AppDeps): Router {
     }
     if (result.status === 'payment_failed') {
       const code = result.failure?.code === 'insufficient_funds' ? 'insufficient_funds' : 'payment_failed';
-      throw paymentRequired(code, result.failure?.message ?? 'The task could not be charged', { task: view });
+      throw problem(code, result.failure?.message ?? 'The task could not be charged', { task: view });
     }
     ctx.status = 201;
     // The outcome may be newer than the read model for a moment; the workflow's result is authoritative.

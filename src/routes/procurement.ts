@@ -4,7 +4,7 @@ import { getService, serviceView } from '../domain/catalogue';
 import { usdToMicros } from '../domain/money';
 import { parseRequirements } from '../domain/procurement';
 import type { ProcurementDoc } from '../db';
-import { badRequest, forbidden, notFound, paymentRequired, unauthorized, unprocessable, type ErrorCode } from '../errors';
+import { badRequest, forbidden, notFound, problem, unauthorized, unprocessable, type ErrorCode } from '../errors';
 import { bearerToken } from '../http/auth';
 import { zodProblem } from '../http/errors';
 import { WalletRepository } from '../repos/wallets';
@@ -165,7 +165,7 @@ export function procurementRoutes(deps: AppDeps): Router {
       }
       case 'payment_failed': {
         const code: ErrorCode = result.failure?.code === 'insufficient_funds' ? 'insufficient_funds' : 'payment_failed';
-        throw paymentRequired(code, result.failure?.message ?? 'The payment failed', {
+        throw problem(code, result.failure?.message ?? 'The payment failed', {
           ...(result.failure?.details ?? {}),
           procurement_id: input.procurementId,
           plan,

@@ -1,61 +1,17 @@
 /**
- * zod schemas of the commerce API: they validate requests, type the handlers and generate the OpenAPI 3.1
- * document (`GET /api/v1/openapi.json`). Amounts are shown as USD numbers with an integer `*_micros` twin.
- *
- * Source: seed §2.2 to §2.5, §2.9, §2.10, §4; issue 2.
+ * Orders (seed §2.3 to §2.5, §2.10, §4; issue 2): the zod schemas of requests and answers, and the definition of
+ * each operation (route, validation, OpenAPI operation and MCP tool come from it; src/routes/operation.ts).
+ * Amounts are shown as USD numbers with an integer `*_micros` twin.
  */
 import { z } from 'zod';
-import { isUsdAmount } from '../domain/money';
-import { ORDER_STATUSES, PAYMENT_RAILS } from '../../workflows/shared';
-import { WebhookEndpoint } from './webhookSchemas';
-import { EngineeringView, SubscriptionView } from './longRunningSchemas';
-
-const Id = (description: string) => z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only').meta({ description });
-const Usd = (description: string) => z.number().meta({ description: `${description} (USD)` });
-const Micros = (description: string) => z.number().int().meta({ description: `${description} (integer micro-units, 1 USD = 1,000,000)` });
-const Time = (description: string) => z.string().meta({ description: `${description} (RFC 3339 time)` });
+import { ORDER_STATUSES, PAYMENT_RAILS } from '../../../../workflows/shared';
+import { IdempotencyKeyHeader, defineOperation } from '../../operation';
+import { Id, Micros, OrderPath, Time, Usd } from '../fields';
+import { WebhookEndpoint } from '../../webhookSchemas';
+import { EngineeringView, SubscriptionView } from '../../longRunningSchemas';
 
 export const PaymentRailSchema = z.enum(PAYMENT_RAILS as [string, ...string[]]).meta({ id: 'PaymentRail', description: 'Payment rail (seed §1).' });
 export const OrderStatusSchema = z.enum(ORDER_STATUSES as [string, ...string[]]).meta({ id: 'OrderStatus', description: 'Order state (README, "Order state machine").' });
-
-/** Body of `POST /api/v1/quote` (seed §2.2). */
-export const QuoteRequest = z
-  .object({
-    service_id: Id('Catalogued service id'),
-    is_agent: z.boolean().default(true).meta({ description: 'Agent price when true (default), human price when false' }),
-    partner_id: Id('Partner credited a 20% commission').optional(),
-  })
-  .strict()
-  .meta({ id: 'QuoteRequest' });
-export type QuoteRequest = z.infer<typeof QuoteRequest>;
-
-/** A binding quote (issue 2 §3). */
-export const Quote = z
-  .object({
-    quote_id: z.string(),
-    service_id: z.string(),
-    is_agent: z.boolean(),
-    amount: Usd('Price to pay'),
-    amount_micros: Micros('Price to pay'),
-    currency: z.string(),
-    billing: z.string(),
-    partner_id: z.string().nullable(),
-    commission: Usd('Partner commission, 20% of the amount').nullable(),
-    commission_micros: Micros('Partner commission').nullable(),
-    terms_version: z.string(),
-    catalogue_version: z.string(),
-    created_at: Time('Creation time'),
-    expires_at: Time('An order placed with the quote before this time pays `amount`'),
-    jws: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
-      .meta({
-        description:
-          'The quote signed (issue 12 §3): compact JWS, EdDSA (Ed25519), header `kid` and `typ: quote+jwt`; claims `iss` (this API), `sub` and `jti` (quote_id), `iat` (created_at), `exp` (expires_at) and every other member of this quote. Verify with the keys at /.well-known/jwks.json',
-      }),
-  })
-  .meta({ id: 'Quote' });
-export type Quote = z.infer<typeof Quote>;
 
 const InputValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)]);
 
@@ -223,31 +179,6 @@ export const Verification = z
   })
   .meta({ id: 'Verification' });
 
-/** Wallet (seed §2.9). */
-export const Wallet = z
-  .object({
-    agent_id: z.string(),
-    balance: Usd('Balance'),
-    balance_micros: Micros('Balance'),
-    currency: z.string(),
-    agent_key: z.string().optional().meta({ description: 'Shown once, when this request created the wallet. Send as `Authorization: Bearer` to read or spend it' }),
-    transactions: z.array(
-      z.object({
-        id: z.string(),
-        type: z.enum(['credit', 'debit']),
-        amount: Usd('Amount'),
-        amount_micros: Micros('Amount'),
-        balance_after_micros: Micros('Balance after'),
-        memo: z.string(),
-        source: z.string(),
-        at: z.string(),
-      }),
-    ),
-    created_at: z.string(),
-  })
-  .meta({ id: 'Wallet' });
-
-/** Body of `POST /api/v1/wallets/{agent_id}/credits` (operators). */
 /** Answer of `GET /api/v1/orders/{order_id}/events`: the order's events, numbered by `seq`. */
 export const OrderEvents = z
   .object({
@@ -256,33 +187,147 @@ export const OrderEvents = z
   })
   .meta({ id: 'OrderEvents' });
 
-/** Answer of `POST /api/v1/wallets/{agent_id}/credits` (amounts in USD and integer micro-units). */
-export const WalletCredit = z
-  .object({
-    agent_key: z.string().optional().meta({ description: 'Issued when the wallet had no key: hand it to its owner out of band (shown once)' }),
-    transaction: z.object({ id: z.string(), type: z.string(), amount: z.number(), amount_micros: z.number().int(), memo: z.string().optional(), at: z.string() }),
-    balance: z.number(),
-    balance_micros: z.number().int(),
-  })
-  .meta({ id: 'WalletCredit' });
-
-/** Answer of `POST /api/v1/wallets/{agent_id}/key`: the new agent key, shown once. */
-export const WalletKey = z.object({ agent_id: z.string(), agent_key: z.string() }).meta({ id: 'WalletKey' });
-
-export const WalletCreditRequest = z
-  .object({
-    amount: z
-      .number()
-      .positive()
-      .max(1_000_000)
-      .refine(isUsdAmount, 'has more than 6 decimals (the smallest amount is 0.000001 USD)')
-      .meta({ description: 'USD, at most 6 decimals (more are refused, not rounded)' }),
-    transaction_id: Id('Idempotency of the credit: a second credit with this id is not applied'),
-    memo: z.string().max(200).default('Operator credit'),
-  })
-  .strict()
-  .meta({ id: 'WalletCreditRequest' });
-
-/** Path parameter shapes. */
+/** An order id as the API issues them (`ord_` + at least 128 random bits, base64url). */
 export const OrderIdParam = z.string().regex(/^ord_[A-Za-z0-9_-]{22,64}$/, 'not an order id');
-export const AgentIdParam = Id('Agent id');
+
+const read = { readOnlyHint: true, openWorldHint: false } as const;
+const write = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
+
+/** The order operations. */
+export const orderOperations = {
+  create: defineOperation({
+    id: 'createOrder',
+    method: 'post',
+    path: '/api/v1/orders',
+    summary: 'Create an order (starts its workflow)',
+    auth: 'none',
+    request: { body: OrderRequest, headers: IdempotencyKeyHeader },
+    responses: { '201': { description: 'Order created, awaiting payment', json: Order } },
+    errors: {
+      invalid_request: 'Invalid body',
+      service_not_found: 'Unknown service',
+      quote_not_found: 'Unknown quote',
+      quote_expired: 'Quote expired',
+      quote_service_mismatch: 'The quote is for another service',
+      missing_inputs: 'Required inputs missing',
+      webhook_target_forbidden: 'webhook_url resolves to a non-public address',
+    },
+    mcp: {
+      name: 'create_order',
+      title: 'Create an order',
+      description:
+        "Creates an order from a quote_id or service_id with the service inputs (POST /api/v1/orders). It awaits payment; payment_options say how to pay. With webhook_url the answer carries that endpoint's signing secret once.",
+      annotations: write,
+    },
+  }),
+  get: defineOperation({
+    id: 'getOrder',
+    method: 'get',
+    path: '/api/v1/orders/{order_id}',
+    summary: 'Order state, progress and deliverables',
+    description:
+      'Long poll: send the ETag you hold in If-None-Match and `Prefer: wait=N` (seconds, at most 60, RFC 7240); the answer comes when the order changes, or after N seconds as 304.',
+    auth: 'none',
+    request: {
+      params: OrderPath,
+      headers: z.object({
+        'If-None-Match': z.string().optional().meta({ description: 'ETag of the order as the client holds it' }),
+        Prefer: z.string().optional().meta({ description: '`wait=N`: hold the request up to N seconds (at most 60) for a change' }),
+      }),
+    },
+    responses: {
+      '200': { description: 'Order (with its signed `receipt` once delivered)', json: Order },
+      '304': { description: 'Unchanged (the held ETag still applies)' },
+    },
+    errors: { order_not_found: 'Unknown order', signing_unavailable: 'Signing keys unavailable (delivered order: its receipt cannot be issued)' },
+    mcp: {
+      name: 'get_order',
+      title: 'Get an order',
+      description: 'Order status, progress through the state machine, payment, deliverables with sha256 and URLs (GET /api/v1/orders/{order_id}).',
+      annotations: read,
+    },
+  }),
+  confirmPayment: defineOperation({
+    id: 'confirmPayment',
+    method: 'post',
+    path: '/api/v1/orders/{order_id}/confirm_payment',
+    summary: 'Verify a payment and start fulfillment',
+    description: 'The agent_wallet rail needs the agent key of the order\'s wallet.',
+    auth: ['none', 'agent_key'],
+    request: { params: OrderPath, body: ConfirmPaymentRequest, headers: IdempotencyKeyHeader },
+    responses: { '200': { description: 'Paid; fulfillment started', json: Order } },
+    errors: {
+      order_not_found: 'Unknown order',
+      payment_failed: 'Payment refused',
+      insufficient_funds: 'The wallet balance is short',
+      transaction_not_found: 'Unknown transaction',
+      transaction_amount_mismatch: 'The transaction is for another amount',
+      invalid_state_transition: 'Order not awaiting payment',
+      transaction_already_used: 'Transaction used by another order',
+      rail_not_offered: 'Rail not offered; or agent_wallet on an order without agent_id (payment_failed)',
+    },
+    mcp: {
+      name: 'confirm_payment',
+      title: 'Confirm payment',
+      description:
+        'Verifies a payment and starts fulfillment (POST /api/v1/orders/{order_id}/confirm_payment). agent_wallet needs the agent key; linkpay_ncp a transaction_id.',
+      annotations: { ...write, idempotentHint: true },
+      credential: 'agent_key',
+    },
+  }),
+  verify: defineOperation({
+    id: 'verifyOrder',
+    method: 'get',
+    path: '/api/v1/orders/{order_id}/verification',
+    summary: 'Recompute deliverable checksums',
+    auth: 'none',
+    request: { params: OrderPath },
+    responses: { '200': { description: 'Verification', json: Verification } },
+    errors: { order_not_found: 'Unknown order', invalid_state_transition: 'Nothing delivered yet' },
+    mcp: {
+      name: 'verify_order',
+      title: 'Verify deliverables',
+      description: 'Rehashes every deliverable and compares with the recorded sha256 (GET /api/v1/orders/{order_id}/verification).',
+      annotations: read,
+    },
+  }),
+  review: defineOperation({
+    id: 'reviewOrder',
+    method: 'post',
+    path: '/api/v1/orders/{order_id}/review',
+    summary: 'Accept or reject the delivery (the buyer)',
+    auth: 'buyer',
+    request: { params: OrderPath, body: ReviewRequest, headers: IdempotencyKeyHeader },
+    responses: { '200': { description: 'Review recorded; final order', json: Order } },
+    errors: { order_not_found: 'Unknown order', invalid_state_transition: 'Order not delivered' },
+    mcp: {
+      name: 'review_order',
+      title: 'Review a delivery',
+      description:
+        "Accepts or rejects a delivered order (POST /api/v1/orders/{order_id}/review); rejecting refunds the payment. Only the buyer may: the order's agent key or order secret.",
+      annotations: write,
+      credential: 'buyer',
+    },
+  }),
+  events: defineOperation({
+    id: 'listOrderEvents',
+    method: 'get',
+    path: '/api/v1/orders/{order_id}/events',
+    summary: "The order's numbered events (order.created, order.paid, ...), oldest first",
+    auth: 'none',
+    request: { params: OrderPath },
+    responses: { '200': { description: 'Events', json: OrderEvents } },
+    errors: { order_not_found: 'Unknown order' },
+  }),
+  deliverable: defineOperation({
+    id: 'getDeliverable',
+    method: 'get',
+    path: '/api/v1/orders/{order_id}/deliverables/{name}',
+    summary: 'Download a deliverable (ETag and Repr-Digest carry its sha256)',
+    auth: 'none',
+    request: { params: OrderPath.extend({ name: z.string().meta({ description: 'Deliverable name' }) }) },
+    // The bytes in the deliverable's own media type.
+    responses: { '200': { description: 'The bytes' } },
+    errors: { order_not_found: 'Unknown order', deliverable_not_found: 'The order has no deliverable of this name' },
+  }),
+};

@@ -1,0 +1,53 @@
+/**
+ * The API's one router: every resource's routes, merged so that a request is matched once. Resources live one folder
+ * each under src/routes/api/ (schema.ts: the operation definitions; index.ts: their handlers).
+ */
+import Router from '@koa/router';
+import type { RequestTelemetry } from '../http/telemetry';
+import type { RequestLatency } from '../telemetry/latency';
+import type { AppDeps } from './context';
+import type { OperationRouter } from './operation';
+import { catalogueRoutes } from './catalogue';
+import { quoteRoutes } from './api/quotes';
+import { orderRoutes } from './api/orders';
+import { walletRoutes } from './api/wallets';
+import { payRoutes } from './pay';
+import { openApiRoutes } from './openapi';
+import { webhookRoutes } from './webhooks';
+import { mcpRoutes } from './mcp';
+import { discoveryRoutes } from './discovery';
+import { procurementRoutes } from './procurement';
+import { partnerRoutes } from './partners';
+import { trustRoutes } from './trust';
+import { x402Routes } from './x402';
+import { engineeringRoutes } from './engineering';
+import { billingRoutes } from './billing';
+import { signingRoutes } from './signing';
+
+/** What some routes need beside the dependencies: the request recorders `createApp` builds. */
+export interface RouteExtras {
+  latency: RequestLatency;
+  telemetry: RequestTelemetry;
+}
+
+/** Builds the router of every route. */
+export function apiRouter(deps: AppDeps, extras: RouteExtras): Router {
+  const root = new Router();
+  const routers: (Router | OperationRouter)[] = [
+    ...[catalogueRoutes, quoteRoutes, orderRoutes, walletRoutes, payRoutes, openApiRoutes, webhookRoutes, mcpRoutes].map((f) => f(deps)),
+    // Agent self-service: discovery, negotiation, procurement, partner commissions, trust telemetry (issue 4).
+    discoveryRoutes(deps),
+    procurementRoutes(deps),
+    partnerRoutes(deps),
+    trustRoutes(deps, extras.latency),
+    // x402: micro catalogue, paid resources, discovery document, ledger, order rail (issue 3).
+    x402Routes(deps, { telemetry: extras.telemetry }),
+    // Long-running orders: engineer queue, buyer cancel, subscriptions, per-task billing (issue 6).
+    engineeringRoutes(deps),
+    billingRoutes(deps),
+    // Signed quotes and receipts: the public keys (issue 12 §3).
+    signingRoutes(deps),
+  ];
+  for (const r of routers) root.use((r instanceof Router ? r : r.router).routes());
+  return root;
+}
