@@ -20,8 +20,9 @@ import { procurementRoutes } from './procurement';
 import { partnerRoutes } from './partners';
 import { trustRoutes } from './trust';
 import { x402Routes } from './x402';
-import { engineeringRoutes } from './engineering';
-import { billingRoutes } from './billing';
+import { engineeringRoutes } from './api/engineering';
+import { subscriptionRoutes } from './api/subscriptions';
+import { taskRoutes } from './api/tasks';
 import { signingRoutes } from './signing';
 
 /** What some routes need beside the dependencies: the request recorders `createApp` builds. */
@@ -44,7 +45,8 @@ export function apiRouter(deps: AppDeps, extras: RouteExtras): Router {
     x402Routes(deps, { telemetry: extras.telemetry }),
     // Long-running orders: engineer queue, buyer cancel, subscriptions, per-task billing (issue 6).
     engineeringRoutes(deps),
-    billingRoutes(deps),
+    subscriptionRoutes(deps),
+    taskRoutes(deps),
     // Signed quotes and receipts: the public keys (issue 12 §3).
     signingRoutes(deps),
   ];

@@ -4,7 +4,6 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import { CatalogueEnvelope } from '../domain/catalogue';
 import type { AppDeps } from './context';
 import { x402OpenApiPaths } from './x402OpenApi';
-import { longRunningOpenApiPaths } from './longRunningOpenApi';
 import { agentOpenApiPaths } from './agentOpenApi';
 import { buyerOnlyResponses, webhookOpenApiPaths } from './webhookOpenApi';
 import { Problem, json, openApiOperation, problemResponse as problem } from './operation';
@@ -158,7 +157,6 @@ export function openApiDocument(baseUrl: string) {
       ...agentOpenApiPaths({ op, json, problem }),
       ...webhookOpenApiPaths({ op, json, problem }),
       ...x402OpenApiPaths({ op, json, problem }),
-      ...longRunningOpenApiPaths({ op, json, problem }),
       ...operationPaths(),
     }),
   });

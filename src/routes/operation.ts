@@ -101,7 +101,11 @@ export interface OperationInput<D extends OperationDefinition> {
 /** A handler of one operation. */
 export type OperationHandler<D extends OperationDefinition> = (ctx: Context, input: OperationInput<D>) => unknown;
 
-function parsePart(schema: z.ZodType | undefined, value: unknown, where: 'path' | 'query' | 'body'): unknown {
+/**
+ * `value` parsed by `schema` (as it is without one), for a request part whose schema depends on the request (a raw
+ * upload names its file in the query). @throws ProblemError 400 `invalid_request` naming the field.
+ */
+export function parsePart(schema: z.ZodType | undefined, value: unknown, where: 'path' | 'query' | 'body'): unknown {
   if (!schema) return value;
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw zodProblem(parsed.error, where);

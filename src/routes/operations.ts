@@ -6,6 +6,16 @@ import type { OperationDefinition } from './operation';
 import { orderOperations } from './api/orders/schema';
 import { quoteOperations } from './api/quotes/schema';
 import { walletOperations } from './api/wallets/schema';
+import { engineeringOperations } from './api/engineering/schema';
+import { subscriptionOperations } from './api/subscriptions/schema';
+import { taskOperations } from './api/tasks/schema';
 
 /** The definitions, resource by resource. */
-export const API_OPERATIONS: readonly OperationDefinition[] = [orderOperations, quoteOperations, walletOperations].flatMap((ops) => Object.values(ops));
+export const API_OPERATIONS: readonly OperationDefinition[] = [
+  orderOperations,
+  quoteOperations,
+  walletOperations,
+  engineeringOperations,
+  subscriptionOperations,
+  taskOperations,
+].flatMap((ops) => Object.values(ops));

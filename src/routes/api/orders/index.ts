@@ -11,7 +11,8 @@ import { sha256Hex } from '../../../storage/deliverables';
 import { orderReceipt } from '../../../services/receipts';
 import type { PaymentRail } from '../../../../workflows/shared';
 import type { AppDeps } from '../../context';
-import { longRunningView } from '../../longRunningView';
+import { longRunningView, orderWithLongRunning } from '../../longRunningView';
+import { LongRunningWorkflows } from '../../../temporal/longRunning';
 import { OperationRouter } from '../../operation';
 import { createOrder, inferRail, loadOrder, orderView, preferWaitSeconds } from '../../orders';
 import { endpointView } from '../../webhooks';
@@ -28,6 +29,7 @@ async function authorizeWalletSpend(ctx: Context, deps: AppDeps, order: OrderDoc
 
 /** The order routes. */
 export function orderRoutes(deps: AppDeps): OperationRouter {
+  const longRunning = new LongRunningWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
   return new OperationRouter(deps)
     .on(ops.create, async (ctx, input) => {
       const { doc, webhook, orderSecret } = await createOrder(deps, { ...input.body, is_agent: true });
@@ -136,5 +138,14 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
         order_id: doc._id,
         events: events.map((e) => ({ id: e._id, seq: e.seq, type: e.type, data: e.data, timestamp: e.created_at.toISOString() })),
       };
+    })
+    // Expert delivery (issue 6 §1): the buyer may cancel an order past its SLA for a full refund.
+    .on(ops.cancel, async (ctx, input) => {
+      const doc = await loadOrder(deps, ctx.params.order_id);
+      await requireBuyer(ctx, deps.services.wallets, doc, 'cancel');
+      const { reason } = input.body;
+      if (!doc.engineering) throw invalidTransition('cancel', doc.status);
+      const state = await longRunning.cancelOrder(doc._id, reason ? { reason } : {});
+      ctx.body = await orderWithLongRunning(deps, doc, state);
     });
 }

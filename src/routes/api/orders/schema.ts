@@ -8,7 +8,8 @@ import { ORDER_STATUSES, PAYMENT_RAILS } from '../../../../workflows/shared';
 import { IdempotencyKeyHeader, defineOperation } from '../../operation';
 import { Id, Micros, OrderPath, Time, Usd } from '../fields';
 import { WebhookEndpoint } from '../../webhookSchemas';
-import { EngineeringView, SubscriptionView } from '../../longRunningSchemas';
+import { EngineeringView } from '../engineering/schema';
+import { CancelBody, SubscriptionView } from '../subscriptions/schema';
 
 export const PaymentRailSchema = z.enum(PAYMENT_RAILS as [string, ...string[]]).meta({ id: 'PaymentRail', description: 'Payment rail (seed §1).' });
 export const OrderStatusSchema = z.enum(ORDER_STATUSES as [string, ...string[]]).meta({ id: 'OrderStatus', description: 'Order state (README, "Order state machine").' });
@@ -329,5 +330,15 @@ export const orderOperations = {
     // The bytes in the deliverable's own media type.
     responses: { '200': { description: 'The bytes' } },
     errors: { order_not_found: 'Unknown order', deliverable_not_found: 'The order has no deliverable of this name' },
+  }),
+  cancel: defineOperation({
+    id: 'cancelOrder',
+    method: 'post',
+    path: '/api/v1/orders/{order_id}/cancel',
+    summary: 'Buyer cancels an order past its SLA (sla_breached) for a full refund',
+    auth: 'buyer',
+    request: { params: OrderPath, body: CancelBody },
+    responses: { '200': { description: 'The cancelled, refunded order', json: z.record(z.string(), z.unknown()) } },
+    errors: { order_not_found: 'Unknown order', invalid_state_transition: 'Not past its SLA, or already delivered' },
   }),
 };
