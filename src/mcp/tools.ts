@@ -11,7 +11,7 @@ import type { OperationDefinition } from '../routes/operation';
 import { orderOperations } from '../routes/api/orders/schema';
 import { quoteOperations } from '../routes/api/quotes/schema';
 import { walletOperations } from '../routes/api/wallets/schema';
-import { EventCatalogue, WebhookEndpoint, WebhookRegistrationRequest } from '../routes/webhookSchemas';
+import { webhookOperations } from '../routes/api/webhooks/schema';
 import { DiscoveryResponse, NegotiationRequest, NegotiationResponse, Procurement, ProcurementRequest, TrustStatus } from '../routes/agentSchemas';
 import { DiscoveryQuery } from '../domain/discovery';
 import { MicroCatalogueEnvelope } from '../domain/micro';
@@ -194,25 +194,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     paid: true,
     request: (a) => ({ method: 'GET', path: `/x402/item/${enc(a.item_id)}` }),
   }),
-  define({
-    name: 'register_webhook',
-    title: 'Register a webhook',
-    description:
-      "Registers a callback URL for order events (POST /api/v1/webhooks); with agent_id it receives that agent's orders' events and needs the agent key. The signing secret is shown once.",
-    input: WebhookRegistrationRequest.extend({ agent_key: AgentKey }),
-    output: WebhookEndpoint,
-    annotations: write,
-    request: (a) => ({ method: 'POST', path: '/api/v1/webhooks', body: without(a, 'agent_key'), ...(a.agent_key ? { bearer: a.agent_key } : {}) }),
-  }),
-  define({
-    name: 'list_webhook_events',
-    title: 'Webhook event catalogue',
-    description: 'Every webhook event type, the signing scheme and the retry schedule (GET /api/v1/webhooks/events).',
-    input: Empty,
-    output: EventCatalogue,
-    annotations: read,
-    request: () => ({ method: 'GET', path: '/api/v1/webhooks/events' }),
-  }),
+  toolOf(webhookOperations.register),
+  toolOf(webhookOperations.events),
 ];
 
 type JsonObject = Record<string, unknown>;

@@ -5,8 +5,7 @@ import { CatalogueEnvelope } from '../domain/catalogue';
 import type { AppDeps } from './context';
 import { x402OpenApiPaths } from './x402OpenApi';
 import { agentOpenApiPaths } from './agentOpenApi';
-import { buyerOnlyResponses, webhookOpenApiPaths } from './webhookOpenApi';
-import { Problem, json, openApiOperation, problemResponse as problem } from './operation';
+import { Problem, buyerOnlyResponses, json, openApiOperation, problemResponse as problem } from './operation';
 import { API_OPERATIONS } from './operations';
 
 export { Problem } from './operation';
@@ -155,7 +154,6 @@ export function openApiDocument(baseUrl: string) {
         }),
       },
       ...agentOpenApiPaths({ op, json, problem }),
-      ...webhookOpenApiPaths({ op, json, problem }),
       ...x402OpenApiPaths({ op, json, problem }),
       ...operationPaths(),
     }),

@@ -9,6 +9,8 @@ import { walletOperations } from './api/wallets/schema';
 import { engineeringOperations } from './api/engineering/schema';
 import { subscriptionOperations } from './api/subscriptions/schema';
 import { taskOperations } from './api/tasks/schema';
+import { webhookOperations } from './api/webhooks/schema';
+import { mcpOperations } from './api/mcp/schema';
 
 /** The definitions, resource by resource. */
 export const API_OPERATIONS: readonly OperationDefinition[] = [
@@ -18,4 +20,6 @@ export const API_OPERATIONS: readonly OperationDefinition[] = [
   engineeringOperations,
   subscriptionOperations,
   taskOperations,
+  webhookOperations,
+  mcpOperations,
 ].flatMap((ops) => Object.values(ops));

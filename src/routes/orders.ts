@@ -8,7 +8,7 @@ import { newOrderSecret } from '../http/buyer';
 import { initialOrderDoc } from '../repos/orders';
 import type { OrderState, OrderWorkflowInput, PaymentRail } from '../../workflows/shared';
 import type { AppDeps } from './context';
-import { checkTarget } from './webhooks';
+import { checkTarget } from '../webhooks/ssrf';
 import type { NewEndpoint } from '../repos/webhooks';
 import { OrderIdParam, type Order } from './api/orders/schema';
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi';
 import { MicroCatalogueEnvelope } from '../domain/micro';
 import { X402_STATUSES } from '../repos/x402Payments';
-import { buyerAuthorization, buyerOnlyResponses } from './webhookOpenApi';
+import { buyerAuthorization, buyerOnlyResponses } from './operation';
 
 /** The helpers openapi.ts builds operations with. */
 export interface X402OpenApiHelpers {

@@ -15,7 +15,7 @@ import { longRunningView, orderWithLongRunning } from '../../longRunningView';
 import { LongRunningWorkflows } from '../../../temporal/longRunning';
 import { OperationRouter } from '../../operation';
 import { createOrder, inferRail, loadOrder, orderView, preferWaitSeconds } from '../../orders';
-import { endpointView } from '../../webhooks';
+import { endpointView } from '../webhooks';
 import { orderOperations as ops } from './schema';
 
 /**

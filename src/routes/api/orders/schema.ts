@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ORDER_STATUSES, PAYMENT_RAILS } from '../../../../workflows/shared';
 import { IdempotencyKeyHeader, defineOperation } from '../../operation';
 import { Id, Micros, OrderPath, Time, Usd } from '../fields';
-import { WebhookEndpoint } from '../../webhookSchemas';
+import { WebhookEndpoint } from '../webhooks/schema';
 import { EngineeringView } from '../engineering/schema';
 import { CancelBody, SubscriptionView } from '../subscriptions/schema';
 

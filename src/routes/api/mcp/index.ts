@@ -1,7 +1,8 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
-import { handleStateless, handleWithSdk, isStatelessRequest, loopbackDispatch } from '../mcp/server';
-import { requestBody, type AppDeps } from './context';
+import { handleStateless, handleWithSdk, isStatelessRequest, loopbackDispatch } from '../../../mcp/server';
+import { requestBody, type AppDeps } from '../../context';
+import { OperationRouter } from '../../operation';
+import { mcpOperations as ops } from './schema';
 
 /** True when a browser `Origin` may call /mcp: the public origin, or any loopback origin in development mode. */
 function originAllowed(ctx: Context, deps: AppDeps): boolean {
@@ -19,14 +20,14 @@ function originAllowed(ctx: Context, deps: AppDeps): boolean {
 /**
  * `POST /mcp` (seed §4, issue 12 §1): MCP over Streamable HTTP, stateless. Protocol 2025-11-25 through the SDK,
  * 2026-07-28 (`server/discover`, per-request `_meta`, no initialize) directly; tools, resources, prompts, completion.
- * `GET` and `DELETE` answer 405 as stateless servers do (no SSE stream, no sessions). Browser origins other than the service's own are refused (DNS rebinding).
+ * `GET` and `DELETE` answer 405 as stateless servers do (no SSE stream, no sessions). Browser origins other than the
+ * service's own are refused (DNS rebinding). Registered from the definitions in ./schema.ts.
  */
-export function mcpRoutes(deps: AppDeps): Router {
-  const router = new Router();
+export function mcpRoutes(deps: AppDeps): OperationRouter {
   // The conformance suite's fixtures: tests only, and only in development mode (issue 12 §1).
   const opts = { fixtures: deps.config.DEV_MODE && deps.config.MCP_CONFORMANCE_FIXTURES, db: deps.services.db.db };
 
-  router.post('/mcp', async (ctx) => {
+  const post = async (ctx: Context) => {
     if (!originAllowed(ctx, deps)) {
       ctx.status = 403;
       ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${ctx.get('origin')} is not allowed` } };
@@ -37,15 +38,12 @@ export function mcpRoutes(deps: AppDeps): Router {
     if (isStatelessRequest(ctx, body)) return handleStateless(ctx, body, dispatch, opts);
     ctx.status = 200;
     await handleWithSdk(ctx, body, dispatch, opts);
-  });
+  };
 
   const notAllowed = (ctx: Context) => {
     ctx.status = 405;
     ctx.set('Allow', 'POST');
     ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp' } };
   };
-  router.get('/mcp', notAllowed);
-  router.delete('/mcp', notAllowed);
-
-  return router;
+  return new OperationRouter(deps).on(ops.post, post).on(ops.get, notAllowed).on(ops.delete, notAllowed);
 }
