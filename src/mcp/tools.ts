@@ -12,7 +12,9 @@ import { orderOperations } from '../routes/api/orders/schema';
 import { quoteOperations } from '../routes/api/quotes/schema';
 import { walletOperations } from '../routes/api/wallets/schema';
 import { webhookOperations } from '../routes/api/webhooks/schema';
-import { DiscoveryResponse, NegotiationRequest, NegotiationResponse, Procurement, ProcurementRequest, TrustStatus } from '../routes/agentSchemas';
+import { discoveryOperations } from '../routes/api/discovery/schema';
+import { procurementOperations } from '../routes/api/procurements/schema';
+import { trustOperations } from '../routes/api/trust/schema';
 import { DiscoveryQuery } from '../domain/discovery';
 import { MicroCatalogueEnvelope } from '../domain/micro';
 
@@ -131,50 +133,17 @@ export const TOOLS: readonly ToolDefinition[] = [
     annotations: read,
     request: () => ({ method: 'GET', path: '/api/v1/services' }),
   }),
-  define({
-    name: 'discover_services',
-    title: 'Discover services',
-    description:
-      'Services matching filters (GET /api/v1/discover): capability, budget_max, billing, automation, language, region, payment_rail, max_fulfillment, min_sla, buyer. Values are query-string values (strings).',
-    input: DiscoveryQuery.strict(),
-    output: DiscoveryResponse,
-    annotations: read,
-    request: (a) => ({ method: 'GET', path: '/api/v1/discover', query: a }),
-  }),
-  define({
-    name: 'negotiate_capabilities',
-    title: 'Negotiate capabilities',
-    description: 'Services covering the required capabilities, sorted by coverage (POST /api/v1/capabilities/negotiate).',
-    input: NegotiationRequest,
-    output: NegotiationResponse,
-    annotations: read,
-    request: (a) => ({ method: 'POST', path: '/api/v1/capabilities/negotiate', body: a }),
-  }),
+  toolOf(discoveryOperations.discover),
+  toolOf(discoveryOperations.negotiate),
   toolOf(quoteOperations.create),
   toolOf(orderOperations.create),
   toolOf(orderOperations.get),
   toolOf(orderOperations.confirmPayment),
   toolOf(orderOperations.verify),
   toolOf(orderOperations.review),
-  define({
-    name: 'procure',
-    title: 'Procure for a goal',
-    description: 'Finds the service that meets an objective within a budget and, by default, buys it (POST /api/v1/procure).',
-    input: ProcurementRequest.extend({ agent_key: AgentKey }),
-    output: Procurement,
-    annotations: write,
-    request: (a) => ({ method: 'POST', path: '/api/v1/procure', body: without(a, 'agent_key'), ...(a.agent_key ? { bearer: a.agent_key } : {}) }),
-  }),
+  toolOf(procurementOperations.procure),
   toolOf(walletOperations.get),
-  define({
-    name: 'trust_status',
-    title: 'Trust status',
-    description: 'Live performance and uptime telemetry and the declared SLA targets (GET /api/v1/trust/status).',
-    input: Empty,
-    output: TrustStatus,
-    annotations: read,
-    request: () => ({ method: 'GET', path: '/api/v1/trust/status' }),
-  }),
+  toolOf(trustOperations.status),
   define({
     name: 'micro_catalogue',
     title: 'Micro catalogue',

@@ -4,7 +4,6 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import { CatalogueEnvelope } from '../domain/catalogue';
 import type { AppDeps } from './context';
 import { x402OpenApiPaths } from './x402OpenApi';
-import { agentOpenApiPaths } from './agentOpenApi';
 import { Problem, buyerOnlyResponses, json, openApiOperation, problemResponse as problem } from './operation';
 import { API_OPERATIONS } from './operations';
 
@@ -153,7 +152,6 @@ export function openApiDocument(baseUrl: string) {
           responses: { '200': { description: 'DID document', ...json(DidDocument) }, '503': problem('Signing keys unavailable') },
         }),
       },
-      ...agentOpenApiPaths({ op, json, problem }),
       ...x402OpenApiPaths({ op, json, problem }),
       ...operationPaths(),
     }),

@@ -11,6 +11,10 @@ import { subscriptionOperations } from './api/subscriptions/schema';
 import { taskOperations } from './api/tasks/schema';
 import { webhookOperations } from './api/webhooks/schema';
 import { mcpOperations } from './api/mcp/schema';
+import { discoveryOperations } from './api/discovery/schema';
+import { procurementOperations } from './api/procurements/schema';
+import { partnerOperations } from './api/partners/schema';
+import { trustOperations } from './api/trust/schema';
 
 /** The definitions, resource by resource. */
 export const API_OPERATIONS: readonly OperationDefinition[] = [
@@ -22,4 +26,8 @@ export const API_OPERATIONS: readonly OperationDefinition[] = [
   taskOperations,
   webhookOperations,
   mcpOperations,
+  discoveryOperations,
+  procurementOperations,
+  partnerOperations,
+  trustOperations,
 ].flatMap((ops) => Object.values(ops));

@@ -1,12 +1,13 @@
-import Router from '@koa/router';
-import type { CommissionDoc } from '../db';
-import { microsToUsd, sumMicros } from '../domain/money';
-import { PARTNER_COMMISSION_PERCENT } from '../domain/catalogue';
-import { badRequest, forbidden, unauthorized } from '../errors';
-import { bearerToken, isOperator } from '../http/auth';
-import { CommissionRepository } from '../repos/commissions';
-import { WalletRepository } from '../repos/wallets';
-import type { AppDeps } from './context';
+import type { CommissionDoc } from '../../../db';
+import { microsToUsd, sumMicros } from '../../../domain/money';
+import { PARTNER_COMMISSION_PERCENT } from '../../../domain/catalogue';
+import { badRequest, forbidden, unauthorized } from '../../../errors';
+import { bearerToken, isOperator } from '../../../http/auth';
+import { CommissionRepository } from '../../../repos/commissions';
+import { WalletRepository } from '../../../repos/wallets';
+import type { AppDeps } from '../../context';
+import { OperationRouter } from '../../operation';
+import { partnerOperations as ops } from './schema';
 
 const PARTNER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -74,11 +75,10 @@ export function commissionTotals(list: CommissionDoc[], owedNow: number) {
  * `GET /api/v1/wallets/{partner_id}`, which shows the key once), or an operator reads with the operator key.
  * Errors: 400 malformed id, 401 no key, 403 wrong key.
  */
-export function partnerRoutes(deps: AppDeps): Router {
-  const router = new Router();
+export function partnerRoutes(deps: AppDeps): OperationRouter {
   const commissions = new CommissionRepository(deps.services.db, deps.services.wallets);
 
-  router.get('/api/v1/partners/:partner_id/commissions', async (ctx) => {
+  return new OperationRouter(deps).on(ops.commissions, async (ctx) => {
     const partnerId = ctx.params.partner_id ?? '';
     if (!PARTNER_ID.test(partnerId)) throw badRequest('partner_id: letters, digits and . _ : - only', 'partner_id');
     if (!isOperator(ctx, deps.config.OPERATOR_KEY)) {
@@ -97,6 +97,4 @@ export function partnerRoutes(deps: AppDeps): Router {
       commissions: list.map(commissionView),
     };
   });
-
-  return router;
 }
