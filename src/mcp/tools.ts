@@ -15,6 +15,7 @@ import { webhookOperations } from '../routes/api/webhooks/schema';
 import { discoveryOperations } from '../routes/api/discovery/schema';
 import { procurementOperations } from '../routes/api/procurements/schema';
 import { trustOperations } from '../routes/api/trust/schema';
+import { x402Operations } from '../routes/api/x402/schema';
 import { DiscoveryQuery } from '../domain/discovery';
 import { MicroCatalogueEnvelope } from '../domain/micro';
 
@@ -144,25 +145,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   toolOf(procurementOperations.procure),
   toolOf(walletOperations.get),
   toolOf(trustOperations.status),
-  define({
-    name: 'micro_catalogue',
-    title: 'Micro catalogue',
-    description: 'Low-priced items sold per request over x402 (GET /api/v1/x402/micro), with how to buy them.',
-    input: Empty,
-    output: MicroCatalogueEnvelope,
-    annotations: read,
-    request: () => ({ method: 'GET', path: '/api/v1/x402/micro' }),
-  }),
-  define({
-    name: 'buy_micro_item',
-    title: 'Buy a micro item (x402)',
-    description:
-      'Buys one micro-catalogue item (GET /x402/item/{item_id}), paid per call in USDC with x402: without payment the result is isError with the x402 PaymentRequired in structuredContent; retry with the signed PaymentPayload in _meta["x402/payment"] to get the item, with the settlement in _meta["x402/payment-response"].',
-    input: z.object({ item_id: z.string().min(1).max(200).meta({ description: 'Item id from micro_catalogue' }) }).strict(),
-    annotations: { ...write, openWorldHint: true },
-    paid: true,
-    request: (a) => ({ method: 'GET', path: `/x402/item/${enc(a.item_id)}` }),
-  }),
+  toolOf(x402Operations.micro),
+  toolOf(x402Operations.item),
   toolOf(webhookOperations.register),
   toolOf(webhookOperations.events),
 ];

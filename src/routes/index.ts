@@ -19,7 +19,7 @@ import { discoveryRoutes } from './api/discovery';
 import { procurementRoutes } from './api/procurements';
 import { partnerRoutes } from './api/partners';
 import { trustRoutes } from './api/trust';
-import { x402Routes } from './x402';
+import { x402Routes } from './api/x402';
 import { engineeringRoutes } from './api/engineering';
 import { subscriptionRoutes } from './api/subscriptions';
 import { taskRoutes } from './api/tasks';

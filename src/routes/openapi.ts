@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
 import { CatalogueEnvelope } from '../domain/catalogue';
 import type { AppDeps } from './context';
-import { x402OpenApiPaths } from './x402OpenApi';
 import { Problem, buyerOnlyResponses, json, openApiOperation, problemResponse as problem } from './operation';
 import { API_OPERATIONS } from './operations';
 
@@ -152,7 +151,6 @@ export function openApiDocument(baseUrl: string) {
           responses: { '200': { description: 'DID document', ...json(DidDocument) }, '503': problem('Signing keys unavailable') },
         }),
       },
-      ...x402OpenApiPaths({ op, json, problem }),
       ...operationPaths(),
     }),
   });

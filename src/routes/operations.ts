@@ -15,6 +15,7 @@ import { discoveryOperations } from './api/discovery/schema';
 import { procurementOperations } from './api/procurements/schema';
 import { partnerOperations } from './api/partners/schema';
 import { trustOperations } from './api/trust/schema';
+import { x402Operations } from './api/x402/schema';
 
 /** The definitions, resource by resource. */
 export const API_OPERATIONS: readonly OperationDefinition[] = [
@@ -30,4 +31,5 @@ export const API_OPERATIONS: readonly OperationDefinition[] = [
   procurementOperations,
   partnerOperations,
   trustOperations,
+  x402Operations,
 ].flatMap((ops) => Object.values(ops));

@@ -10,15 +10,15 @@
  * - `GET /.well-known/x402`: the payment discovery document (the project's own path: the x402 specification
  *   defines none);
  * - `GET /api/v1/x402/payments`, `GET /api/v1/x402/payments/{payment_id}`: the ledger.
+ * Registered from the definitions in ./schema.ts.
  */
-import { JsonMemo, sendCachedJson } from '../http/cachedJson';
-import Router from '@koa/router';
 import { z } from 'zod';
-import { getMicroItem, microCatalogue, microItemGoods } from '../domain/micro';
-import { microsToUsd } from '../domain/money';
-import { agentStarterBundle } from '../domain/x402/agentStarter';
-import { InvalidWorkflowError, auditWorkflow, workflowOfBody } from '../domain/x402/audit';
-import { agentsSnapshot, methodologyDocument, tickReading } from '../domain/x402/observations';
+import { JsonMemo, sendCachedJson } from '../../../http/cachedJson';
+import { getMicroItem, microCatalogue, microItemGoods } from '../../../domain/micro';
+import { microsToUsd } from '../../../domain/money';
+import { agentStarterBundle } from '../../../domain/x402/agentStarter';
+import { InvalidWorkflowError, auditWorkflow, workflowOfBody } from '../../../domain/x402/audit';
+import { agentsSnapshot, methodologyDocument, tickReading } from '../../../domain/x402/observations';
 import {
   AGENT_STARTER_BAZAAR,
   AUDIT_BAZAAR,
@@ -30,19 +30,19 @@ import {
   PAID_RESOURCES,
   TEMPLATE_BAZAAR,
   paidResource,
-} from '../domain/x402/resources';
-import { TEMPLATES, getTemplate, templatePriceRange } from '../domain/x402/templates';
-import type { X402PaymentDoc } from '../db';
-import { ProblemError, badRequest, invalidTransition, notFound, unprocessable } from '../errors';
-import { zodProblem } from '../http/errors';
-import type { RequestTelemetry } from '../http/telemetry';
-import { X402_STATUSES } from '../repos/x402Payments';
-import { sha256Hex as sha256 } from '../hash';
-import { X402Gateway, receipt, settledResponseOf, type PaidQuote, type PaidResource, type X402Settings } from '../x402/koa';
-import { loadOrder, orderView } from './orders';
-import { requestBody, type AppDeps } from './context';
-import { requireBuyer } from '../http/buyer';
-import { isOperator, requireOperator } from '../http/auth';
+} from '../../../domain/x402/resources';
+import { TEMPLATES, getTemplate, templatePriceRange } from '../../../domain/x402/templates';
+import type { X402PaymentDoc } from '../../../db';
+import { badRequest, invalidTransition, notFound, problem, unprocessable } from '../../../errors';
+import type { RequestTelemetry } from '../../../http/telemetry';
+import { sha256Hex as sha256 } from '../../../hash';
+import { X402Gateway, receipt, settledResponseOf, type PaidQuote, type PaidResource, type X402Settings } from '../../../x402/koa';
+import { loadOrder, orderView } from '../../orders';
+import { requestBody, type AppDeps } from '../../context';
+import { requireBuyer } from '../../../http/buyer';
+import { isOperator, requireOperator } from '../../../http/auth';
+import { OperationRouter } from '../../operation';
+import { type ListQuery, x402Operations as ops } from './schema';
 
 /** Extra dependencies of the x402 routes, built by `createApp`. */
 export interface X402RouteDeps {
@@ -92,25 +92,13 @@ export function paymentView(p: X402PaymentDoc, baseUrl: string) {
   };
 }
 
-const ListQuery = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(200).default(50),
-    cursor: z.string().max(512).optional(),
-    status: z.enum(X402_STATUSES).optional(),
-    resource_kind: z.string().max(40).optional(),
-    transaction: z
-      .string()
-      .regex(/^0x[0-9a-fA-F]{64}$/, 'a 0x-prefixed 32-byte transaction hash')
-      .optional(),
-  })
-  .strict();
-
+// Ids that cannot exist find nothing (404), as an unknown one does.
 const ItemIdParam = z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/);
 const SkuParam = z.string().min(1).max(100).regex(/^[a-z0-9-]+$/);
 
 /** The x402 routes; see the module comment. */
-export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
-  const router = new Router();
+export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter {
+  const router = new OperationRouter(deps);
   const base = deps.config.PUBLIC_BASE_URL;
   const settings = x402Settings(deps.config);
   const gateway = new X402Gateway({
@@ -136,12 +124,12 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
   // --- catalogues ---------------------------------------------------------------------------------------------
 
   const memo = new JsonMemo(4);
-  router.get('/api/v1/x402/micro', (ctx) => {
+  router.on(ops.micro, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
     sendCachedJson(ctx, memo.get('micro', () => microCatalogue(base)));
   });
 
-  router.get('/api/v1/x402/templates', (ctx) => {
+  router.on(ops.templates, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = {
       name: 'Automation templates',
@@ -179,40 +167,40 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
     quote(ctx) {
       const id = ItemIdParam.safeParse(ctx.params.id);
       const found = id.success ? getMicroItem(id.data) : undefined;
-      if (!found) throw new ProblemError(404, 'item_not_found', `No micro item ${ctx.params.id}; see ${base}/api/v1/x402/micro`, { catalogue: `${base}/api/v1/x402/micro` });
+      if (!found) throw problem('item_not_found', `No micro item ${ctx.params.id}; see ${base}/api/v1/x402/micro`, { catalogue: `${base}/api/v1/x402/micro` });
       return { priceMicros: found.price_micros, description: `${found.title} (${found.kind}, ${found.file})`, kind: 'micro_item', ref: found.id, bazaar: ITEM_BAZAAR };
     },
     produce(ctx) {
       const found = getMicroItem(String(ctx.params.id));
-      if (!found) throw new ProblemError(404, 'item_not_found', `No micro item ${ctx.params.id}`);
+      if (!found) throw problem('item_not_found', `No micro item ${ctx.params.id}`);
       const content = microItemGoods(found);
       return { item: { ...found }, file: found.file, media_type: 'application/json', sha256: sha256(JSON.stringify(content)), content };
     },
   };
-  router.get('/x402/item/:id', gateway.middleware(item));
+  router.use(ops.item, gateway.middleware(item));
 
   const template: PaidResource = {
     quote(ctx) {
       const raw = ctx.query.sku;
       if (raw === undefined || raw === '') {
-        throw new ProblemError(400, 'invalid_request', `Name a template: GET /x402/template?sku=<sku>. Skus and prices: ${base}/api/v1/x402/templates`, {
+        throw problem('invalid_request', `Name a template: GET /x402/template?sku=<sku>. Skus and prices: ${base}/api/v1/x402/templates`, {
           param: 'sku',
           catalogue: `${base}/api/v1/x402/templates`,
         });
       }
       const sku = SkuParam.safeParse(raw);
       const t = sku.success ? getTemplate(sku.data) : undefined;
-      if (!t) throw new ProblemError(404, 'template_not_found', `No template ${String(raw)}; see ${base}/api/v1/x402/templates`, { param: 'sku', catalogue: `${base}/api/v1/x402/templates` });
+      if (!t) throw problem('template_not_found', `No template ${String(raw)}; see ${base}/api/v1/x402/templates`, { param: 'sku', catalogue: `${base}/api/v1/x402/templates` });
       return { priceMicros: t.price_micros, description: `Automation template ${t.sku}: ${t.title}`, kind: 'template', ref: t.sku, bazaar: TEMPLATE_BAZAAR };
     },
     produce(_ctx, quote) {
       const t = getTemplate(quote.ref ?? '');
-      if (!t) throw new ProblemError(404, 'template_not_found', `No template ${quote.ref}`);
+      if (!t) throw problem('template_not_found', `No template ${quote.ref}`);
       const { workflow, ...meta } = t;
       return { template: meta, file: `${t.sku}.json`, media_type: 'application/json', sha256: sha256(JSON.stringify(workflow)), workflow };
     },
   };
-  router.get('/x402/template', gateway.middleware(template));
+  router.use(ops.template, gateway.middleware(template));
 
   const audit: PaidResource = {
     quote() {
@@ -223,13 +211,13 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
     },
   };
   // The body is checked before a payment is asked: nobody pays for an audit of something that is not a workflow.
-  router.post(
-    '/x402/audit',
+  router.use(
+    ops.audit,
     async (ctx, next) => {
       try {
         auditWorkflow(workflowOfBody(requestBody(ctx)));
       } catch (err) {
-        if (err instanceof InvalidWorkflowError) throw new ProblemError(400, 'invalid_workflow', err.message, { param: err.param });
+        if (err instanceof InvalidWorkflowError) throw problem('invalid_workflow', err.message, { param: err.param });
         throw err;
       }
       await next();
@@ -237,21 +225,21 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
     gateway.middleware(audit),
   );
 
-  router.get(
-    '/x402/agent-starter',
+  router.use(
+    ops.agentStarter,
     gateway.middleware({ quote: () => fixed('/x402/agent-starter', AGENT_STARTER_BAZAAR), produce: () => ({ ...agentStarterBundle(base) }) }),
   );
 
-  router.get(
-    '/x402/obs/tick',
+  router.use(
+    ops.obsTick,
     gateway.middleware({ quote: () => fixed('/x402/obs/tick', OBS_TICK_BAZAAR), produce: () => tickReading(telemetry.window(telemetry.retentionMs), Date.now(), telemetry.stats()) }),
   );
-  router.get(
-    '/x402/obs/agents',
+  router.use(
+    ops.obsAgents,
     gateway.middleware({ quote: () => fixed('/x402/obs/agents', OBS_AGENTS_BAZAAR), produce: () => agentsSnapshot(telemetry.window(telemetry.retentionMs), Date.now(), telemetry.stats()) }),
   );
-  router.get(
-    '/x402/obs/methodology',
+  router.use(
+    ops.obsMethodology,
     gateway.middleware({ quote: () => fixed('/x402/obs/methodology', OBS_METHODOLOGY_BAZAAR), produce: () => methodologyDocument(telemetry.stats()) }),
   );
 
@@ -277,11 +265,11 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
       return { order: orderView(doc, deps, state) };
     },
   };
-  router.post('/x402/orders/:order_id', gateway.middleware(orderResource));
+  router.use(ops.payOrder, gateway.middleware(orderResource));
 
   // --- pending deliveries -------------------------------------------------------------------------------------
 
-  router.get('/x402/deliveries/:token', async (ctx) => {
+  router.on(ops.delivery, async (ctx) => {
     const token = String(ctx.params.token ?? '');
     const payment = /^dlv_[A-Za-z0-9_-]{20,64}$/.test(token) ? await deps.services.x402Payments.getByDeliveryToken(token) : null;
     if (!payment) throw notFound('not_found', 'No delivery with this token');
@@ -293,7 +281,8 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
       return;
     }
     if (payment.status === 'failed') {
-      throw new ProblemError(410, 'payment_failed', `Payment ${payment._id} did not settle (${payment.error_reason}); nothing was charged and these goods will not be delivered`, { payment: receipt(payment) });
+      // Gone rather than 402: these goods will never be delivered, so there is nothing to pay again.
+      throw problem('payment_failed', `Payment ${payment._id} did not settle (${payment.error_reason}); nothing was charged and these goods will not be delivered`, { payment: receipt(payment) }, { status: 410 });
     }
     ctx.status = 202;
     ctx.set('Retry-After', '5');
@@ -302,7 +291,7 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
 
   // --- discovery and ledger -----------------------------------------------------------------------------------
 
-  router.get('/.well-known/x402', async (ctx) => {
+  router.on(ops.discovery, async (ctx) => {
     const micro = microCatalogue(base);
     const support = await facilitatorSupport(gateway, settings);
     ctx.set('Cache-Control', 'no-store');
@@ -350,13 +339,12 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
 
   // The full ledger is the operator's view; anyone may look up one payment by its transaction hash (public on chain
   // anyway), without the order it paid (issue 10 §2).
-  router.get('/api/v1/x402/payments', async (ctx) => {
-    const q = ListQuery.safeParse(ctx.query);
-    if (!q.success) throw zodProblem(q.error, 'query');
+  router.on(ops.payments, async (ctx, input) => {
+    const query = input.query;
     const operator = isOperator(ctx, deps.config.OPERATOR_KEY);
     ctx.set('Cache-Control', 'no-store');
-    if (q.data.transaction) {
-      const p = await deps.services.x402Payments.getByTransaction(q.data.transaction);
+    if (query.transaction) {
+      const p = await deps.services.x402Payments.getByTransaction(query.transaction);
       const payments = p ? [operator ? paymentView(p, base) : { ...paymentView(p, base), order_id: null }] : [];
       ctx.body = { payments, count: payments.length, next_cursor: null, next: null };
       return;
@@ -364,7 +352,7 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
     requireOperator(ctx, deps.config.OPERATOR_KEY, ' (the full ledger); look up your own payment by ?transaction=<hash> or GET /api/v1/x402/payments/{payment_id}');
     let page;
     try {
-      page = await deps.services.x402Payments.list(q.data);
+      page = await deps.services.x402Payments.list(query);
     } catch (err) {
       if (err instanceof Error && err.message === 'bad cursor') throw badRequest('cursor is not one this API issued', 'cursor');
       throw err;
@@ -373,11 +361,11 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): Router {
       payments: page.payments.map((p) => paymentView(p, base)),
       count: page.payments.length,
       next_cursor: page.next_cursor,
-      next: page.next_cursor ? `${base}/api/v1/x402/payments?${new URLSearchParams({ ...stringQuery(q.data), cursor: page.next_cursor }).toString()}` : null,
+      next: page.next_cursor ? `${base}/api/v1/x402/payments?${new URLSearchParams({ ...stringQuery(query), cursor: page.next_cursor }).toString()}` : null,
     };
   });
 
-  router.get('/api/v1/x402/payments/:payment_id', async (ctx) => {
+  router.on(ops.payment, async (ctx) => {
     const p = await deps.services.x402Payments.get(String(ctx.params.payment_id));
     if (!p) throw notFound('not_found', `No x402 payment ${ctx.params.payment_id}`);
     ctx.set('Cache-Control', 'no-store');
