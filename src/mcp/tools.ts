@@ -6,7 +6,6 @@
  * Source: issue 5 §3; seed §4 (operations), §2.2 to §2.10; ../shared/reference/api-conventions.md (MCP).
  */
 import { z } from 'zod';
-import { CatalogueEnvelope } from '../domain/catalogue';
 import type { OperationDefinition } from '../routes/operation';
 import { orderOperations } from '../routes/api/orders/schema';
 import { quoteOperations } from '../routes/api/quotes/schema';
@@ -16,8 +15,7 @@ import { discoveryOperations } from '../routes/api/discovery/schema';
 import { procurementOperations } from '../routes/api/procurements/schema';
 import { trustOperations } from '../routes/api/trust/schema';
 import { x402Operations } from '../routes/api/x402/schema';
-import { DiscoveryQuery } from '../domain/discovery';
-import { MicroCatalogueEnvelope } from '../domain/micro';
+import { catalogueOperations } from '../routes/api/catalogue/schema';
 
 /** The HTTP request a tool call becomes. `query` values are appended as a query string. */
 export interface ToolRequest {
@@ -48,8 +46,6 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
   request(args: z.input<I>): ToolRequest;
 }
 
-const define = <I extends z.ZodType>(t: ToolDefinition<I>): ToolDefinition => t as unknown as ToolDefinition;
-
 const AgentKey = z
   .string()
   .min(1)
@@ -67,10 +63,6 @@ const BuyerKey = z
   });
 const enc = encodeURIComponent;
 const without = <T extends Record<string, unknown>>(o: T, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
-const read = { readOnlyHint: true, openWorldHint: false } as const;
-const write = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
-
-const Empty = z.object({}).strict();
 
 /** The first 2xx JSON schema of an operation: the tool's output schema. */
 function successSchema(def: OperationDefinition): z.ZodType | undefined {
@@ -125,15 +117,7 @@ export function toolOf(def: OperationDefinition): ToolDefinition {
 
 /** Every tool, in the order `tools/list` shows them (a purchase reads top to bottom). */
 export const TOOLS: readonly ToolDefinition[] = [
-  define({
-    name: 'list_services',
-    title: 'List services',
-    description: 'The service catalogue (GET /api/v1/services): agent prices, capabilities, negative constraints, payment rails, required inputs.',
-    input: Empty,
-    output: CatalogueEnvelope,
-    annotations: read,
-    request: () => ({ method: 'GET', path: '/api/v1/services' }),
-  }),
+  toolOf(catalogueOperations.services),
   toolOf(discoveryOperations.discover),
   toolOf(discoveryOperations.negotiate),
   toolOf(quoteOperations.create),

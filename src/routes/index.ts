@@ -7,12 +7,12 @@ import type { RequestTelemetry } from '../http/telemetry';
 import type { RequestLatency } from '../telemetry/latency';
 import type { AppDeps } from './context';
 import type { OperationRouter } from './operation';
-import { catalogueRoutes } from './catalogue';
+import { catalogueRoutes } from './api/catalogue';
 import { quoteRoutes } from './api/quotes';
 import { orderRoutes } from './api/orders';
 import { walletRoutes } from './api/wallets';
 import { payRoutes } from './pay';
-import { openApiRoutes } from './openapi';
+import { openApiRoutes } from './api/openapi';
 import { webhookRoutes } from './api/webhooks';
 import { mcpRoutes } from './api/mcp';
 import { discoveryRoutes } from './api/discovery';
@@ -23,7 +23,7 @@ import { x402Routes } from './api/x402';
 import { engineeringRoutes } from './api/engineering';
 import { subscriptionRoutes } from './api/subscriptions';
 import { taskRoutes } from './api/tasks';
-import { signingRoutes } from './signing';
+import { signingRoutes } from './api/signing';
 
 /** What some routes need beside the dependencies: the request recorders `createApp` builds. */
 export interface RouteExtras {

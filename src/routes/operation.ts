@@ -191,18 +191,6 @@ export const IdempotencyKeyHeader = z.object({
   'Idempotency-Key': z.string().max(255).optional().meta({ description: 'Retry-safe POST (api-conventions: Idempotency-Key)' }),
 });
 
-/** The buyer's credential header of the operations still documented outside definitions (x402 order rail, /pay). */
-export const buyerAuthorization = z
-  .string()
-  .optional()
-  .meta({ description: "Bearer <the agent key of the order's agent_id, or the order secret (os_...) of an order without one>" });
-
-/** 401 and 403 of an action only the buyer may take (the operations still documented outside definitions). */
-export const buyerOnlyResponses = <P>(problem: (description: string) => P): Record<'401' | '403', P> => ({
-  '401': problem("No credential: send the buyer's"),
-  '403': problem("Not the buyer's credential"),
-});
-
 const AUTH_HEADER: Partial<Record<Auth, string>> = {
   buyer: "Bearer <the agent key of the order's agent_id, or the order secret (os_...) of an order without one>",
   agent_key: 'Bearer <agent key> (ak_...)',

@@ -16,9 +16,15 @@ import { procurementOperations } from './api/procurements/schema';
 import { partnerOperations } from './api/partners/schema';
 import { trustOperations } from './api/trust/schema';
 import { x402Operations } from './api/x402/schema';
+import { catalogueOperations } from './api/catalogue/schema';
+import { openApiOperations } from './api/openapi/schema';
+import { signingOperations } from './api/signing/schema';
+import { payOperations } from './api/pay/schema';
 
 /** The definitions, resource by resource. */
 export const API_OPERATIONS: readonly OperationDefinition[] = [
+  catalogueOperations,
+  openApiOperations,
   orderOperations,
   quoteOperations,
   walletOperations,
@@ -32,4 +38,6 @@ export const API_OPERATIONS: readonly OperationDefinition[] = [
   partnerOperations,
   trustOperations,
   x402Operations,
+  signingOperations,
+  payOperations,
 ].flatMap((ops) => Object.values(ops));

@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import { getService, missingInputs, priceMicros } from '../domain/catalogue';
 import { formatUsd } from '../domain/money';
 import { ProblemError, badRequest, forbidden, unauthorized } from '../errors';
@@ -6,6 +5,8 @@ import { orderSecretMatches } from '../http/buyer';
 import { toProblem } from '../http/errors';
 import { createOrder, loadOrder } from './orders';
 import { requestBody, type AppDeps } from './context';
+import { OperationRouter } from './operation';
+import { payOperations as ops } from './api/pay/schema';
 
 /** An order secret from a query or form value, or undefined. */
 const secretOf = (v: unknown): string | undefined => (typeof v === 'string' && /^os_[A-Za-z0-9_-]{20,64}$/.test(v) ? v : undefined);
@@ -31,11 +32,12 @@ label{display:block;margin:.6rem 0 .2rem}input,textarea{width:100%;padding:.5rem
  * - The human's credential is the order secret carried in the link `/pay/orders/{order_id}?secret=os_...` (a capability
  *   link, shown on the receipt to keep); with it the page offers accept / reject once the order is delivered
  *   (`POST /pay/orders/{order_id}/review`, a form). Issue 10 §1.
+ * Registered from the definitions in src/routes/api/pay/schema.ts.
  */
-export function payRoutes(deps: AppDeps): Router {
-  const router = new Router();
+export function payRoutes(deps: AppDeps): OperationRouter {
+  const router = new OperationRouter(deps);
 
-  router.get('/pay/orders/:order_id', async (ctx) => {
+  router.on(ops.checkout, async (ctx) => {
     const doc = await loadOrder(deps, ctx.params.order_id);
     const service = getService(doc.service_id);
     const secret = secretOf(ctx.query.secret);
@@ -63,7 +65,7 @@ export function payRoutes(deps: AppDeps): Router {
 <p class="muted">Order <code>${esc(doc._id)}</code> · pay before ${esc(doc.payment_deadline.toISOString())}</p></div>`);
   });
 
-  router.post('/pay/orders/:order_id', async (ctx) => {
+  router.on(ops.pay, async (ctx) => {
     const doc = await loadOrder(deps, ctx.params.order_id);
     ctx.type = 'text/html; charset=utf-8';
     if (!doc.rails.includes('linkpay_ncp')) throw new ProblemError(422, 'rail_not_offered', `${doc.service_id} has no payment link`);
@@ -87,7 +89,7 @@ ${manage}<p><a href="/api/v1/orders/${esc(doc._id)}">Follow the order</a></p></d
     }
   });
 
-  router.get('/pay/services/:service_id', (ctx) => {
+  router.on(ops.serviceForm, (ctx) => {
     const service = getService(ctx.params.service_id ?? '');
     if (!service || service.linkpay_url === null) throw new ProblemError(404, 'service_not_found', `No payment link for ${ctx.params.service_id}`);
     const fields = Object.entries(service.inputs)
@@ -100,7 +102,7 @@ ${manage}<p><a href="/api/v1/orders/${esc(doc._id)}">Follow the order</a></p></d
 <p><button type="submit">Continue to payment</button></p></form></div>`);
   });
 
-  router.post('/pay/services/:service_id', async (ctx) => {
+  router.on(ops.serviceOrder, async (ctx) => {
     const service = getService(ctx.params.service_id ?? '');
     if (!service || service.linkpay_url === null) throw new ProblemError(404, 'service_not_found', `No payment link for ${ctx.params.service_id}`);
     const form = requestBody(ctx) as Record<string, unknown>;
@@ -123,7 +125,7 @@ ${manage}<p><a href="/api/v1/orders/${esc(doc._id)}">Follow the order</a></p></d
   });
 
   // The human buyer's review, from the link that carries the order secret.
-  router.post('/pay/orders/:order_id/review', async (ctx) => {
+  router.on(ops.review, async (ctx) => {
     const doc = await loadOrder(deps, ctx.params.order_id);
     const form = requestBody(ctx) as { secret?: unknown; action?: unknown; reason?: unknown };
     const secret = secretOf(form.secret);

@@ -1,21 +1,22 @@
-import { JsonMemo, sendCachedJson } from '../http/cachedJson';
-import Router from '@koa/router';
-import { catalogueEnvelope } from '../domain/catalogue';
-import { pingDatabase } from '../db';
-import type { AppDeps } from './context';
+import { JsonMemo, sendCachedJson } from '../../../http/cachedJson';
+import { catalogueEnvelope } from '../../../domain/catalogue';
+import { pingDatabase } from '../../../db';
+import type { AppDeps } from '../../context';
+import { OperationRouter } from '../../operation';
+import { catalogueOperations as ops } from './schema';
 
-/** `GET /api/v1/services` (seed §2.1) and `GET /health` (seed §4). */
-export function catalogueRoutes(deps: AppDeps): Router {
-  const router = new Router();
+/** `GET /api/v1/services` (seed §2.1) and `GET /health` (seed §4), registered from the definitions in ./schema.ts. */
+export function catalogueRoutes(deps: AppDeps): OperationRouter {
+  const router = new OperationRouter(deps);
 
   // The catalogue is fixed for the life of the process: serialized once, answered with its ETag (304 when held).
   const memo = new JsonMemo(4);
-  router.get('/api/v1/services', (ctx) => {
+  router.on(ops.services, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=60');
     sendCachedJson(ctx, memo.get('services', () => catalogueEnvelope(deps.config.PUBLIC_BASE_URL)));
   });
 
-  router.get('/health', async (ctx) => {
+  router.on(ops.health, async (ctx) => {
     const started = Date.now();
     const [database, temporal] = await Promise.all([
       pingDatabase(deps.services.db),
