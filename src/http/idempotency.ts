@@ -1,7 +1,7 @@
 import { sha256Hex as sha256 } from '../hash';
 import type { Middleware } from 'koa';
 import { isDuplicateKey, type Database } from '../db';
-import { ProblemError, badRequest } from '../errors';
+import { badRequest, problem } from '../errors';
 import { renderProblem, toProblem } from './errors';
 
 /** Seconds after which a claim still in flight is taken over by a retry (longer than any POST runs). */
@@ -39,7 +39,7 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
           continue;
         }
         if (existing.request_hash !== requestHash) {
-          throw new ProblemError(422, 'idempotency_conflict', 'This Idempotency-Key was used with a different request body');
+          throw problem('idempotency_conflict', 'This Idempotency-Key was used with a different request body');
         }
         // A first request whose process died (or whose database went away) leaves its claim in flight: after the
         // lease it is taken over, so a client retrying after a crash is not refused for the whole TTL (issue 14).
@@ -48,7 +48,7 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
           continue;
         }
         if (existing.state === 'in_flight' || !existing.response) {
-          throw new ProblemError(409, 'idempotency_in_flight', 'The first request with this Idempotency-Key is still running', {}, { 'Retry-After': '1' });
+          throw problem('idempotency_in_flight', 'The first request with this Idempotency-Key is still running', {}, { headers: { 'Retry-After': '1' } });
         }
         ctx.status = existing.response.status;
         for (const [k, v] of Object.entries(existing.response.headers)) ctx.set(k, v);
