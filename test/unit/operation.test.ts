@@ -74,17 +74,18 @@ describe('the route of a definition', () => {
     const res = await post('/things/t_7?times=3', { name: 'lamp' });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ id: 't_7', name: 'lamp', times: 3 });
-    expect((await post('/things/t_7', { name: 'lamp' }).then((r) => r.json())).times).toBe(1);
+    expect(((await post('/things/t_7', { name: 'lamp' }).then((r) => r.json())) as { times: number }).times).toBe(1);
   });
 
   test('a bad body, query or path parameter is a 400 naming it', async () => {
     const body = await post('/things/t_7', { name: '' });
     expect(body.status).toBe(400);
     expect(await body.json()).toMatchObject({ code: 'invalid_request', param: 'name' });
-    const extra = await (await post('/things/t_7', { name: 'x', color: 'red' })).json();
+    const extra = (await (await post('/things/t_7', { name: 'x', color: 'red' })).json()) as { code: string };
     expect(extra.code).toBe('invalid_request');
-    expect((await (await post('/things/t_7?times=0', { name: 'x' })).json()).param).toBe('times');
-    expect((await (await post('/things/nope', { name: 'x' })).json()).param).toBe('thing_id');
+    const paramOf = async (res: Promise<Response>) => ((await (await res).json()) as { param?: string }).param;
+    expect(await paramOf(post('/things/t_7?times=0', { name: 'x' }))).toBe('times');
+    expect(await paramOf(post('/things/nope', { name: 'x' }))).toBe('thing_id');
   });
 
   test('parts are validated when read: a guard ahead of the read answers first', async () => {
