@@ -121,7 +121,7 @@ describe('the OpenAPI operation of a definition', () => {
 
   test('a credential kind adds the Authorization header and its 401 / 403', () => {
     const op = openApiOperation(secret);
-    expect(Object.keys(op.requestParams?.header?.shape ?? {})).toEqual(['Authorization']);
+    expect(Object.keys((op.requestParams?.header as z.ZodObject | undefined)?.shape ?? {})).toEqual(['Authorization']);
     expect(Object.keys(op.responses).sort()).toEqual(['200', '401', '403']);
   });
 });
