@@ -1,15 +1,13 @@
 import type { CommissionDoc } from '../../../db';
 import { microsToUsd, sumMicros } from '../../../domain/money';
 import { PARTNER_COMMISSION_PERCENT } from '../../../domain/catalogue';
-import { badRequest, forbidden, unauthorized } from '../../../errors';
+import { forbidden, unauthorized } from '../../../errors';
 import { bearerToken, isOperator } from '../../../http/auth';
 import { CommissionRepository } from '../../../repos/commissions';
 import { WalletRepository } from '../../../repos/wallets';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { partnerOperations as ops } from './schema';
-
-const PARTNER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Public form of one commission (USD numbers with micro-unit twins). */
 export function commissionView(c: CommissionDoc) {
@@ -78,9 +76,8 @@ export function commissionTotals(list: CommissionDoc[], owedNow: number) {
 export function partnerRoutes(deps: AppDeps): OperationRouter {
   const commissions = new CommissionRepository(deps.services.db, deps.services.wallets);
 
-  return new OperationRouter(deps).on(ops.commissions, async (ctx) => {
-    const partnerId = ctx.params.partner_id ?? '';
-    if (!PARTNER_ID.test(partnerId)) throw badRequest('partner_id: letters, digits and . _ : - only', 'partner_id');
+  return new OperationRouter(deps).on(ops.commissions, async (ctx, input) => {
+    const partnerId = input.params.partner_id;
     if (!isOperator(ctx, deps.config.OPERATOR_KEY)) {
       const token = bearerToken(ctx);
       if (!token) throw unauthorized(`Send the agent key of wallet ${partnerId} (or the operator key) as a Bearer token`);

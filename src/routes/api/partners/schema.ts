@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { defineOperation } from '../../operation';
-import { Micros, Usd } from '../fields';
+import { Id, Micros, Usd } from '../fields';
 
 /** Partner commission listing (`GET /api/v1/partners/{partner_id}/commissions`, issue 4 §4, issue 10 §3). */
 export const CommissionList = z
@@ -63,7 +63,7 @@ export const partnerOperations = {
       'Pending until the order is final (accepted by the buyer or after the review window), then credited; cancelled ' +
       'when the payment is refunded; renewals are credited when paid. Self-referrals are not_eligible (issue 10 §3).',
     auth: ['agent_key', 'operator'],
-    request: { params: z.object({ partner_id: z.string().meta({ description: 'Partner id = its wallet id' }) }) },
+    request: { params: z.object({ partner_id: Id('Partner id = its wallet id') }) },
     responses: { '200': { description: 'Commissions, newest first', json: CommissionList } },
     errors: { invalid_request: 'Malformed partner_id' },
   }),
