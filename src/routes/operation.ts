@@ -145,20 +145,20 @@ export class OperationRouter {
   readonly router = new Router();
   constructor(private readonly deps: Pick<AppDeps, 'config'>) {}
 
-  /** Registers `def` with `handler`; `before` runs ahead of the handler (e.g. a check made before an x402 quote). */
-  on<const D extends OperationDefinition>(def: D, handler: OperationHandler<D>, ...before: RouterMiddleware[]): this {
+  /** Registers `def` with `handler`, behind the operator check when the operator is the only caller `def` allows. */
+  on<const D extends OperationDefinition>(def: D, handler: OperationHandler<D>): this {
     const operatorOnly = authKinds(def).length === 1 && authKinds(def)[0] === 'operator';
-    this.router.register(koaPath(def.path), [def.method], [
-      ...before,
-      async (ctx: Context) => {
-        if (operatorOnly) requireOperator(ctx, this.deps.config.OPERATOR_KEY);
-        await handler(ctx, inputOf(ctx, def));
-      },
-    ]);
+    this.router.register(koaPath(def.path), [def.method], async (ctx: Context) => {
+      if (operatorOnly) requireOperator(ctx, this.deps.config.OPERATOR_KEY);
+      await handler(ctx, inputOf(ctx, def));
+    });
     return this;
   }
 
-  /** Registers `def` served by Koa middleware as it is (the x402 gateway answers paid resources itself). */
+  /**
+   * Registers `def` served by Koa middleware as it is (the x402 gateway answers paid resources itself): no operator
+   * check and no input, the middleware reads the request.
+   */
   use(def: OperationDefinition, ...middleware: RouterMiddleware[]): this {
     this.router.register(koaPath(def.path), [def.method], middleware);
     return this;
