@@ -1,30 +1,14 @@
-import Router from '@koa/router';
 import Koa from 'koa';
 import { idempotencyMiddleware } from './http/idempotency';
 import { ResponseCache } from './http/cachedJson';
 import { problemMiddleware } from './http/errors';
 import { bodyMiddleware } from './http/body';
 import { rateLimitMiddleware } from './http/rateLimit';
-import { catalogueRoutes } from './routes/catalogue';
-import { quoteRoutes } from './routes/quotes';
-import { orderRoutes } from './routes/orders';
-import { walletRoutes } from './routes/wallets';
-import { payRoutes } from './routes/pay';
-import { openApiRoutes } from './routes/openapi';
-import { x402Routes } from './routes/x402';
 import { RequestTelemetry } from './http/telemetry';
-import { webhookRoutes } from './routes/webhooks';
-import { mcpRoutes } from './routes/mcp';
-import { discoveryRoutes } from './routes/discovery';
-import { procurementRoutes } from './routes/procurement';
-import { partnerRoutes } from './routes/partners';
-import { trustRoutes } from './routes/trust';
 import { RequestLatency } from './telemetry/latency';
 import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
-import { engineeringRoutes } from './routes/engineering';
-import { billingRoutes } from './routes/billing';
-import { signingRoutes } from './routes/signing';
+import { apiRouter } from './routes';
 import { KeySetSigner } from './signing/signer';
 
 export type { AppDeps } from './routes/context';
@@ -91,25 +75,7 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   app.use(bodyMiddleware());
   app.use(idempotencyMiddleware(deps.services.db, deps.config.IDEMPOTENCY_TTL_SECONDS));
 
-  // One router: the resource routers' routes are merged into it, so a request is matched once, not once per router.
-  const root = new Router();
-  for (const r of [
-    ...[catalogueRoutes, quoteRoutes, orderRoutes, walletRoutes, payRoutes, openApiRoutes, webhookRoutes, mcpRoutes].map((f) => f(deps)),
-    // Agent self-service: discovery, negotiation, procurement, partner commissions, trust telemetry (issue 4).
-    discoveryRoutes(deps),
-    procurementRoutes(deps),
-    partnerRoutes(deps),
-    trustRoutes(deps, latency),
-    // x402: micro catalogue, paid resources, discovery document, ledger, order rail (issue 3).
-    x402Routes(deps, { telemetry }),
-    // Long-running orders: engineer queue, buyer cancel, subscriptions, per-task billing (issue 6).
-    engineeringRoutes(deps),
-    billingRoutes(deps),
-    // Signed quotes and receipts: the public keys (issue 12 §3).
-    signingRoutes(deps),
-  ]) {
-    root.use(r.routes());
-  }
+  const root = apiRouter(deps, { latency, telemetry });
   app.use(root.routes()).use(root.allowedMethods());
   return app;
 }

@@ -76,60 +76,67 @@ export interface ProblemDetails {
   [extension: string]: unknown;
 }
 
-const TITLES: Record<ErrorCode, string> = {
-  invalid_request: 'Invalid request',
-  invalid_json: 'Malformed JSON body',
-  not_found: 'Not found',
-  service_not_found: 'Service not found',
-  quote_not_found: 'Quote not found',
-  order_not_found: 'Order not found',
-  deliverable_not_found: 'Deliverable not found',
-  quote_expired: 'Quote expired',
-  quote_service_mismatch: 'Quote is for another service',
-  missing_inputs: 'Required inputs missing',
-  rail_not_offered: 'Payment rail not offered',
-  invalid_state_transition: 'Operation not allowed in the current state',
-  payment_failed: 'Payment failed',
-  insufficient_funds: 'Insufficient wallet balance',
-  transaction_not_found: 'Transaction not found',
-  transaction_already_used: 'Transaction already used',
-  transaction_amount_mismatch: 'Transaction amount does not match',
-  unauthorized: 'Authentication required',
-  forbidden: 'Not allowed',
-  idempotency_conflict: 'Idempotency key reused with a different request',
-  idempotency_in_flight: 'A request with this idempotency key is still running',
-  payload_too_large: 'Request body too large',
-  no_matching_service: 'No service matches the requirements',
-  dependency_unavailable: 'A dependency is unavailable',
-  webhook_not_found: 'Webhook endpoint not found',
-  webhook_event_not_found: 'Event not found for this webhook endpoint',
-  webhook_target_forbidden: 'Webhook target not allowed',
-  payment_required: 'Payment required',
-  invalid_payment_header: 'Malformed payment header',
-  payment_in_progress: 'A payment for this is already being settled',
-  payment_identifier_conflict: 'Payment identifier reused with another payment',
-  item_not_found: 'Item not found',
-  template_not_found: 'Template not found',
-  invalid_workflow: 'Not an n8n workflow',
-  facilitator_error: 'The payment facilitator failed',
-  already_claimed: 'Claimed by another engineer',
-  engineering_not_claimed: 'Not claimed by this engineer',
-  deliverable_conflict: 'A deliverable with this name exists',
-  no_deliverables: 'No deliverables uploaded',
-  subscription_not_found: 'Subscription not found',
-  invoice_not_found: 'Invoice not found',
-  task_not_found: 'Task not found',
-  task_not_supported: 'The order does not take further tasks',
-  wallet_not_found: 'Wallet not found',
-  wallet_claimed: 'The wallet already has a key',
-  json_forbidden_key: 'JSON body uses a forbidden key',
-  json_too_deep: 'JSON body nested too deeply',
-  method_not_allowed: 'Method not allowed',
-  unsupported_media_type: 'Unsupported media type',
-  rate_limited: 'Too many requests',
-  signing_unavailable: 'Signing keys unavailable',
-  internal_error: 'Internal server error',
+/**
+ * The definition of every error code: its HTTP status and the problem's `title`. Routes name a code and the status
+ * follows from here (a code answered with another status in one place says so with `status`, see {@link problem}).
+ */
+export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string }>> = {
+  invalid_request: { status: 400, title: 'Invalid request' },
+  invalid_json: { status: 400, title: 'Malformed JSON body' },
+  not_found: { status: 404, title: 'Not found' },
+  service_not_found: { status: 404, title: 'Service not found' },
+  quote_not_found: { status: 404, title: 'Quote not found' },
+  order_not_found: { status: 404, title: 'Order not found' },
+  deliverable_not_found: { status: 404, title: 'Deliverable not found' },
+  quote_expired: { status: 409, title: 'Quote expired' },
+  quote_service_mismatch: { status: 422, title: 'Quote is for another service' },
+  missing_inputs: { status: 422, title: 'Required inputs missing' },
+  rail_not_offered: { status: 422, title: 'Payment rail not offered' },
+  invalid_state_transition: { status: 409, title: 'Operation not allowed in the current state' },
+  payment_failed: { status: 402, title: 'Payment failed' },
+  insufficient_funds: { status: 402, title: 'Insufficient wallet balance' },
+  transaction_not_found: { status: 402, title: 'Transaction not found' },
+  transaction_already_used: { status: 409, title: 'Transaction already used' },
+  transaction_amount_mismatch: { status: 402, title: 'Transaction amount does not match' },
+  unauthorized: { status: 401, title: 'Authentication required' },
+  forbidden: { status: 403, title: 'Not allowed' },
+  idempotency_conflict: { status: 422, title: 'Idempotency key reused with a different request' },
+  idempotency_in_flight: { status: 409, title: 'A request with this idempotency key is still running' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+  no_matching_service: { status: 422, title: 'No service matches the requirements' },
+  dependency_unavailable: { status: 503, title: 'A dependency is unavailable' },
+  webhook_not_found: { status: 404, title: 'Webhook endpoint not found' },
+  webhook_event_not_found: { status: 404, title: 'Event not found for this webhook endpoint' },
+  webhook_target_forbidden: { status: 422, title: 'Webhook target not allowed' },
+  payment_required: { status: 402, title: 'Payment required' },
+  invalid_payment_header: { status: 400, title: 'Malformed payment header' },
+  payment_in_progress: { status: 409, title: 'A payment for this is already being settled' },
+  payment_identifier_conflict: { status: 409, title: 'Payment identifier reused with another payment' },
+  item_not_found: { status: 404, title: 'Item not found' },
+  template_not_found: { status: 404, title: 'Template not found' },
+  invalid_workflow: { status: 400, title: 'Not an n8n workflow' },
+  facilitator_error: { status: 502, title: 'The payment facilitator failed' },
+  already_claimed: { status: 409, title: 'Claimed by another engineer' },
+  engineering_not_claimed: { status: 409, title: 'Not claimed by this engineer' },
+  deliverable_conflict: { status: 409, title: 'A deliverable with this name exists' },
+  no_deliverables: { status: 409, title: 'No deliverables uploaded' },
+  subscription_not_found: { status: 404, title: 'Subscription not found' },
+  invoice_not_found: { status: 404, title: 'Invoice not found' },
+  task_not_found: { status: 404, title: 'Task not found' },
+  task_not_supported: { status: 422, title: 'The order does not take further tasks' },
+  wallet_not_found: { status: 404, title: 'Wallet not found' },
+  wallet_claimed: { status: 409, title: 'The wallet already has a key' },
+  json_forbidden_key: { status: 400, title: 'JSON body uses a forbidden key' },
+  json_too_deep: { status: 400, title: 'JSON body nested too deeply' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  signing_unavailable: { status: 503, title: 'Signing keys unavailable' },
+  internal_error: { status: 500, title: 'Internal server error' },
 };
+
+/** HTTP status of an error code (its definition in {@link ERRORS}). */
+export const statusOf = (code: ErrorCode): number => ERRORS[code].status;
 
 /**
  * An error that becomes a problem-details response.
@@ -146,7 +153,7 @@ export class ProblemError extends Error {
     readonly extra: Record<string, unknown> & { param?: string } = {},
     readonly headers: Record<string, string> = {},
   ) {
-    super(detail ?? TITLES[code]);
+    super(detail ?? ERRORS[code].title);
   }
 
   /** Renders the RFC 9457 body. `instance` is the request path. */
@@ -154,7 +161,7 @@ export class ProblemError extends Error {
     const expose = this.status < 500;
     return {
       type: PROBLEM_TYPE_BASE + this.code,
-      title: TITLES[this.code],
+      title: ERRORS[this.code].title,
       status: this.status,
       ...(expose && this.detail ? { detail: this.detail } : {}),
       ...(instance ? { instance } : {}),
@@ -164,27 +171,33 @@ export class ProblemError extends Error {
   }
 }
 
+/**
+ * A problem with the status of `code`'s definition ({@link ERRORS}). `extra`: extension members (`param`,
+ * `current_status`, …); `headers`: response headers (`Retry-After`); `status` only where this one answer departs from
+ * the code's status (e.g. `payment_failed` as 410 for goods that will never be delivered).
+ */
+export function problem(
+  code: ErrorCode,
+  detail?: string,
+  extra: Record<string, unknown> & { param?: string } = {},
+  options: { status?: number; headers?: Record<string, string> } = {},
+): ProblemError {
+  return new ProblemError(options.status ?? ERRORS[code].status, code, detail, extra, options.headers ?? {});
+}
+
 /** 400 `invalid_request` (or another 400 code) naming the offending parameter. */
-export const badRequest = (detail: string, param?: string, code: ErrorCode = 'invalid_request') =>
-  new ProblemError(400, code, detail, param ? { param } : {});
+export const badRequest = (detail: string, param?: string, code: ErrorCode = 'invalid_request') => problem(code, detail, param ? { param } : {});
 /** 401 `unauthorized`. */
-export const unauthorized = (detail: string) =>
-  new ProblemError(401, 'unauthorized', detail, {}, { 'WWW-Authenticate': 'Bearer' });
+export const unauthorized = (detail: string) => problem('unauthorized', detail, {}, { headers: { 'WWW-Authenticate': 'Bearer' } });
 /** 403 `forbidden`. */
-export const forbidden = (detail: string) => new ProblemError(403, 'forbidden', detail);
-/** 404 with a resource-specific code. */
-export const notFound = (code: ErrorCode, detail: string) => new ProblemError(404, code, detail);
+export const forbidden = (detail: string) => problem('forbidden', detail);
+/** A resource-specific "not found" code (404 by its definition). */
+export const notFound = (code: ErrorCode, detail: string) => problem(code, detail);
 /** 409 `invalid_state_transition` naming the current state. */
 export const invalidTransition = (operation: string, currentStatus: string) =>
-  new ProblemError(409, 'invalid_state_transition', `Cannot ${operation} while the order is ${currentStatus}`, {
-    current_status: currentStatus,
-  });
-/** 422 with a code and extension members. */
-export const unprocessable = (code: ErrorCode, detail: string, extra: Record<string, unknown> = {}) =>
-  new ProblemError(422, code, detail, extra);
-/** 402 payment problem. */
-export const paymentRequired = (code: ErrorCode, detail: string, extra: Record<string, unknown> = {}) =>
-  new ProblemError(402, code, detail, extra);
+  problem('invalid_state_transition', `Cannot ${operation} while the order is ${currentStatus}`, { current_status: currentStatus });
+/** A refusal of the request's content with extension members; the status is the code's (422 for the codes it is used with). */
+export const unprocessable = (code: ErrorCode, detail: string, extra: Record<string, unknown> = {}) => problem(code, detail, extra);
 /** 503 `dependency_unavailable` with `Retry-After` (seconds, default 5); `dependency` names what is down (issue 14). */
 export const unavailable = (detail: string, retryAfterSeconds = 5, dependency?: 'database' | 'temporal') =>
-  new ProblemError(503, 'dependency_unavailable', detail, dependency ? { dependency } : {}, { 'Retry-After': String(retryAfterSeconds) });
+  problem('dependency_unavailable', detail, dependency ? { dependency } : {}, { headers: { 'Retry-After': String(retryAfterSeconds) } });

@@ -1,6 +1,6 @@
 import { bodyParser } from '@koa/bodyparser';
 import type { Context, Middleware } from 'koa';
-import { ProblemError } from '../errors';
+import { problem } from '../errors';
 
 /** Deepest nesting of arrays and objects a JSON body may have (issue 10 §4). */
 export const MAX_JSON_DEPTH = 64;
@@ -31,9 +31,9 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
 function parserProblem(err: unknown): unknown {
   // @hapi/bourne (inside co-body) refuses own `__proto__` keys with this SyntaxError, status 400.
   if (err instanceof SyntaxError && /forbidden prototype property/.test(err.message)) {
-    return new ProblemError(400, 'json_forbidden_key', 'The JSON body contains a "__proto__" key, which is not accepted at any level');
+    return problem('json_forbidden_key', 'The JSON body contains a "__proto__" key, which is not accepted at any level');
   }
-  if (err instanceof SyntaxError) return new ProblemError(400, 'invalid_json', 'The request body is not valid JSON');
+  if (err instanceof SyntaxError) return problem('invalid_json', 'The request body is not valid JSON');
   return err;
 }
 
@@ -59,12 +59,12 @@ export function bodyMiddleware(): Middleware {
   });
   return async (ctx: Context, next) => {
     if (ctx.is('application/x-www-form-urlencoded') && !FORM_PATHS.test(ctx.path)) {
-      throw new ProblemError(415, 'unsupported_media_type', 'Send request bodies as application/json');
+      throw problem('unsupported_media_type', 'Send request bodies as application/json');
     }
     await parse(ctx, async () => {
       const body = (ctx.request as { body?: unknown }).body;
       if (jsonDepth(body) > MAX_JSON_DEPTH) {
-        throw new ProblemError(400, 'json_too_deep', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, { max_depth: MAX_JSON_DEPTH });
+        throw problem('json_too_deep', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, { max_depth: MAX_JSON_DEPTH });
       }
       await next();
     });

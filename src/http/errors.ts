@@ -1,13 +1,13 @@
 import type { Context, Middleware } from 'koa';
 import { ZodError } from 'zod';
-import { ProblemError, unavailable } from '../errors';
+import { ProblemError, problem, unavailable } from '../errors';
 
 /** Converts a zod error into a 400 naming the first offending field (`param` is its dotted path). */
 export function zodProblem(err: ZodError, where: 'body' | 'query' | 'path' = 'body'): ProblemError {
   const issue = err.issues[0];
   const param = issue && issue.path.length > 0 ? issue.path.join('.') : undefined;
   const detail = issue ? `${param ? `${where} ${param}: ` : `${where}: `}${issue.message}` : `Invalid ${where}`;
-  return new ProblemError(400, 'invalid_request', detail, {
+  return problem('invalid_request', detail, {
     ...(param ? { param } : {}),
     errors: err.issues.slice(0, 20).map((i) => ({ param: i.path.join('.'), message: i.message })),
   });
@@ -54,13 +54,13 @@ export function toProblem(err: unknown): ProblemError {
   const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
   const status = e?.status ?? e?.statusCode;
   // Errors raised by koa's body parser and ctx.throw.
-  if (status === 413) return new ProblemError(413, 'payload_too_large', 'The request body exceeds the limit');
+  if (status === 413) return problem('payload_too_large', 'The request body exceeds the limit');
   if (status === 400 && (e.type === 'entity.parse.failed' || err instanceof SyntaxError || /JSON/i.test(e.message ?? ''))) {
-    return new ProblemError(400, 'invalid_json', 'The request body is not valid JSON');
+    return problem('invalid_json', 'The request body is not valid JSON');
   }
-  if (status === 415) return new ProblemError(415, 'unsupported_media_type', e.expose && e.message ? e.message : 'Send bodies as application/json');
+  if (status === 415) return problem('unsupported_media_type', e.expose && e.message ? e.message : 'Send bodies as application/json');
   if (status && status >= 400 && status < 500 && e.expose) return new ProblemError(status, 'invalid_request', e.message);
-  return new ProblemError(500, 'internal_error');
+  return problem('internal_error');
 }
 
 /** Writes a problem-details response on the context. */
@@ -85,9 +85,9 @@ export function problemMiddleware(log: (err: unknown, ctx: Context) => void): Mi
       const allow = ctx.response.get('allow');
       if (ctx.status === 404 || (ctx.status === 501 && !allow)) {
         ctx.remove('Allow');
-        renderProblem(ctx, new ProblemError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`));
+        renderProblem(ctx, problem('not_found', `No route for ${ctx.method} ${ctx.path}`));
       } else if (ctx.status === 405 || ctx.status === 501) {
-        renderProblem(ctx, new ProblemError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, allow ? { allow: allow.split(/,\s*/) } : {}));
+        renderProblem(ctx, problem('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, allow ? { allow: allow.split(/,\s*/) } : {}));
       }
     } catch (err) {
       const problem = toProblem(err);

@@ -1,7 +1,7 @@
 import { sha256Hex as sha256 } from '../hash';
 import type { Middleware } from 'koa';
 import { isDuplicateKey, type Database } from '../db';
-import { ProblemError, badRequest } from '../errors';
+import { badRequest, problem } from '../errors';
 import { renderProblem, toProblem } from './errors';
 
 /**
@@ -53,7 +53,7 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
           continue;
         }
         if (existing.request_hash !== requestHash) {
-          throw new ProblemError(422, 'idempotency_conflict', 'This Idempotency-Key was used with a different request body');
+          throw problem('idempotency_conflict', 'This Idempotency-Key was used with a different request body');
         }
         // A first request whose process died (or whose database went away) stops renewing its claim: once the
         // lease has run out it is taken over, so a client retrying after a crash is not refused for the whole TTL.
@@ -67,7 +67,7 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
           continue;
         }
         if (existing.state === 'in_flight' || !existing.response) {
-          throw new ProblemError(409, 'idempotency_in_flight', 'The first request with this Idempotency-Key is still running', {}, { 'Retry-After': '1' });
+          throw problem('idempotency_in_flight', 'The first request with this Idempotency-Key is still running', {}, { headers: { 'Retry-After': '1' } });
         }
         ctx.status = existing.response.status;
         for (const [k, v] of Object.entries(existing.response.headers)) ctx.set(k, v);

@@ -7,7 +7,7 @@ import type { Context, Middleware } from 'koa';
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { RateLimiterMemory, RateLimiterMongo, RateLimiterRes } from 'rate-limiter-flexible';
 import { isWriteRace } from '../db';
-import { ProblemError } from '../errors';
+import { problem } from '../errors';
 import { sha256Hex } from '../hash';
 import { bearerToken } from './auth';
 import { dependencyDown } from './errors';
@@ -168,12 +168,11 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
         setHeaders(ctx, who.kind, w.points, w.duration, err);
         const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
         const per = w.duration === 1 ? 'second' : 'minute';
-        throw new ProblemError(
-          429,
+        throw problem(
           'rate_limited',
           `More than ${w.points} requests per ${per} from this ${who.kind}; retry in ${retryAfter} s`,
           { limit: w.points, window_seconds: w.duration, retry_after_seconds: retryAfter },
-          { 'Retry-After': String(retryAfter) },
+          { headers: { 'Retry-After': String(retryAfter) } },
         );
       }
     }

@@ -1,16 +1,21 @@
 /**
- * The MCP tools: one per API operation, each described by the same zod schemas that validate the REST API, and run by
- * calling that REST operation in-process (src/mcp/dispatch.ts), so MCP and REST cannot drift apart.
+ * The MCP tools: one per exposed API operation, built from the operation's definition (its `mcp` member; input = path
+ * parameters + body or query + the credential argument; output = its 2xx JSON schema), and run by calling that REST
+ * operation in-process (src/mcp/server.ts), so MCP and REST cannot drift apart.
  *
  * Source: issue 5 §3; seed §4 (operations), §2.2 to §2.10; ../shared/reference/api-conventions.md (MCP).
  */
 import { z } from 'zod';
-import { CatalogueEnvelope } from '../domain/catalogue';
-import { ConfirmPaymentRequest, Order, OrderRequest, Quote, QuoteRequest, ReviewRequest, Verification, Wallet } from '../routes/schemas';
-import { EventCatalogue, WebhookEndpoint, WebhookRegistrationRequest } from '../routes/webhookSchemas';
-import { DiscoveryResponse, NegotiationRequest, NegotiationResponse, Procurement, ProcurementRequest, TrustStatus } from '../routes/agentSchemas';
-import { DiscoveryQuery } from '../domain/discovery';
-import { MicroCatalogueEnvelope } from '../domain/micro';
+import type { OperationDefinition } from '../routes/operation';
+import { orderOperations } from '../routes/api/orders/schema';
+import { quoteOperations } from '../routes/api/quotes/schema';
+import { walletOperations } from '../routes/api/wallets/schema';
+import { webhookOperations } from '../routes/api/webhooks/schema';
+import { discoveryOperations } from '../routes/api/discovery/schema';
+import { procurementOperations } from '../routes/api/procurements/schema';
+import { trustOperations } from '../routes/api/trust/schema';
+import { x402Operations } from '../routes/api/x402/schema';
+import { catalogueOperations } from '../routes/api/catalogue/schema';
 
 /** The HTTP request a tool call becomes. `query` values are appended as a query string. */
 export interface ToolRequest {
@@ -41,9 +46,6 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
   request(args: z.input<I>): ToolRequest;
 }
 
-const define = <I extends z.ZodType>(t: ToolDefinition<I>): ToolDefinition => t as unknown as ToolDefinition;
-
-const OrderId = z.string().min(1).max(128).meta({ description: 'Order id (ord_...)' });
 const AgentKey = z
   .string()
   .min(1)
@@ -61,174 +63,76 @@ const BuyerKey = z
   });
 const enc = encodeURIComponent;
 const without = <T extends Record<string, unknown>>(o: T, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
-const read = { readOnlyHint: true, openWorldHint: false } as const;
-const write = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
-const Empty = z.object({}).strict();
+/** The first 2xx JSON schema of an operation: the tool's output schema. */
+function successSchema(def: OperationDefinition): z.ZodType | undefined {
+  const ok = Object.entries(def.responses)
+    .filter(([status]) => status.startsWith('2'))
+    .sort(([a], [b]) => a.localeCompare(b));
+  return ok.find(([, r]) => r.json)?.[1].json;
+}
+
+/**
+ * The tool of an operation exposed to MCP (`def.mcp`): its input is the path parameters (renamed by `mcp.args`), the
+ * body (POST) or query (GET), and `agent_key` when the operation takes a credential; its request fills the path with
+ * those arguments and sends the rest as the body or query string, the credential as the Bearer token.
+ */
+export function toolOf(def: OperationDefinition): ToolDefinition {
+  const m = def.mcp;
+  if (!m) throw new Error(`${def.id} is not exposed as an MCP tool`);
+  const argOf = (param: string) => Object.entries(m.args ?? {}).find(([, p]) => p === param)?.[0] ?? param;
+  const params = def.request?.params;
+  const paramShape = params ? Object.fromEntries(Object.entries(params.shape).map(([k, v]) => [argOf(k), v])) : {};
+  const credential = m.credential === 'buyer' ? BuyerKey : m.credential === 'agent_key' ? AgentKey : undefined;
+  const extra = { ...paramShape, ...(credential ? { agent_key: credential } : {}) };
+  const payload = (def.method === 'get' ? def.request?.query : def.request?.body) as z.ZodObject | undefined;
+  const input =
+    m.input ??
+    (!payload
+      ? z.object(extra).strict()
+      : Object.keys(extra).length === 0
+        ? def.method === 'get'
+          ? payload.strict()
+          : payload
+        : payload.extend(extra));
+  const output = m.output === false ? undefined : (m.output ?? successSchema(def));
+  return {
+    name: m.name,
+    title: m.title,
+    description: m.description,
+    input,
+    ...(output ? { output } : {}),
+    annotations: m.annotations,
+    ...(m.paid ? { paid: true } : {}),
+    request(args) {
+      const a = args as Record<string, unknown>;
+      const path = def.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, p: string) => enc(String(a[argOf(p)] ?? '')));
+      const rest = without(a, ...Object.keys(extra));
+      const bearer = credential && typeof a.agent_key === 'string' && a.agent_key ? { bearer: a.agent_key } : {};
+      if (def.method === 'get') return { method: 'GET', path, ...(payload ? { query: rest as ToolRequest['query'] } : {}), ...bearer };
+      return { method: 'POST', path, ...(payload ? { body: rest } : {}), ...bearer };
+    },
+  };
+}
 
 /** Every tool, in the order `tools/list` shows them (a purchase reads top to bottom). */
 export const TOOLS: readonly ToolDefinition[] = [
-  define({
-    name: 'list_services',
-    title: 'List services',
-    description: 'The service catalogue (GET /api/v1/services): agent prices, capabilities, negative constraints, payment rails, required inputs.',
-    input: Empty,
-    output: CatalogueEnvelope,
-    annotations: read,
-    request: () => ({ method: 'GET', path: '/api/v1/services' }),
-  }),
-  define({
-    name: 'discover_services',
-    title: 'Discover services',
-    description:
-      'Services matching filters (GET /api/v1/discover): capability, budget_max, billing, automation, language, region, payment_rail, max_fulfillment, min_sla, buyer. Values are query-string values (strings).',
-    input: DiscoveryQuery.strict(),
-    output: DiscoveryResponse,
-    annotations: read,
-    request: (a) => ({ method: 'GET', path: '/api/v1/discover', query: a }),
-  }),
-  define({
-    name: 'negotiate_capabilities',
-    title: 'Negotiate capabilities',
-    description: 'Services covering the required capabilities, sorted by coverage (POST /api/v1/capabilities/negotiate).',
-    input: NegotiationRequest,
-    output: NegotiationResponse,
-    annotations: read,
-    request: (a) => ({ method: 'POST', path: '/api/v1/capabilities/negotiate', body: a }),
-  }),
-  define({
-    name: 'create_quote',
-    title: 'Create a quote',
-    description: 'A binding, deterministic price quote for a service (POST /api/v1/quote); pass partner_id to credit a partner.',
-    input: QuoteRequest,
-    output: Quote,
-    annotations: write,
-    request: (a) => ({ method: 'POST', path: '/api/v1/quote', body: a }),
-  }),
-  define({
-    name: 'create_order',
-    title: 'Create an order',
-    description:
-      'Creates an order from a quote_id or service_id with the service inputs (POST /api/v1/orders). It awaits payment; payment_options say how to pay. With webhook_url the answer carries that endpoint\'s signing secret once.',
-    input: OrderRequest,
-    output: Order,
-    annotations: write,
-    request: (a) => ({ method: 'POST', path: '/api/v1/orders', body: a }),
-  }),
-  define({
-    name: 'get_order',
-    title: 'Get an order',
-    description: 'Order status, progress through the state machine, payment, deliverables with sha256 and URLs (GET /api/v1/orders/{order_id}).',
-    input: z.object({ order_id: OrderId }).strict(),
-    output: Order,
-    annotations: read,
-    request: (a) => ({ method: 'GET', path: `/api/v1/orders/${enc(a.order_id)}` }),
-  }),
-  define({
-    name: 'confirm_payment',
-    title: 'Confirm payment',
-    description:
-      'Verifies a payment and starts fulfillment (POST /api/v1/orders/{order_id}/confirm_payment). agent_wallet needs the agent key; linkpay_ncp a transaction_id.',
-    input: ConfirmPaymentRequest.extend({ order_id: OrderId, agent_key: AgentKey }),
-    output: Order,
-    annotations: { ...write, idempotentHint: true },
-    request: (a) => ({
-      method: 'POST',
-      path: `/api/v1/orders/${enc(a.order_id)}/confirm_payment`,
-      body: without(a, 'order_id', 'agent_key'),
-      ...(a.agent_key ? { bearer: a.agent_key } : {}),
-    }),
-  }),
-  define({
-    name: 'verify_order',
-    title: 'Verify deliverables',
-    description: 'Rehashes every deliverable and compares with the recorded sha256 (GET /api/v1/orders/{order_id}/verification).',
-    input: z.object({ order_id: OrderId }).strict(),
-    output: Verification,
-    annotations: read,
-    request: (a) => ({ method: 'GET', path: `/api/v1/orders/${enc(a.order_id)}/verification` }),
-  }),
-  define({
-    name: 'review_order',
-    title: 'Review a delivery',
-    description:
-      "Accepts or rejects a delivered order (POST /api/v1/orders/{order_id}/review); rejecting refunds the payment. Only the buyer may: the order's agent key or order secret.",
-    input: ReviewRequest.extend({ order_id: OrderId, agent_key: BuyerKey }),
-    output: Order,
-    annotations: write,
-    request: (a) => ({
-      method: 'POST',
-      path: `/api/v1/orders/${enc(a.order_id)}/review`,
-      body: without(a, 'order_id', 'agent_key'),
-      ...(a.agent_key ? { bearer: a.agent_key } : {}),
-    }),
-  }),
-  define({
-    name: 'procure',
-    title: 'Procure for a goal',
-    description: 'Finds the service that meets an objective within a budget and, by default, buys it (POST /api/v1/procure).',
-    input: ProcurementRequest.extend({ agent_key: AgentKey }),
-    output: Procurement,
-    annotations: write,
-    request: (a) => ({ method: 'POST', path: '/api/v1/procure', body: without(a, 'agent_key'), ...(a.agent_key ? { bearer: a.agent_key } : {}) }),
-  }),
-  define({
-    name: 'get_wallet',
-    title: 'Get the agent wallet',
-    description:
-      "The agent's wallet with balance and transactions (GET /api/v1/wallets/{agent_id}); created if absent, and then its agent_key is shown once. Reading an existing wallet needs that key.",
-    input: z.object({ agent_id: z.string().min(1).max(128), agent_key: AgentKey }).strict(),
-    output: Wallet,
-    annotations: { ...write, idempotentHint: true },
-    request: (a) => ({ method: 'GET', path: `/api/v1/wallets/${enc(a.agent_id)}`, ...(a.agent_key ? { bearer: a.agent_key } : {}) }),
-  }),
-  define({
-    name: 'trust_status',
-    title: 'Trust status',
-    description: 'Live performance and uptime telemetry and the declared SLA targets (GET /api/v1/trust/status).',
-    input: Empty,
-    output: TrustStatus,
-    annotations: read,
-    request: () => ({ method: 'GET', path: '/api/v1/trust/status' }),
-  }),
-  define({
-    name: 'micro_catalogue',
-    title: 'Micro catalogue',
-    description: 'Low-priced items sold per request over x402 (GET /api/v1/x402/micro), with how to buy them.',
-    input: Empty,
-    output: MicroCatalogueEnvelope,
-    annotations: read,
-    request: () => ({ method: 'GET', path: '/api/v1/x402/micro' }),
-  }),
-  define({
-    name: 'buy_micro_item',
-    title: 'Buy a micro item (x402)',
-    description:
-      'Buys one micro-catalogue item (GET /x402/item/{item_id}), paid per call in USDC with x402: without payment the result is isError with the x402 PaymentRequired in structuredContent; retry with the signed PaymentPayload in _meta["x402/payment"] to get the item, with the settlement in _meta["x402/payment-response"].',
-    input: z.object({ item_id: z.string().min(1).max(200).meta({ description: 'Item id from micro_catalogue' }) }).strict(),
-    annotations: { ...write, openWorldHint: true },
-    paid: true,
-    request: (a) => ({ method: 'GET', path: `/x402/item/${enc(a.item_id)}` }),
-  }),
-  define({
-    name: 'register_webhook',
-    title: 'Register a webhook',
-    description:
-      "Registers a callback URL for order events (POST /api/v1/webhooks); with agent_id it receives that agent's orders' events and needs the agent key. The signing secret is shown once.",
-    input: WebhookRegistrationRequest.extend({ agent_key: AgentKey }),
-    output: WebhookEndpoint,
-    annotations: write,
-    request: (a) => ({ method: 'POST', path: '/api/v1/webhooks', body: without(a, 'agent_key'), ...(a.agent_key ? { bearer: a.agent_key } : {}) }),
-  }),
-  define({
-    name: 'list_webhook_events',
-    title: 'Webhook event catalogue',
-    description: 'Every webhook event type, the signing scheme and the retry schedule (GET /api/v1/webhooks/events).',
-    input: Empty,
-    output: EventCatalogue,
-    annotations: read,
-    request: () => ({ method: 'GET', path: '/api/v1/webhooks/events' }),
-  }),
+  toolOf(catalogueOperations.services),
+  toolOf(discoveryOperations.discover),
+  toolOf(discoveryOperations.negotiate),
+  toolOf(quoteOperations.create),
+  toolOf(orderOperations.create),
+  toolOf(orderOperations.get),
+  toolOf(orderOperations.confirmPayment),
+  toolOf(orderOperations.verify),
+  toolOf(orderOperations.review),
+  toolOf(procurementOperations.procure),
+  toolOf(walletOperations.get),
+  toolOf(trustOperations.status),
+  toolOf(x402Operations.micro),
+  toolOf(x402Operations.item),
+  toolOf(webhookOperations.register),
+  toolOf(webhookOperations.events),
 ];
 
 type JsonObject = Record<string, unknown>;

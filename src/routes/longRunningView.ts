@@ -10,7 +10,11 @@ import type { OrderDoc, SubscriptionDoc, TaskDoc } from '../db';
 import { SubscriptionRepository } from '../repos/subscriptions';
 import { TaskRepository } from '../repos/tasks';
 import type { AppDeps } from './context';
-import type { EngineeringView, SubscriptionView, TaskView } from './longRunningSchemas';
+import type { OrderState } from '../../workflows/shared';
+import type { EngineeringView } from './api/engineering/schema';
+import type { SubscriptionView } from './api/subscriptions/schema';
+import type { TaskView } from './api/tasks/schema';
+import { orderView } from './orders';
 
 /** The buyer's view of an expert order's engineering state. */
 export function engineeringView(doc: OrderDoc, baseUrl: string): z.infer<typeof EngineeringView> | null {
@@ -104,4 +108,10 @@ export async function longRunningView(deps: AppDeps, doc: OrderDoc): Promise<Rec
     };
   }
   return out;
+}
+
+/** An order answered after an Update (`state`, fresher than the read model for a moment) with its long-running members. */
+export async function orderWithLongRunning(deps: AppDeps, doc: OrderDoc, state: OrderState): Promise<Record<string, unknown>> {
+  const fresh = (await deps.services.orders.get(doc._id)) ?? doc;
+  return { ...orderView(fresh, deps, state), ...(await longRunningView(deps, fresh)) };
 }

@@ -1,23 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import Router from '@koa/router';
-import type { Context } from 'koa';
 import { getService, priceMicros, missingInputs, type ServiceDefinition } from '../domain/catalogue';
 import { longRunningTerms } from '../domain/longRunning';
-import { longRunningView } from './longRunningView';
 import { microsToUsd } from '../domain/money';
 import type { OrderDoc } from '../db';
-import { ProblemError, invalidTransition, notFound, unprocessable } from '../errors';
-import { zodProblem } from '../http/errors';
-import { etagMatches } from '../http/cachedJson';
-import { newOrderSecret, requireBuyer } from '../http/buyer';
+import { ProblemError, notFound, unprocessable } from '../errors';
+import { newOrderSecret } from '../http/buyer';
 import { initialOrderDoc } from '../repos/orders';
-import { sha256Hex } from '../storage/deliverables';
-import { orderReceipt } from '../services/receipts';
 import type { OrderState, OrderWorkflowInput, PaymentRail } from '../../workflows/shared';
-import { requestBody, type AppDeps } from './context';
-import { checkTarget, endpointView } from './webhooks';
+import type { AppDeps } from './context';
+import { checkTarget } from '../webhooks/ssrf';
 import type { NewEndpoint } from '../repos/webhooks';
-import { ConfirmPaymentRequest, OrderIdParam, OrderRequest, ReviewRequest, type Order } from './schemas';
+import { OrderIdParam, type Order } from './api/orders/schema';
 
 /** New order id: `ord_` + 128 random bits (the id is a capability: whoever holds it can follow the order). */
 export const newOrderId = (): string => `ord_${randomBytes(16).toString('base64url')}`;
@@ -203,145 +196,4 @@ export async function createOrder(
   const doc = initialOrderDoc(input);
   await deps.services.orders.ensure(doc);
   return { doc, service, ...(webhook ? { webhook } : {}), ...(secret ? { orderSecret: secret.secret } : {}) };
-}
-
-/**
- * Spending a wallet needs its agent key (`Authorization: Bearer ak_...`); nobody else, operators included, can.
- * @throws ProblemError 401 without a key, 403 with a wrong one, 422 when the order names no agent.
- */
-async function authorizeWalletSpend(ctx: Context, deps: AppDeps, order: OrderDoc): Promise<void> {
-  if (!order.agent_id) throw unprocessable('payment_failed', 'The order has no agent_id, so no wallet can pay it', { param: 'rail' });
-  await requireBuyer(ctx, deps.services.wallets, order, `pay from wallet ${order.agent_id}`);
-}
-
-/** Order operations (seed §4 and issue 2 §4). */
-export function orderRoutes(deps: AppDeps): Router {
-  const router = new Router();
-
-  router.post('/api/v1/orders', async (ctx) => {
-    const parsed = OrderRequest.safeParse(requestBody(ctx));
-    if (!parsed.success) throw zodProblem(parsed.error);
-    const { doc, webhook, orderSecret } = await createOrder(deps, { ...parsed.data, is_agent: true });
-    ctx.status = 201;
-    ctx.set('Location', `/api/v1/orders/${doc._id}`);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      ...orderView(doc, deps),
-      ...(orderSecret ? { order_secret: orderSecret } : {}),
-      ...(webhook ? { webhook: endpointView(webhook.endpoint, webhook) } : {}),
-    };
-  });
-
-  router.get('/api/v1/orders/:order_id', async (ctx) => {
-    let doc = await loadOrder(deps, ctx.params.order_id);
-    // engineering / subscription / tasks of long-running orders (issue 6), present only where they apply.
-    const render = async (d: OrderDoc) => {
-      // The signed delivery receipt once delivered, the same on every read (issue 12 §3).
-      const body = { ...orderView(d, deps), ...(await longRunningView(deps, d)), receipt: await orderReceipt(deps, d) };
-      return { body, etag: `W/"${sha256Hex(JSON.stringify(body)).slice(0, 32)}"` };
-    };
-    let view = await render(doc);
-    // Long poll (RFC 7240 `Prefer: wait=N` with the ETag the client holds): answer when the order changes,
-    // or after N seconds (at most 60) with 304 if it has not.
-    const ifNoneMatch = ctx.get('if-none-match');
-    const wait = preferWaitSeconds(ctx.get('prefer'));
-    if (wait > 0 && etagMatches(ifNoneMatch, view.etag)) {
-      const deadline = Date.now() + wait * 1000;
-      while (etagMatches(ifNoneMatch, view.etag) && Date.now() < deadline) {
-        await deps.services.orders.waitForChange(doc._id, doc.version, deadline - Date.now());
-        doc = (await deps.services.orders.get(doc._id)) ?? doc;
-        view = await render(doc);
-      }
-      ctx.set('Preference-Applied', `wait=${wait}`);
-    }
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('ETag', view.etag);
-    if (etagMatches(ifNoneMatch, view.etag)) {
-      ctx.status = 304;
-      return;
-    }
-    ctx.body = view.body;
-  });
-
-  router.post('/api/v1/orders/:order_id/confirm_payment', async (ctx) => {
-    const doc = await loadOrder(deps, ctx.params.order_id);
-    const parsed = ConfirmPaymentRequest.safeParse(requestBody(ctx));
-    if (!parsed.success) throw zodProblem(parsed.error);
-    const rail = (parsed.data.rail as PaymentRail | undefined) ?? inferRail(parsed.data.transaction_id);
-    if (!doc.rails.includes(rail)) {
-      throw unprocessable('rail_not_offered', `${doc.service_id} is not sold on ${rail}; rails: ${doc.rails.join(', ')}`, { param: 'rail', rails: doc.rails });
-    }
-    if (rail === 'agent_wallet') await authorizeWalletSpend(ctx, deps, doc);
-    const state = await deps.orderWorkflows.confirmPayment(doc._id, {
-      rail,
-      ...(parsed.data.transaction_id ? { transaction_id: parsed.data.transaction_id } : {}),
-    });
-    ctx.body = orderView((await deps.services.orders.get(doc._id)) ?? doc, deps, state);
-  });
-
-  router.post('/api/v1/orders/:order_id/review', async (ctx) => {
-    const doc = await loadOrder(deps, ctx.params.order_id);
-    await requireBuyer(ctx, deps.services.wallets, doc, 'review');
-    const parsed = ReviewRequest.safeParse(requestBody(ctx));
-    if (!parsed.success) throw zodProblem(parsed.error);
-    const state = await deps.orderWorkflows.review(doc._id, {
-      action: parsed.data.action,
-      ...(parsed.data.reason ? { reason: parsed.data.reason } : {}),
-    });
-    ctx.body = orderView((await deps.services.orders.get(doc._id)) ?? doc, deps, state);
-  });
-
-  router.get('/api/v1/orders/:order_id/verification', async (ctx) => {
-    const doc = await loadOrder(deps, ctx.params.order_id);
-    if (doc.deliverables.length === 0) throw invalidTransition('verify deliverables', doc.status);
-    const self = `${deps.config.PUBLIC_BASE_URL}/api/v1/orders/${doc._id}`;
-    const manifest = await Promise.all(
-      doc.deliverables.map(async (d) => {
-        const bytes = await deps.services.store.get(d.sha256);
-        const computed = bytes ? sha256Hex(bytes) : null;
-        return {
-          name: d.name,
-          url: `${self}/deliverables/${encodeURIComponent(d.name)}`,
-          size: d.size,
-          media_type: d.media_type,
-          recorded_sha256: d.sha256,
-          computed_sha256: computed,
-          match: computed === d.sha256 && bytes?.length === d.size,
-        };
-      }),
-    );
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
-      order_id: doc._id,
-      status: manifest.every((m) => m.match) ? 'verified' : 'mismatch',
-      algorithm: 'sha256',
-      verified_at: new Date().toISOString(),
-      manifest,
-    };
-  });
-
-  router.get('/api/v1/orders/:order_id/deliverables/:name', async (ctx) => {
-    const doc = await loadOrder(deps, ctx.params.order_id);
-    const d = doc.deliverables.find((x) => x.name === ctx.params.name);
-    if (!d) throw notFound('deliverable_not_found', `Order ${doc._id} has no deliverable ${ctx.params.name}`);
-    const bytes = await deps.services.store.get(d.sha256);
-    if (!bytes) throw new ProblemError(500, 'internal_error', `blob ${d.sha256} missing`);
-    ctx.type = d.media_type;
-    ctx.set('ETag', `"${d.sha256}"`);
-    ctx.set('Repr-Digest', `sha-256=:${Buffer.from(d.sha256, 'hex').toString('base64')}:`);
-    ctx.set('Content-Disposition', `attachment; filename="${d.name.replace(/[^A-Za-z0-9._-]/g, '_')}"`);
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.body = bytes;
-  });
-
-  router.get('/api/v1/orders/:order_id/events', async (ctx) => {
-    const doc = await loadOrder(deps, ctx.params.order_id);
-    const events = await deps.services.events.list(doc._id);
-    ctx.body = {
-      order_id: doc._id,
-      events: events.map((e) => ({ id: e._id, seq: e.seq, type: e.type, data: e.data, timestamp: e.created_at.toISOString() })),
-    };
-  });
-
-  return router;
 }

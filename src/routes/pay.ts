@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import { getService, missingInputs, priceMicros } from '../domain/catalogue';
 import { ProblemError, badRequest, forbidden, unauthorized } from '../errors';
 import { orderSecretMatches } from '../http/buyer';
@@ -6,6 +5,8 @@ import { toProblem } from '../http/errors';
 import { createOrder, loadOrder } from './orders';
 import { requestBody, type AppDeps } from './context';
 import { checkoutBody, messageBody, orderPageBody, receiptBody, reviewedBody, sendPage, serviceFormBody } from './payPages';
+import { OperationRouter } from './operation';
+import { payOperations as ops } from './api/pay/schema';
 
 /** An order secret from a query or form value, or undefined. */
 const secretOf = (v: unknown): string | undefined => (typeof v === 'string' && /^os_[A-Za-z0-9_-]{20,64}$/.test(v) ? v : undefined);
@@ -21,11 +22,12 @@ const secretOf = (v: unknown): string | undefined => (typeof v === 'string' && /
  * - The human's credential is the order secret carried in the link `/pay/orders/{order_id}?secret=os_...` (a capability
  *   link, shown on the receipt to keep); with it the order page offers accept / reject once the order is delivered
  *   (`POST /pay/orders/{order_id}/review`, a form). Issue 10 §1, issue 13.
+ * Registered from the definitions in src/routes/api/pay/schema.ts.
  */
-export function payRoutes(deps: AppDeps): Router {
-  const router = new Router();
+export function payRoutes(deps: AppDeps): OperationRouter {
+  const router = new OperationRouter(deps);
 
-  router.get('/pay/orders/:order_id', async (ctx) => {
+  router.on(ops.checkout, async (ctx) => {
     const doc = await loadOrder(deps, ctx.params.order_id);
     const service = getService(doc.service_id);
     const given = typeof ctx.query.secret === 'string' && ctx.query.secret !== '' ? ctx.query.secret : undefined;
@@ -39,7 +41,7 @@ export function payRoutes(deps: AppDeps): Router {
     sendPage(ctx, `Order: ${service?.name ?? doc.service_id}`, page.body, page.refreshSeconds);
   });
 
-  router.post('/pay/orders/:order_id', async (ctx) => {
+  router.on(ops.pay, async (ctx) => {
     const doc = await loadOrder(deps, ctx.params.order_id);
     if (!doc.rails.includes('linkpay_ncp')) throw new ProblemError(422, 'rail_not_offered', `${doc.service_id} has no payment link`);
     const body = requestBody(ctx) as { email?: unknown; secret?: unknown };
@@ -57,13 +59,13 @@ export function payRoutes(deps: AppDeps): Router {
     }
   });
 
-  router.get('/pay/services/:service_id', (ctx) => {
+  router.on(ops.serviceForm, (ctx) => {
     const service = getService(ctx.params.service_id ?? '');
     if (!service || service.linkpay_url === null) throw new ProblemError(404, 'service_not_found', `No payment link for ${ctx.params.service_id}`);
     sendPage(ctx, service.name, serviceFormBody(service, priceMicros(service, false)));
   });
 
-  router.post('/pay/services/:service_id', async (ctx) => {
+  router.on(ops.serviceOrder, async (ctx) => {
     const service = getService(ctx.params.service_id ?? '');
     if (!service || service.linkpay_url === null) throw new ProblemError(404, 'service_not_found', `No payment link for ${ctx.params.service_id}`);
     const form = requestBody(ctx) as Record<string, unknown>;
@@ -87,7 +89,7 @@ export function payRoutes(deps: AppDeps): Router {
   });
 
   // The human buyer's review, from the order page whose link carries the order secret.
-  router.post('/pay/orders/:order_id/review', async (ctx) => {
+  router.on(ops.review, async (ctx) => {
     const doc = await loadOrder(deps, ctx.params.order_id);
     const form = requestBody(ctx) as { secret?: unknown; action?: unknown; reason?: unknown };
     ctx.set('Referrer-Policy', 'no-referrer');

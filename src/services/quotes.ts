@@ -10,7 +10,7 @@ import { microsToUsd, percentOf } from '../domain/money';
 import type { Config } from '../config';
 import { isDuplicateKey, type Database, type QuoteDoc } from '../db';
 import { notFound } from '../errors';
-import type { Quote } from '../routes/schemas';
+import type { Quote } from '../routes/api/quotes/schema';
 import type { Signing } from '../signing/signer';
 
 /** What quote creation needs (the API's `AppDeps` has it). */

@@ -17,7 +17,7 @@ import {
   type OfferReceiptIssuer,
 } from '@x402/extensions/offer-receipt';
 import type { Config } from '../config';
-import { ProblemError } from '../errors';
+import { ProblemError, problem } from '../errors';
 import { KEY_FILE_NAME, KEY_FILE_RECHECK_MS, importKeyRing, loadOrCreateKeyFile, publishedKeysAt, signingKeyAt, type KeyRing, type SigningKey } from './keys';
 
 /** JOSE `typ` of a signed quote. */
@@ -193,10 +193,10 @@ export class KeySetSigner implements Signing {
     try {
       ring = await this.ring();
     } catch (err) {
-      throw new ProblemError(503, 'signing_unavailable', 'The signing keys cannot be loaded', { cause: String(err) }, { 'Retry-After': '5' });
+      throw problem('signing_unavailable', 'The signing keys cannot be loaded', { cause: String(err) }, { headers: { 'Retry-After': '5' } });
     }
     const key = signingKeyAt(ring, now);
-    if (!key) throw new ProblemError(503, 'signing_unavailable', 'No signing key is active now', {}, { 'Retry-After': '5' });
+    if (!key) throw problem('signing_unavailable', 'No signing key is active now', {}, { headers: { 'Retry-After': '5' } });
     return key;
   }
 

@@ -9,8 +9,8 @@ import {
   WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
-import { ProblemError, type ErrorCode } from '../errors';
-import { FAILURE_STATUS as ORDER_FAILURE_STATUS, updateProblem as orderUpdateProblem } from './orders';
+import { ProblemError, problem, type ErrorCode } from '../errors';
+import { FAILURE_TYPES as ORDER_FAILURE_TYPES, updateProblem as orderUpdateProblem } from './orders';
 import {
   addDeliverableUpdate,
   cancelOrderUpdate,
@@ -35,17 +35,10 @@ import {
   type TaskResult,
 } from '../../workflows/subscriptionShared';
 
-/** HTTP status of each failure type the long-running workflows raise. */
-const FAILURE_STATUS: Readonly<Record<string, number>> = {
-  ...ORDER_FAILURE_STATUS,
-  already_claimed: 409,
-  engineering_not_claimed: 409,
-  deliverable_conflict: 409,
-  no_deliverables: 409,
-  invoice_not_found: 404,
-};
+/** The failure types the long-running workflows raise (error codes, answered with their status). */
+const FAILURE_TYPES: readonly ErrorCode[] = [...ORDER_FAILURE_TYPES, 'already_claimed', 'engineering_not_claimed', 'deliverable_conflict', 'no_deliverables', 'invoice_not_found'];
 
-const updateProblem = (err: WorkflowUpdateFailedError): ProblemError => orderUpdateProblem(err, FAILURE_STATUS);
+const updateProblem = (err: WorkflowUpdateFailedError): ProblemError => orderUpdateProblem(err, FAILURE_TYPES);
 
 /** Client of the long-running order workflows. */
 export class LongRunningWorkflows {
@@ -109,7 +102,7 @@ export class LongRunningWorkflows {
     try {
       return await Promise.race([handle.result() as Promise<TaskResult>, timeout]);
     } catch (err) {
-      if (err instanceof WorkflowFailedError) throw new ProblemError(500, 'internal_error', err.message);
+      if (err instanceof WorkflowFailedError) throw problem('internal_error', err.message);
       throw err;
     } finally {
       clearTimeout(timer);
@@ -141,10 +134,10 @@ export class LongRunningWorkflows {
           .describe()
           .then((d) => d.status.name !== 'RUNNING')
           .catch(() => false);
-        if (!closed) throw new ProblemError(404, code, notFound);
+        if (!closed) throw problem(code, notFound);
         const final = (await handle.result().catch(() => null)) as { status?: string } | null;
         const status = final?.status ?? 'ended';
-        throw new ProblemError(409, 'invalid_state_transition', `It has ended (${status})`, { current_status: status });
+        throw problem('invalid_state_transition', `It has ended (${status})`, { current_status: status });
       }
       throw err;
     }

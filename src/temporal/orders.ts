@@ -5,7 +5,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { ProblemError, unavailable, type ErrorCode } from '../errors';
+import { ProblemError, problem, unavailable, type ErrorCode } from '../errors';
 import {
   SA,
   confirmPaymentUpdate,
@@ -19,32 +19,32 @@ import {
 } from '../../workflows/shared';
 import { formatUsd } from '../domain/money';
 
-/** HTTP status of each failure type the order workflow raises. */
-export const FAILURE_STATUS: Readonly<Record<string, number>> = {
-  invalid_state_transition: 409,
-  rail_not_offered: 422,
-  insufficient_funds: 402,
-  payment_failed: 402,
-  transaction_not_found: 402,
-  transaction_already_used: 409,
-  transaction_amount_mismatch: 402,
-  invalid_request: 400,
-};
+/** The failure types the order workflow raises: error codes, answered with their status (src/errors.ts). */
+export const FAILURE_TYPES: readonly ErrorCode[] = [
+  'invalid_state_transition',
+  'rail_not_offered',
+  'insufficient_funds',
+  'payment_failed',
+  'transaction_not_found',
+  'transaction_already_used',
+  'transaction_amount_mismatch',
+  'invalid_request',
+];
 
 /**
- * Turns a failed Update into the problem detail its failure type names (`statusByType`: failure type → HTTP status;
- * the failure's first detail object becomes extension members). Unknown types are a 500 that exposes nothing.
+ * Turns a failed Update into the problem detail its failure type names, when it is one of `failureTypes` (the
+ * failure's first detail object becomes extension members). Unknown types are a 500 that exposes nothing.
  */
-export function updateProblem(err: WorkflowUpdateFailedError, statusByType: Readonly<Record<string, number>> = FAILURE_STATUS): ProblemError {
+export function updateProblem(err: WorkflowUpdateFailedError, failureTypes: readonly ErrorCode[] = FAILURE_TYPES): ProblemError {
   const cause = err.cause;
-  if (cause instanceof ApplicationFailure && cause.type && cause.type in statusByType) {
+  if (cause instanceof ApplicationFailure && cause.type && (failureTypes as readonly string[]).includes(cause.type)) {
     const extra = (cause.details?.[0] ?? {}) as Record<string, unknown>;
-    return new ProblemError(statusByType[cause.type] ?? 400, cause.type as ErrorCode, cause.message, extra);
+    return problem(cause.type as ErrorCode, cause.message, extra);
   }
   // Not a business refusal: the Update did not run to its end (lost by a restarting server, an activity cancelled
   // under it). Asking again is safe (payments are keyed by order), so 503 with Retry-After (issue 14).
   if (!(cause instanceof ApplicationFailure) || !cause.type) return unavailable('The order workflow did not take the request; retry shortly', 2, 'temporal');
-  return new ProblemError(500, 'internal_error', cause?.message ?? err.message);
+  return problem('internal_error', cause?.message ?? err.message);
 }
 
 /**
@@ -107,7 +107,7 @@ export class OrderWorkflows {
     try {
       return await this.client.workflow.getHandle(orderWorkflowId(orderId)).query(getStateQuery);
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw new ProblemError(404, 'order_not_found', `No order ${orderId}`);
+      if (err instanceof WorkflowNotFoundError) throw problem('order_not_found', `No order ${orderId}`);
       throw err;
     }
   }
@@ -124,10 +124,10 @@ export class OrderWorkflows {
           .describe()
           .then((d) => d.status.name !== 'RUNNING')
           .catch(() => false);
-        if (!closed) throw new ProblemError(404, 'order_not_found', `No order ${orderId}`);
+        if (!closed) throw problem('order_not_found', `No order ${orderId}`);
         // The closed workflow's result is its final state; reading it needs no worker.
         const final = (await handle.result()) as OrderState;
-        throw new ProblemError(409, 'invalid_state_transition', `The order has ended (${final.status})`, {
+        throw problem('invalid_state_transition', `The order has ended (${final.status})`, {
           current_status: final.status,
         });
       }

@@ -9,6 +9,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { unprocessable } from '../errors';
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
@@ -156,3 +157,19 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
     });
   };
 }
+
+/**
+ * Refuses a target that the SSRF guard does not allow (unless DEV_MODE).
+ * @throws ProblemError 422 `webhook_target_forbidden` naming `param`.
+ */
+export async function checkTarget(url: string, devMode: boolean, param = 'url'): Promise<void> {
+  try {
+    await assertPublicTarget(url, devMode);
+  } catch (err) {
+    if (err instanceof ForbiddenTargetError) {
+      throw unprocessable('webhook_target_forbidden', `${param}: ${err.reason}`, { param });
+    }
+    throw err;
+  }
+}
+

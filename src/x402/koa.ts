@@ -39,7 +39,7 @@ import { z } from 'zod';
 import type { X402PaymentDoc, X402PaymentIdDoc } from '../db';
 import { markShared } from '../http/cachedJson';
 import { microsToUsd } from '../domain/money';
-import { ProblemError } from '../errors';
+import { ProblemError, problem } from '../errors';
 import { CLAIM_LEASE_MS, X402PaymentRepository } from '../repos/x402Payments';
 import { sha256Hex } from '../hash';
 
@@ -191,7 +191,7 @@ const PaymentPayloadShape = z.looseObject({
   extensions: z.record(z.string(), z.unknown()).nullish(),
 });
 
-const invalidHeader = (detail: string) => new ProblemError(400, 'invalid_payment_header', detail, { param: 'PAYMENT-SIGNATURE' });
+const invalidHeader = (detail: string) => problem('invalid_payment_header', detail, { param: 'PAYMENT-SIGNATURE' });
 
 /**
  * Decodes and checks a `PAYMENT-SIGNATURE` header.
@@ -339,7 +339,7 @@ export class X402Gateway {
     } catch (err) {
       this.init = null;
       this.opts.log?.(err);
-      throw new ProblemError(502, 'facilitator_error', 'The payment facilitator cannot be reached; try again shortly', {}, { 'Retry-After': '5' });
+      throw problem('facilitator_error', 'The payment facilitator cannot be reached; try again shortly', {}, { headers: { 'Retry-After': '5' } });
     }
   }
 
@@ -411,7 +411,7 @@ export class X402Gateway {
     paymentIdKey: string | null,
   ): Promise<boolean> {
     const result = await this.process(http, context);
-    if (result.type === 'no-payment-required') throw new ProblemError(500, 'internal_error', 'x402 route matched no payment option');
+    if (result.type === 'no-payment-required') throw problem('internal_error', 'x402 route matched no payment option');
     if (result.type === 'payment-error') {
       this.writePaymentError(ctx, result.response, quote);
       // A bare 402 of catalogue goods is the same for every caller (src/http/cachedJson.ts ResponseCache); an
@@ -447,7 +447,7 @@ export class X402Gateway {
     }, goods);
     if ('refused' in claim) {
       if (claim.refused === 'order') {
-        throw new ProblemError(409, 'payment_in_progress', `Another x402 payment for order ${quote.orderId} is being settled or has settled`, {
+        throw problem('payment_in_progress', `Another x402 payment for order ${quote.orderId} is being settled or has settled`, {
           order_id: quote.orderId,
         });
       }
@@ -503,7 +503,7 @@ export class X402Gateway {
 
     if (settled.success) {
       let payment = await this.opts.ledger.markSettled(claim._id, settled.transaction);
-      if (!payment) throw new ProblemError(500, 'internal_error', `ledger entry ${claim._id} vanished`);
+      if (!payment) throw problem('internal_error', `ledger entry ${claim._id} vanished`);
       for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
       let body = goods;
       if (resource.deliver) {
@@ -556,7 +556,7 @@ export class X402Gateway {
       return await http.processHTTPRequest(context);
     } catch (err) {
       if (err instanceof FacilitatorResponseError) {
-        throw new ProblemError(502, 'facilitator_error', `The payment facilitator failed: ${err.message}`, {}, { 'Retry-After': '5' });
+        throw problem('facilitator_error', `The payment facilitator failed: ${err.message}`, {}, { headers: { 'Retry-After': '5' } });
       }
       throw err;
     }
@@ -625,7 +625,7 @@ export class X402Gateway {
     quote: PaidQuote,
   ): Promise<void> {
     if (existing.fingerprint !== pid.doc.fingerprint) {
-      throw new ProblemError(409, 'payment_identifier_conflict', `payment-identifier ${pid.id} was used for another purchase`, { param: 'payment-identifier' });
+      throw problem('payment_identifier_conflict', `payment-identifier ${pid.id} was used for another purchase`, { param: 'payment-identifier' });
     }
     if (existing.state === 'in_flight') return this.answerInFlightPaymentId(ctx, pid, existing);
     if (existing.state === 'pending') {
@@ -637,16 +637,16 @@ export class X402Gateway {
       }
       if (payment?.status === 'failed') {
         await this.opts.ledger.releasePaymentId(existing._id);
-        throw new ProblemError(409, 'payment_in_progress', `The earlier payment with payment-identifier ${pid.id} failed (${payment.error_reason}); retry to pay again`, {}, { 'Retry-After': '0' });
+        throw problem('payment_in_progress', `The earlier payment with payment-identifier ${pid.id} failed (${payment.error_reason}); retry to pay again`, {}, { headers: { 'Retry-After': '0' } });
       }
-      if (!payment) throw new ProblemError(500, 'internal_error', `payment-identifier ${existing._id} points at no ledger entry`);
+      if (!payment) throw problem('internal_error', `payment-identifier ${existing._id} points at no ledger entry`);
       ctx.status = 202;
       ctx.set('Retry-After', '5');
       ctx.body = pendingBody(receipt(payment), payment.error_reason ?? PENDING_REASON, null);
       return;
     }
     const stored = existing.response;
-    if (!stored) throw new ProblemError(500, 'internal_error', `payment-identifier ${existing._id} done without a response`);
+    if (!stored) throw problem('internal_error', `payment-identifier ${existing._id} done without a response`);
     if (existing.payload_hash === pid.doc.payload_hash) return this.replay(ctx, stored);
     // A re-signed payload for the same purchase: authenticate it (facilitator verify), then answer without settling.
     const result = await this.process(http, context);
@@ -654,7 +654,7 @@ export class X402Gateway {
     if (result.type === 'payment-verified') {
       await result.cancellationDispatcher.cancel({ reason: 'after_verify_aborted' }).catch(() => undefined);
       if (authorizationOf(result.paymentPayload).payer !== existing.payer) {
-        throw new ProblemError(409, 'payment_identifier_conflict', `payment-identifier ${pid.id} belongs to another payer`, { param: 'payment-identifier' });
+        throw problem('payment_identifier_conflict', `payment-identifier ${pid.id} belongs to another payer`, { param: 'payment-identifier' });
       }
     }
     this.replay(ctx, stored);
@@ -672,7 +672,7 @@ export class X402Gateway {
     pid: { id: string; doc: { _id: string; payload_hash: string } },
     existing: X402PaymentIdDoc,
   ): Promise<void> {
-    const running = () => new ProblemError(409, 'payment_in_progress', `A purchase with payment-identifier ${pid.id} is still running; retry shortly`, {}, { 'Retry-After': '2' });
+    const running = () => problem('payment_in_progress', `A purchase with payment-identifier ${pid.id} is still running; retry shortly`, {}, { headers: { 'Retry-After': '2' } });
     if (existing.payload_hash !== pid.doc.payload_hash) throw running();
     const payload = parsePaymentHeader(ctx.get('payment-signature'));
     const auth = authorizationOf(payload);
@@ -688,7 +688,7 @@ export class X402Gateway {
       throw running();
     }
     await this.opts.ledger.releasePaymentId(existing._id);
-    throw new ProblemError(409, 'payment_in_progress', `The earlier purchase with payment-identifier ${pid.id} did not complete; retry to pay again`, {}, { 'Retry-After': '0' });
+    throw problem('payment_in_progress', `The earlier purchase with payment-identifier ${pid.id} did not complete; retry to pay again`, {}, { headers: { 'Retry-After': '0' } });
   }
 
   private replay(ctx: Context, response: StoredResponse): void {
@@ -709,13 +709,13 @@ export class X402Gateway {
     }
     for (const [k, v] of Object.entries(response.headers)) if (k.toLowerCase() !== 'content-type') ctx.set(k, v);
     const reason = required?.error;
-    const problem = new ProblemError(response.status, 'payment_required', paymentDetail(reason, quote), {
+    const refusal = new ProblemError(response.status, 'payment_required', paymentDetail(reason, quote), {
       reason: reason ?? null,
       ...priceFacts(quote, this.opts.settings),
     });
     ctx.status = response.status;
     ctx.type = 'application/problem+json';
-    ctx.body = problem.toProblem(ctx.path);
+    ctx.body = refusal.toProblem(ctx.path);
   }
 
   /** A 402 with a fresh `PAYMENT-REQUIRED` whose `error` is `reason` (settlement refused or failed). */
@@ -729,14 +729,14 @@ export class X402Gateway {
   ): Promise<void> {
     const required = await this.server.createPaymentRequiredResponse([requirements], resourceInfo, reason, this.extensionsFor(quote));
     ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(required));
-    const problem = new ProblemError(402, 'payment_required', extra.detail, {
+    const refusal = problem('payment_required', extra.detail, {
       reason,
       ...priceFacts(quote, this.opts.settings),
       ...(extra.payment ? { payment: extra.payment } : {}),
     });
     ctx.status = 402;
     ctx.type = 'application/problem+json';
-    ctx.body = problem.toProblem(ctx.path);
+    ctx.body = refusal.toProblem(ctx.path);
   }
 
   /** 402 `settlement_pending`: recorded, reconciled on chain; the goods wait at the delivery URL. */

@@ -1,0 +1,49 @@
+import type { Context } from 'koa';
+import { handleStateless, handleWithSdk, isStatelessRequest, loopbackDispatch } from '../../../mcp/server';
+import { requestBody, type AppDeps } from '../../context';
+import { OperationRouter } from '../../operation';
+import { mcpOperations as ops } from './schema';
+
+/** True when a browser `Origin` may call /mcp: the public origin, or any loopback origin in development mode. */
+function originAllowed(ctx: Context, deps: AppDeps): boolean {
+  const origin = ctx.get('origin');
+  if (!origin) return true;
+  try {
+    const o = new URL(origin);
+    if (o.origin === new URL(deps.config.PUBLIC_BASE_URL).origin) return true;
+    return deps.config.DEV_MODE && ['localhost', '127.0.0.1', '[::1]'].includes(o.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `POST /mcp` (seed §4, issue 12 §1): MCP over Streamable HTTP, stateless. Protocol 2025-11-25 through the SDK,
+ * 2026-07-28 (`server/discover`, per-request `_meta`, no initialize) directly; tools, resources, prompts, completion.
+ * `GET` and `DELETE` answer 405 as stateless servers do (no SSE stream, no sessions). Browser origins other than the
+ * service's own are refused (DNS rebinding). Registered from the definitions in ./schema.ts.
+ */
+export function mcpRoutes(deps: AppDeps): OperationRouter {
+  // The conformance suite's fixtures: tests only, and only in development mode (issue 12 §1).
+  const opts = { fixtures: deps.config.DEV_MODE && deps.config.MCP_CONFORMANCE_FIXTURES, db: deps.services.db.db };
+
+  const post = async (ctx: Context) => {
+    if (!originAllowed(ctx, deps)) {
+      ctx.status = 403;
+      ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${ctx.get('origin')} is not allowed` } };
+      return;
+    }
+    const body = requestBody(ctx);
+    const dispatch = loopbackDispatch(ctx);
+    if (isStatelessRequest(ctx, body)) return handleStateless(ctx, body, dispatch, opts);
+    ctx.status = 200;
+    await handleWithSdk(ctx, body, dispatch, opts);
+  };
+
+  const notAllowed = (ctx: Context) => {
+    ctx.status = 405;
+    ctx.set('Allow', 'POST');
+    ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp' } };
+  };
+  return new OperationRouter(deps).on(ops.post, post).on(ops.get, notAllowed).on(ops.delete, notAllowed);
+}

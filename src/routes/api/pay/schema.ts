@@ -1,0 +1,83 @@
+/**
+ * The local hosted payment-link provider's pages (rail `linkpay_ncp`; issue 10 §1): HTML for humans, with forms.
+ * Operation definitions (src/routes/operation.ts); the pages are src/routes/pay.ts.
+ */
+import { z } from 'zod';
+import { defineOperation, type ResponseSpec } from '../../operation';
+import { OrderPath } from '../fields';
+
+const html = (description: string): ResponseSpec => ({ description, content: { 'text/html': { schema: z.string() } } });
+const form = (schema: z.ZodType) => ({ 'application/x-www-form-urlencoded': { schema } });
+const ServicePath = z.object({ service_id: z.string() });
+/** Headers of the human pages (src/routes/payPages.ts). */
+const pageHeaders = z.object({
+  'Content-Security-Policy': z.string().meta({ description: "No script; the page's own stylesheet only; forms post to this origin" }),
+  'Referrer-Policy': z.string().meta({ description: 'no-referrer: links carry the order secret' }),
+});
+
+/** The payment-link page operations. */
+export const payOperations = {
+  checkout: defineOperation({
+    id: 'payCheckoutPage',
+    method: 'get',
+    path: '/pay/orders/{order_id}',
+    summary: "A human's page of the order: the checkout while it awaits payment (linkpay_ncp), then the order page",
+    description:
+      'HTML without script (Content-Security-Policy, Referrer-Policy: no-referrer). The order page shows the status and its progress in words, ' +
+      'reloading itself while the order is paid or being prepared. With the order secret in `secret` it also lists each deliverable ' +
+      '(download link, size, sha256) and, once delivered, the accept / reject forms (POST /pay/orders/{order_id}/review); ' +
+      'without it, or with another secret, the status only.',
+    auth: 'none',
+    request: { params: OrderPath, query: z.object({ secret: z.string().optional().meta({ description: 'The order secret (os_...) from the link' }) }) },
+    responses: { '200': { ...html('The checkout or the order page'), headers: pageHeaders } },
+    errors: { order_not_found: 'Unknown order' },
+  }),
+  pay: defineOperation({
+    id: 'payCheckout',
+    method: 'post',
+    path: '/pay/orders/{order_id}',
+    summary: 'Pay (form): records the provider transaction and confirms the order',
+    auth: 'none',
+    request: { params: OrderPath, content: form(z.object({ email: z.string().optional(), secret: z.string().optional() })) },
+    responses: { '200': html('Receipt'), '402': html('Payment refused'), '409': html('Not awaiting payment') },
+    errors: { order_not_found: 'Unknown order', rail_not_offered: 'No payment link for this service' },
+  }),
+  review: defineOperation({
+    id: 'payReview',
+    method: 'post',
+    path: '/pay/orders/{order_id}/review',
+    summary: "The human buyer's accept / reject (form), with the order secret from the link",
+    auth: 'none',
+    request: {
+      params: OrderPath,
+      content: form(z.object({ secret: z.string(), action: z.enum(['accept', 'reject']), reason: z.string().optional() })),
+    },
+    responses: { '200': html('Recorded: the outcome and the link back to the order page'), '409': html('Order not delivered') },
+    errors: {
+      order_not_found: 'Unknown order',
+      unauthorized: "No credential: send the buyer's (the order secret of the link)",
+      forbidden: "Not the buyer's credential",
+      invalid_request: 'action must be accept or reject',
+    },
+  }),
+  serviceForm: defineOperation({
+    id: 'payServicePage',
+    method: 'get',
+    path: '/pay/services/{service_id}',
+    summary: "A service's payment link: the inputs form, each input labelled and explained in words",
+    auth: 'none',
+    request: { params: ServicePath },
+    responses: { '200': { ...html('The form'), headers: pageHeaders } },
+    errors: { service_not_found: 'No payment link for this service' },
+  }),
+  serviceOrder: defineOperation({
+    id: 'payServiceOrder',
+    method: 'post',
+    path: '/pay/services/{service_id}',
+    summary: 'Creates the order at the human price and redirects to its checkout (with the order secret in the link)',
+    auth: 'none',
+    request: { params: ServicePath, content: form(z.record(z.string(), z.string())) },
+    responses: { '302': { description: 'To /pay/orders/{order_id}?secret=os_...' }, '422': html('Inputs missing: the form again, the missing fields named') },
+    errors: { service_not_found: 'No payment link for this service' },
+  }),
+};

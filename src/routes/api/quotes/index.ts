@@ -1,0 +1,26 @@
+/**
+ * Quote routes (seed §2.2, issue 2 §3), registered from their definitions in ./schema.ts. The amount is the catalogue
+ * price for the buyer kind, so the same request against the same catalogue version gives the same amount. Both answers
+ * carry `jws`, the quote signed (issue 12 §3).
+ */
+import { notFound } from '../../../errors';
+import { createQuote, signedQuoteView } from '../../../services/quotes';
+import type { AppDeps } from '../../context';
+import { OperationRouter } from '../../operation';
+import { quoteOperations as ops } from './schema';
+
+/** The quote routes. */
+export function quoteRoutes(deps: AppDeps): OperationRouter {
+  return new OperationRouter(deps)
+    .on(ops.create, async (ctx, input) => {
+      const quote = await createQuote(deps, input.body);
+      ctx.status = 201;
+      ctx.set('Location', `/api/v1/quotes/${quote._id}`);
+      ctx.body = await signedQuoteView(deps, quote);
+    })
+    .on(ops.get, async (ctx) => {
+      const quote = await deps.services.db.quotes.findOne({ _id: ctx.params.quote_id ?? '' });
+      if (!quote) throw notFound('quote_not_found', `No quote ${ctx.params.quote_id}`);
+      ctx.body = await signedQuoteView(deps, quote);
+    });
+}

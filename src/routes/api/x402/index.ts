@@ -1,0 +1,402 @@
+/**
+ * x402 routes (seed §2.12, §2.13, §4, §6.3; issue 3):
+ * - `GET /api/v1/x402/micro`: the micro catalogue envelope;
+ * - `GET /x402/item/{id}`: one micro item, paid per request;
+ * - `GET /api/v1/x402/templates`: the template catalogue (sku and price of each);
+ * - paid resources: `GET /x402/template?sku=`, `POST /x402/audit`, `GET /x402/agent-starter`, `GET /x402/obs/tick`,
+ *   `GET /x402/obs/agents`, `GET /x402/obs/methodology`;
+ * - `POST /x402/orders/{order_id}`: pays an order over the x402_usdc rail (issue 3 §8);
+ * - `GET /x402/deliveries/{token}`: goods of a settlement that came back pending, once it settled;
+ * - `GET /.well-known/x402`: the payment discovery document (the project's own path: the x402 specification
+ *   defines none);
+ * - `GET /api/v1/x402/payments`, `GET /api/v1/x402/payments/{payment_id}`: the ledger.
+ * Registered from the definitions in ./schema.ts.
+ */
+import { z } from 'zod';
+import { JsonMemo, sendCachedJson } from '../../../http/cachedJson';
+import { getMicroItem, microCatalogue, microItemGoods } from '../../../domain/micro';
+import { microsToUsd } from '../../../domain/money';
+import { agentStarterBundle } from '../../../domain/x402/agentStarter';
+import { InvalidWorkflowError, auditWorkflow, workflowOfBody } from '../../../domain/x402/audit';
+import { agentsSnapshot, methodologyDocument, tickReading } from '../../../domain/x402/observations';
+import {
+  AGENT_STARTER_BAZAAR,
+  AUDIT_BAZAAR,
+  ITEM_BAZAAR,
+  OBS_AGENTS_BAZAAR,
+  OBS_METHODOLOGY_BAZAAR,
+  OBS_TICK_BAZAAR,
+  ORDER_BAZAAR,
+  PAID_RESOURCES,
+  TEMPLATE_BAZAAR,
+  paidResource,
+} from '../../../domain/x402/resources';
+import { TEMPLATES, getTemplate, templatePriceRange } from '../../../domain/x402/templates';
+import type { X402PaymentDoc } from '../../../db';
+import { badRequest, invalidTransition, notFound, problem, unprocessable } from '../../../errors';
+import type { RequestTelemetry } from '../../../http/telemetry';
+import { sha256Hex as sha256 } from '../../../hash';
+import { X402Gateway, receipt, settledResponseOf, type PaidQuote, type PaidResource, type X402Settings } from '../../../x402/koa';
+import { loadOrder, orderView } from '../../orders';
+import { requestBody, type AppDeps } from '../../context';
+import { requireBuyer } from '../../../http/buyer';
+import { isOperator, requireOperator } from '../../../http/auth';
+import { OperationRouter } from '../../operation';
+import { type ListQuery, x402Operations as ops } from './schema';
+
+/** Extra dependencies of the x402 routes, built by `createApp`. */
+export interface X402RouteDeps {
+  telemetry: RequestTelemetry;
+}
+
+/** Workflow type and id of the reconciliation of a pending settlement (workflows/x402Reconcile.ts). */
+export const X402_RECONCILE_WORKFLOW = 'x402ReconcileWorkflow';
+export const x402ReconcileWorkflowId = (paymentId: string): string => `x402-reconcile-${paymentId}`;
+
+/** x402 settings from the configuration. */
+export function x402Settings(config: AppDeps['config']): X402Settings {
+  return {
+    network: config.X402_NETWORK,
+    asset: config.X402_ASSET,
+    assetName: config.X402_ASSET_NAME,
+    assetVersion: config.X402_ASSET_VERSION,
+    payTo: config.X402_PAY_TO,
+    facilitatorUrl: config.X402_FACILITATOR_URL.replace(/\/$/, ''),
+    maxTimeoutSeconds: config.X402_MAX_TIMEOUT_SECONDS,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+  };
+}
+
+/** A ledger entry as the API shows it (issue 3 §7). */
+export function paymentView(p: X402PaymentDoc, baseUrl: string) {
+  return {
+    payment_id: p._id,
+    status: p.status,
+    resource: `${baseUrl}${p.resource}`,
+    resource_kind: p.resource_kind,
+    resource_ref: p.resource_ref,
+    order_id: p.order_id,
+    amount: microsToUsd(p.amount_micros),
+    amount_micros: p.amount_micros,
+    currency: 'USDC',
+    asset: p.asset,
+    network: p.network,
+    pay_to: p.pay_to,
+    payer: p.payer,
+    transaction: p.transaction,
+    error_reason: p.error_reason,
+    error_message: p.error_message,
+    created_at: p.created_at.toISOString(),
+    updated_at: p.updated_at.toISOString(),
+    settled_at: p.settled_at ? p.settled_at.toISOString() : null,
+  };
+}
+
+// Ids that cannot exist find nothing (404), as an unknown one does.
+const ItemIdParam = z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/);
+const SkuParam = z.string().min(1).max(100).regex(/^[a-z0-9-]+$/);
+
+/** The x402 routes; see the module comment. */
+export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter {
+  const router = new OperationRouter(deps);
+  const base = deps.config.PUBLIC_BASE_URL;
+  const settings = x402Settings(deps.config);
+  const gateway = new X402Gateway({
+    settings,
+    // Signed offers and receipts, x402 `offer-receipt` extension (issue 12 §3).
+    offerReceipt: deps.signing.x402Issuer(),
+    ledger: deps.services.x402Payments,
+    log: deps.log ?? ((err) => console.error(err)),
+    onPending: async (payment) => {
+      await deps.temporal.workflow.start(X402_RECONCILE_WORKFLOW, {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: x402ReconcileWorkflowId(payment._id),
+        args: [{ paymentId: payment._id }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        staticSummary: `Reconcile x402 payment ${payment._id} (${payment.transaction ?? 'no transaction hash'})`,
+      });
+    },
+  });
+  const { telemetry } = extra;
+  // Claims orphaned by a request that died mid-settlement are reconciled too (docs/x402.md, "Known limits").
+  gateway.startOrphanSweeper();
+
+  // --- catalogues ---------------------------------------------------------------------------------------------
+
+  const memo = new JsonMemo(4);
+  router.on(ops.micro, (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=300');
+    sendCachedJson(ctx, memo.get('micro', () => microCatalogue(base)));
+  });
+
+  router.on(ops.templates, (ctx) => {
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = {
+      name: 'Automation templates',
+      currency: 'USD',
+      count: TEMPLATES.length,
+      price_range: templatePriceRange(),
+      how_to_buy: [
+        `GET ${base}/x402/template?sku=<sku> without payment: HTTP 402 with PAYMENT-REQUIRED quoting that sku's price`,
+        'Pay exactly the quoted USDC amount on chain eip155:8453 (sign the EIP-3009 authorization)',
+        'Re-send the request with PAYMENT-SIGNATURE: the n8n workflow JSON comes back in that response',
+      ],
+      templates: TEMPLATES.map((t) => ({
+        sku: t.sku,
+        title: t.title,
+        price_usd: t.price_usd,
+        amount: String(t.price_micros),
+        sector: t.sector,
+        description: t.description,
+        apps: t.apps,
+        node_count: t.workflow.nodes.length,
+        credentials_needed: t.credentials_needed,
+        resource: `${base}/x402/template?sku=${t.sku}`,
+      })),
+    };
+  });
+
+  // --- paid resources -----------------------------------------------------------------------------------------
+
+  const fixed = (path: string, bazaar: PaidQuote['bazaar']): PaidQuote => {
+    const r = paidResource(path);
+    return { priceMicros: r.price_micros ?? 0, description: r.description, kind: r.kind, ref: null, bazaar };
+  };
+
+  const item: PaidResource = {
+    quote(ctx) {
+      const id = ItemIdParam.safeParse(ctx.params.id);
+      const found = id.success ? getMicroItem(id.data) : undefined;
+      if (!found) throw problem('item_not_found', `No micro item ${ctx.params.id}; see ${base}/api/v1/x402/micro`, { catalogue: `${base}/api/v1/x402/micro` });
+      return { priceMicros: found.price_micros, description: `${found.title} (${found.kind}, ${found.file})`, kind: 'micro_item', ref: found.id, bazaar: ITEM_BAZAAR };
+    },
+    produce(ctx) {
+      const found = getMicroItem(String(ctx.params.id));
+      if (!found) throw problem('item_not_found', `No micro item ${ctx.params.id}`);
+      const content = microItemGoods(found);
+      return { item: { ...found }, file: found.file, media_type: 'application/json', sha256: sha256(JSON.stringify(content)), content };
+    },
+  };
+  router.use(ops.item, gateway.middleware(item));
+
+  const template: PaidResource = {
+    quote(ctx) {
+      const raw = ctx.query.sku;
+      if (raw === undefined || raw === '') {
+        throw problem('invalid_request', `Name a template: GET /x402/template?sku=<sku>. Skus and prices: ${base}/api/v1/x402/templates`, {
+          param: 'sku',
+          catalogue: `${base}/api/v1/x402/templates`,
+        });
+      }
+      const sku = SkuParam.safeParse(raw);
+      const t = sku.success ? getTemplate(sku.data) : undefined;
+      if (!t) throw problem('template_not_found', `No template ${String(raw)}; see ${base}/api/v1/x402/templates`, { param: 'sku', catalogue: `${base}/api/v1/x402/templates` });
+      return { priceMicros: t.price_micros, description: `Automation template ${t.sku}: ${t.title}`, kind: 'template', ref: t.sku, bazaar: TEMPLATE_BAZAAR };
+    },
+    produce(_ctx, quote) {
+      const t = getTemplate(quote.ref ?? '');
+      if (!t) throw problem('template_not_found', `No template ${quote.ref}`);
+      const { workflow, ...meta } = t;
+      return { template: meta, file: `${t.sku}.json`, media_type: 'application/json', sha256: sha256(JSON.stringify(workflow)), workflow };
+    },
+  };
+  router.use(ops.template, gateway.middleware(template));
+
+  const audit: PaidResource = {
+    quote() {
+      return fixed('/x402/audit', AUDIT_BAZAAR);
+    },
+    produce(ctx) {
+      return { ...auditWorkflow(workflowOfBody(requestBody(ctx))) };
+    },
+  };
+  // The body is checked before a payment is asked: nobody pays for an audit of something that is not a workflow.
+  router.use(
+    ops.audit,
+    async (ctx, next) => {
+      try {
+        auditWorkflow(workflowOfBody(requestBody(ctx)));
+      } catch (err) {
+        if (err instanceof InvalidWorkflowError) throw problem('invalid_workflow', err.message, { param: err.param });
+        throw err;
+      }
+      await next();
+    },
+    gateway.middleware(audit),
+  );
+
+  router.use(
+    ops.agentStarter,
+    gateway.middleware({ quote: () => fixed('/x402/agent-starter', AGENT_STARTER_BAZAAR), produce: () => ({ ...agentStarterBundle(base) }) }),
+  );
+
+  router.use(
+    ops.obsTick,
+    gateway.middleware({ quote: () => fixed('/x402/obs/tick', OBS_TICK_BAZAAR), produce: () => tickReading(telemetry.window(telemetry.retentionMs), Date.now(), telemetry.stats()) }),
+  );
+  router.use(
+    ops.obsAgents,
+    gateway.middleware({ quote: () => fixed('/x402/obs/agents', OBS_AGENTS_BAZAAR), produce: () => agentsSnapshot(telemetry.window(telemetry.retentionMs), Date.now(), telemetry.stats()) }),
+  );
+  router.use(
+    ops.obsMethodology,
+    gateway.middleware({ quote: () => fixed('/x402/obs/methodology', OBS_METHODOLOGY_BAZAAR), produce: () => methodologyDocument(telemetry.stats()) }),
+  );
+
+  // --- x402 as an order rail (issue 3 §8) ---------------------------------------------------------------------
+
+  const orderResource: PaidResource = {
+    async quote(ctx) {
+      const doc = await loadOrder(deps, ctx.params.order_id);
+      await requireBuyer(ctx, deps.services.wallets, doc, 'pay');
+      if (!doc.rails.includes('x402_usdc')) {
+        throw unprocessable('rail_not_offered', `${doc.service_id} is not sold on x402_usdc; rails: ${doc.rails.join(', ')}`, { param: 'rail', rails: doc.rails });
+      }
+      if (doc.status !== 'awaiting_payment') throw invalidTransition('pay', doc.status);
+      if (doc.payment_deadline.getTime() <= Date.now()) throw invalidTransition('pay', 'expired');
+      return { priceMicros: doc.amount_micros, description: `Order ${doc._id}: ${doc.service_id}`, kind: 'order', ref: doc._id, orderId: doc._id, bazaar: ORDER_BAZAAR };
+    },
+    produce: () => ({}),
+    async deliver(_ctx, quote, payment) {
+      const orderId = quote.orderId as string;
+      const state = await deps.orderWorkflows.confirmPayment(orderId, { rail: 'x402_usdc', transaction_id: payment.transaction ?? '' });
+      const doc = await deps.services.orders.get(orderId);
+      if (!doc) throw notFound('order_not_found', `No order ${orderId}`);
+      return { order: orderView(doc, deps, state) };
+    },
+  };
+  router.use(ops.payOrder, gateway.middleware(orderResource));
+
+  // --- pending deliveries -------------------------------------------------------------------------------------
+
+  router.on(ops.delivery, async (ctx) => {
+    const token = String(ctx.params.token ?? '');
+    const payment = /^dlv_[A-Za-z0-9_-]{20,64}$/.test(token) ? await deps.services.x402Payments.getByDeliveryToken(token) : null;
+    if (!payment) throw notFound('not_found', 'No delivery with this token');
+    ctx.set('Cache-Control', 'no-store');
+    if (payment.status === 'settled') {
+      const response = settledResponseOf(payment);
+      for (const [k, v] of Object.entries(response.headers)) ctx.set(k, v);
+      ctx.body = response.body;
+      return;
+    }
+    if (payment.status === 'failed') {
+      // Gone rather than 402: these goods will never be delivered, so there is nothing to pay again.
+      throw problem('payment_failed', `Payment ${payment._id} did not settle (${payment.error_reason}); nothing was charged and these goods will not be delivered`, { payment: receipt(payment) }, { status: 410 });
+    }
+    ctx.status = 202;
+    ctx.set('Retry-After', '5');
+    ctx.body = { status: payment.status, payment: receipt(payment), detail: 'The settlement is not confirmed yet; retry shortly' };
+  });
+
+  // --- discovery and ledger -----------------------------------------------------------------------------------
+
+  router.on(ops.discovery, async (ctx) => {
+    const micro = microCatalogue(base);
+    const support = await facilitatorSupport(gateway, settings);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      x402_version: 2,
+      enabled: true,
+      micro_tier: {
+        name: micro.name,
+        count: micro.count,
+        price_range_usd: micro.price_range,
+        total_value_usd: micro.total_value_usd,
+        why: micro.why,
+        buy: `GET ${base}/x402/item/{id}: HTTP 402 with PAYMENT-REQUIRED, pay the exact USDC amount, re-send with PAYMENT-SIGNATURE`,
+        catalogue: `${base}/api/v1/x402/micro`,
+      },
+      facilitator: settings.facilitatorUrl,
+      wallet: settings.payTo,
+      currency: 'USDC',
+      network: settings.network,
+      resources: PAID_RESOURCES.map((r) => ({
+        resource: `${base}${r.path}`,
+        method: r.method,
+        price_usd: r.price_usd,
+        amount: r.price_micros === null ? null : String(r.price_micros),
+        priced_per_item: r.priced_per_item,
+        asset: 'USDC',
+        asset_address: settings.asset,
+        network: settings.network,
+        scheme: 'exact',
+        pay_to: settings.payTo,
+        description: r.description,
+        ...(r.priced_per_item
+          ? {
+              price_range: templatePriceRange(),
+              how_to_price_it: `GET ${base}/api/v1/x402/templates lists every sku with its price; the 402 of ${base}/x402/template?sku=<sku> quotes that sku's price`,
+            }
+          : {}),
+      })),
+      item_count: micro.count + PAID_RESOURCES.length,
+      note:
+        "This document is this service's own discovery file; the x402 specification (v2) defines no /.well-known/x402. Amounts are USDC atomic units (price_usd × 1,000,000). Every 402 also carries the x402 bazaar extension with the resource's input and output schema.",
+      facilitator_network_support: support,
+    };
+  });
+
+  // The full ledger is the operator's view; anyone may look up one payment by its transaction hash (public on chain
+  // anyway), without the order it paid (issue 10 §2).
+  router.on(ops.payments, async (ctx, input) => {
+    const query = input.query;
+    const operator = isOperator(ctx, deps.config.OPERATOR_KEY);
+    ctx.set('Cache-Control', 'no-store');
+    if (query.transaction) {
+      const p = await deps.services.x402Payments.getByTransaction(query.transaction);
+      const payments = p ? [operator ? paymentView(p, base) : { ...paymentView(p, base), order_id: null }] : [];
+      ctx.body = { payments, count: payments.length, next_cursor: null, next: null };
+      return;
+    }
+    requireOperator(ctx, deps.config.OPERATOR_KEY, ' (the full ledger); look up your own payment by ?transaction=<hash> or GET /api/v1/x402/payments/{payment_id}');
+    let page;
+    try {
+      page = await deps.services.x402Payments.list(query);
+    } catch (err) {
+      if (err instanceof Error && err.message === 'bad cursor') throw badRequest('cursor is not one this API issued', 'cursor');
+      throw err;
+    }
+    ctx.body = {
+      payments: page.payments.map((p) => paymentView(p, base)),
+      count: page.payments.length,
+      next_cursor: page.next_cursor,
+      next: page.next_cursor ? `${base}/api/v1/x402/payments?${new URLSearchParams({ ...stringQuery(query), cursor: page.next_cursor }).toString()}` : null,
+    };
+  });
+
+  router.on(ops.payment, async (ctx) => {
+    const p = await deps.services.x402Payments.get(String(ctx.params.payment_id));
+    if (!p) throw notFound('not_found', `No x402 payment ${ctx.params.payment_id}`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = paymentView(p, base);
+  });
+
+  return router;
+}
+
+function stringQuery(q: z.infer<typeof ListQuery>): Record<string, string> {
+  const out: Record<string, string> = { limit: String(q.limit) };
+  if (q.status) out.status = q.status;
+  if (q.resource_kind) out.resource_kind = q.resource_kind;
+  return out;
+}
+
+/** `facilitator_network_support` from a real `GET /supported` on the configured facilitator (cached 10 s). */
+async function facilitatorSupport(gateway: X402Gateway, settings: X402Settings): Promise<{ supported: boolean; detail: string }> {
+  try {
+    const supported = await gateway.supported();
+    const kind = supported.kinds.find((k) => k.x402Version === 2 && k.scheme === 'exact' && k.network === settings.network);
+    const signers = Object.entries(supported.signers ?? {})
+      .map(([ns, addrs]) => `${ns}: ${addrs.join(', ')}`)
+      .join('; ');
+    return kind
+      ? { supported: true, detail: `GET ${settings.facilitatorUrl}/supported lists scheme exact on ${settings.network} (x402 v2)${signers ? `; signers ${signers}` : ''}` }
+      : {
+          supported: false,
+          detail: `GET ${settings.facilitatorUrl}/supported does not list exact on ${settings.network}; it lists ${supported.kinds.map((k) => `${k.scheme}@${k.network} v${k.x402Version}`).join(', ') || 'nothing'}`,
+        };
+  } catch (err) {
+    return { supported: false, detail: `GET ${settings.facilitatorUrl}/supported failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Every operation defined once (src/routes/operation.ts), gathered for the OpenAPI document and the MCP tools.
+ * Each resource's routes register the same definitions.
+ */
+import type { OperationDefinition } from './operation';
+import { orderOperations } from './api/orders/schema';
+import { quoteOperations } from './api/quotes/schema';
+import { walletOperations } from './api/wallets/schema';
+import { engineeringOperations } from './api/engineering/schema';
+import { subscriptionOperations } from './api/subscriptions/schema';
+import { taskOperations } from './api/tasks/schema';
+import { webhookOperations } from './api/webhooks/schema';
+import { mcpOperations } from './api/mcp/schema';
+import { discoveryOperations } from './api/discovery/schema';
+import { procurementOperations } from './api/procurements/schema';
+import { partnerOperations } from './api/partners/schema';
+import { trustOperations } from './api/trust/schema';
+import { x402Operations } from './api/x402/schema';
+import { catalogueOperations } from './api/catalogue/schema';
+import { openApiOperations } from './api/openapi/schema';
+import { signingOperations } from './api/signing/schema';
+import { payOperations } from './api/pay/schema';
+
+/** The definitions, resource by resource. */
+export const API_OPERATIONS: readonly OperationDefinition[] = [
+  catalogueOperations,
+  openApiOperations,
+  orderOperations,
+  quoteOperations,
+  walletOperations,
+  engineeringOperations,
+  subscriptionOperations,
+  taskOperations,
+  webhookOperations,
+  mcpOperations,
+  discoveryOperations,
+  procurementOperations,
+  partnerOperations,
+  trustOperations,
+  x402Operations,
+  signingOperations,
+  payOperations,
+].flatMap((ops) => Object.values(ops));
