@@ -5,7 +5,7 @@ import { problem } from '../errors';
 /** Deepest nesting of arrays and objects a JSON body may have (issue 10 §4). */
 export const MAX_JSON_DEPTH = 64;
 
-/** Paths whose routes take HTML form posts: the hosted checkout pages (src/routes/pay.ts). */
+/** Paths whose routes take HTML form posts: the hosted checkout pages (src/routes/api/pay). */
 const FORM_PATHS = /^\/pay\//;
 
 /**

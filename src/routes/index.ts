@@ -11,7 +11,7 @@ import { catalogueRoutes } from './api/catalogue';
 import { quoteRoutes } from './api/quotes';
 import { orderRoutes } from './api/orders';
 import { walletRoutes } from './api/wallets';
-import { payRoutes } from './pay';
+import { payRoutes } from './api/pay';
 import { openApiRoutes } from './api/openapi';
 import { webhookRoutes } from './api/webhooks';
 import { mcpRoutes } from './api/mcp';

@@ -8,7 +8,7 @@ import type { OrderDoc } from '../../src/db';
 import { SERVICES, getService, priceMicros } from '../../src/domain/catalogue';
 import { inputField, inputsWithoutWords } from '../../src/domain/inputLabels';
 import type { Context } from 'koa';
-import { PAGE_CSP, checkoutBody, orderPageBody, sendPage, serviceFormBody, sizeInWords } from '../../src/routes/payPages';
+import { PAGE_CSP, checkoutBody, orderPageBody, sendPage, serviceFormBody, sizeInWords } from '../../src/routes/api/pay/pages';
 
 const EVIL = `<script>alert(1)</script>"'&`;
 

@@ -1,6 +1,6 @@
 /**
  * The local hosted payment-link provider's pages (rail `linkpay_ncp`; issue 10 §1): HTML for humans, with forms.
- * Operation definitions (src/routes/operation.ts); the pages are src/routes/pay.ts.
+ * Operation definitions (src/routes/operation.ts); the handlers are src/routes/api/pay/index.ts, the HTML src/routes/api/pay/pages.ts.
  */
 import { z } from 'zod';
 import { defineOperation, type ResponseSpec } from '../../operation';
@@ -9,7 +9,7 @@ import { OrderPath } from '../fields';
 const html = (description: string): ResponseSpec => ({ description, content: { 'text/html': { schema: z.string() } } });
 const form = (schema: z.ZodType) => ({ 'application/x-www-form-urlencoded': { schema } });
 const ServicePath = z.object({ service_id: z.string() });
-/** Headers of the human pages (src/routes/payPages.ts). */
+/** Headers of the human pages (src/routes/api/pay/pages.ts). */
 const pageHeaders = z.object({
   'Content-Security-Policy': z.string().meta({ description: "No script; the page's own stylesheet only; forms post to this origin" }),
   'Referrer-Policy': z.string().meta({ description: 'no-referrer: links carry the order secret' }),

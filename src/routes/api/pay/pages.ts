@@ -8,11 +8,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import type { OrderDoc } from '../db';
-import type { ServiceDefinition } from '../domain/catalogue';
-import { inputField } from '../domain/inputLabels';
-import { formatUsd } from '../domain/money';
-import type { OrderStatus } from '../../workflows/shared';
+import type { OrderDoc } from '../../../db';
+import type { ServiceDefinition } from '../../../domain/catalogue';
+import { inputField } from '../../../domain/inputLabels';
+import { formatUsd } from '../../../domain/money';
+import type { OrderStatus } from '../../../../workflows/shared';
 
 /** HTML-escapes any value (text and attribute contexts). */
 export const esc = (s: unknown): string =>

@@ -1,18 +1,18 @@
-import { getService, missingInputs, priceMicros } from '../domain/catalogue';
-import { ProblemError, badRequest, forbidden, unauthorized } from '../errors';
-import { orderSecretMatches } from '../http/buyer';
-import { toProblem } from '../http/errors';
-import { createOrder, loadOrder } from './orders';
-import { requestBody, type AppDeps } from './context';
-import { checkoutBody, messageBody, orderPageBody, receiptBody, reviewedBody, sendPage, serviceFormBody } from './payPages';
-import { OperationRouter } from './operation';
-import { payOperations as ops } from './api/pay/schema';
+import { getService, missingInputs, priceMicros } from '../../../domain/catalogue';
+import { ProblemError, badRequest, forbidden, unauthorized } from '../../../errors';
+import { orderSecretMatches } from '../../../http/buyer';
+import { toProblem } from '../../../http/errors';
+import { createOrder, loadOrder } from '../../orders';
+import { requestBody, type AppDeps } from '../../context';
+import { checkoutBody, messageBody, orderPageBody, receiptBody, reviewedBody, sendPage, serviceFormBody } from './pages';
+import { OperationRouter } from '../../operation';
+import { payOperations as ops } from './schema';
 
 /** An order secret from a query or form value, or undefined. */
 const secretOf = (v: unknown): string | undefined => (typeof v === 'string' && /^os_[A-Za-z0-9_-]{20,64}$/.test(v) ? v : undefined);
 
 /**
- * The local hosted payment-link provider's pages (rail `linkpay_ncp`), HTML for humans (rendered in `payPages.ts`):
+ * The local hosted payment-link provider's pages (rail `linkpay_ncp`), HTML for humans (rendered in `pages.ts`):
  * - `GET /pay/orders/{order_id}`: the checkout while the order awaits payment on this rail; otherwise the order page
  *   (status and progress; with the order secret also the files with size and sha256, and accept / reject).
  * - `POST /pay/orders/{order_id}`: records the provider transaction and confirms the order through the same
