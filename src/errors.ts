@@ -60,6 +60,7 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'signing_unavailable'
+  | 'text_generation_unavailable'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -128,6 +129,7 @@ const TITLES: Record<ErrorCode, string> = {
   unsupported_media_type: 'Unsupported media type',
   rate_limited: 'Too many requests',
   signing_unavailable: 'Signing keys unavailable',
+  text_generation_unavailable: 'No text-generation model is configured for this service',
   internal_error: 'Internal server error',
 };
 

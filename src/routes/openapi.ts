@@ -158,7 +158,7 @@ export function openApiDocument(baseUrl: string) {
             '400': problem('Invalid body'),
             '404': problem('Unknown service or quote'),
             '409': problem('Quote expired'),
-            '422': problem('Missing inputs or quote/service mismatch'),
+            '422': problem('Missing inputs, quote/service mismatch, or the service needs a text-generation model this deployment lacks (text_generation_unavailable)'),
           },
         }),
       },
