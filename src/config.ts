@@ -138,8 +138,11 @@ export const ConfigSchema = z.object({
   TEXTGEN_MODEL: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
   /** Bearer key of the model server, when it needs one. */
   TEXTGEN_API_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
-  /** Per-request timeout of the model server; a timeout is retried by the activity. */
-  TEXTGEN_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60),
+  /**
+   * Per-request timeout of the model server; a timeout is retried by the activity. Kept under the fulfilment
+   * activity's own 30-second attempt timeout (workflows/order.ts), so the adapter's error, not Temporal's, ends it.
+   */
+  TEXTGEN_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(25),
 });
 
 /** Parsed configuration; see {@link ConfigSchema}. */

@@ -1,6 +1,7 @@
 /**
  * OpenAI-compatible chat-completions adapter of the {@link TextGenerator} port: `POST {baseUrl}/chat/completions`
- * with a system and a user message and `response_format: {type: "json_schema"}` (structured outputs, served by
+ * with a system and a user message and `response_format: {type: "json_schema"}` (non-strict, so servers that do not
+ * enforce every keyword accept it; the reply is validated by the caller; served by
  * OpenAI, vLLM, llama.cpp's server, Ollama's /v1, LiteLLM, …). Plain `fetch`, one timeout per request.
  *
  * Errors: network failures, timeouts, 408, 409, 429 and 5xx are retryable; other 4xx (bad key, unknown model,
@@ -70,7 +71,7 @@ export class OpenAiCompatibleTextGenerator implements TextGenerator {
       ],
       temperature: 0.3,
       ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
-      response_format: { type: 'json_schema', json_schema: { name: request.schemaName, strict: true, schema: request.schema } },
+      response_format: { type: 'json_schema', json_schema: { name: request.schemaName, strict: false, schema: request.schema } },
     };
     let response: Response;
     try {
