@@ -119,3 +119,14 @@ export async function startFakeTextModel(handler: (req: FakeRequest) => FakeRepl
       }),
   };
 }
+
+/**
+ * The replies the fake model would give to a context's language tasks, without HTTP (for generator unit tests).
+ * `overrides` replaces the reply of a task key.
+ */
+export function fakeLanguage(
+  tasks: readonly { key: string; request: { schema: Record<string, unknown>; prompt: string } }[],
+  overrides: Record<string, unknown> = {},
+): Record<string, { value: unknown; model: string }> {
+  return Object.fromEntries(tasks.map((t) => [t.key, { value: overrides[t.key] ?? instanceOf(t.request.schema as JsonSchema, '', t.request.prompt), model: 'fake-model' }]));
+}
