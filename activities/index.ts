@@ -156,8 +156,11 @@ export function createActivities(ports: ActivityPorts) {
      * @throws ApplicationFailure text_generation_* (retryable or not, as the model's error) for language work.
      */
     async fulfilService(input: FulfillmentInput): Promise<DeliverableRecord[]> {
+      // A bundle's parts are wired to each other (booking page, receptionist, workflow): they need the bundle's id.
+      const order = await ports.orders.get(input.orderId);
+      const bundleId = order && order.service_id !== input.serviceId ? order.service_id : undefined;
       const files = await produceDeliverables(
-        { orderId: input.orderId, serviceId: input.serviceId, inputs: input.inputs, issuedAt: input.issuedAt },
+        { orderId: input.orderId, serviceId: input.serviceId, inputs: input.inputs, issuedAt: input.issuedAt, ...(bundleId ? { bundleId } : {}) },
         ports.textgen,
       ).catch((err: unknown) => {
         throw asTextGenerationFailure(err);

@@ -16,7 +16,7 @@ import type { TextGenerator } from '../../textgen/port';
 import { TextGenerationError } from '../../textgen/port';
 import { getService } from '../catalogue';
 import { agentDevelopmentDeliverables } from './agent-development';
-import { aiReceptionistDeliverables } from './ai-receptionist';
+import { aiReceptionistDeliverables, aiReceptionistLanguage } from './ai-receptionist';
 import { automationAuditDeliverables } from './automation-audit';
 import { automationWfDeliverables } from './automation-wf';
 import { completeInputs } from './inputs';
@@ -84,6 +84,7 @@ export function generateDeliverables(ctx: DeliverableContext): DeliverableFile[]
 export const LANGUAGE_TASKS: Readonly<Record<string, (ctx: DeliverableContext) => LanguageTask[]>> = Object.freeze({
   'task-worker': taskWorkerLanguage,
   'smart-consultation': smartConsultationLanguage,
+  'ai-receptionist': aiReceptionistLanguage,
 });
 
 /** The language tasks of one non-bundle service for these inputs (completed as {@link generateDeliverables} does). */

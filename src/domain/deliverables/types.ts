@@ -33,6 +33,8 @@ export interface DeliverableContext {
   inputs: Record<string, InputValue>;
   /** Issue time chosen by the caller (ISO 8601); generators never read the clock. */
   issuedAt: string;
+  /** The bundle this part belongs to, when it is one (its parts are wired together; booking.ts). */
+  bundleId?: string;
   /**
    * Replies of the service's language tasks (language.ts), by task key, as the text-generation port returned them;
    * absent for deterministic services and for optional tasks that were skipped.
