@@ -28,6 +28,8 @@ export interface FieldMap {
   amount?: string;
   currency?: string;
   occurred_at?: string;
+  /** One line saying what happened ("Order #1001: 2 items", "Initial assessment on 2026-03-05 at 15:00"). */
+  summary?: string;
 }
 
 /** One entity the product exposes over its API, with its real field names. */
@@ -48,7 +50,15 @@ export interface Product {
   aliases: string[];
   capabilities: Capability[];
   /** Event the deliverables subscribe to, its real payload sample and how to register the webhook. */
-  webhook?: { event: string; setup: string; sample: Record<string, unknown>; fields: FieldMap; note?: string };
+  webhook?: {
+    event: string;
+    setup: string;
+    sample: Record<string, unknown>;
+    fields: FieldMap;
+    note?: string;
+    /** When the event carries only a reference: the URL to GET (JS over `P`) and the fields of its body (JS over `D`). */
+    fetch?: { url: string; fields: FieldMap };
+  };
   /** n8n nodes of n8n-nodes-base that speak to it (checked against the snapshot). */
   n8n?: { trigger?: { type: string; typeVersion: number; events?: string[] }; action?: { type: string; typeVersion: number; operation: string } };
   /** How to send a record to it over HTTP when it is the target. */
@@ -86,6 +96,7 @@ const TABLE: Product[] = [
         email: TYPEFORM_ANSWER('email', 'email'),
         phone: TYPEFORM_ANSWER('phone_number', 'phone_number'),
         occurred_at: 'P.form_response.submitted_at',
+        summary: "'Typeform response to form ' + P.form_response.form_id",
       },
       note: 'Answers are a list: each carries its value under a key named by its type (text, email, phone_number, choice.label, number, date, boolean) and its question under field.ref. Hidden fields are in form_response.hidden.',
     },
@@ -110,7 +121,7 @@ const TABLE: Product[] = [
     webhook: {
       event: 'orders/create', setup: 'Shopify admin → Settings → Notifications → Webhooks → Create webhook, event "Order creation", format JSON, the production webhook URL (verify X-Shopify-Hmac-Sha256).',
       sample: { id: 820982911946154500, admin_graphql_api_id: 'gid://shopify/Order/820982911946154508', name: '#1001', email: 'dana@example.com', created_at: '2026-03-02T09:14:02-05:00', currency: 'USD', total_price: '199.00', financial_status: 'paid', customer: { id: 115310627314723950, email: 'dana@example.com', first_name: 'Dana', last_name: 'Whitfield', phone: '+15555550142' }, line_items: [{ id: 466157049, sku: 'TEE-BLK-M', title: 'T-shirt', quantity: 2, price: '99.50' }], shipping_address: { name: 'Dana Whitfield', address1: '1 Main St', city: 'Ottawa', zip: 'K2P 1L4', country_code: 'CA' } },
-      fields: { external_id: 'String(P.id)', name: `[P.customer && P.customer.first_name, P.customer && P.customer.last_name].filter(Boolean).join(' ')`, email: 'P.email || (P.customer && P.customer.email)', phone: 'P.customer && P.customer.phone', amount: 'P.total_price', currency: 'P.currency', occurred_at: 'P.created_at' },
+      fields: { external_id: 'String(P.id)', name: `[P.customer && P.customer.first_name, P.customer && P.customer.last_name].filter(Boolean).join(' ')`, email: 'P.email || (P.customer && P.customer.email)', phone: 'P.customer && P.customer.phone', amount: 'P.total_price', currency: 'P.currency', occurred_at: 'P.created_at', summary: "'Order ' + P.name + ': ' + (P.line_items || []).map(i => i.quantity + ' x ' + (i.sku || i.title)).join(', ')" },
     },
     n8n: { trigger: { type: 'n8n-nodes-base.shopifyTrigger', typeVersion: 1, events: ['orders/create'] }, action: { type: 'n8n-nodes-base.shopify', typeVersion: 1, operation: 'order:create' } },
     entities: [
@@ -124,7 +135,7 @@ const TABLE: Product[] = [
     webhook: {
       event: 'order.created', setup: 'WooCommerce → Settings → Advanced → Webhooks → Add webhook, topic "Order created", the production webhook URL (verify X-WC-Webhook-Signature).',
       sample: { id: 727, number: '727', status: 'processing', currency: 'USD', total: '29.35', date_created_gmt: '2026-03-02T14:14:02', billing: { first_name: 'Dana', last_name: 'Whitfield', email: 'dana@example.com', phone: '(555) 555-0142' }, line_items: [{ id: 315, sku: 'MUG-01', quantity: 1, total: '24.00' }] },
-      fields: { external_id: 'String(P.id)', name: `[P.billing.first_name, P.billing.last_name].filter(Boolean).join(' ')`, email: 'P.billing.email', phone: 'P.billing.phone', amount: 'P.total', currency: 'P.currency', occurred_at: 'P.date_created_gmt' },
+      fields: { external_id: 'String(P.id)', name: `[P.billing.first_name, P.billing.last_name].filter(Boolean).join(' ')`, email: 'P.billing.email', phone: 'P.billing.phone', amount: 'P.total', currency: 'P.currency', occurred_at: 'P.date_created_gmt', summary: "'Order ' + P.number + ': ' + (P.line_items || []).map(i => i.quantity + ' x ' + (i.sku || i.name)).join(', ')" },
     },
     n8n: { trigger: { type: 'n8n-nodes-base.wooCommerceTrigger', typeVersion: 1, events: ['order.created'] }, action: { type: 'n8n-nodes-base.wooCommerce', typeVersion: 1, operation: 'order:create' } },
     entities: [{ name: 'orders', endpoint: 'GET https://{store}/wp-json/wc/v3/orders', fields: { external_id: 'id', order_number: 'number', customer_email: 'billing.email', currency: 'currency', total: 'total', status: 'status', created_at: 'date_created_gmt', sku: 'line_items[].sku', quantity: 'line_items[].quantity', ship_to_name: 'shipping.first_name + shipping.last_name', ship_to_postcode: 'shipping.postcode', ship_to_country: 'shipping.country' } }],
@@ -148,6 +159,7 @@ const TABLE: Product[] = [
       event: 'ORDER_NOTIFY', setup: 'ShipStation → Settings → Integrations → Webhooks (or POST https://ssapi.shipstation.com/webhooks/subscribe with event ORDER_NOTIFY or SHIP_NOTIFY) with the production webhook URL.',
       sample: { resource_url: 'https://ssapi.shipstation.com/orders?importBatch=1ab23c4d-12ab-1abc-a1bc-a12b12cdabcd', resource_type: 'ORDER_NOTIFY' },
       fields: { external_id: 'P.resource_url', name: "''", email: "''" },
+      fetch: { url: 'P.resource_url', fields: { external_id: 'String(D.orders[0].orderId)', name: 'D.orders[0].shipTo && D.orders[0].shipTo.name', email: 'D.orders[0].customerEmail', amount: 'String(D.orders[0].amountPaid)', occurred_at: 'D.orders[0].orderDate', summary: "'Order ' + D.orders[0].orderNumber + ': ' + (D.orders[0].items || []).map(i => i.quantity + ' x ' + i.sku).join(', ')" } },
       note: 'ShipStation\'s webhook carries no order: it sends resource_url, which must be fetched (GET with Basic auth) to get orders[] (orderId, orderNumber, customerEmail, shipTo, items[]).',
     },
     http: { method: 'POST', url: 'https://ssapi.shipstation.com/orders/createorder', auth: 'Basic auth: API key as user, API secret as password', body: "={{ JSON.stringify({ orderNumber: $json.order_number || $json.external_id, orderDate: $json.occurred_at, orderStatus: 'awaiting_shipment', customerEmail: $json.email, billTo: { name: $json.name }, shipTo: $json.ship_to, items: $json.items }) }}" },
@@ -162,7 +174,7 @@ const TABLE: Product[] = [
     webhook: {
       event: 'invitee.created', setup: 'POST https://api.calendly.com/webhook_subscriptions with events ["invitee.created"], scope "organization", and the production webhook URL.',
       sample: { event: 'invitee.created', created_at: '2026-03-02T09:14:02.000000Z', payload: { uri: 'https://api.calendly.com/scheduled_events/AAAA/invitees/BBBB', email: 'dana@example.com', name: 'Dana Whitfield', status: 'active', scheduled_event: { name: 'Initial assessment', start_time: '2026-03-05T15:00:00.000000Z', end_time: '2026-03-05T16:00:00.000000Z' } } },
-      fields: { external_id: 'P.payload.uri', name: 'P.payload.name', email: 'P.payload.email', occurred_at: 'P.payload.scheduled_event && P.payload.scheduled_event.start_time' },
+      fields: { external_id: 'P.payload.uri', name: 'P.payload.name', email: 'P.payload.email', occurred_at: 'P.payload.scheduled_event && P.payload.scheduled_event.start_time', summary: "(P.payload.scheduled_event && P.payload.scheduled_event.name) + ' at ' + (P.payload.scheduled_event && P.payload.scheduled_event.start_time)" },
     },
     n8n: { trigger: { type: 'n8n-nodes-base.calendlyTrigger', typeVersion: 2, events: ['invitee.created'] } },
     entities: [{ name: 'bookings', endpoint: 'GET https://api.calendly.com/scheduled_events', fields: { external_id: 'uri', name: 'name', start: 'start_time', end: 'end_time', status: 'status' } }],
@@ -174,6 +186,7 @@ const TABLE: Product[] = [
       event: 'contact.creation', setup: 'HubSpot private app → Webhooks → subscribe to contact.creation with the production webhook URL.',
       sample: { '0': { eventId: 1, subscriptionId: 2, portalId: 62515, occurredAt: 1772442842000, subscriptionType: 'contact.creation', objectId: 123 } },
       fields: { external_id: 'String((Array.isArray(P) ? P[0] : P).objectId)', name: "''", email: "''", occurred_at: 'new Date((Array.isArray(P) ? P[0] : P).occurredAt).toISOString()' },
+      fetch: { url: "'https://api.hubapi.com/crm/v3/objects/contacts/' + (Array.isArray(P) ? P[0] : P).objectId + '?properties=email,firstname,lastname,phone'", fields: { external_id: 'String(D.id)', name: "[D.properties.firstname, D.properties.lastname].filter(Boolean).join(' ')", email: 'D.properties.email', phone: 'D.properties.phone', occurred_at: 'D.createdAt', summary: "'New contact ' + (D.properties.email || D.id)" } },
       note: 'HubSpot posts an array of events carrying only objectId: fetch GET /crm/v3/objects/contacts/{objectId} for the contact.',
     },
     n8n: { trigger: { type: 'n8n-nodes-base.hubspotTrigger', typeVersion: 1 }, action: { type: 'n8n-nodes-base.hubspot', typeVersion: 2.2, operation: 'contact:upsert' } },
@@ -186,7 +199,7 @@ const TABLE: Product[] = [
     webhook: {
       event: 'ticket created (trigger + webhook)', setup: 'Zendesk Admin Center → Apps and integrations → Webhooks → Create webhook (JSON, POST) to the production URL, then a trigger "Ticket is Created" that notifies it with a JSON body.',
       sample: { ticket: { id: 35436, subject: 'Order arrived damaged', description: 'The mug was broken.', status: 'new', priority: 'normal', requester: { name: 'Dana Whitfield', email: 'dana@example.com' }, created_at: '2026-03-02T09:14:02Z' } },
-      fields: { external_id: 'String(P.ticket.id)', name: 'P.ticket.requester && P.ticket.requester.name', email: 'P.ticket.requester && P.ticket.requester.email', occurred_at: 'P.ticket.created_at' },
+      fields: { external_id: 'String(P.ticket.id)', name: 'P.ticket.requester && P.ticket.requester.name', email: 'P.ticket.requester && P.ticket.requester.email', occurred_at: 'P.ticket.created_at', summary: "'Ticket ' + P.ticket.id + ': ' + P.ticket.subject" },
       note: 'Zendesk webhooks post the body the trigger defines; this workflow expects the ticket JSON shown in the sample (placeholders {{ticket.id}}, {{ticket.requester.email}}, …).',
     },
     n8n: { trigger: { type: 'n8n-nodes-base.zendeskTrigger', typeVersion: 1 }, action: { type: 'n8n-nodes-base.zendesk', typeVersion: 1, operation: 'ticket:create' } },
@@ -212,6 +225,7 @@ const TABLE: Product[] = [
       event: 'job (object webhook)', setup: 'ServiceM8 add-on → POST https://api.servicem8.com/webhook_subscriptions with object "job" and fields to watch, callback_url the production webhook URL.',
       sample: { object: 'job', entry: [{ uuid: 'f4b7c2de-0a1b-4c2d-9e8f-123456789abc', changed_fields: ['status'], time: '2026-03-02 09:14:02' }], resource_url: 'https://api.servicem8.com/api_1.0/job/f4b7c2de-0a1b-4c2d-9e8f-123456789abc.json' },
       fields: { external_id: 'P.entry[0].uuid', name: "''", email: "''", occurred_at: 'P.entry[0].time' },
+      fetch: { url: 'P.resource_url', fields: { external_id: 'D.uuid', name: 'D.job_address', email: "''", amount: 'String(D.total_invoice_amount)', occurred_at: 'D.date', summary: "'Job ' + (D.generated_job_id || D.uuid) + ' is ' + D.status" } },
       note: 'The webhook names the changed job; fetch resource_url for it (status Quote / Work Order / Completed, job_address, total_invoice_amount).',
     },
     entities: [
