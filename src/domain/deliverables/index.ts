@@ -17,7 +17,7 @@ import { TextGenerationError } from '../../textgen/port';
 import { getService } from '../catalogue';
 import { agentDevelopmentDeliverables } from './agent-development';
 import { aiReceptionistDeliverables, aiReceptionistLanguage } from './ai-receptionist';
-import { automationAuditDeliverables } from './automation-audit';
+import { automationAuditDeliverables, automationAuditLanguage } from './automation-audit';
 import { automationWfDeliverables } from './automation-wf';
 import { completeInputs } from './inputs';
 import type { LanguageTask } from './language';
@@ -85,6 +85,7 @@ export const LANGUAGE_TASKS: Readonly<Record<string, (ctx: DeliverableContext) =
   'task-worker': taskWorkerLanguage,
   'smart-consultation': smartConsultationLanguage,
   'ai-receptionist': aiReceptionistLanguage,
+  'automation-audit': automationAuditLanguage,
 });
 
 /** The language tasks of one non-bundle service for these inputs (completed as {@link generateDeliverables} does). */
