@@ -29,7 +29,7 @@ import { DeliverableError, type DeliverableContext, type DeliverableFile, type D
 import { isSafeFileName } from './util';
 import { websiteBookingDeliverables } from './website-booking';
 
-export { bundleDeliverables, bundleManifest, type BundlePart, type BundlePartFile } from './bundle';
+export { bundleConnections, bundleDeliverables, bundleManifest, type BundleConnection, type BundlePart, type BundlePartFile } from './bundle';
 export { completeInputs } from './inputs';
 export { type LanguageTask } from './language';
 export { DeliverableError, type DeliverableContext, type DeliverableFile, type DeliverableGenerator, type InputValue } from './types';
