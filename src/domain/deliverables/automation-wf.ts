@@ -209,7 +209,7 @@ function sourceFlow(ctx: DeliverableContext, sourceName: string, workflowType: s
 
 function bookingFlow(ctx: DeliverableContext, wiring: BundleWiring, prefix: string): Flow {
   return {
-    prefix, sourceLabel: 'Booking page', source: undefined, mode: 'webhook', webhookPath: wiring.bookingWebhookPath ?? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').slice(0, 12)}`,
+    prefix, sourceLabel: 'Booking page', source: undefined, mode: 'webhook', webhookPath: wiring.bookingWebhookPath ?? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}`,
     fields: BOOKING_PAGE_FIELDS, fetchUrl: null,
     setup: `The booking page (website-booking-index.html) and the receptionist's create_booking_request tool POST each booking here (${wiring.bookingEndpoint}).`,
     sample: { service: 'initial_consultation', date: '2026-03-05', time: '15:00', name: 'Dana Whitfield', email: 'dana@example.com', phone: '+15555550142', notes: 'First visit' },

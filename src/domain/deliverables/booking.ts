@@ -114,7 +114,7 @@ export function bundleWiring(ctx: Pick<DeliverableContext, 'orderId' | 'bundleId
   const parts = bundle?.includes ?? [];
   if (!bundle || !parts.includes('website-booking') || !(parts.includes('ai-receptionist') || parts.includes('automation-wf'))) return null;
   const withWorkflow = parts.includes('automation-wf');
-  const path = withWorkflow ? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').slice(0, 12)}` : null;
+  const path = withWorkflow ? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}` : null;
   return {
     bundleId: bundle.id,
     bookingEndpoint: path ? `https://${N8N_HOST}/webhook/${path}` : '/api/bookings',

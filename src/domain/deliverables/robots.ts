@@ -129,7 +129,8 @@ export function parseMaxMassKg(text: string): number | null {
 /** Whether an objective needs a camera to find what it handles, and which kind. */
 export function visionNeed(text: string): { kind: '3d' | '2d'; why: string } | null {
   const hay = haystack(text);
-  if (hasAny(hay, ['bin pick', 'bin-pick', 'binpick', 'from a bin', 'from bins', 'from the bin', 'random', 'jumbled', 'bulk', 'tote', 'depalletiz', 'depalletis', 'mixed sku'])) return { kind: '3d', why: 'parts lie in unknown poses (bin picking / depalletising): a 3D camera finds each pick pose' };
+  const picking = hasAny(hay, ['pick', 'grasp', 'grab']);
+  if (hasAny(hay, ['bin pick', 'bin-pick', 'binpick', 'depalletiz', 'depalletis', 'mixed sku']) || (picking && hasAny(hay, ['from a bin', 'from bins', 'from the bin', 'random', 'jumbled', 'bulk', 'tote']))) return { kind: '3d', why: 'parts lie in unknown poses (bin picking / depalletising): a 3D camera finds each pick pose' };
   if (hasAny(hay, ['inspect', 'inspection', 'defect', 'sort by', 'sorting', 'identify', 'detect', 'recogni', 'barcode', 'label', 'conveyor', 'vision', 'camera'])) return { kind: '2d', why: 'parts must be located or identified on the fly: a 2D camera with calibrated work plane' };
   return null;
 }
@@ -156,7 +157,7 @@ export function payloadCheck(robot: RobotModel | undefined, partKg: number | nul
 /** A concrete robot for an objective that names none: the smallest fitting UR arm, or a MiR250 for transport. */
 export function suggestRobot(objective: string): RobotModel {
   const hay = haystack(objective);
-  if (hasAny(hay, ['transport', 'deliver', 'carry', 'move carts', 'tow', 'intralogistic', 'amr', 'agv', 'between stations'])) return ROBOT_MODELS.find((r) => r.id === 'mir250') as RobotModel;
+  if (hasAny(hay, ['transport', 'deliver', 'carry', 'move carts', 'move totes', 'move pallets', 'move bins', 'haul', 'tow', 'intralogistic', 'amr', 'agv', 'between stations', 'between the'])) return ROBOT_MODELS.find((r) => r.id === 'mir250') as RobotModel;
   const mass = parseMaxMassKg(objective);
   const need = mass === null ? 0 : (mass + GRIPPER_ALLOWANCE_KG) * 1.1;
   return ROBOT_MODELS.filter((r) => r.family === 'ur' && r.payload_kg >= need).sort((a, b) => a.payload_kg - b.payload_kg)[0] ?? (ROBOT_MODELS.find((r) => r.id === 'ur30') as RobotModel);
