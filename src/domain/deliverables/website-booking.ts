@@ -16,7 +16,6 @@ import {
   jsonFile,
   line,
   lines,
-  list,
   markdownFile,
   md,
   mdFooter,
@@ -24,7 +23,6 @@ import {
   pick,
   provenance,
   textFile,
-  uniqueSnakes,
 } from './util';
 
 /** Look and default timings of an industry. */
