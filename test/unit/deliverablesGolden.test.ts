@@ -278,7 +278,7 @@ describe('bundles', () => {
     const hook = wf.nodes.find((n: any) => n.type === 'n8n-nodes-base.webhook');
     expect(endpoint?.endsWith(`/webhook/${hook.parameters.path}`)).toBe(true);
     const booking = { service: 'new_patient_consultation', date: '2026-03-05', time: '15:00', name: 'Dana Whitfield', email: 'dana@example.com', phone: '+15555550142' };
-    expect(runSetNode(wf, 'Map Booking page fields', booking)).toMatchObject({ name: 'Dana Whitfield', email: 'dana@example.com', summary: 'new_patient_consultation on 2026-03-05 at 15:00' });
+    expect(runSetNode(wf, 'Map Booking page fields', booking)).toMatchObject({ name: 'Dana Whitfield', email: 'dana@example.com', summary: 'New patient consultation (30 min) on 2026-03-05 at 15:00' });
     const wiring = bundleConnections({ orderId: 'ord_bundle_golden', serviceId: 'clinic-pack' });
     expect(wiring?.booking_endpoint).toBe(endpoint);
     expect(wiring?.connections.map((c) => c.from.split(':')[0])).toEqual(['website-booking', 'ai-receptionist', 'automation-wf']);

@@ -204,7 +204,7 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     '',
     wording ? md(wording.value.about) : null,
     wording ? '' : null,
-    `Opening hours: ${md(hoursText)} (time zone ${md(hours.timezone)}). Times customers give are in this time zone unless they say otherwise.`,
+    `Opening hours: ${md(hoursText)} (time zone ${md(hours.timezone)})${hours.hours_given && hours.timezone_given ? '' : ', to be confirmed by the owner: until then, offer times as requests the team confirms'}. Times customers give are in this time zone unless they say otherwise.`,
     '',
     '## Services you can book',
     '',

@@ -11,7 +11,9 @@
  *
  * Source: seed §1, §2.1 (automation-wf inputs: workflow_type, source_app, target_app); issue 13.
  */
-import { bundleWiring, type BundleWiring } from './booking';
+import { bookableServices, bundleWiring, type BundleWiring } from './booking';
+import { completeInputs } from './inputs';
+import { profileFor } from './website-booking';
 import { findProduct, findProducts, type FieldMap, type Product } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import { hasAny, haystack, line, lines, markdownFile, md, mdFooter, mdTable, provenance, slug, stableUuid } from './util';
@@ -208,11 +210,17 @@ function sourceFlow(ctx: DeliverableContext, sourceName: string, workflowType: s
 }
 
 function bookingFlow(ctx: DeliverableContext, wiring: BundleWiring, prefix: string): Flow {
+  // The page's services, as website-booking derives them from the same inputs: rows carry names, not ids.
+  const page = completeInputs('website-booking', ctx.inputs);
+  const profile = profileFor(line(page, 'industry'));
+  const services = bookableServices(page, profile.duration, profile.buffer);
+  const names = JSON.stringify(Object.fromEntries(services.map((s) => [s.id, `${s.name} (${s.duration_minutes} min)`])));
   return {
     prefix, sourceLabel: 'Booking page', source: undefined, mode: 'webhook', webhookPath: wiring.bookingWebhookPath ?? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}`,
-    fields: BOOKING_PAGE_FIELDS, fetchUrl: null,
+    fields: { ...BOOKING_PAGE_FIELDS, summary: `(${names}[P.service] || P.service) + ' on ' + P.date + ' at ' + P.time + (P.notes ? ' (' + P.notes + ')' : '')` },
+    fetchUrl: null,
     setup: `The booking page (website-booking-index.html) and the receptionist's create_booking_request tool POST each booking here (${wiring.bookingEndpoint}).`,
-    sample: { service: 'initial_consultation', date: '2026-03-05', time: '15:00', name: 'Dana Whitfield', email: 'dana@example.com', phone: '+15555550142', notes: 'First visit' },
+    sample: { service: services[0]?.id ?? 'consultation', date: '2026-03-05', time: '15:00', name: 'Dana Whitfield', email: 'dana@example.com', phone: '+15555550142', notes: 'First visit' },
     table: 'Bookings',
   };
 }
@@ -263,7 +271,7 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
     meta: { templateCredsSetupCompleted: false, generator: 'agent-commerce/automation-wf', ...provenance(ctx), ...(wiring ? { bundle: wiring.bundleId } : {}) },
   };
   const workflowJson = JSON.stringify(workflow, null, 2);
-  const placeholders = [...new Set(workflowJson.match(/REPLACE_WITH_[A-Z_]+/g) ?? [])].sort();
+  const placeholders = [...new Set(workflowJson.match(/REPLACE_WITH_[A-Z0-9_]+/g) ?? [])].sort();
   const assumedPlatform = wiring?.orderFlow && !findProducts(Object.values(ctx.inputs).map(String).join(' ')).some((p) => p.capabilities.includes('ecommerce'));
 
   const notes = lines(
