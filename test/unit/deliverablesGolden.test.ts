@@ -111,6 +111,16 @@ describe('website-booking', () => {
   });
 });
 
+describe('website-booking: prices and offsets', () => {
+  test('massage studio: prices stay apart from names, a comma inside parentheses does not split, "UTC+4" is a fixed zone', () => {
+    const f = gen('website-booking', { business_name: 'Calm Hands', industry: 'Massage studio', services: 'Swedish massage (60 min, $80), Deep tissue 90 minutes - $110; Hot stone', timezone: 'UTC+4' });
+    const config = json(f, 'website-booking-config.json');
+    expect(config.services.map((s: any) => [s.name, s.duration_minutes, s.price])).toEqual([['Swedish massage', 60, '$80'], ['Deep tissue', 90, '$110'], ['Hot stone', 45, null]]);
+    expect(config.availability.timezone).toBe('Etc/GMT-4');
+    expect(f['website-booking-index.html']).toContain('<span class="duration">1 h · $80</span>');
+  });
+});
+
 describe('automation-wf', () => {
   test('defect: Typeform → HubSpot maps a real Typeform submission (form_response.answers[]), not top-level id/email', () => {
     const wf = json(gen('automation-wf', { workflow_type: 'New enquiry to CRM', source_app: 'Typeform', target_app: 'HubSpot' }), 'automation-wf-workflow.json');
@@ -167,6 +177,7 @@ describe('smart-consultation', () => {
     expect(task?.request.prompt).toMatch(/hiring .*Germany/);
     const plan = json(gen('smart-consultation', inputs), 'smart-consultation-action-plan.json');
     expect(plan.topics).toEqual(expect.arrayContaining(['subsidiary', 'hiring']));
+    expect(plan.topics).not.toContain('automation');
     expect(plan.questions.map((q: any) => q.question).join(' ')).toMatch(/subsidiary/);
     expect(plan.questions.map((q: any) => q.question).join(' ')).toMatch(/hiring/);
     expect(plan.questions.every((q: any) => q.answer.length > 0)).toBe(true);
@@ -240,6 +251,11 @@ describe('integration-project', () => {
     const orderNumber = x.field_mapping.orders.find((r: any) => r.canonical === 'order_number');
     expect(orderNumber).toEqual({ canonical: 'order_number', shopify: 'name', shipstation: 'orderNumber' });
     expect(JSON.stringify(x.field_mapping)).not.toContain('REPLACE_WITH');
+  });
+
+  test('a volume without a period ("5000") is read per day and flagged', () => {
+    const spec = json(gen('integration-project', { systems: 'Stripe, Xero', direction: 'one-way', volume: '5000' }), 'integration-project-spec.json');
+    expect(spec['x-integration'].sizing).toMatchObject({ records_per_day: 5000, period_assumed: true });
   });
 
   test('WooCommerce → ShipStation at "1.2k orders daily"', () => {

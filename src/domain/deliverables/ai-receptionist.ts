@@ -51,7 +51,7 @@ export function aiReceptionistLanguage(ctx: DeliverableContext): LanguageTask[] 
       lines(
         `Business: ${business}`,
         sector(ctx.inputs) ? `Sector: ${sector(ctx.inputs)}` : null,
-        `Services: ${services.map((s) => `${s.name} (${s.duration_minutes} min)`).join('; ')}`,
+        `Services: ${services.map((s) => `${s.name} (${s.duration_minutes} min${s.price ? `, ${s.price}` : ''})`).join('; ')}`,
         `Opening hours: ${describeHours(hours)} (${hours.timezone})`,
         line(ctx.inputs, 'contact_email') ? `Contact e-mail: ${line(ctx.inputs, 'contact_email')}` : null,
       ),
@@ -76,7 +76,7 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
   const whatsappRaw = line(ctx.inputs, 'whatsapp', '', 40);
   const whatsapp = whatsappRaw ? toE164(whatsappRaw) : null;
   const languages = languagesFrom(ctx.inputs);
-  const services = booked.map((s) => ({ id: s.id, name: s.name, bookable: true, default_duration_minutes: s.duration_minutes, duration_given: s.duration_given }));
+  const services = booked.map((s) => ({ id: s.id, name: s.name, bookable: true, default_duration_minutes: s.duration_minutes, duration_given: s.duration_given, price: s.price }));
   const hours = businessHours(ctx.inputs);
   const hoursText = describeHours(hours);
   const wiring = bundleWiring(ctx);
@@ -208,7 +208,8 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     '',
     '## Services you can book',
     '',
-    ...services.map((s) => `- ${md(s.name)} (id \`${s.id}\`, ${s.default_duration_minutes} minutes)`),
+    ...services.map((s) => `- ${md(s.name)} (id \`${s.id}\`, ${s.default_duration_minutes} minutes${s.price ? `, ${md(s.price)}` : ''})`),
+    services.some((s) => s.price) ? '\nQuote only the prices listed here; for anything else, take a message.' : null,
     '',
     '## How to book',
     '',

@@ -20,6 +20,28 @@ export interface BookableService {
   /** Whether the duration was given by the buyer (false: the industry default). */
   duration_given: boolean;
   buffer_minutes: number;
+  /** Price as the buyer wrote it ("$80"), or null when none was given. */
+  price: string | null;
+}
+
+/** The items of a list input; in a string, commas inside parentheses do not split ("Massage (60 min, $80)"). */
+function serviceItems(inputs: Record<string, unknown>): string[] {
+  const raw = Object.hasOwn(inputs, 'services') ? inputs.services : undefined;
+  if (typeof raw !== 'string') return list(inputs, 'services');
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of raw) {
+    if (ch === '(' || ch === '[') depth += 1;
+    if ((ch === ')' || ch === ']') && depth > 0) depth -= 1;
+    // A comma between digits is a thousands separator or a decimal comma, not a new item.
+    if ((ch === '\n' || ch === ';' || (ch === ',' && !/\d$/.test(current))) && depth === 0) {
+      parts.push(current);
+      current = '';
+    } else current += ch;
+  }
+  parts.push(current);
+  return list({ services: parts }, 'services');
 }
 
 /**
@@ -28,10 +50,20 @@ export interface BookableService {
  * ("45 minutes") sets the default for all.
  */
 export function bookableServices(inputs: Record<string, unknown>, defaultMinutes: number, bufferMinutes: number, fallback = 'Consultation'): BookableService[] {
-  const items = list(inputs, 'services');
+  const items = serviceItems(inputs);
   if (items.length === 0) items.push(fallback);
   const general = splitServiceDuration(`x ${line(inputs, 'duration') || line(inputs, 'appointment_length') || line(inputs, 'default_duration')}`).minutes;
-  const parsed = items.map(splitServiceDuration);
+  const parsed: ReturnType<typeof splitServiceDuration>[] = [];
+  for (const item of items.map(splitServiceDuration)) {
+    const prev = parsed.at(-1);
+    // "Hot stone, 90 min": a bare duration or price after a comma belongs to the service before it.
+    if (prev && (/^[\d\s.,]*$/.test(item.name) || item.name === '') && (item.minutes !== null || item.price !== null)) {
+      prev.minutes ??= item.minutes;
+      prev.price ??= item.price;
+      continue;
+    }
+    parsed.push(item);
+  }
   const ids = uniqueSnakes(parsed.map((p) => p.name));
   return parsed.map((p, i) => ({
     id: ids[i] ?? `service_${i + 1}`,
@@ -39,6 +71,7 @@ export function bookableServices(inputs: Record<string, unknown>, defaultMinutes
     duration_minutes: p.minutes ?? general ?? defaultMinutes,
     duration_given: p.minutes !== null || general !== null,
     buffer_minutes: bufferMinutes,
+    price: p.price,
   }));
 }
 

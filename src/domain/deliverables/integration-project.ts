@@ -5,7 +5,7 @@
  *
  * Source: seed §1, §2.1 (integration-project inputs: systems, direction; volume optional).
  */
-import { parseRate } from './parse';
+import { parseCount, parseRate } from './parse';
 import { findProduct, type Capability, type Product } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import { hasAny, haystack, jsonFile, line, list, lines, markdownFile, md, mdFooter, mdTable, provenance, slug } from './util';
@@ -93,7 +93,10 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
     if (bidirectional) pairs.push([b, a]);
   }
 
-  const perDay = volumeText ? parseVolumePerDay(volumeText) : null;
+  const rated = volumeText ? parseVolumePerDay(volumeText) : null;
+  // A count without a period ("5000", "20k records") is read per day, and the runbook says so.
+  const bare = rated === null && volumeText ? parseCount(volumeText) : null;
+  const perDay = rated ?? (bare !== null ? Math.round(bare) : null);
   const assumedPerDay = perDay ?? 10_000;
   const avgPerMinute = assumedPerDay / 1_440;
   const peakPerSecond = Math.max(1, Math.ceil((avgPerMinute / 60) * 10));
@@ -223,6 +226,7 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
         volume_input: volumeText || null,
         records_per_day: assumedPerDay,
         assumed: perDay === null,
+        period_assumed: bare !== null,
         average_per_minute: Math.round(avgPerMinute * 100) / 100,
         design_peak_per_second: peakPerSecond,
         processing_mode: mode,
@@ -245,7 +249,7 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
     '',
     mdTable(['Flow', 'From', 'To', 'Entities', 'Conflicts'], flows.map((f) => [f.id, f.from, f.to, f.entities.join(', '), f.conflict_resolution])),
     '',
-    `Volume: ${perDay === null ? `not given; sized for an assumed ${thousands(assumedPerDay)} records/day` : `${thousands(assumedPerDay)} records/day (from "${md(volumeText)}")`}. Design peak ${peakPerSecond}/s, mode \`${mode}\`, batch size ${batchSize}.`,
+    `Volume: ${perDay === null ? `not given; sized for an assumed ${thousands(assumedPerDay)} records/day` : `${thousands(assumedPerDay)} records/day (from "${md(volumeText)}"${bare !== null ? ', which gives no period: read as per day, please confirm' : ''})`}. Design peak ${peakPerSecond}/s, mode \`${mode}\`, batch size ${batchSize}.`,
     '',
     '## Systems',
     '',

@@ -97,7 +97,16 @@ export function parseDurationMinutes(text: string): number | null {
  * Splits a service item such as "Initial assessment (60 min)", "60-minute initial assessment" or
  * "Deep tissue massage – 1.5 hours" into its name and duration in minutes (null when none is given).
  */
-export function splitServiceDuration(item: string): { name: string; minutes: number | null } {
+export function splitServiceDuration(item: string): { name: string; minutes: number | null; price: string | null } {
+  // A price as written ("$80", "£15", "45 EUR") is kept apart from the name.
+  const priceRe = /(?:[$€£]\s?\d+(?:[.,]\d{1,2})?|\b\d+(?:[.,]\d{1,2})?\s?(?:usd|eur|gbp|aed|cad|aud|chf|dollars|euros|pounds)\b)/i;
+  const price = priceRe.exec(item)?.[0]?.trim() ?? null;
+  const withoutPrice = price ? item.replace(priceRe, ' ').replace(/\(\s*[,;]?\s*\)|\(\s*([^()]*?)\s*[,;]\s*\)/g, (m, inner: string | undefined) => (inner ? `(${inner})` : '')).replace(/\s*[-–—:,;]\s*$/, '').replace(/\s+/g, ' ').trim() : item;
+  const split = splitName(withoutPrice);
+  return { ...split, price };
+}
+
+function splitName(item: string): { name: string; minutes: number | null } {
   const minutes = parseDurationMinutes(item);
   if (minutes === null) return { name: item.trim(), minutes: null };
   const unit = String.raw`(?:\d+(?:[.,]\d+)?\s*[- ]?(?:hours?|hrs?|h)(?:\s*(?:and\s*)?\d{1,2}\s*(?:minutes?|mins?|m)?)?|\d+\s*[- ]?(?:minutes?|mins?|m|′|')|half[- ]an?[- ]hour|an?\s+hour)`;
@@ -145,6 +154,9 @@ export function isIanaZone(zone: string): boolean {
 export function parseTimeZone(text: string): string | null {
   const iana = /\b((?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\/[A-Za-z_]+(?:\/[A-Za-z_]+)?)\b/.exec(text);
   if (iana?.[1] && isIanaZone(iana[1])) return iana[1];
+  // "UTC+4" / "GMT-5": a fixed offset; IANA's Etc zones count the other way (Etc/GMT-4 is UTC+4).
+  const offset = /\b(?:utc|gmt)\s?([+-])\s?(\d{1,2})(?::00)?\b/i.exec(text);
+  if (offset && Number(offset[2]) <= 14 && Number(offset[2]) > 0) return `Etc/GMT${offset[1] === '+' ? '-' : '+'}${Number(offset[2])}`;
   const t = text.toLowerCase();
   if (/\butc\b/.test(t)) return 'UTC';
   return ZONE_NAMES.find(([re]) => re.test(t))?.[1] ?? null;

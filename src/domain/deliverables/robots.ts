@@ -75,6 +75,16 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     controller: 'FANUC R-30iB Mini Plus with Stream Motion', driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
   },
   {
+    id: 'lrmate200id_7l', name: 'FANUC LR Mate 200iD/7L', aliases: /\blr\s?mate\s?200i?d?(?:\/7l)?\b/i, kind: 'manipulator', payload_kg: 7, reach_mm: 911, family: 'fanuc',
+    joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
+    controller: 'FANUC R-30iB Mate Plus with Stream Motion', driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+  },
+  {
+    id: 'xarm6', name: 'UFACTORY xArm 6', aliases: /\bx\s?arm\s?6\b/i, kind: 'manipulator', payload_kg: 5, reach_mm: 700, family: 'xarm',
+    joints: ['joint1', 'joint2', 'joint3', 'joint4', 'joint5', 'joint6'],
+    controller: 'xArm control box (xArm SDK over TCP)', driver: 'xarm_ros2 (xarm_api, ros2 launch xarm_moveit_config xarm6_moveit_realmove.launch.py robot_ip:=<robot ip>)',
+  },
+  {
     id: 'kinova_gen3', name: 'Kinova Gen3 (7 DoF)', aliases: /\bkinova\b|\bgen3\b/i, kind: 'manipulator', payload_kg: 4, reach_mm: 902, family: 'kinova',
     joints: ['joint_1', 'joint_2', 'joint_3', 'joint_4', 'joint_5', 'joint_6', 'joint_7'],
     controller: 'Kinova Gen3 base controller (Kortex API)', driver: 'ros2_kortex (kortex_bringup gen3.launch.py robot_ip:=<robot ip>)',

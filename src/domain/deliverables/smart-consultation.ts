@@ -25,7 +25,7 @@ const TOPICS: { key: string; keywords: string[]; question: (c: Ctx) => string }[
   { key: 'funding', keywords: ['funding', 'investor', 'raise', 'loan', 'grant', 'cash flow', 'runway'], question: () => 'Which funding options fit, and what should be prepared for them?' },
   { key: 'marketing', keywords: ['marketing', 'customers', 'leads', 'clients', 'visibility', 'seo', 'advertis', 'social media', 'grow'], question: () => 'How should the business win its first (or more) customers, with which channels first?' },
   { key: 'bookings', keywords: ['booking', 'appointment', 'no-show', 'calendar', 'reservation', 'enquir', 'inquir'], question: () => 'How should bookings and enquiries be taken and followed up so fewer are lost?' },
-  { key: 'automation', keywords: ['automat', 'workflow', 'manual', 'spreadsheet', 'crm', 'software', 'tool', 'ai '], question: () => 'Which tasks should be automated first, with which tools, and what does it save?' },
+  { key: 'automation', keywords: ['automat', 'workflow', 'manual process', 'by hand', 'spreadsheet', 'crm', 'repetitive'], question: () => 'Which tasks should be automated first, with which tools, and what does it save?' },
 ];
 
 interface Ctx {
