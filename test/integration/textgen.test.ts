@@ -3,6 +3,7 @@
  * chat-completions server test/globalSetup.ts starts), and without a model they are refused at order creation with
  * 422 text_generation_unavailable, while deterministic services are ordered as usual.
  */
+import { schemaReply, startFakeTextModel, type FakeTextModel } from '../helpers/fakeTextModel';
 import { fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
 
 describe('without a model configured', () => {
@@ -50,4 +51,47 @@ describe('with the model configured', () => {
     expect(result.result.count).toBe(3);
     expect(result.written_by.model).toBe('fake-model');
   });
+});
+
+describe('when the model fails', () => {
+  let stack: Stack;
+  let model: FakeTextModel;
+  let flakyCalls = 0;
+  beforeAll(async () => {
+    // A model that refuses one prompt for good (401) and fails another twice (503) before answering.
+    model = await startFakeTextModel((req) => {
+      const prompt = req.body.messages?.find((m) => m.role === 'user')?.content ?? '';
+      if (prompt.includes('REFUSED')) return { status: 401, json: { error: { message: 'invalid api key' } } };
+      if (prompt.includes('FLAKY') && (flakyCalls += 1) <= 2) return { status: 503, json: { error: { message: 'overloaded' } } };
+      return schemaReply(req);
+    });
+    stack = await startStack({ TEXTGEN_BASE_URL: model.baseUrl, TEXTGEN_MODEL: 'scripted-model' });
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await model?.stop();
+  });
+
+  async function orderAndPay(agent: string, prompt: string): Promise<string> {
+    const key = await fundedAgent(stack, agent, 15);
+    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'task-worker', agent_id: agent, inputs: { task_prompt: prompt } });
+    expect(created.status).toBe(201);
+    const id = created.body.order_id as string;
+    expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, { rail: 'agent_wallet' }, { authorization: `Bearer ${key}` })).status).toBe(200);
+    return id;
+  }
+
+  test('a 503 is retried by the activity until the model answers; the order is delivered', async () => {
+    const id = await orderAndPay('agent-flaky', 'FLAKY: write two taglines for a bakery');
+    await waitForOrder(stack, id, (o) => o.status === 'delivered', 60_000);
+    expect(flakyCalls).toBe(3);
+  }, 90_000);
+
+  test('a refused key is not retried: the fulfilment fails at once and the payment is refunded', async () => {
+    const before = model.requests.length;
+    const id = await orderAndPay('agent-refused', 'REFUSED: write two taglines for a bakery');
+    await waitForOrder(stack, id, (o) => o.status === 'refunded', 30_000);
+    expect(model.requests.length - before).toBe(1);
+    expect(await stack.services.wallets.balance('agent-refused')).toBe(15_000_000);
+  }, 60_000);
 });

@@ -9,6 +9,8 @@ import { produceDeliverables } from '../../src/domain/deliverables';
 import { refuseUnavailableService } from '../../src/domain/deliverables/availability';
 import { languageTask } from '../../src/domain/deliverables/language';
 import { ProblemError } from '../../src/errors';
+import { asTextGenerationFailure } from '../../activities/failures';
+import { ApplicationFailure } from '@temporalio/common';
 import { loadConfig } from '../../src/config';
 import { OpenAiCompatibleTextGenerator, TextGenerationError, createTextGenerator, missingTextgenSettings } from '../../src/textgen';
 import { schemaReply, startFakeTextModel, type FakeReply, type FakeRequest, type FakeTextModel } from '../helpers/fakeTextModel';
@@ -152,5 +154,17 @@ describe('without a model', () => {
     await expect(produceDeliverables({ ...base, serviceId: 'task-worker', inputs: { task_prompt: 'Write a haiku.' } }, undefined)).rejects.toMatchObject({ code: 'unavailable', retryable: false });
     const files = await produceDeliverables({ ...base, serviceId: 'website-booking', inputs: { business_name: 'A', industry: 'Dental', services: 'Cleaning' } }, undefined);
     expect(files.length).toBeGreaterThan(0);
+  });
+});
+
+describe('activity failure mapping', () => {
+  test('retryable model errors stay retryable for Temporal; unavailable and refused ones are not', () => {
+    const timeout = asTextGenerationFailure(new TextGenerationError('timeout', 'slow', true)) as ApplicationFailure;
+    expect(timeout).toBeInstanceOf(ApplicationFailure);
+    expect(timeout).toMatchObject({ type: 'text_generation_timeout', nonRetryable: false });
+    expect(asTextGenerationFailure(new TextGenerationError('unavailable', 'none', false))).toMatchObject({ type: 'text_generation_unavailable', nonRetryable: true });
+    expect(asTextGenerationFailure(new TextGenerationError('rejected', '401', false, 401))).toMatchObject({ type: 'text_generation_rejected', nonRetryable: true });
+    const other = new Error('disk full');
+    expect(asTextGenerationFailure(other)).toBe(other);
   });
 });
