@@ -159,6 +159,7 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     business_hours: {
       timezone: hours.timezone,
       timezone_given: hours.timezone_given,
+      ...(hours.timezone_from_phone ? { timezone_source: 'the WhatsApp number\'s country code' } : {}),
       needs_confirmation: !(hours.hours_given && hours.timezone_given),
       weekly: hours.weekly,
     },

@@ -91,19 +91,36 @@ const DEFAULT_WEEK: Record<Day, [string, string][]> = { mon: [['09:00', '17:00']
 const HOURS_KEYS = ['opening_hours', 'business_hours', 'hours', 'availability', 'schedule'];
 const ZONE_KEYS = ['timezone', 'time_zone', 'tz', 'location', 'city', 'address', ...HOURS_KEYS, 'description', 'business_description', 'industry', 'practice_type', 'category'];
 
-/** Hours and zone from the inputs (`timezone`, `opening_hours`, … or a sentence naming them). */
-export function businessHours(inputs: Record<string, unknown>): BusinessHours {
+/** Country calling codes whose country has one time zone (a phone number then says where the business is). */
+const ZONE_OF_CALLING_CODE: [string, string][] = [
+  ['44', 'Europe/London'], ['49', 'Europe/Berlin'], ['33', 'Europe/Paris'], ['34', 'Europe/Madrid'], ['39', 'Europe/Rome'], ['31', 'Europe/Amsterdam'],
+  ['32', 'Europe/Brussels'], ['41', 'Europe/Zurich'], ['43', 'Europe/Vienna'], ['353', 'Europe/Dublin'], ['351', 'Europe/Lisbon'], ['46', 'Europe/Stockholm'],
+  ['47', 'Europe/Oslo'], ['45', 'Europe/Copenhagen'], ['48', 'Europe/Warsaw'], ['971', 'Asia/Dubai'], ['966', 'Asia/Riyadh'], ['974', 'Asia/Qatar'],
+  ['20', 'Africa/Cairo'], ['27', 'Africa/Johannesburg'], ['91', 'Asia/Kolkata'], ['65', 'Asia/Singapore'], ['81', 'Asia/Tokyo'], ['64', 'Pacific/Auckland'],
+];
+
+function zoneOfPhone(value: string): string | null {
+  const digits = value.trim().startsWith('+') || value.trim().startsWith('00') ? value.replace(/\D/g, '').replace(/^00/, '') : '';
+  return digits ? (ZONE_OF_CALLING_CODE.find(([code]) => digits.startsWith(code))?.[1] ?? null) : null;
+}
+
+/**
+ * Hours and zone from the inputs (`timezone`, `opening_hours`, … or a sentence naming them). Without a named zone,
+ * a phone number's country code gives one (flagged as not given, so it is confirmed).
+ */
+export function businessHours(inputs: Record<string, unknown>): BusinessHours & { timezone_from_phone?: true } {
   let timezone: string | null = null;
   for (const key of ZONE_KEYS) {
     const value = text(inputs, key, '', 1000);
     if (value && (timezone = parseTimeZone(value))) break;
   }
+  const fromPhone = timezone === null ? zoneOfPhone(text(inputs, 'whatsapp', '', 40) || text(inputs, 'phone', '', 40)) : null;
   let weekly: BusinessHours['weekly'] | null = null;
   for (const key of HOURS_KEYS) {
     const value = text(inputs, key, '', 1000);
     if (value && (weekly = parseWeeklyHours(value))) break;
   }
-  return { timezone: timezone ?? 'UTC', timezone_given: timezone !== null, weekly: weekly ?? DEFAULT_WEEK, hours_given: weekly !== null };
+  return { timezone: timezone ?? fromPhone ?? 'UTC', timezone_given: timezone !== null, weekly: weekly ?? DEFAULT_WEEK, hours_given: weekly !== null, ...(fromPhone ? { timezone_from_phone: true as const } : {}) };
 }
 
 const DAY_NAMES: Record<Day, string> = { mon: 'Monday', tue: 'Tuesday', wed: 'Wednesday', thu: 'Thursday', fri: 'Friday', sat: 'Saturday', sun: 'Sunday' };

@@ -122,11 +122,12 @@ function splitName(item: string): { name: string; minutes: number | null } {
 
 /** Common names of time zones (lower case) → IANA zone. */
 const ZONE_NAMES: [RegExp, string][] = [
-  [/\b(?:us\s+)?eastern(?:\s+(?:standard|daylight))?(?:\s+time)?\b|\b(?:est|edt|et)\b|\bnew york\b/, 'America/New_York'],
-  [/\b(?:us\s+)?central(?:\s+(?:standard|daylight))?\s+time\b|\b(?:cst|cdt|ct)\b|\bchicago\b/, 'America/Chicago'],
-  [/\b(?:us\s+)?mountain(?:\s+(?:standard|daylight))?\s+time\b|\b(?:mst|mdt|mt)\b|\bdenver\b/, 'America/Denver'],
+  // Bare "Eastern" / "Pacific" are common in business names: only "… time" and the abbreviations count.
+  [/\b(?:us\s+)?eastern(?:\s+(?:standard|daylight))?\s+time\b|\b(?:est|edt)\b|\bnew york\b/, 'America/New_York'],
+  [/\b(?:us\s+)?central(?:\s+(?:standard|daylight))?\s+time\b|\b(?:cst|cdt)\b|\bchicago\b/, 'America/Chicago'],
+  [/\b(?:us\s+)?mountain(?:\s+(?:standard|daylight))?\s+time\b|\b(?:mst|mdt)\b|\bdenver\b/, 'America/Denver'],
   [/\barizona\b|\bphoenix\b/, 'America/Phoenix'],
-  [/\b(?:us\s+)?pacific(?:\s+(?:standard|daylight))?(?:\s+time)?\b|\b(?:pst|pdt|pt)\b|\blos angeles\b|\bseattle\b|\bsan francisco\b/, 'America/Los_Angeles'],
+  [/\b(?:us\s+)?pacific(?:\s+(?:standard|daylight))?\s+time\b|\b(?:pst|pdt)\b|\blos angeles\b|\bseattle\b|\bsan francisco\b/, 'America/Los_Angeles'],
   [/\buk time\b|\bbritish\b|\b(?:gmt|bst)\b|\blondon\b/, 'Europe/London'],
   [/\b(?:cet|cest)\b|\bcentral european\b|\bberlin\b|\bparis\b|\bmadrid\b|\bamsterdam\b/, 'Europe/Berlin'],
   [/\bdubai\b|\bgulf standard\b|\bgst\b|\buae\b/, 'Asia/Dubai'],
@@ -157,6 +158,9 @@ export function parseTimeZone(text: string): string | null {
   // "UTC+4" / "GMT-5": a fixed offset; IANA's Etc zones count the other way (Etc/GMT-4 is UTC+4).
   const offset = /\b(?:utc|gmt)\s?([+-])\s?(\d{1,2})(?::00)?\b/i.exec(text);
   if (offset && Number(offset[2]) <= 14 && Number(offset[2]) > 0) return `Etc/GMT${offset[1] === '+' ? '-' : '+'}${Number(offset[2])}`;
+  // ET / CT / MT / PT only in capitals: in lower case they are ordinary words ("et", "pt").
+  const us = /\b(ET|CT|MT|PT)\b/.exec(text)?.[1];
+  if (us) return ({ ET: 'America/New_York', CT: 'America/Chicago', MT: 'America/Denver', PT: 'America/Los_Angeles' } as Record<string, string>)[us] ?? null;
   const t = text.toLowerCase();
   if (/\butc\b/.test(t)) return 'UTC';
   return ZONE_NAMES.find(([re]) => re.test(t))?.[1] ?? null;
