@@ -242,6 +242,7 @@ const TABLE: Product[] = [
   {
     id: 'xero', name: 'Xero', aliases: ['xero'], capabilities: ['accounting', 'invoicing'],
     n8n: { action: { type: 'n8n-nodes-base.xero', typeVersion: 1, operation: 'invoice:create' } },
+    http: { method: 'POST', url: 'https://api.xero.com/api.xro/2.0/Invoices', auth: 'OAuth 2.0 (Xero) with accounting.transactions; set the xero-tenant-id header', headers: { 'xero-tenant-id': 'REPLACE_WITH_XERO_TENANT_ID' }, body: "={{ JSON.stringify({ Invoices: [{ Type: 'ACCREC', Status: 'DRAFT', Contact: { Name: $json.name || $json.email }, Reference: $json.external_id, LineItems: [{ Description: $json.summary || ($json.source + ' ' + $json.external_id), Quantity: 1, UnitAmount: Number($json.amount || 0) }] }] }) }}" },
     entities: [{ name: 'invoices', endpoint: 'GET/POST https://api.xero.com/api.xro/2.0/Invoices', fields: { external_id: 'InvoiceID', number: 'InvoiceNumber', customer_name: 'Contact.Name', total: 'Total', currency: 'CurrencyCode', status: 'Status', due_date: 'DueDate' } }],
     auth: 'OAuth 2.0 (Xero-tenant-id header)', docs: 'https://developer.xero.com/documentation/api/accounting/invoices',
   },
@@ -308,6 +309,38 @@ const TABLE: Product[] = [
     n8n: { action: { type: 'n8n-nodes-base.googleCalendar', typeVersion: 1.3, operation: 'event:create' } },
     entities: [{ name: 'events', endpoint: 'POST https://www.googleapis.com/calendar/v3/calendars/{calendarId}/events', fields: { external_id: 'id', summary: 'summary', start: 'start.dateTime', end: 'end.dateTime', attendee_email: 'attendees[].email' } }],
     auth: 'OAuth2 (Google)', docs: 'https://developers.google.com/calendar/api/v3/reference/events/insert',
+  },
+  {
+    id: 'notion', name: 'Notion', aliases: ['notion'], capabilities: ['database', 'knowledge_base'],
+    n8n: { action: { type: 'n8n-nodes-base.notion', typeVersion: 2.2, operation: 'databasePage:create' } },
+    http: { method: 'POST', url: 'https://api.notion.com/v1/pages', auth: 'Integration secret (Bearer); share the database with the integration', headers: { 'Notion-Version': '2022-06-28' }, body: "={{ JSON.stringify({ parent: { database_id: 'REPLACE_WITH_DATABASE_ID' }, properties: { Name: { title: [{ text: { content: $json.name || $json.external_id } }] }, Email: { email: $json.email || null }, Summary: { rich_text: [{ text: { content: $json.summary || '' } }] } } }) }}" },
+    entities: [{ name: 'pages', endpoint: 'POST https://api.notion.com/v1/pages', fields: { external_id: 'id', title: 'properties.Name.title[0].plain_text' } }],
+    auth: 'Integration secret (Bearer)', docs: 'https://developers.notion.com/reference/post-page',
+  },
+  {
+    id: 'discord', name: 'Discord', aliases: ['discord'], capabilities: ['messaging'],
+    n8n: { action: { type: 'n8n-nodes-base.discord', typeVersion: 2, operation: 'message:send' } },
+    http: { method: 'POST', url: 'https://discord.com/api/webhooks/REPLACE_WITH_WEBHOOK_ID/REPLACE_WITH_WEBHOOK_TOKEN', auth: 'None (the webhook URL is the secret)', body: "={{ JSON.stringify({ content: `New ${$json.source} record: ${$json.summary || $json.name || $json.email || $json.external_id}` }) }}" },
+    entities: [{ name: 'messages', endpoint: 'POST https://discord.com/api/webhooks/{id}/{token}', fields: { text: 'content' } }],
+    auth: 'Webhook URL', docs: 'https://discord.com/developers/docs/resources/webhook#execute-webhook',
+  },
+  {
+    id: 'telegram', name: 'Telegram', aliases: ['telegram'], capabilities: ['messaging'],
+    n8n: { action: { type: 'n8n-nodes-base.telegram', typeVersion: 1.2, operation: 'message:sendMessage' } },
+    http: { method: 'POST', url: 'https://api.telegram.org/botREPLACE_WITH_BOT_TOKEN/sendMessage', auth: 'None (the bot token is in the URL)', body: "={{ JSON.stringify({ chat_id: 'REPLACE_WITH_CHAT_ID', text: `New ${$json.source} record: ${$json.summary || $json.name || $json.email || $json.external_id}` }) }}" },
+    entities: [{ name: 'messages', endpoint: 'POST https://api.telegram.org/bot{token}/sendMessage', fields: { chat: 'chat_id', text: 'text' } }],
+    auth: 'Bot token', docs: 'https://core.telegram.org/bots/api#sendmessage',
+  },
+  {
+    id: 'github', name: 'GitHub', aliases: ['github'], capabilities: ['ticketing'],
+    webhook: {
+      event: 'issues (opened)', setup: 'Repository → Settings → Webhooks → Add webhook, content type application/json, event "Issues", the production webhook URL (verify X-Hub-Signature-256).',
+      sample: { action: 'opened', issue: { id: 1347, number: 42, title: 'Checkout button does nothing', html_url: 'https://github.com/acme/shop/issues/42', user: { login: 'dwhitfield' }, created_at: '2026-03-02T09:14:02Z' }, repository: { full_name: 'acme/shop' } },
+      fields: { external_id: "P.repository.full_name + '#' + P.issue.number", name: 'P.issue.user.login', email: "''", occurred_at: 'P.issue.created_at', summary: "'#' + P.issue.number + ' ' + P.issue.title + ' (' + P.action + ')'" },
+    },
+    n8n: { trigger: { type: 'n8n-nodes-base.githubTrigger', typeVersion: 1, events: ['issues'] }, action: { type: 'n8n-nodes-base.github', typeVersion: 1.1, operation: 'issue:create' } },
+    entities: [{ name: 'issues', endpoint: 'GET https://api.github.com/repos/{owner}/{repo}/issues', fields: { external_id: 'id', number: 'number', title: 'title', state: 'state', author: 'user.login', updated_at: 'updated_at' } }],
+    auth: 'Fine-grained personal access token (Bearer)', docs: 'https://docs.github.com/en/webhooks/webhook-events-and-payloads#issues',
   },
   {
     id: 'square', name: 'Square', aliases: ['square pos', 'square appointments', 'squareup', 'square'], capabilities: ['payments', 'scheduling', 'invoicing', 'ecommerce'],
