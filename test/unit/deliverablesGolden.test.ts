@@ -258,6 +258,16 @@ describe('integration-project', () => {
     expect(spec['x-integration'].sizing).toMatchObject({ records_per_day: 5000, period_assumed: true });
   });
 
+  test('Stripe ⇄ Xero and Salesforce ⇄ HubSpot: the shared records are found and mapped field by field', () => {
+    const stripeXero = json(gen('integration-project', { systems: 'Stripe, Xero', direction: 'two-way', volume: '300 invoices a week' }), 'integration-project-spec.json')['x-integration'];
+    expect(stripeXero.sizing.records_per_day).toBe(43);
+    expect(stripeXero.flows[0].entities).toEqual(['customers', 'invoices']);
+    expect(stripeXero.field_mapping.invoices.find((r: any) => r.canonical === 'number')).toEqual({ canonical: 'number', stripe: 'number', xero: 'InvoiceNumber' });
+    const crm = json(gen('integration-project', { systems: ['Salesforce', 'HubSpot'], direction: 'bidirectional' }), 'integration-project-spec.json')['x-integration'];
+    expect(crm.field_mapping.contacts.find((r: any) => r.canonical === 'first_name')).toEqual({ canonical: 'first_name', salesforce: 'FirstName', hubspot: 'properties.firstname' });
+    expect(crm.sizing.assumed).toBe(true);
+  });
+
   test('WooCommerce → ShipStation at "1.2k orders daily"', () => {
     const spec = json(gen('integration-project', { systems: ['WooCommerce', 'ShipStation'], direction: 'one-way', volume: '1.2k orders daily' }), 'integration-project-spec.json');
     expect(spec['x-integration'].sizing.records_per_day).toBe(1200);

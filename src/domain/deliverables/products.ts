@@ -126,7 +126,7 @@ const TABLE: Product[] = [
     n8n: { trigger: { type: 'n8n-nodes-base.shopifyTrigger', typeVersion: 1, events: ['orders/create'] }, action: { type: 'n8n-nodes-base.shopify', typeVersion: 1, operation: 'order:create' } },
     entities: [
       { name: 'orders', endpoint: 'GET https://{shop}.myshopify.com/admin/api/2025-01/orders.json', fields: { external_id: 'id', order_number: 'name', customer_email: 'email', currency: 'currency', total: 'total_price', status: 'financial_status', created_at: 'created_at', sku: 'line_items[].sku', quantity: 'line_items[].quantity', ship_to_name: 'shipping_address.name', ship_to_postcode: 'shipping_address.zip', ship_to_country: 'shipping_address.country_code' } },
-      { name: 'customers', endpoint: 'GET https://{shop}.myshopify.com/admin/api/2025-01/customers.json', fields: { external_id: 'id', email: 'email', first_name: 'first_name', last_name: 'last_name', phone: 'phone' } },
+      { name: 'customers', endpoint: 'GET https://{shop}.myshopify.com/admin/api/2025-01/customers.json', fields: { external_id: 'id', email: 'email', name: "first_name + ' ' + last_name", first_name: 'first_name', last_name: 'last_name', phone: 'phone' } },
     ],
     auth: 'Admin API access token (X-Shopify-Access-Token)', docs: 'https://shopify.dev/docs/api/admin-rest/latest/resources/webhook',
   },
@@ -150,7 +150,11 @@ const TABLE: Product[] = [
       note: 'Amounts are integers in the currency\'s smallest unit (cents): 19900 is 199.00.',
     },
     n8n: { trigger: { type: 'n8n-nodes-base.stripeTrigger', typeVersion: 1, events: ['checkout.session.completed'] }, action: { type: 'n8n-nodes-base.stripe', typeVersion: 1, operation: 'customer:create' } },
-    entities: [{ name: 'payments', endpoint: 'GET https://api.stripe.com/v1/payment_intents', fields: { external_id: 'id', amount_minor_units: 'amount', currency: 'currency', status: 'status', customer_external_id: 'customer', created_at: 'created' } }],
+    entities: [
+      { name: 'payments', endpoint: 'GET https://api.stripe.com/v1/payment_intents', fields: { external_id: 'id', amount_minor_units: 'amount', currency: 'currency', status: 'status', customer_external_id: 'customer', created_at: 'created' } },
+      { name: 'customers', endpoint: 'GET/POST https://api.stripe.com/v1/customers', fields: { external_id: 'id', name: 'name', email: 'email', phone: 'phone' } },
+      { name: 'invoices', endpoint: 'GET https://api.stripe.com/v1/invoices', fields: { external_id: 'id', number: 'number', customer_external_id: 'customer', total: 'total (minor units)', currency: 'currency', status: 'status', due_date: 'due_date (Unix time)' } },
+    ],
     auth: 'Secret key (Bearer sk_…)', docs: 'https://docs.stripe.com/api/events/object',
   },
   {
@@ -191,7 +195,7 @@ const TABLE: Product[] = [
     },
     n8n: { trigger: { type: 'n8n-nodes-base.hubspotTrigger', typeVersion: 1 }, action: { type: 'n8n-nodes-base.hubspot', typeVersion: 2.2, operation: 'contact:upsert' } },
     http: { method: 'POST', url: 'https://api.hubapi.com/crm/v3/objects/contacts', auth: 'Private app token (Bearer), scope crm.objects.contacts.write', body: "={{ JSON.stringify({ properties: { email: $json.email, firstname: ($json.name || '').split(' ')[0], lastname: ($json.name || '').split(' ').slice(1).join(' '), phone: $json.phone } }) }}" },
-    entities: [{ name: 'contacts', endpoint: 'POST https://api.hubapi.com/crm/v3/objects/contacts', fields: { external_id: 'id', email: 'properties.email', first_name: 'properties.firstname', last_name: 'properties.lastname', phone: 'properties.phone', updated_at: 'updatedAt' } }],
+    entities: [{ name: 'contacts', endpoint: 'POST https://api.hubapi.com/crm/v3/objects/contacts', fields: { external_id: 'id', email: 'properties.email', first_name: 'properties.firstname', last_name: 'properties.lastname', phone: 'properties.phone', company: 'properties.company', updated_at: 'updatedAt' } }],
     auth: 'Private app token (Bearer)', docs: 'https://developers.hubspot.com/docs/api/crm/contacts',
   },
   {
@@ -243,13 +247,19 @@ const TABLE: Product[] = [
     id: 'xero', name: 'Xero', aliases: ['xero'], capabilities: ['accounting', 'invoicing'],
     n8n: { action: { type: 'n8n-nodes-base.xero', typeVersion: 1, operation: 'invoice:create' } },
     http: { method: 'POST', url: 'https://api.xero.com/api.xro/2.0/Invoices', auth: 'OAuth 2.0 (Xero) with accounting.transactions; set the xero-tenant-id header', headers: { 'xero-tenant-id': 'REPLACE_WITH_XERO_TENANT_ID' }, body: "={{ JSON.stringify({ Invoices: [{ Type: 'ACCREC', Status: 'DRAFT', Contact: { Name: $json.name || $json.email }, Reference: $json.external_id, LineItems: [{ Description: $json.summary || ($json.source + ' ' + $json.external_id), Quantity: 1, UnitAmount: Number($json.amount || 0) }] }] }) }}" },
-    entities: [{ name: 'invoices', endpoint: 'GET/POST https://api.xero.com/api.xro/2.0/Invoices', fields: { external_id: 'InvoiceID', number: 'InvoiceNumber', customer_name: 'Contact.Name', total: 'Total', currency: 'CurrencyCode', status: 'Status', due_date: 'DueDate' } }],
+    entities: [
+      { name: 'invoices', endpoint: 'GET/POST https://api.xero.com/api.xro/2.0/Invoices', fields: { external_id: 'InvoiceID', number: 'InvoiceNumber', customer_external_id: 'Contact.ContactID', total: 'Total', currency: 'CurrencyCode', status: 'Status', due_date: 'DueDate' } },
+      { name: 'customers', endpoint: 'GET/POST https://api.xero.com/api.xro/2.0/Contacts', fields: { external_id: 'ContactID', name: 'Name', email: 'EmailAddress', phone: 'Phones[].PhoneNumber' } },
+    ],
     auth: 'OAuth 2.0 (Xero-tenant-id header)', docs: 'https://developer.xero.com/documentation/api/accounting/invoices',
   },
   {
     id: 'quickbooks', name: 'QuickBooks Online', aliases: ['quickbooks', 'qbo', 'quick books'], capabilities: ['accounting', 'invoicing'],
     n8n: { action: { type: 'n8n-nodes-base.quickbooks', typeVersion: 1, operation: 'invoice:create' } },
-    entities: [{ name: 'invoices', endpoint: 'POST https://quickbooks.api.intuit.com/v3/company/{realmId}/invoice', fields: { external_id: 'Id', number: 'DocNumber', customer_external_id: 'CustomerRef.value', total: 'TotalAmt', due_date: 'DueDate', balance: 'Balance' } }],
+    entities: [
+      { name: 'invoices', endpoint: 'POST https://quickbooks.api.intuit.com/v3/company/{realmId}/invoice', fields: { external_id: 'Id', number: 'DocNumber', customer_external_id: 'CustomerRef.value', total: 'TotalAmt', currency: 'CurrencyRef.value', due_date: 'DueDate', status: 'Balance (0 = paid)' } },
+      { name: 'customers', endpoint: 'POST https://quickbooks.api.intuit.com/v3/company/{realmId}/customer', fields: { external_id: 'Id', name: 'DisplayName', email: 'PrimaryEmailAddr.Address', phone: 'PrimaryPhone.FreeFormNumber' } },
+    ],
     auth: 'OAuth 2.0', docs: 'https://developer.intuit.com/app/developer/qbo/docs/api/accounting/all-entities/invoice',
   },
   {
@@ -282,20 +292,23 @@ const TABLE: Product[] = [
   {
     id: 'salesforce', name: 'Salesforce', aliases: ['salesforce'], capabilities: ['crm'],
     n8n: { action: { type: 'n8n-nodes-base.salesforce', typeVersion: 1, operation: 'lead:create' } },
-    entities: [{ name: 'leads', endpoint: 'POST https://{instance}.my.salesforce.com/services/data/v61.0/sobjects/Lead', fields: { external_id: 'Id', email: 'Email', first_name: 'FirstName', last_name: 'LastName', company: 'Company', status: 'Status' } }],
+    entities: [
+      { name: 'contacts', endpoint: 'GET/POST https://{instance}.my.salesforce.com/services/data/v61.0/sobjects/Contact', fields: { external_id: 'Id', email: 'Email', first_name: 'FirstName', last_name: 'LastName', phone: 'Phone', company: 'Account.Name', updated_at: 'LastModifiedDate' } },
+      { name: 'leads', endpoint: 'POST https://{instance}.my.salesforce.com/services/data/v61.0/sobjects/Lead', fields: { external_id: 'Id', email: 'Email', first_name: 'FirstName', last_name: 'LastName', company: 'Company', status: 'Status' } },
+    ],
     auth: 'OAuth 2.0', docs: 'https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/',
   },
   {
     id: 'pipedrive', name: 'Pipedrive', aliases: ['pipedrive'], capabilities: ['crm'],
     n8n: { action: { type: 'n8n-nodes-base.pipedrive', typeVersion: 1, operation: 'person:create' } },
     http: { method: 'POST', url: 'https://api.pipedrive.com/v1/persons', auth: 'API token (api_token query parameter)', body: '={{ JSON.stringify({ name: $json.name || $json.email, email: [$json.email], phone: [$json.phone] }) }}' },
-    entities: [{ name: 'persons', endpoint: 'POST https://api.pipedrive.com/v1/persons', fields: { external_id: 'id', name: 'name', email: 'email[0].value', phone: 'phone[0].value' } }],
+    entities: [{ name: 'contacts', endpoint: 'GET/POST https://api.pipedrive.com/v1/persons', fields: { external_id: 'id', email: 'email[0].value', first_name: 'first_name', last_name: 'last_name', phone: 'phone[0].value', company: 'org_id.name', updated_at: 'update_time' } }],
     auth: 'API token', docs: 'https://developers.pipedrive.com/docs/api/v1/Persons#addPerson',
   },
   {
     id: 'mailchimp', name: 'Mailchimp', aliases: ['mailchimp'], capabilities: ['email_marketing'],
     n8n: { action: { type: 'n8n-nodes-base.mailchimp', typeVersion: 1, operation: 'member:create' } },
-    entities: [{ name: 'members', endpoint: 'POST https://{dc}.api.mailchimp.com/3.0/lists/{list_id}/members', fields: { email: 'email_address', status: 'status', first_name: 'merge_fields.FNAME', last_name: 'merge_fields.LNAME' } }],
+    entities: [{ name: 'contacts', endpoint: 'POST https://{dc}.api.mailchimp.com/3.0/lists/{list_id}/members', fields: { external_id: 'id', email: 'email_address', first_name: 'merge_fields.FNAME', last_name: 'merge_fields.LNAME', phone: 'merge_fields.PHONE', status: 'status' } }],
     auth: 'API key (Basic)', docs: 'https://mailchimp.com/developer/marketing/api/list-members/',
   },
   {
