@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { InsufficientFundsError } from '../src/repos/wallets';
 import { FailureType } from '../workflows/shared';
+import { TextGenerationError } from '../src/textgen/port';
 
 /**
  * A short wallet becomes a non-retryable `insufficient_funds` failure carrying balance and amount (micro-units);
@@ -16,4 +17,15 @@ export function asBusinessFailure(err: unknown): unknown {
     });
   }
   return err;
+}
+
+/**
+ * A text-generation failure as Temporal should see it (issue 13): retryable ones (timeouts, 429, 5xx, bad replies)
+ * stay retryable so the activity's retry policy asks the model again; the others (no model configured, key or
+ * request refused) fail the fulfilment at once, which refunds the order. Other errors are returned unchanged.
+ */
+export function asTextGenerationFailure(err: unknown): unknown {
+  if (!(err instanceof TextGenerationError)) return err;
+  const type = err.code === 'unavailable' ? 'text_generation_unavailable' : `text_generation_${err.code}`;
+  return ApplicationFailure.create({ message: err.message, type, nonRetryable: !err.retryable, details: [{ code: err.code, status: err.status ?? null }] });
 }

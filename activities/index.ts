@@ -11,11 +11,12 @@ import { initialOrderDoc } from '../src/repos/orders';
 import type { EventRepository } from '../src/repos/events';
 import type { EventDoc, OrderDoc } from '../src/db';
 import type { WalletRepository } from '../src/repos/wallets';
-import { asBusinessFailure } from './failures';
+import { asBusinessFailure, asTextGenerationFailure } from './failures';
 import { beat } from './heartbeat';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
-import { bundleManifest, generateDeliverables } from '../src/domain/deliverables';
+import { bundleManifest, produceDeliverables } from '../src/domain/deliverables';
+import type { TextGenerator } from '../src/textgen/port';
 import { createX402Activities, type X402ActivityPorts } from './x402';
 import {
   FailureType,
@@ -41,6 +42,8 @@ export interface ActivityPorts {
   /** Webhook fan-out after each appended event (activities/webhooks.ts); absent: no webhooks are sent. */
   /** `order`: the order as just written, when the caller has it (saves a read). */
   webhooks?: { fanOut(event: EventDoc, order?: OrderDoc): Promise<void> };
+  /** The language model of the services that need one (src/textgen); absent: none is configured. */
+  textgen?: TextGenerator;
 }
 
 /** Argument of `chargePayment`; amount in integer micro-units. */
@@ -147,13 +150,20 @@ export function createActivities(ports: ActivityPorts) {
       }
     },
 
-    /** Produces one (non-bundle) service's deliverables, stores them content-addressed and returns the manifest. */
+    /**
+     * Produces one (non-bundle) service's deliverables (language work through the text-generation port), stores them
+     * content-addressed and returns the manifest.
+     * @throws ApplicationFailure text_generation_* (retryable or not, as the model's error) for language work.
+     */
     async fulfilService(input: FulfillmentInput): Promise<DeliverableRecord[]> {
-      const files = generateDeliverables({
-        orderId: input.orderId,
-        serviceId: input.serviceId,
-        inputs: input.inputs,
-        issuedAt: input.issuedAt,
+      // A bundle's parts are wired to each other (booking page, receptionist, workflow): they need the bundle's id.
+      const order = await ports.orders.get(input.orderId);
+      const bundleId = order && order.service_id !== input.serviceId ? order.service_id : undefined;
+      const files = await produceDeliverables(
+        { orderId: input.orderId, serviceId: input.serviceId, inputs: input.inputs, issuedAt: input.issuedAt, ...(bundleId ? { bundleId } : {}) },
+        ports.textgen,
+      ).catch((err: unknown) => {
+        throw asTextGenerationFailure(err);
       });
       const records: DeliverableRecord[] = [];
       for (const f of files) {

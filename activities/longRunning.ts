@@ -9,7 +9,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { EventDoc } from '../src/db';
 import type { Services } from '../src/ports';
-import { generateDeliverables } from '../src/domain/deliverables';
+import { produceDeliverables } from '../src/domain/deliverables';
+import type { TextGenerator } from '../src/textgen/port';
 import { beat } from './heartbeat';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import { EngineeringRepository } from '../src/repos/engineering';
@@ -18,7 +19,7 @@ import type { OrderPatch } from '../src/repos/orders';
 import { SubscriptionRepository } from '../src/repos/subscriptions';
 import { TaskRepository } from '../src/repos/tasks';
 import type { WalletRepository } from '../src/repos/wallets';
-import { asBusinessFailure } from './failures';
+import { asBusinessFailure, asTextGenerationFailure } from './failures';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { FailureType, type DeliverableRecord, type OrderInputs, type OrderProgressEvent, type OrderStatus, type RefundRecord } from '../workflows/shared';
 import {
@@ -44,6 +45,8 @@ export interface LongRunningPorts {
   store: DeliverableStore;
   /** Webhook fan-out after each appended event (activities/webhooks.ts); absent: no webhooks are sent. */
   webhooks?: { fanOut(event: EventDoc): Promise<void> };
+  /** The language model (task-worker does its tasks with it); absent: none is configured. */
+  textgen?: TextGenerator;
 }
 
 /** Argument of `recordProgress`: progress entry `version` of an order (numbered with its transitions). */
@@ -177,7 +180,9 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
 
     /** Produces one task's deliverables (the service's generator over the task inputs), stored content-addressed. */
     async produceTask(req: { orderId: string; taskNumber: number; serviceId: string; inputs: OrderInputs; issuedAt: string }): Promise<DeliverableRecord[]> {
-      const files = generateDeliverables({ orderId: `${req.orderId}-task-${req.taskNumber}`, serviceId: req.serviceId, inputs: req.inputs, issuedAt: req.issuedAt });
+      const files = await produceDeliverables({ orderId: `${req.orderId}-task-${req.taskNumber}`, serviceId: req.serviceId, inputs: req.inputs, issuedAt: req.issuedAt }, ports.textgen).catch((err: unknown) => {
+        throw asTextGenerationFailure(err);
+      });
       const out: DeliverableRecord[] = [];
       for (const f of files) {
         const blob = await ports.store.put(f.content);
@@ -214,7 +219,7 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
 export type LongRunningActivities = ReturnType<typeof createLongRunningActivities>;
 
 /** Builds the ports of {@link createLongRunningActivities} from the shared services (worker and tests). */
-export function longRunningPorts(services: Services, webhooks?: LongRunningPorts['webhooks']): LongRunningPorts {
+export function longRunningPorts(services: Services, webhooks?: LongRunningPorts['webhooks'], textgen?: TextGenerator): LongRunningPorts {
   return {
     engineering: new EngineeringRepository(services.db),
     subscriptions: new SubscriptionRepository(services.db),
@@ -224,5 +229,6 @@ export function longRunningPorts(services: Services, webhooks?: LongRunningPorts
     linkpay: services.linkpay,
     store: services.store,
     ...(webhooks ? { webhooks } : {}),
+    ...(textgen ? { textgen } : {}),
   };
 }

@@ -127,6 +127,22 @@ export const ConfigSchema = z.object({
   X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(60),
   /** JSON-RPC endpoint of the settlement chain, read by the worker to reconcile pending settlements. */
   X402_RPC_URL: z.string().url().default('http://127.0.0.1:8545'),
+  /**
+   * Issue 13: the OpenAI-compatible chat-completions server that does the services' language work (task-worker,
+   * smart-consultation and the bundles holding them; wording of the receptionist and the audit when set). Base URL
+   * up to before `/chat/completions`, e.g. https://api.openai.com/v1. Unset (or empty): no model; services that need
+   * one are refused at order creation (422 text_generation_unavailable).
+   */
+  TEXTGEN_BASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  /** Model id sent as `model`, e.g. gpt-4o-mini. Needed with TEXTGEN_BASE_URL. */
+  TEXTGEN_MODEL: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+  /** Bearer key of the model server, when it needs one. */
+  TEXTGEN_API_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
+  /**
+   * Per-request timeout of the model server; a timeout is retried by the activity. Kept under the fulfilment
+   * activity's own 30-second attempt timeout (workflows/order.ts), so the adapter's error, not Temporal's, ends it.
+   */
+  TEXTGEN_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(25),
 });
 
 /** Parsed configuration; see {@link ConfigSchema}. */

@@ -60,6 +60,7 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'signing_unavailable'
+  | 'text_generation_unavailable'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -131,6 +132,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  text_generation_unavailable: { status: 422, title: 'No text-generation model is configured for this service' },
   signing_unavailable: { status: 503, title: 'Signing keys unavailable' },
   internal_error: { status: 500, title: 'Internal server error' },
 };

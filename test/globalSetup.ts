@@ -7,6 +7,8 @@
  * - MONGODB_URI already set: no database is started; otherwise it is set to the new one.
  * - TEMPORAL_TEST_SERVER_PATH: set to the time-skipping test server wrapper (see scripts/setup.sh) unless set,
  *   for `TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } })`.
+ * - TEXTGEN_BASE_URL already set: that model is used; otherwise a local fake chat-completions server
+ *   (helpers/fakeTextModel.ts) is started and TEXTGEN_BASE_URL / TEXTGEN_MODEL point at it.
  *
  * Environment variables set here reach the test workers, which Jest starts after global setup.
  * The stop handles are kept on globalThis for test/globalTeardown.ts (same process).
@@ -16,6 +18,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { binaries, startEmbeddedDatabase, startTemporalDevServer } from '../scripts/lib/servers';
 import { SEARCH_ATTRIBUTES } from '../workflows/shared';
+import { startFakeTextModel } from './helpers/fakeTextModel';
 
 /** Search attributes registered on the test Temporal server: the ones the workflows keep current. */
 export const TEST_SEARCH_ATTRIBUTES = SEARCH_ATTRIBUTES;
@@ -56,6 +59,16 @@ export default async function globalSetup(): Promise<void> {
     );
   }
   process.env.TEMPORAL_TEST_SERVER_PATH = binaries().temporalTestServer;
+  // A local chat-completions server stands in for the language model of the services that need one (issue 13).
+  if (!process.env.TEXTGEN_BASE_URL) {
+    tasks.push(
+      startFakeTextModel().then((model) => {
+        state.stops.push(model.stop);
+        process.env.TEXTGEN_BASE_URL = model.baseUrl;
+        process.env.TEXTGEN_MODEL ??= 'fake-model';
+      }),
+    );
+  }
 
   const results = await Promise.allSettled(tasks);
   const failures = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));

@@ -19,6 +19,7 @@ import { chainIdOfNetwork } from '../src/x402/chain';
 import { createSettlementChain } from '../src/x402/settlementChain';
 import { createServices, type Services } from '../src/ports';
 import { KeySetSigner } from '../src/signing/signer';
+import { createTextGenerator } from '../src/textgen';
 
 /** Options of {@link createWorker}: a prebuilt workflow bundle makes tests start faster. */
 export interface CreateWorkerOptions {
@@ -51,6 +52,8 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     // Orders paid by a settlement that was pending are confirmed from the reconcile workflow.
     orderWorkflows: new OrderWorkflows(new Client({ connection: opts.connection, namespace: opts.config.TEMPORAL_NAMESPACE }), opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE),
   };
+  // The language model of the services that need one (issue 13); undefined when TEXTGEN_* are unset.
+  const textgen = createTextGenerator(opts.config);
   return Worker.create({
     connection: opts.connection,
     namespace: opts.config.TEMPORAL_NAMESPACE,
@@ -66,12 +69,13 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         store: services.store,
         x402: x402Ports,
         webhooks: createWebhookFanOut(webhookPorts),
+        ...(textgen ? { textgen } : {}),
       }),
       ...createWebhookActivities(webhookPorts),
       ...createX402Activities(x402Ports),
       ...createCommissionActivities({ commissions: new CommissionRepository(services.db, services.wallets) }),
       // Long-running orders (issue 6): expert progress, subscriptions, per-task billing.
-      ...createLongRunningActivities(longRunningPorts(services, createWebhookFanOut(webhookPorts))),
+      ...createLongRunningActivities(longRunningPorts(services, createWebhookFanOut(webhookPorts), textgen)),
       ...createProcurementActivities({ app, procurements: new ProcurementRepository(services.db), events: services.events, webhooks: createWebhookFanOut(webhookPorts) }),
     },
   });

@@ -33,6 +33,12 @@ export const PARTNER_COMMISSION_PERCENT = 20;
 /** Currency of every catalogue price. */
 export const CATALOGUE_CURRENCY = 'USD';
 
+/**
+ * Constraint tag of services whose promise is language work (issue 13): the deployment must have a text-generation
+ * model configured, or orders are refused up front.
+ */
+export const TEXT_GENERATION_MODEL = 'text_generation_model';
+
 /** Path (relative to the public base URL) of a service's hosted payment link; see {@link serviceView}. */
 export function linkpayPath(serviceId: string): string {
   return `/pay/services/${encodeURIComponent(serviceId)}`;
@@ -154,6 +160,13 @@ export const ServiceDefinition = z
       .object({
         supports: z.array(z.string()).meta({ description: 'Things the service explicitly supports.' }),
         does_not_support: z.array(z.string()).meta({ description: 'Explicit negative constraints.' }),
+        requires: z
+          .array(z.enum([TEXT_GENERATION_MODEL]))
+          .optional()
+          .meta({
+            description:
+              'What the deployment must have configured for the service to be ordered. `text_generation_model`: the service does language work (a language model writes it), so it needs TEXTGEN_BASE_URL and TEXTGEN_MODEL; without them POST /api/v1/orders answers 422 text_generation_unavailable.',
+          }),
       })
       .meta({ description: 'Positive and explicit negative constraints.' }),
     linkpay_url: z
@@ -227,6 +240,8 @@ function bundle(
       does_not_support: unique([...does_not_support, ...includes.flatMap((s) => s.constraints.does_not_support)]).filter(
         (tag) => !includes.some((s) => s.constraints.supports.includes(tag)),
       ),
+      // A bundle needs whatever one of its parts needs.
+      ...(includes.some((s) => s.constraints.requires?.length) ? { requires: unique(includes.flatMap((s) => s.constraints.requires ?? [])) } : {}),
     },
     linkpay_url: linkpayPath(def.id),
     bundle: true,
@@ -353,9 +368,10 @@ const taskWorker = single({
   constraints: {
     supports: ['single_tasks', 'json_output', 'markdown_output', 'text_output'],
     does_not_support: ['long_running_projects', 'physical_world_actions', 'authenticated_browsing', 'human_review'],
+    requires: [TEXT_GENERATION_MODEL],
   },
   linkpay: false,
-  description: 'One task executed per request: a structured result (plan, extracted facts, acceptance checks) in the requested format.',
+  description: 'One task done per request by a language model: the finished work itself (the e-mails, the summary, the list), in the requested format. Needs a text-generation model on the deployment (constraints.requires).',
   refund_eligible: false,
 });
 
@@ -380,9 +396,10 @@ const smartConsultation = single({
   constraints: {
     supports: ['written_report', 'action_plan', 'cross_border_questions'],
     does_not_support: ['legal_advice', 'tax_filing', 'immigration_representation', 'live_calls'],
+    requires: [TEXT_GENERATION_MODEL],
   },
   linkpay: true,
-  description: 'An instant written consultation report with recommendations and a phased action plan.',
+  description: 'An instant written consultation that answers the questions in the description, with recommendations and a phased action plan, written by a language model (constraints.requires).',
   refund_eligible: false,
 });
 

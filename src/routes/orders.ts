@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { getService, priceMicros, missingInputs, type ServiceDefinition } from '../domain/catalogue';
+import { refuseUnavailableService } from '../domain/deliverables/availability';
+import { missingTextgenSettings } from '../textgen';
 import { longRunningTerms } from '../domain/longRunning';
 import { microsToUsd } from '../domain/money';
 import type { OrderDoc } from '../db';
@@ -133,7 +135,7 @@ export interface NewOrder {
  * With `webhook_url`, registers the order's own webhook endpoint first and returns its secret (shown once). Without
  * `agent_id`, returns the order secret (`orderSecret`, shown once), the buyer's credential for later actions.
  * @throws ProblemError 404 quote_not_found / service_not_found, 409 quote_expired, 422 quote_service_mismatch / missing_inputs /
- *   webhook_target_forbidden.
+ *   text_generation_unavailable / webhook_target_forbidden.
  */
 export async function createOrder(
   deps: AppDeps,
@@ -158,6 +160,7 @@ export async function createOrder(
   if (missing.length > 0) {
     throw unprocessable('missing_inputs', `${service.id} needs inputs: ${missing.join(', ')}`, { param: 'inputs', missing });
   }
+  refuseUnavailableService(service, missingTextgenSettings(deps.config));
   const orderId = req.order_id ?? newOrderId();
   // Without an agent wallet, the buyer's credential is a secret of this order, shown once (issue 10 §1).
   const secret = req.agent_id ? undefined : newOrderSecret();

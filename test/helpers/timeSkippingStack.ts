@@ -61,6 +61,9 @@ export async function startTimeSkippingStack(): Promise<TimeSkippingStack> {
     // Tests fire requests as fast as they can; the per-minute limits stay on, the burst limits have tests of their own.
     RATE_LIMIT_BURST_PER_SECOND: '0',
     RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND: '0',
+    // The model test/globalSetup.ts configured (a local fake chat-completions server); '' turns it off.
+    TEXTGEN_BASE_URL: process.env.TEXTGEN_BASE_URL ?? '',
+    TEXTGEN_MODEL: process.env.TEXTGEN_MODEL ?? '',
   });
   const services = await createServices(config);
   const app = createApp({

@@ -9,11 +9,13 @@ import {
   escapeHtml,
   generateDeliverables,
   isSafeFileName,
+  languageTasks,
   yamlString,
   type DeliverableContext,
   type DeliverableFile,
   type InputValue,
 } from '../../src/domain/deliverables';
+import { fakeLanguage } from '../helpers/fakeTextModel';
 
 /** js-yaml ships with jest's dependency tree; the YAML checks are skipped if it ever disappears. */
 function loadYaml(): ((text: string) => unknown) | null {
@@ -43,8 +45,11 @@ const SAMPLE_INPUTS: Record<string, Record<string, InputValue>> = {
 const SINGLE_IDS = SERVICES.filter((s) => s.bundle !== true).map((s) => s.id);
 const BUNDLE_IDS = SERVICES.filter((s) => s.bundle === true).map((s) => s.id);
 
+/** A context; services with required language work get the fake model's replies (test/helpers/fakeTextModel.ts). */
 function ctx(serviceId: string, inputs: Record<string, InputValue> = SAMPLE_INPUTS[serviceId] ?? {}, orderId = 'ord_test_1'): DeliverableContext {
-  return { orderId, serviceId, inputs, issuedAt: ISSUED };
+  const base: DeliverableContext = { orderId, serviceId, inputs, issuedAt: ISSUED };
+  const required = languageTasks(base).filter((t) => t.required);
+  return required.length > 0 ? { ...base, language: fakeLanguage(required) } : base;
 }
 
 function file(files: DeliverableFile[], name: string): DeliverableFile {
@@ -227,10 +232,11 @@ describe('service-specific content', () => {
     const files = generateDeliverables(ctx('task-worker'));
     const result = JSON.parse(textOf(file(files, 'task-worker-result.json')));
     expect(result.format.delivered).toBe('markdown');
-    expect(result.interpretation.primary_action).toBe('compare');
-    expect(result.extracted.computed[0].result).toBe('240');
-    expect(result.plan.length).toBeGreaterThanOrEqual(3);
-    expect(textOf(file(files, 'task-worker-result.md'))).toContain('## Plan');
+    expect(result.facts_from_prompt.computed[0].result).toBe('240');
+    // The delivered result is the model's work (one piece per item), not a plan.
+    expect(result.result.items.length).toBeGreaterThanOrEqual(1);
+    expect(result).not.toHaveProperty('plan');
+    expect(textOf(file(files, 'task-worker-result.md'))).toContain(`## ${result.result.items[0].heading.replace(/[\\`*_[\]<>#|~&]/g, '\\$&')}`);
     const jsonOnly = generateDeliverables(ctx('task-worker', { task_prompt: 'Summarize this article' }));
     expect(jsonOnly.map((f) => f.name)).toEqual(['task-worker-result.json']);
     const txt = generateDeliverables(ctx('task-worker', { task_prompt: 'Summarize this article', format: 'text' }));
@@ -287,8 +293,12 @@ describe('service-specific content', () => {
   it('smart-consultation: report and plan reflect type and countries', () => {
     const files = generateDeliverables(ctx('smart-consultation'));
     const plan = JSON.parse(textOf(file(files, 'smart-consultation-action-plan.json')));
-    expect(plan.consultation_type.playbook).toBe('relocation');
+    expect(plan.consultation_type).toBe('relocation');
+    expect(plan.topics).toContain('immigration');
     expect(plan.countries).toEqual({ current: 'Egypt', target: 'Germany', cross_border: true });
+    expect(plan.questions.length).toBeGreaterThanOrEqual(1);
+    // Egypt has no residence notes in the table; Germany's are given to the model and shown.
+    expect(plan.country_notes.map((c: { label: string }) => c.label)).toEqual(['Germany']);
     expect(textOf(file(files, 'smart-consultation-report.md'))).toContain('not legal, tax or immigration advice');
   });
 

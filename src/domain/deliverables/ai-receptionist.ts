@@ -4,8 +4,12 @@
  *
  * Source: seed §1, §2.1 (ai-receptionist inputs).
  */
+import { z } from 'zod';
+import { bookableServices, bundleWiring, businessHours, describeHours } from './booking';
+import { HOUSE_RULES, languageReply, languageTask, type LanguageTask } from './language';
 import type { DeliverableContext, DeliverableFile } from './types';
-import { jsonFile, line, list, markdownFile, md, mdFooter, lines, provenance, uniqueSnakes } from './util';
+import { jsonFile, line, list, markdownFile, md, mdFooter, lines, provenance } from './util';
+import { profileFor } from './website-booking';
 
 const LANGUAGE_NAMES: Record<string, string> = { en: 'English', ar: 'Arabic', es: 'Spanish', fr: 'French', de: 'German' };
 
@@ -24,27 +28,76 @@ function languagesFrom(inputs: Record<string, unknown>): string[] {
   return valid.length > 0 ? [...new Set(valid)] : ['en'];
 }
 
+const Wording = z.object({
+  greeting: z.string().min(1).max(400).describe('First message of the web chat, naming the business'),
+  about: z.string().min(1).max(1200).describe('Two to four sentences the assistant may say about the business, only from the facts given'),
+  faq: z.array(z.object({ question: z.string().min(1), answer: z.string().min(1).max(800) })).min(3).max(8).describe('Common customer questions for this business with answers drawn only from the facts given'),
+});
+
+function sector(inputs: Record<string, unknown>): string {
+  return line(inputs, 'industry') || line(inputs, 'practice_type') || line(inputs, 'category') || line(inputs, 'sector');
+}
+
+/** Optional wording of the receptionist by the model: greeting, a short description and FAQ answers. Source: issue 13. */
+export function aiReceptionistLanguage(ctx: DeliverableContext): LanguageTask[] {
+  const business = line(ctx.inputs, 'business_name', 'Your business');
+  const services = bookableServices(ctx.inputs, profileFor(sector(ctx.inputs)).duration, 0, 'General enquiry');
+  const hours = businessHours(ctx.inputs);
+  return [
+    languageTask(
+      'receptionist_wording',
+      false,
+      `You write the customer-facing wording of a virtual receptionist for a small business: warm, brief, factual. Never state prices, policies or availability that are not in the facts. ${HOUSE_RULES}`,
+      lines(
+        `Business: ${business}`,
+        sector(ctx.inputs) ? `Sector: ${sector(ctx.inputs)}` : null,
+        `Services: ${services.map((s) => `${s.name} (${s.duration_minutes} min${s.price ? `, ${s.price}` : ''})`).join('; ')}`,
+        `Opening hours: ${describeHours(hours)} (${hours.timezone})`,
+        line(ctx.inputs, 'contact_email') ? `Contact e-mail: ${line(ctx.inputs, 'contact_email')}` : null,
+      ),
+      Wording,
+      1200,
+    ),
+  ];
+}
+
 /**
  * Generates `ai-receptionist-config.json`, `ai-receptionist-system-prompt.md` and
- * `ai-receptionist-test-conversations.json`. Source: seed §1, §2.1.
+ * `ai-receptionist-test-conversations.json`: services with their durations as given, opening hours and time zone
+ * as given, a booking tool (wired to the bundle's booking page when there is one) and, when a model wrote it, the
+ * greeting and FAQ (`ctx.language.receptionist_wording`). Source: seed §1, §2.1; issue 13.
  */
 export function aiReceptionistDeliverables(ctx: DeliverableContext): DeliverableFile[] {
   const business = line(ctx.inputs, 'business_name', 'Your business');
   const email = line(ctx.inputs, 'contact_email', '');
-  const serviceNames = list(ctx.inputs, 'services');
-  if (serviceNames.length === 0) serviceNames.push('General enquiry');
+  const profile = profileFor(sector(ctx.inputs));
+  const booked = bookableServices(ctx.inputs, profile.duration, profile.buffer, 'General enquiry');
+  const serviceNames = booked.map((s) => s.name);
   const whatsappRaw = line(ctx.inputs, 'whatsapp', '', 40);
   const whatsapp = whatsappRaw ? toE164(whatsappRaw) : null;
   const languages = languagesFrom(ctx.inputs);
-  const ids = uniqueSnakes(serviceNames);
-  const services = serviceNames.map((name, i) => ({ id: ids[i] ?? `service_${i + 1}`, name, bookable: true, default_duration_minutes: 30 }));
+  const services = booked.map((s) => ({ id: s.id, name: s.name, bookable: true, default_duration_minutes: s.duration_minutes, duration_given: s.duration_given, price: s.price }));
+  const hours = businessHours(ctx.inputs);
+  const hoursText = describeHours(hours);
+  const wiring = bundleWiring(ctx);
+  const wording = languageReply(ctx, 'receptionist_wording', Wording);
+  const bookingTool = {
+    name: 'create_booking_request',
+    description: wiring ? `Books into the ${wiring.bundleId} booking page's endpoint (the same request the page's form sends).` : 'Sends a booking request to the business\'s booking endpoint (set the URL to where bookings are received).',
+    method: 'POST',
+    url: wiring?.bookingEndpoint ?? 'REPLACE_WITH_BOOKING_ENDPOINT_URL',
+    content_type: 'application/json',
+    body_from_slots: { service: 'service', date: 'preferred_date', time: 'preferred_time', name: 'customer_name', email: 'customer_email', phone: 'customer_phone', notes: 'summary' },
+    success_status: 201,
+    ...(wiring ? { connected_to: wiring.bookingWebhookPath ? `website-booking form and automation-wf webhook ${wiring.bookingWebhookPath}` : 'website-booking form endpoint' } : {}),
+  };
 
   const intents = [
     {
       name: 'book_appointment',
       description: 'The caller wants to book one of the services.',
       examples: [`I'd like to book ${serviceNames[0] ?? 'an appointment'}`, 'Can I come in tomorrow afternoon?', 'Do you have a slot on Friday?'],
-      required_slots: ['service', 'preferred_date', 'preferred_time', 'customer_name', 'customer_contact'],
+      required_slots: ['service', 'preferred_date', 'preferred_time', 'customer_name', 'customer_email'],
       action: 'create_booking_request',
     },
     {
@@ -98,16 +151,21 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     languages,
     default_language: languages[0],
     channels: [
-      { type: 'web_chat', enabled: true, greeting: `Hi! You're chatting with the assistant of ${business}. How can I help?` },
+      { type: 'web_chat', enabled: true, greeting: wording?.value.greeting ?? `Hi! You're chatting with the assistant of ${business}. How can I help?` },
       whatsapp
         ? { type: 'whatsapp', enabled: true, phone_number_e164: whatsapp, provider: 'whatsapp_business_cloud_api', booking_via_whatsapp: true }
         : { type: 'whatsapp', enabled: false, phone_number_e164: null, note: whatsappRaw ? `Could not read "${whatsappRaw}" as an international number; provide it in E.164 form (+<country><number>).` : 'No WhatsApp number was given.' },
     ],
     business_hours: {
-      timezone: 'UTC',
-      needs_confirmation: true,
-      weekly: { mon: [['09:00', '17:00']], tue: [['09:00', '17:00']], wed: [['09:00', '17:00']], thu: [['09:00', '17:00']], fri: [['09:00', '17:00']], sat: [], sun: [] },
+      timezone: hours.timezone,
+      timezone_given: hours.timezone_given,
+      ...(hours.timezone_from_phone ? { timezone_source: 'the WhatsApp number\'s country code' } : {}),
+      needs_confirmation: !(hours.hours_given && hours.timezone_given),
+      weekly: hours.weekly,
     },
+    tools: [bookingTool],
+    faq: wording?.value.faq ?? [],
+    ...(wording ? { wording_by: { model: wording.model } } : {}),
     intents,
     booking: {
       mode: 'request_then_confirm',
@@ -116,8 +174,11 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
         preferred_date: { type: 'date', format: 'YYYY-MM-DD' },
         preferred_time: { type: 'time', format: 'HH:MM' },
         customer_name: { type: 'string', max_length: 120 },
-        customer_contact: { type: 'string', description: 'phone number or e-mail address' },
+        customer_email: { type: 'string', format: 'email' },
+        customer_contact: { type: 'string', description: 'phone number or e-mail address (reschedule, hand-over)' },
+        customer_phone: { type: 'string', required: false },
       },
+      tool: 'create_booking_request',
       confirmation_message: `Thanks! I've sent your request to ${business}. You'll get a confirmation shortly.`,
       notify: email ? [{ channel: 'email', to: email }] : [],
     },
@@ -142,17 +203,23 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     '',
     `You are the virtual receptionist of **${md(business)}**. You answer customers on ${whatsapp ? 'web chat and WhatsApp' : 'web chat'}, help them book, and pass anything you cannot handle to the team.`,
     '',
+    wording ? md(wording.value.about) : null,
+    wording ? '' : null,
+    `Opening hours: ${md(hoursText)} (time zone ${md(hours.timezone)})${hours.hours_given && hours.timezone_given ? '' : ', to be confirmed by the owner: until then, offer times as requests the team confirms'}. Times customers give are in this time zone unless they say otherwise.`,
+    '',
     '## Services you can book',
     '',
-    ...services.map((s) => `- ${md(s.name)} (id \`${s.id}\`, about ${s.default_duration_minutes} minutes)`),
+    ...services.map((s) => `- ${md(s.name)} (id \`${s.id}\`, ${s.default_duration_minutes} minutes${s.price ? `, ${md(s.price)}` : ''})`),
+    services.some((s) => s.price) ? '\nQuote only the prices listed here; for anything else, take a message.' : null,
     '',
     '## How to book',
     '',
     '1. Find out which service the customer wants; offer the list above if unsure.',
-    '2. Ask for the preferred date and time (business hours: Monday to Friday, 09:00 to 17:00, until the owner updates them).',
-    '3. Ask for the customer\'s name and a phone number or e-mail address.',
+    `2. Ask for the preferred date and time within the opening hours (${md(hoursText)}); the appointment must end by closing time.`,
+    '3. Ask for the customer\'s name and e-mail address (a phone number is optional).',
     '4. Repeat the details back in one sentence and ask the customer to confirm.',
-    '5. Create the booking request and tell the customer it is a request until the team confirms it.',
+    `5. Call \`create_booking_request\`${wiring ? ` (it posts to ${md(wiring.bookingEndpoint)}, the same endpoint as the booking page)` : ''} and tell the customer it is a request until the team confirms it.`,
+    ...(wording && wording.value.faq.length ? ['', '## Answers to common questions', '', ...wording.value.faq.flatMap((f) => [`**${md(f.question)}**`, '', md(f.answer), ''])] : []),
     '',
     '## When to hand over to a person',
     '',
@@ -178,8 +245,8 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     cases: [
       ...services.slice(0, 5).map((s, i) => ({
         id: `book_${i + 1}_${s.id}`,
-        turns: [`Hi, I'd like to book ${s.name}.`, 'Next Tuesday at 10:00', 'Sam Lee, sam@example.com', 'Yes, that is right'],
-        expect: { intent: 'book_appointment', slots: { service: s.id, preferred_time: '10:00', customer_name: 'Sam Lee' }, action: 'create_booking_request' },
+        turns: [`Hi, I'd like to book ${s.name}.`, `Next Tuesday at ${firstOpen(hours.weekly)}`, 'Sam Lee, sam@example.com', 'Yes, that is right'],
+        expect: { intent: 'book_appointment', slots: { service: s.id, preferred_time: firstOpen(hours.weekly), customer_name: 'Sam Lee' }, action: 'create_booking_request', duration_minutes: s.default_duration_minutes },
       })),
       { id: 'hours', turns: ['Are you open on Sunday?'], expect: { intent: 'opening_hours', action: 'answer_from_business_hours' } },
       { id: 'human', turns: ['I want to talk to a real person'], expect: { intent: 'speak_to_human', action: 'escalate' } },
@@ -193,4 +260,9 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     markdownFile('ai-receptionist-system-prompt.md', prompt),
     jsonFile('ai-receptionist-test-conversations.json', tests),
   ];
+}
+
+/** The first opening time of Tuesday (or of any day), for test conversations that must fall inside the hours. */
+function firstOpen(weekly: Record<string, [string, string][]>): string {
+  return weekly.tue?.[0]?.[0] ?? Object.values(weekly).flat()[0]?.[0] ?? '10:00';
 }

@@ -2,10 +2,16 @@
  * automation-audit deliverables: an audit report (Markdown) and machine-readable findings (JSON):
  * automation opportunities detected in the business description, pain points and tool stack, each
  * with estimated hours saved per week, effort, priority and the catalogue service that addresses it.
+ * Tools are classified from the product table (products.ts): a process a tool already does (ServiceM8 schedules,
+ * quotes and invoices) is marked as covered, and the finding becomes connecting that tool, not replacing it. With a
+ * model configured (optional), the free-text description is also read for the processes it describes.
  *
  * Source: seed §1, §2.1 (automation-audit inputs: business_description; current_tools and
  * pain_points optional).
  */
+import { z } from 'zod';
+import { HOUSE_RULES, languageReply, languageTask, type LanguageTask } from './language';
+import { findProducts, type Capability } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import { hasAny, haystack, jsonFile, list, lines, markdownFile, md, mdFooter, mdQuote, mdTable, provenance, text } from './util';
 
@@ -23,7 +29,7 @@ interface Rule {
 
 const RULES: Rule[] = [
   { id: 'enquiry_handling', title: 'Answering repeat enquiries', keywords: ['enquir', 'inquir', 'question', 'faq', 'calls', 'phone', 'whatsapp', 'messages', 'dm', 'chat', 'customer service', 'support'], hours: 8, effort: 'low', recommendation: 'Let an AI receptionist answer common questions on chat and WhatsApp and hand over the rest with a summary.', service: 'ai-receptionist' },
-  { id: 'scheduling', title: 'Manual appointment scheduling', keywords: ['booking', 'appointment', 'schedul', 'reservation', 'calendar', 'no-show', 'no show', 'reschedul'], hours: 6, effort: 'low', recommendation: 'Publish an online booking page with automatic confirmations and reminders.', service: 'website-booking' },
+  { id: 'scheduling', title: 'Manual appointment scheduling', keywords: ['booking', 'booked', 'appointment', 'schedul', 'reservation', 'calendar', 'no-show', 'no show', 'reschedul', 'dispatch'], hours: 6, effort: 'low', recommendation: 'Publish an online booking page with automatic confirmations and reminders.', service: 'website-booking' },
   { id: 'data_entry', title: 'Re-typing data between tools', keywords: ['data entry', 'copy', 'paste', 're-enter', 'retyp', 'manual entry', 'manually', 'duplicate', 'spreadsheet', 'excel', 'csv', 'export', 'import'], hours: 5, effort: 'medium', recommendation: 'Connect the tools with a workflow so each record is entered once.', service: 'automation-wf' },
   { id: 'invoicing', title: 'Manual invoicing and payment follow-up', keywords: ['invoice', 'invoicing', 'billing', 'payment', 'late pay', 'overdue', 'receivable', 'quote'], hours: 4, effort: 'medium', recommendation: 'Generate invoices from completed orders and send automatic payment reminders.', service: 'automation-wf' },
   { id: 'follow_up', title: 'Lead and customer follow-ups', keywords: ['follow up', 'follow-up', 'followup', 'lead', 'prospect', 'nurtur', 'review request', 'reviews', 'newsletter', 'email marketing'], hours: 4, effort: 'low', recommendation: 'Trigger follow-up sequences from the CRM or booking system.', service: 'automation-wf' },
@@ -48,6 +54,41 @@ const TOOL_CATEGORIES: { category: string; keywords: string[] }[] = [
 ];
 
 const EFFORT_WEIGHT: Record<Effort, number> = { low: 1, medium: 2, high: 3 };
+
+/** What a tool must do for a finding's process to count as already handled. */
+const COVERED_BY: Record<string, Capability[]> = {
+  scheduling: ['scheduling'],
+  invoicing: ['invoicing', 'accounting'],
+  enquiry_handling: ['live_chat', 'ticketing'],
+  orders: ['ecommerce', 'shipping'],
+  follow_up: ['crm', 'email_marketing'],
+};
+
+const CATEGORY_ORDER: Capability[] = ['job_management', 'ecommerce', 'shipping', 'accounting', 'invoicing', 'crm', 'ticketing', 'live_chat', 'scheduling', 'calendar', 'forms', 'payments', 'spreadsheet', 'database', 'email_marketing', 'email', 'messaging', 'sms'];
+
+const Reading = z.object({
+  processes: z
+    .array(z.object({ name: z.string().min(1), how_it_is_done_today: z.string().min(1), tools: z.array(z.string()), pain: z.string() }))
+    .min(1)
+    .max(10)
+    .describe('The business processes the description mentions, as the owner described them'),
+});
+
+/** Optional reading of the business description by the model. Source: issue 13. */
+export function automationAuditLanguage(ctx: DeliverableContext): LanguageTask[] {
+  const description = text(ctx.inputs, 'business_description', '', 4000);
+  if (!description) return [];
+  return [
+    languageTask(
+      'audit_reading',
+      false,
+      `You read a small business owner's description of their business and list the processes it describes (taking orders, scheduling jobs, quoting, invoicing, answering enquiries, reporting, …): how each is done today, with which tools, and what hurts. ${HOUSE_RULES}`,
+      lines(`Description: ${description}`, list(ctx.inputs, 'current_tools').length ? `Tools: ${list(ctx.inputs, 'current_tools').join(', ')}` : null, list(ctx.inputs, 'pain_points').length ? `Pain points: ${list(ctx.inputs, 'pain_points').join('; ')}` : null),
+      Reading,
+      1500,
+    ),
+  ];
+}
 
 /**
  * Generates `automation-audit-report.md` and `automation-audit-findings.json`.
@@ -88,14 +129,39 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
       findings.push({ id: r.id, title: r.title, evidence: ['typical for businesses of this kind; not stated explicitly'], confidence: 'low', estimated_hours_saved_per_week: Math.round(r.hours / 2), effort: r.effort, priority_score: Math.round((r.hours / 2 / EFFORT_WEIGHT[r.effort]) * 10) / 10, recommendation: r.recommendation, recommended_service: r.service });
     }
   }
+  // Tools named in the list or in the description, classified by the product table; others by keyword.
+  const named = findProducts([...tools, description].join(' \n '));
+  const toolInventory = [
+    ...tools.map((t) => {
+      const product = findProducts(t)[0];
+      const caps = product?.capabilities ?? [];
+      return { tool: t, product: product?.name ?? null, category: CATEGORY_ORDER.find((c) => caps.includes(c)) ?? TOOL_CATEGORIES.find((c) => hasAny(haystack(t), c.keywords))?.category ?? 'other', does: caps };
+    }),
+    ...named.filter((p) => !tools.some((t) => findProducts(t)[0]?.id === p.id)).map((p) => ({ tool: p.name, product: p.name, category: CATEGORY_ORDER.find((c) => p.capabilities.includes(c)) ?? 'other', does: p.capabilities, from_description: true })),
+  ];
+  const covering = (id: string): string[] => toolInventory.filter((t) => t.does.some((c) => (COVERED_BY[id] ?? []).includes(c))).map((t) => t.product ?? t.tool);
+  for (const f of findings) {
+    const by = covering(f.id);
+    if (by.length === 0) continue;
+    // The tool already does it: the work left is connecting it to the rest, which saves less.
+    Object.assign(f, {
+      covered_by: by,
+      title: `${f.title} (already in ${by.join(', ')})`,
+      estimated_hours_saved_per_week: Math.max(1, Math.round(f.estimated_hours_saved_per_week / 2)),
+      recommendation: `${by.join(' and ')} already ${by.length > 1 ? 'do' : 'does'} this: keep it and connect it to the other tools (webhooks into a workflow) instead of adding a second system.`,
+      recommended_service: 'automation-wf',
+    });
+    f.priority_score = Math.round((f.estimated_hours_saved_per_week / EFFORT_WEIGHT[f.effort]) * 10) / 10;
+  }
   findings.sort((a, b) => b.priority_score - a.priority_score || a.id.localeCompare(b.id));
+  const reading = languageReply(ctx, 'audit_reading', Reading);
 
-  const toolInventory = tools.map((t) => ({ tool: t, category: TOOL_CATEGORIES.find((c) => hasAny(haystack(t), c.keywords))?.category ?? 'other' }));
   const byCategory = new Map<string, string[]>();
   for (const t of toolInventory) byCategory.set(t.category, [...(byCategory.get(t.category) ?? []), t.tool]);
   const stackNotes: string[] = [];
   for (const [category, names] of [...byCategory].sort(([a], [b]) => a.localeCompare(b))) {
     if (category !== 'other' && names.length > 1) stackNotes.push(`Several ${category} tools (${names.join(', ')}): consolidate on one to avoid double entry.`);
+    if (category === 'job_management') stackNotes.push(`${names.join(', ')} already schedules, quotes and invoices jobs: build on it rather than around it.`);
   }
   if (tools.length > 0 && !byCategory.has('crm') && findings.some((f) => f.id === 'follow_up' || f.id === 'enquiry_handling')) stackNotes.push('No CRM in the stack: customer history lives in inboxes and sheets; a light CRM makes follow-ups automatable.');
   if (tools.length > 1 && !byCategory.has('automation')) stackNotes.push('No automation platform in the stack: an n8n workflow can connect the existing tools.');
@@ -117,11 +183,12 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
     findings,
     tool_inventory: toolInventory,
     stack_notes: stackNotes,
+    ...(reading ? { processes_described: reading.value.processes, read_by: { model: reading.model } } : {}),
     roadmap: {
       days_0_30: quickWins.map((f) => f.id),
       days_30_90: later.map((f) => f.id),
     },
-    method: 'Keyword evidence from the description, pain points and tools; hours are planning estimates (pain points weigh 1.5x), priority = hours / effort weight (low 1, medium 2, high 3).',
+    method: `Keyword evidence from the description, pain points and tools; tools classified from a table of real products (a process a tool already does is marked covered and counts half); hours are planning estimates (pain points weigh 1.5x), priority = hours / effort weight (low 1, medium 2, high 3).${reading ? ' The described processes were read by a language model.' : ''}`,
   };
 
   const report = lines(
@@ -146,9 +213,12 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
     pains.length > 0 ? '' : null,
     ...pains.map((p) => `- ${md(p)}`),
     pains.length > 0 ? '' : null,
+    reading ? '## Processes described' : null,
+    reading ? '' : null,
+    ...(reading ? [mdTable(['Process', 'Done today', 'Tools', 'Pain'], reading.value.processes.map((p) => [p.name, p.how_it_is_done_today, p.tools.join(', '), p.pain])), ''] : []),
     '## Tool stack',
     '',
-    toolInventory.length > 0 ? mdTable(['Tool', 'Category'], toolInventory.map((t) => [t.tool, t.category])) : 'No tools were listed.',
+    toolInventory.length > 0 ? mdTable(['Tool', 'Category', 'Already does'], toolInventory.map((t) => [t.tool, t.category, t.does.join(', ') || '(not in the product table)'])) : 'No tools were listed.',
     '',
     ...(stackNotes.length > 0 ? stackNotes.map((n) => `- ${md(n)}`) : ['- No overlaps or gaps detected in the listed tools.']),
     '',

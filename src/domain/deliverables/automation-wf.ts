@@ -1,115 +1,45 @@
 /**
- * automation-wf deliverables: an importable n8n workflow (real node types, `connections` keyed by
- * node name, `settings.executionOrder: "v1"`) moving records from source_app to target_app, and
- * setup notes.
+ * automation-wf deliverables: an importable n8n workflow (node types and versions of the pinned n8n-nodes-base
+ * snapshot, `connections` keyed by node name, `settings.executionOrder: "v1"`) moving records from source_app to
+ * target_app, and setup notes.
  *
- * Source: seed §1, §2.1 (automation-wf inputs: workflow_type, source_app, target_app).
+ * Apps are looked up in the product table (products.ts): a source's record fields are read where its real webhook
+ * payload carries them (Typeform's `form_response.answers[]` by type and `field.ref`, Shopify's `customer`, Stripe's
+ * `data.object`, …), sources whose events only reference a record (ShipStation, HubSpot, ServiceM8) get a fetch step,
+ * and targets are called with their real API. In a bundle, the workflow listens to the delivered booking page and
+ * logs its bookings; store-pack's workflow also logs the store's orders (booking.ts).
+ *
+ * Source: seed §1, §2.1 (automation-wf inputs: workflow_type, source_app, target_app); issue 13.
  */
+import { bookableServices, bundleWiring, type BundleWiring } from './booking';
+import { completeInputs } from './inputs';
+import { profileFor } from './website-booking';
+import { findProduct, findProducts, type FieldMap, type Product } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import { hasAny, haystack, line, lines, markdownFile, md, mdFooter, mdTable, provenance, slug, stableUuid } from './util';
 
-interface TargetApp {
-  keywords: string[];
-  label: string;
-  url: string;
-  auth: string;
-  headers?: Record<string, string>;
-  /** n8n expression producing the JSON body from the mapped item (`$json`). */
-  body: string;
-  docs: string;
-}
-
-const TARGETS: TargetApp[] = [
-  {
-    keywords: ['slack'],
-    label: 'Slack',
-    url: 'https://slack.com/api/chat.postMessage',
-    auth: 'Header Auth: `Authorization: Bearer xoxb-…` (bot token with chat:write)',
-    body: "={{ JSON.stringify({ channel: 'REPLACE_WITH_SLACK_CHANNEL_ID', text: `New ${$json.source} record: ${$json.name || $json.email || $json.external_id}` }) }}",
-    docs: 'https://api.slack.com/methods/chat.postMessage',
-  },
-  {
-    keywords: ['hubspot'],
-    label: 'HubSpot',
-    url: 'https://api.hubapi.com/crm/v3/objects/contacts',
-    auth: 'Header Auth: `Authorization: Bearer <private app token>` (crm.objects.contacts.write)',
-    body: '={{ JSON.stringify({ properties: { email: $json.email, firstname: $json.name, hs_lead_status: \'NEW\' } }) }}',
-    docs: 'https://developers.hubspot.com/docs/api/crm/contacts',
-  },
-  {
-    keywords: ['airtable'],
-    label: 'Airtable',
-    url: 'https://api.airtable.com/v0/REPLACE_WITH_BASE_ID/REPLACE_WITH_TABLE_NAME',
-    auth: 'Header Auth: `Authorization: Bearer <personal access token>` (data.records:write)',
-    body: '={{ JSON.stringify({ records: [{ fields: { Name: $json.name, Email: $json.email, Source: $json.source, ExternalId: $json.external_id } }] }) }}',
-    docs: 'https://airtable.com/developers/web/api/create-records',
-  },
-  {
-    keywords: ['notion'],
-    label: 'Notion',
-    url: 'https://api.notion.com/v1/pages',
-    auth: 'Header Auth: `Authorization: Bearer <integration secret>`; share the database with the integration',
-    headers: { 'Notion-Version': '2022-06-28' },
-    body: "={{ JSON.stringify({ parent: { database_id: 'REPLACE_WITH_DATABASE_ID' }, properties: { Name: { title: [{ text: { content: $json.name || $json.external_id } }] } } }) }}",
-    docs: 'https://developers.notion.com/reference/post-page',
-  },
-  {
-    keywords: ['google sheets', 'sheets', 'spreadsheet', 'gsheet'],
-    label: 'Google Sheets',
-    url: 'https://sheets.googleapis.com/v4/spreadsheets/REPLACE_WITH_SPREADSHEET_ID/values/Sheet1!A1:append?valueInputOption=USER_ENTERED',
-    auth: 'OAuth2 (Google) with the spreadsheets scope',
-    body: '={{ JSON.stringify({ values: [[$json.received_at, $json.source, $json.external_id, $json.name, $json.email]] }) }}',
-    docs: 'https://developers.google.com/sheets/api/reference/rest/v4/spreadsheets.values/append',
-  },
-  {
-    keywords: ['discord'],
-    label: 'Discord',
-    url: 'https://discord.com/api/webhooks/REPLACE_WITH_WEBHOOK_ID/REPLACE_WITH_WEBHOOK_TOKEN',
-    auth: 'None (the webhook URL is the secret)',
-    body: '={{ JSON.stringify({ content: `New ${$json.source} record: ${$json.name || $json.email || $json.external_id}` }) }}',
-    docs: 'https://discord.com/developers/docs/resources/webhook#execute-webhook',
-  },
-  {
-    keywords: ['telegram'],
-    label: 'Telegram',
-    url: 'https://api.telegram.org/botREPLACE_WITH_BOT_TOKEN/sendMessage',
-    auth: 'None (the bot token is in the URL)',
-    body: "={{ JSON.stringify({ chat_id: 'REPLACE_WITH_CHAT_ID', text: `New ${$json.source} record: ${$json.name || $json.email || $json.external_id}` }) }}",
-    docs: 'https://core.telegram.org/bots/api#sendmessage',
-  },
-  {
-    keywords: ['pipedrive'],
-    label: 'Pipedrive',
-    url: 'https://api.pipedrive.com/v1/persons',
-    auth: 'Query Auth: `api_token=<token>`',
-    body: '={{ JSON.stringify({ name: $json.name || $json.email, email: [$json.email] }) }}',
-    docs: 'https://developers.pipedrive.com/docs/api/v1/Persons#addPerson',
-  },
-];
-
-interface SourceApp {
-  keywords: string[];
-  label: string;
-  /** How the source pushes events to the webhook, or null when it must be polled. */
-  webhookSetup: string | null;
-  /** URL to poll on a schedule. */
-  pollUrl: string;
-}
-
-const SOURCES: SourceApp[] = [
-  { keywords: ['shopify'], label: 'Shopify', webhookSetup: 'Shopify admin → Settings → Notifications → Webhooks → Create webhook (e.g. "Order creation", JSON) pointing at the production webhook URL.', pollUrl: 'https://REPLACE_WITH_SHOP.myshopify.com/admin/api/2024-10/orders.json?status=any&limit=50' },
-  { keywords: ['stripe'], label: 'Stripe', webhookSetup: 'Stripe Dashboard → Developers → Webhooks → Add endpoint with the production webhook URL; select the events you need (e.g. checkout.session.completed).', pollUrl: 'https://api.stripe.com/v1/charges?limit=50' },
-  { keywords: ['typeform'], label: 'Typeform', webhookSetup: 'Typeform → your form → Connect → Webhooks → Add a webhook with the production webhook URL.', pollUrl: 'https://api.typeform.com/forms/REPLACE_WITH_FORM_ID/responses?page_size=50' },
-  { keywords: ['calendly'], label: 'Calendly', webhookSetup: 'Create a webhook subscription (POST https://api.calendly.com/webhook_subscriptions) for invitee.created with the production webhook URL.', pollUrl: 'https://api.calendly.com/scheduled_events?user=REPLACE_WITH_USER_URI' },
-  { keywords: ['github'], label: 'GitHub', webhookSetup: 'Repository → Settings → Webhooks → Add webhook, content type application/json, with the production webhook URL.', pollUrl: 'https://api.github.com/repos/REPLACE_WITH_OWNER/REPLACE_WITH_REPO/issues?state=all&per_page=50' },
-  { keywords: ['woocommerce', 'woo'], label: 'WooCommerce', webhookSetup: 'WooCommerce → Settings → Advanced → Webhooks → Add webhook (topic "Order created") with the production webhook URL.', pollUrl: 'https://REPLACE_WITH_STORE/wp-json/wc/v3/orders?per_page=50' },
-  { keywords: ['hubspot'], label: 'HubSpot', webhookSetup: 'HubSpot private app → Webhooks → subscribe to contact.creation with the production webhook URL.', pollUrl: 'https://api.hubapi.com/crm/v3/objects/contacts?limit=50' },
-  { keywords: ['google sheets', 'sheets', 'spreadsheet', 'gsheet'], label: 'Google Sheets', webhookSetup: null, pollUrl: 'https://sheets.googleapis.com/v4/spreadsheets/REPLACE_WITH_SPREADSHEET_ID/values/Sheet1!A2:E' },
-  { keywords: ['airtable'], label: 'Airtable', webhookSetup: null, pollUrl: 'https://api.airtable.com/v0/REPLACE_WITH_BASE_ID/REPLACE_WITH_TABLE_NAME?pageSize=50' },
-  { keywords: ['gmail', 'email', 'outlook'], label: 'E-mail', webhookSetup: null, pollUrl: 'https://gmail.googleapis.com/gmail/v1/users/me/messages?q=is:unread&maxResults=50' },
-];
-
 const SCHEDULE_WORDS = ['schedule', 'scheduled', 'daily', 'hourly', 'weekly', 'nightly', 'cron', 'report', 'digest', 'backup', 'poll', 'batch', 'sync'];
+
+/** n8n node type versions used here; each is checked against the snapshot by the tests. */
+export const NODE_VERSIONS = { webhook: 2, scheduleTrigger: 1.2, httpRequest: 4.2, set: 3.4, if: 2, noOp: 1 } as const;
+
+/** The booking page's request body (website-booking `endpoint.payload_schema`). */
+const BOOKING_PAGE_FIELDS: FieldMap = {
+  external_id: "[P.email, P.date, P.time, P.service].join('|')",
+  name: 'P.name',
+  email: 'P.email',
+  phone: 'P.phone',
+  occurred_at: "P.date + 'T' + P.time",
+  summary: "P.service + ' on ' + P.date + ' at ' + P.time + (P.notes ? ' (' + P.notes + ')' : '')",
+};
+
+/** Any JSON record: the usual names, as a last resort for apps outside the table. */
+const GENERIC_FIELDS: FieldMap = {
+  external_id: "String(P.id ?? P.order_id ?? P.email ?? '')",
+  name: "P.name ?? [P.first_name, P.last_name].filter(Boolean).join(' ')",
+  email: "P.email ?? (P.customer && P.customer.email) ?? ''",
+  phone: "P.phone ?? ''",
+};
 
 interface N8nNode {
   id: string;
@@ -127,201 +57,255 @@ interface N8nNode {
 
 type Connections = Record<string, { main: { node: string; type: 'main'; index: number }[][] }>;
 
-/**
- * Generates `automation-wf-workflow.json` (n8n import format) and `automation-wf-setup.md`.
- * Source: seed §1, §2.1.
- */
-export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFile[] {
-  const workflowType = line(ctx.inputs, 'workflow_type', 'data sync', 120);
-  const sourceName = line(ctx.inputs, 'source_app', 'Source app', 60);
-  const targetName = line(ctx.inputs, 'target_app', 'Target app', 60);
-  const source = SOURCES.find((s) => hasAny(haystack(sourceName), s.keywords));
-  const target = TARGETS.find((t) => hasAny(haystack(targetName), t.keywords));
-  const wantsSchedule = hasAny(haystack(workflowType), SCHEDULE_WORDS);
-  const mode: 'webhook' | 'schedule' = wantsSchedule || (source !== undefined && source.webhookSetup === null) ? 'schedule' : 'webhook';
-  const interval = hasAny(haystack(workflowType), ['daily', 'nightly', 'report', 'digest', 'backup'])
-    ? { field: 'days', daysInterval: 1, triggerAtHour: 6 }
-    : hasAny(haystack(workflowType), ['weekly'])
-      ? { field: 'weeks', weeksInterval: 1, triggerAtDay: [1], triggerAtHour: 6 }
-      : { field: 'minutes', minutesInterval: 15 };
+/** One trigger-to-target flow of the workflow. */
+interface Flow {
+  /** Prefix of node names ("" for a single flow, "Orders: " / "Bookings: "). */
+  prefix: string;
+  sourceLabel: string;
+  source: Product | undefined;
+  /** How the source reaches the workflow. */
+  mode: 'webhook' | 'schedule';
+  webhookPath: string;
+  /** Field expressions over P (the event) or, after a fetch, over D. */
+  fields: FieldMap;
+  fetchUrl: string | null;
+  setup: string;
+  sample: Record<string, unknown> | null;
+  /** Sheet/tab or record kind the target stores ("Bookings", "Orders"). */
+  table: string;
+}
 
+const EXPR_INPUT = '$json.body';
+
+/** An n8n expression of a field code over the webhook body (`P`). */
+function expr(code: string): string {
+  return `={{ ${code.replace(/\bP\b/g, EXPR_INPUT)} }}`;
+}
+
+function flowNodes(ctx: DeliverableContext, flow: Flow, target: Product | undefined, targetLabel: string, y: number, interval: Record<string, unknown>): { nodes: N8nNode[]; connections: Connections } {
   const id = (name: string): string => stableUuid(ctx.orderId, 'n8n-node', name);
-  const webhookPath = `${slug(sourceName, 'source', 24)}-to-${slug(targetName, 'target', 24)}-${stableUuid(ctx.orderId, 'webhook-path').slice(0, 8)}`;
-  const input = mode === 'webhook' ? '($json.body ?? $json)' : '$json';
-
+  const p = flow.prefix;
   const names = {
-    trigger: mode === 'webhook' ? `${sourceName} webhook` : `Every ${interval.field === 'minutes' ? '15 minutes' : interval.field === 'days' ? 'day' : 'week'}`,
-    fetch: `Fetch from ${sourceName}`,
-    map: 'Map fields',
-    check: 'Has an id?',
-    send: `Send to ${targetName}`,
-    skip: 'Skip incomplete record',
+    trigger: flow.mode === 'webhook' ? `${p}${flow.sourceLabel} webhook` : `${p}Every ${interval.field === 'minutes' ? '15 minutes' : interval.field === 'days' ? 'day' : 'week'}`,
+    fetch: flow.mode === 'webhook' ? `${p}Fetch the ${flow.sourceLabel} record` : `${p}Fetch from ${flow.sourceLabel}`,
+    map: `${p}Map ${flow.sourceLabel} fields`,
+    check: `${p}Has an id?`,
+    send: `${p}Send to ${targetLabel}`,
+    skip: `${p}Skip incomplete record`,
   };
-
   const nodes: N8nNode[] = [];
-  if (mode === 'webhook') {
+  const chain: string[] = [];
+  let x = 0;
+  const next = (): [number, number] => {
+    const pos: [number, number] = [x, y];
+    x += 220;
+    return pos;
+  };
+  if (flow.mode === 'webhook') {
     nodes.push({
-      id: id(names.trigger),
-      name: names.trigger,
-      type: 'n8n-nodes-base.webhook',
-      typeVersion: 2,
-      position: [0, 300],
-      webhookId: stableUuid(ctx.orderId, 'webhook-id'),
-      parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} },
-      notes: source?.webhookSetup ?? `Configure ${sourceName} to POST JSON events to this node's production URL.`,
+      id: id(names.trigger), name: names.trigger, type: 'n8n-nodes-base.webhook', typeVersion: NODE_VERSIONS.webhook, position: next(),
+      webhookId: stableUuid(ctx.orderId, 'webhook-id', flow.webhookPath),
+      parameters: { httpMethod: 'POST', path: flow.webhookPath, responseMode: 'onReceived', responseCode: 201, options: {} },
+      notes: flow.setup,
     });
   } else {
-    nodes.push({
-      id: id(names.trigger),
-      name: names.trigger,
-      type: 'n8n-nodes-base.scheduleTrigger',
-      typeVersion: 1.2,
-      position: [0, 300],
-      parameters: { rule: { interval: [interval] } },
-    });
-    nodes.push({
-      id: id(names.fetch),
-      name: names.fetch,
-      type: 'n8n-nodes-base.httpRequest',
-      typeVersion: 4.2,
-      position: [220, 300],
-      parameters: {
-        method: 'GET',
-        url: source?.pollUrl ?? 'https://REPLACE_WITH_SOURCE_API/records',
-        authentication: 'genericCredentialType',
-        genericAuthType: 'httpHeaderAuth',
-        options: {},
-      },
-      retryOnFail: true,
-      maxTries: 3,
-      waitBetweenTries: 5000,
-    });
+    nodes.push({ id: id(names.trigger), name: names.trigger, type: 'n8n-nodes-base.scheduleTrigger', typeVersion: NODE_VERSIONS.scheduleTrigger, position: next(), parameters: { rule: { interval: [interval] } } });
   }
-  const x0 = mode === 'webhook' ? 220 : 440;
-  const assignment = (name: string, value: string): Record<string, string> => ({ id: id(`assign:${name}`), name, value, type: 'string' });
+  chain.push(names.trigger);
+  const pollUrl = flow.source?.entities[0]?.endpoint.replace(/^(GET\/POST|GET|POST)\s+/, '') ?? 'https://REPLACE_WITH_SOURCE_API/records';
+  if (flow.fetchUrl || flow.mode === 'schedule') {
+    nodes.push({
+      id: id(names.fetch), name: names.fetch, type: 'n8n-nodes-base.httpRequest', typeVersion: NODE_VERSIONS.httpRequest, position: next(),
+      parameters: { method: 'GET', url: flow.fetchUrl ? expr(flow.fetchUrl) : pollUrl, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', options: {} },
+      retryOnFail: true, maxTries: 3, waitBetweenTries: 5000,
+      ...(flow.source ? { notes: `${flow.source.name} API: ${flow.source.auth}` } : {}),
+    });
+    chain.push(names.fetch);
+  }
+  // After a fetch or a poll the record is the previous node's output; otherwise it is the webhook's body.
+  const fetched = Boolean(flow.fetchUrl) || flow.mode === 'schedule';
+  const f = (k: keyof FieldMap): string => {
+    const code = flow.fields[k];
+    return code ? `={{ ${code.replace(/\b[PD]\b/g, fetched ? '$json' : EXPR_INPUT)} }}` : "={{ '' }}";
+  };
+  const assignment = (name: string, value: string): Record<string, string> => ({ id: id(`${p}assign:${name}`), name, value, type: 'string' });
   nodes.push({
-    id: id(names.map),
-    name: names.map,
-    type: 'n8n-nodes-base.set',
-    typeVersion: 3.4,
-    position: [x0, 300],
+    id: id(names.map), name: names.map, type: 'n8n-nodes-base.set', typeVersion: NODE_VERSIONS.set, position: next(),
     parameters: {
       mode: 'manual',
       assignments: {
         assignments: [
-          assignment('source', sourceName),
-          assignment('external_id', `={{ String(${input}.id ?? ${input}.order_id ?? ${input}.email ?? '') }}`),
-          assignment('name', `={{ ${input}.name ?? [${input}.first_name, ${input}.last_name].filter(Boolean).join(' ') }}`),
-          assignment('email', `={{ ${input}.email ?? ${input}.customer?.email ?? '' }}`),
+          assignment('source', flow.sourceLabel),
+          assignment('table', flow.table),
+          assignment('external_id', f('external_id')),
+          assignment('name', f('name')),
+          assignment('email', f('email')),
+          assignment('phone', f('phone')),
+          assignment('amount', f('amount')),
+          assignment('currency', f('currency')),
+          assignment('occurred_at', f('occurred_at')),
+          assignment('summary', f('summary')),
           assignment('received_at', '={{ $now.toISO() }}'),
-          assignment('payload', `={{ JSON.stringify(${input}) }}`),
+          assignment('payload', fetched ? '={{ JSON.stringify($json) }}' : `={{ JSON.stringify(${EXPR_INPUT}) }}`),
         ],
       },
       includeOtherFields: false,
       options: {},
     },
   });
+  chain.push(names.map);
+  const [cx, cy] = next();
   nodes.push({
-    id: id(names.check),
-    name: names.check,
-    type: 'n8n-nodes-base.if',
-    typeVersion: 2,
-    position: [x0 + 220, 300],
+    id: id(names.check), name: names.check, type: 'n8n-nodes-base.if', typeVersion: NODE_VERSIONS.if, position: [cx, cy],
     parameters: {
       conditions: {
         options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
-        conditions: [
-          { id: id('condition:external_id'), leftValue: '={{ $json.external_id }}', rightValue: '', operator: { type: 'string', operation: 'notEmpty', singleValue: true } },
-        ],
+        conditions: [{ id: id(`${p}condition:external_id`), leftValue: '={{ $json.external_id }}', rightValue: '', operator: { type: 'string', operation: 'notEmpty', singleValue: true } }],
         combinator: 'and',
       },
       options: {},
     },
   });
-  const headers = Object.entries(target?.headers ?? {}).map(([name, value]) => ({ name, value }));
+  const headers = Object.entries(target?.http?.headers ?? {}).map(([name, value]) => ({ name, value }));
+  const body = target?.http?.body ?? '={{ JSON.stringify({ table: $json.table, source: $json.source, external_id: $json.external_id, name: $json.name, email: $json.email, phone: $json.phone, amount: $json.amount, summary: $json.summary, payload: JSON.parse($json.payload) }) }}';
+  const url = (target?.http?.url ?? 'https://REPLACE_WITH_TARGET_API/records').replace('Sheet1!A1', `${flow.table}!A1`);
   nodes.push({
-    id: id(names.send),
-    name: names.send,
-    type: 'n8n-nodes-base.httpRequest',
-    typeVersion: 4.2,
-    position: [x0 + 440, 200],
+    id: id(names.send), name: names.send, type: 'n8n-nodes-base.httpRequest', typeVersion: NODE_VERSIONS.httpRequest, position: [cx + 220, cy - 100],
     parameters: {
-      method: 'POST',
-      url: target?.url ?? 'https://REPLACE_WITH_TARGET_API/records',
-      authentication: 'genericCredentialType',
-      genericAuthType: 'httpHeaderAuth',
-      sendHeaders: headers.length > 0,
-      headerParameters: { parameters: headers },
-      sendBody: true,
-      specifyBody: 'json',
-      jsonBody: target?.body ?? '={{ JSON.stringify({ source: $json.source, external_id: $json.external_id, name: $json.name, email: $json.email, payload: JSON.parse($json.payload) }) }}',
-      options: {},
+      method: target?.http?.method ?? 'POST', url, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth',
+      sendHeaders: headers.length > 0, headerParameters: { parameters: headers }, sendBody: true, specifyBody: 'json', jsonBody: body, options: {},
     },
-    retryOnFail: true,
-    maxTries: 3,
-    waitBetweenTries: 5000,
+    retryOnFail: true, maxTries: 3, waitBetweenTries: 5000,
   });
-  nodes.push({ id: id(names.skip), name: names.skip, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [x0 + 440, 400], parameters: {} });
+  nodes.push({ id: id(names.skip), name: names.skip, type: 'n8n-nodes-base.noOp', typeVersion: NODE_VERSIONS.noOp, position: [cx + 220, cy + 100], parameters: {} });
 
   const link = (node: string): { node: string; type: 'main'; index: number } => ({ node, type: 'main', index: 0 });
   const connections: Connections = {};
-  if (mode === 'webhook') {
-    connections[names.trigger] = { main: [[link(names.map)]] };
-  } else {
-    connections[names.trigger] = { main: [[link(names.fetch)]] };
-    connections[names.fetch] = { main: [[link(names.map)]] };
-  }
+  for (let i = 0; i + 1 < chain.length; i += 1) connections[chain[i] as string] = { main: [[link(chain[i + 1] as string)]] };
   connections[names.map] = { main: [[link(names.check)]] };
   connections[names.check] = { main: [[link(names.send)], [link(names.skip)]] };
+  return { nodes, connections };
+}
 
+function describeField(flow: Flow, key: keyof FieldMap): string {
+  const code = flow.fields[key];
+  if (!code) return '(not in this payload)';
+  return code.replace(/\bP\./g, 'event.').replace(/\bD\./g, 'record.');
+}
+
+function sourceFlow(ctx: DeliverableContext, sourceName: string, workflowType: string, prefix: string, table: string): Flow {
+  const source = findProduct(sourceName);
+  const wantsSchedule = hasAny(haystack(workflowType), SCHEDULE_WORDS);
+  const hook = source?.webhook;
+  const mode: Flow['mode'] = !wantsSchedule && (hook || !source) ? 'webhook' : 'schedule';
+  const path = `${slug(sourceName, 'source', 24)}-${stableUuid(ctx.orderId, 'webhook-path', prefix).slice(0, 8)}`;
+  return {
+    prefix, sourceLabel: source?.name ?? sourceName, source, mode, webhookPath: path,
+    fields: mode === 'webhook' && hook ? (hook.fetch?.fields ?? hook.fields) : GENERIC_FIELDS,
+    fetchUrl: mode === 'webhook' ? (hook?.fetch?.url ?? null) : null,
+    setup: hook?.setup ?? `Configure ${sourceName} to POST JSON events to this node's production URL.`,
+    sample: mode === 'webhook' ? (hook?.sample ?? null) : null,
+    table,
+  };
+}
+
+function bookingFlow(ctx: DeliverableContext, wiring: BundleWiring, prefix: string): Flow {
+  // The page's services, as website-booking derives them from the same inputs: rows carry names, not ids.
+  const page = completeInputs('website-booking', ctx.inputs);
+  const profile = profileFor(line(page, 'industry'));
+  const services = bookableServices(page, profile.duration, profile.buffer);
+  const names = JSON.stringify(Object.fromEntries(services.map((s) => [s.id, `${s.name} (${s.duration_minutes} min)`])));
+  return {
+    prefix, sourceLabel: 'Booking page', source: undefined, mode: 'webhook', webhookPath: wiring.bookingWebhookPath ?? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}`,
+    fields: { ...BOOKING_PAGE_FIELDS, summary: `(${names}[P.service] || P.service) + ' on ' + P.date + ' at ' + P.time + (P.notes ? ' (' + P.notes + ')' : '')` },
+    fetchUrl: null,
+    setup: `The booking page (website-booking-index.html) and the receptionist's create_booking_request tool POST each booking here (${wiring.bookingEndpoint}).`,
+    sample: { service: services[0]?.id ?? 'consultation', date: '2026-03-05', time: '15:00', name: 'Dana Whitfield', email: 'dana@example.com', phone: '+15555550142', notes: 'First visit' },
+    table: 'Bookings',
+  };
+}
+
+/**
+ * Generates `automation-wf-workflow.json` (n8n import format) and `automation-wf-setup.md`.
+ * Source: seed §1, §2.1; issue 13.
+ */
+export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFile[] {
+  const wiring = bundleWiring(ctx);
+  const workflowType = wiring ? (wiring.orderFlow ? 'Order and booking logging' : 'Booking logging') : line(ctx.inputs, 'workflow_type', 'data sync', 120);
+  const targetName = line(ctx.inputs, 'target_app', 'Google Sheets', 60);
+  const target = findProduct(targetName);
+  const targetLabel = target?.name ?? targetName;
+  let flows: Flow[];
+  if (wiring) {
+    flows = [bookingFlow(ctx, wiring, wiring.orderFlow ? 'Bookings: ' : '')];
+    if (wiring.orderFlow) {
+      // The store's platform as named anywhere in the order; Shopify when none is (said in the notes).
+      const named = findProducts(Object.values(ctx.inputs).map(String).join(' ')).find((p) => p.capabilities.includes('ecommerce') && p.webhook);
+      flows.unshift(sourceFlow(ctx, named?.name ?? 'Shopify', 'order created', 'Orders: ', 'Orders'));
+    }
+  } else {
+    flows = [sourceFlow(ctx, line(ctx.inputs, 'source_app', 'Source app', 60), workflowType, '', 'Sheet1')];
+  }
+  const interval = hasAny(haystack(workflowType), ['daily', 'nightly', 'report', 'digest', 'backup'])
+    ? { field: 'days', daysInterval: 1, triggerAtHour: 6 }
+    : hasAny(haystack(workflowType), ['weekly'])
+      ? { field: 'weeks', weeksInterval: 1, triggerAtDay: [1], triggerAtHour: 6 }
+      : { field: 'minutes', minutesInterval: 15 };
+
+  const nodes: N8nNode[] = [];
+  const connections: Connections = {};
+  flows.forEach((flow, i) => {
+    const part = flowNodes(ctx, flow, target, targetLabel, 300 + i * 400, interval);
+    nodes.push(...part.nodes);
+    Object.assign(connections, part.connections);
+  });
+
+  const sourceNames = flows.map((f) => f.sourceLabel);
   const workflow = {
-    name: `${workflowType}: ${sourceName} → ${targetName}`,
+    name: `${workflowType}: ${sourceNames.join(' + ')} → ${targetLabel}`,
     nodes,
     connections,
     active: false,
     settings: { executionOrder: 'v1', saveManualExecutions: true, callerPolicy: 'workflowsFromSameOwner' },
     pinData: {},
-    meta: { templateCredsSetupCompleted: false, generator: 'agent-commerce/automation-wf', ...provenance(ctx) },
+    meta: { templateCredsSetupCompleted: false, generator: 'agent-commerce/automation-wf', ...provenance(ctx), ...(wiring ? { bundle: wiring.bundleId } : {}) },
   };
-
   const workflowJson = JSON.stringify(workflow, null, 2);
-  const placeholders = [...new Set(workflowJson.match(/REPLACE_WITH_[A-Z_]+/g) ?? [])].sort();
+  const placeholders = [...new Set(workflowJson.match(/REPLACE_WITH_[A-Z0-9_]+/g) ?? [])].sort();
+  const assumedPlatform = wiring?.orderFlow && !findProducts(Object.values(ctx.inputs).map(String).join(' ')).some((p) => p.capabilities.includes('ecommerce'));
 
   const notes = lines(
     `# n8n workflow: ${md(workflowType)}`,
     '',
-    `Moves records from **${md(sourceName)}** to **${md(targetName)}** (${mode === 'webhook' ? 'event-driven, via webhook' : 'polled on a schedule'}).`,
+    `Moves records from **${sourceNames.map(md).join('** and **')}** to **${md(targetLabel)}**.`,
+    wiring ? `\nPart of ${md(wiring.bundleId)}: the booking page and the receptionist post bookings to this workflow's webhook \`${wiring.bookingWebhookPath ?? ''}\`, so every booking they take is logged in ${md(targetLabel)} (tab "Bookings").` : null,
+    assumedPlatform ? '\nThe order did not name the store platform, so the order flow listens to Shopify\'s orders/create webhook; for another platform, replace the webhook and the field mapping.' : null,
     '',
     '## Flow',
     '',
-    mdTable(['Step', 'Node', 'Type'], nodes.map((n, i) => [i + 1, n.name, n.type])),
+    mdTable(['Step', 'Node', 'Type'], nodes.map((n, i) => [i + 1, n.name, `${n.type}@${n.typeVersion}`])),
     '',
     '## Import',
     '',
-    '1. In n8n: **Workflows → Import from File** and choose `automation-wf-workflow.json` (or paste its content on the canvas).',
-    `2. Create a **Header Auth** credential for ${md(target?.label ?? targetName)} and select it on "${md(names.send)}". ${target?.auth ?? 'Use the API key or token of the target app.'}`,
-    mode === 'schedule'
-      ? `3. Create a credential for ${md(source?.label ?? sourceName)} and select it on "${md(names.fetch)}".`
-      : `3. ${source?.webhookSetup ?? `Configure ${md(sourceName)} to POST JSON events to the webhook's production URL.`} The path is \`${webhookPath}\`.`,
-    placeholders.length > 0 ? `4. Replace the placeholders: ${placeholders.map((p) => `\`${p}\``).join(', ')}.` : '4. No placeholders to replace.',
-    '5. Run once with **Execute workflow**, check the output of every node, then activate the workflow.',
+    '1. In n8n: **Workflows → Import from File** and choose `automation-wf-workflow.json`.',
+    `2. Create a credential for ${md(targetLabel)} and select it on the "Send to" node${flows.length > 1 ? 's' : ''}. ${target?.http?.auth ?? target?.auth ?? 'Use the API key or token of the target app.'}`,
+    ...flows.map((flow, i) => `${i + 3}. ${flow.mode === 'webhook' ? `${md(flow.setup)} Webhook path: \`${flow.webhookPath}\`.` : `Create a credential for ${md(flow.sourceLabel)} and select it on "${md(`${flow.prefix}Fetch from ${flow.sourceLabel}`)}".`}${flow.fetchUrl ? ` The event only references the record, so "${md(`${flow.prefix}Fetch the ${flow.sourceLabel} record`)}" fetches it: give it a credential for ${md(flow.source?.auth ?? flow.sourceLabel)}.` : ''}`),
+    placeholders.length > 0 ? `${flows.length + 3}. Replace the placeholders: ${placeholders.map((p) => `\`${p}\``).join(', ')}.` : `${flows.length + 3}. No placeholders to replace.`,
+    `${flows.length + 4}. Run once with **Execute workflow** (send the sample below), check the output of every node, then activate the workflow.`,
     '',
-    '## Field mapping',
-    '',
-    mdTable(['Field', 'Taken from'], [
-      ['source', `the constant "${sourceName}"`],
-      ['external_id', 'id, order_id or email of the incoming record'],
-      ['name', 'name, or first_name + last_name'],
-      ['email', 'email or customer.email'],
-      ['received_at', 'the time n8n processed the item'],
-      ['payload', 'the complete incoming record, as JSON text'],
-    ]),
-    '',
+    ...flows.flatMap((flow) => [
+      `## Field mapping${flow.prefix ? `: ${md(flow.prefix.replace(/: $/, ''))}` : ''} (${md(flow.sourceLabel)})`,
+      '',
+      flow.source?.webhook?.note ? `${md(flow.source.webhook.note)}\n` : null,
+      mdTable(['Field', 'Read from'], (['external_id', 'name', 'email', 'phone', 'amount', 'currency', 'occurred_at', 'summary'] as const).filter((k) => flow.fields[k]).map((k) => [k, describeField(flow, k)])),
+      '',
+      !flow.source && !flow.sample ? `"${md(flow.sourceLabel)}" is not in the product table: the mapping reads the usual field names (id, name, email); check them against a real event.\n` : null,
+      flow.sample && flow.mode === 'webhook'
+        ? `Test with a real-shaped ${md(flow.sourceLabel)} event:\n\n\`\`\`sh\ncurl -X POST "https://<your-n8n-host>/webhook-test/${flow.webhookPath}" -H 'Content-Type: application/json' -d '${JSON.stringify(flow.sample).replace(/'/g, "'\\''")}'\n\`\`\`\n`
+        : null,
+    ].filter((l): l is string => l !== null)),
     'Records without an id take the "Skip incomplete record" branch. The HTTP nodes retry three times, five seconds apart.',
-    target ? `\nTarget API reference: ${target.docs}` : `\nThe target "${md(targetName)}" has no preset: set the URL and the JSON body of "${md(names.send)}" from its API reference.`,
-    mode === 'webhook'
-      ? `\nTest with:\n\n\`\`\`sh\ncurl -X POST "https://<your-n8n-host>/webhook-test/${webhookPath}" -H 'Content-Type: application/json' -d '{"id":"test-1","name":"Test Person","email":"test@example.com"}'\n\`\`\``
-      : null,
+    target ? `\nTarget API reference: ${target.docs}` : `\nThe target "${md(targetName)}" is not in the product table: set the URL and the JSON body of the "Send to" node from its API reference.`,
     mdFooter(ctx),
   );
 

@@ -6,6 +6,7 @@
  * Source: seed §1 (deliverables and checksums), §2.1 (bundles and `includes`), §2.10 (provenance).
  */
 import { getService } from '../catalogue';
+import { N8N_HOST, bundleWiring } from './booking';
 import type { DeliverableContext, DeliverableFile } from './types';
 import { MEDIA_TEXT, isSafeFileName, jsonFile, lines, markdownFile, md, mdFooter, mdTable, textFile } from './util';
 
@@ -39,6 +40,36 @@ function normalise(ctx: DeliverableContext, parts: BundlePart[]): BundlePart[] {
     }));
 }
 
+/** One connection between two delivered parts. */
+export interface BundleConnection {
+  from: string;
+  to: string;
+  how: string;
+}
+
+/**
+ * How the bundle's parts connect (issue 13): the booking page and the receptionist's booking tool post to one
+ * endpoint, the workflow (when the bundle has one) listens there and logs each booking; store-pack's workflow also
+ * logs the store's orders. Null for bundles without a booking page.
+ */
+export function bundleConnections(ctx: Pick<DeliverableContext, 'orderId' | 'serviceId'>): { booking_endpoint: string; connections: BundleConnection[]; steps: string[] } | null {
+  const w = bundleWiring({ orderId: ctx.orderId, bundleId: ctx.serviceId });
+  if (!w) return null;
+  const includes = getService(ctx.serviceId)?.includes ?? [];
+  const to = w.bookingWebhookPath ? `automation-wf: webhook ${w.bookingWebhookPath} in automation-wf-workflow.json` : 'your site: POST /api/bookings (see website-booking-readme.md)';
+  const connections: BundleConnection[] = [
+    { from: 'website-booking: the booking form in website-booking-index.html', to, how: `POST ${w.bookingEndpoint}, JSON as website-booking-config.json endpoint.payload_schema` },
+    ...(includes.includes('ai-receptionist') ? [{ from: 'ai-receptionist: tool create_booking_request (ai-receptionist-config.json tools[0])', to, how: `POST ${w.bookingEndpoint}, the same JSON as the form` }] : []),
+    ...(w.bookingWebhookPath ? [{ from: 'automation-wf: the bookings flow', to: 'the target app (Google Sheets unless the order named another), tab "Bookings"', how: 'one row per booking' }] : []),
+    ...(w.orderFlow ? [{ from: 'the store platform (Shopify orders/create unless the order named another)', to: 'automation-wf: the orders flow, tab "Orders"', how: 'one row per order' }] : []),
+  ];
+  const steps = [
+    ...(w.bookingWebhookPath ? ['Import automation-wf-workflow.json into n8n, add the credentials it asks for and activate it.', `Replace ${N8N_HOST} with your n8n host in website-booking-index.html (form data-endpoint), website-booking-config.json and ai-receptionist-config.json.`] : ['Serve POST /api/bookings on the booking page\'s site (website-booking-readme.md, step 2).']),
+    'Publish website-booking-index.html; make a test booking from the page and one through the receptionist; check both arrive.',
+  ];
+  return { booking_endpoint: w.bookingEndpoint, connections, steps };
+}
+
 function readme(ctx: DeliverableContext, parts: BundlePart[]): string {
   const service = getService(ctx.serviceId);
   const includes = service?.includes ?? [];
@@ -51,6 +82,7 @@ function readme(ctx: DeliverableContext, parts: BundlePart[]): string {
     `This bundle contains ${parts.length} service${parts.length === 1 ? '' : 's'} and ${files.length} file${files.length === 1 ? '' : 's'}.`,
     missing.length > 0 ? `\nNot included in this delivery: ${missing.map((m) => `\`${m}\``).join(', ')}.` : null,
     '',
+    ...wiringSection(ctx),
     ...parts.flatMap((p) => [
       `## ${md(getService(p.serviceId)?.name ?? p.serviceId)} (\`${p.serviceId}\`)`,
       '',
@@ -68,6 +100,12 @@ function readme(ctx: DeliverableContext, parts: BundlePart[]): string {
     `where \`SHA256SUMS\` holds one \`<sha256>  <file name>\` line per file: the manifest's \`sha256sums\` list, also delivered as \`${safeId(ctx.serviceId)}-sha256sums.txt\` where the bundle's files are stored together.`,
     mdFooter(ctx),
   );
+}
+
+function wiringSection(ctx: DeliverableContext): string[] {
+  const c = bundleConnections(ctx);
+  if (!c) return [];
+  return ['## How the parts connect', '', mdTable(['From', 'To', 'How'], c.connections.map((x) => [x.from, x.to, x.how])), '', ...c.steps.map((step, i) => `${i + 1}. ${md(step)}`), ''];
 }
 
 /**
@@ -93,6 +131,7 @@ export function bundleManifest(ctx: DeliverableContext, parts: BundlePart[]): De
     includes: service?.includes ?? sorted.map((p) => p.serviceId),
     parts: sorted.map((p) => ({ service_id: p.serviceId, files: p.files })),
     totals: { parts: sorted.length, files: files.length, bytes: files.reduce((n, f) => n + f.size, 0) },
+    wiring: bundleConnections(ctx),
     checksum_algorithm: 'sha256',
     sha256sums: files.map((f) => `${f.sha256}  ${f.name}`),
     readme: readme(ctx, sorted),

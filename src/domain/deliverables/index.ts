@@ -3,28 +3,35 @@
  * non-bundle service. No I/O, no clock, no randomness — the same {@link DeliverableContext} always
  * yields byte-identical files, so a retried activity reproduces the same sha256 checksums.
  *
+ * Services whose promise is language work declare language tasks (language.ts); {@link produceDeliverables} runs
+ * them through the text-generation port and passes the replies to the generator.
+ *
  * Bundles are fulfilled by the caller as one child per included service (each through
  * {@link generateDeliverables}, which derives a part's missing inputs from the bundle's inputs),
  * then {@link bundleManifest} lists every part's files and checksums.
  *
  * Source: seed §1 (deliverables, checksums), §2.1 (services and their inputs).
  */
+import type { TextGenerator } from '../../textgen/port';
+import { TextGenerationError } from '../../textgen/port';
 import { getService } from '../catalogue';
 import { agentDevelopmentDeliverables } from './agent-development';
-import { aiReceptionistDeliverables } from './ai-receptionist';
-import { automationAuditDeliverables } from './automation-audit';
+import { aiReceptionistDeliverables, aiReceptionistLanguage } from './ai-receptionist';
+import { automationAuditDeliverables, automationAuditLanguage } from './automation-audit';
 import { automationWfDeliverables } from './automation-wf';
 import { completeInputs } from './inputs';
+import type { LanguageTask } from './language';
 import { integrationProjectDeliverables } from './integration-project';
 import { robotControlSystemDeliverables } from './robot-control-system';
-import { smartConsultationDeliverables } from './smart-consultation';
-import { taskWorkerDeliverables } from './task-worker';
+import { smartConsultationDeliverables, smartConsultationLanguage } from './smart-consultation';
+import { taskWorkerDeliverables, taskWorkerLanguage } from './task-worker';
 import { DeliverableError, type DeliverableContext, type DeliverableFile, type DeliverableGenerator } from './types';
 import { isSafeFileName } from './util';
 import { websiteBookingDeliverables } from './website-booking';
 
-export { bundleDeliverables, bundleManifest, type BundlePart, type BundlePartFile } from './bundle';
+export { bundleConnections, bundleDeliverables, bundleManifest, type BundleConnection, type BundlePart, type BundlePartFile } from './bundle';
 export { completeInputs } from './inputs';
+export { type LanguageTask } from './language';
 export { DeliverableError, type DeliverableContext, type DeliverableFile, type DeliverableGenerator, type InputValue } from './types';
 export { MEDIA_HTML, MEDIA_JSON, MEDIA_MARKDOWN, MEDIA_TEXT, MEDIA_YAML, escapeHtml, isSafeFileName, sha256OfBuffer, yamlString } from './util';
 
@@ -71,4 +78,52 @@ export function generateDeliverables(ctx: DeliverableContext): DeliverableFile[]
     seen.add(f.name);
   }
   return files;
+}
+
+/** Language tasks per service (language.ts says which services need a model and why). Source: issue 13. */
+export const LANGUAGE_TASKS: Readonly<Record<string, (ctx: DeliverableContext) => LanguageTask[]>> = Object.freeze({
+  'task-worker': taskWorkerLanguage,
+  'smart-consultation': smartConsultationLanguage,
+  'ai-receptionist': aiReceptionistLanguage,
+  'automation-audit': automationAuditLanguage,
+});
+
+/** The language tasks of one non-bundle service for these inputs (completed as {@link generateDeliverables} does). */
+export function languageTasks(ctx: DeliverableContext): LanguageTask[] {
+  const build = LANGUAGE_TASKS[ctx.serviceId];
+  return build ? build({ ...ctx, inputs: completeInputs(ctx.serviceId, ctx.inputs) }) : [];
+}
+
+/**
+ * Produces one non-bundle service's files: runs its language tasks through `textgen` (when it has any), checks each
+ * reply against the task's schema, then calls {@link generateDeliverables} with the replies.
+ *
+ * An optional task is skipped without a model or when the model fails; a required one fails the delivery.
+ *
+ * @param textgen - the configured model, or undefined when none is.
+ * @throws TextGenerationError `unavailable` (not retryable) when a required task has no model; the port's errors
+ *   for required tasks (retryable or not); `bad_response` (retryable) when a reply does not match its schema.
+ * @throws DeliverableError as {@link generateDeliverables}.
+ * Source: seed §1, §2.1; issue 13.
+ */
+export async function produceDeliverables(ctx: DeliverableContext, textgen: TextGenerator | undefined): Promise<DeliverableFile[]> {
+  const language: NonNullable<DeliverableContext['language']> = {};
+  for (const task of languageTasks(ctx)) {
+    if (!textgen) {
+      if (task.required) throw new TextGenerationError('unavailable', `${ctx.serviceId} needs a text-generation model and none is configured (TEXTGEN_BASE_URL, TEXTGEN_MODEL)`, false);
+      continue;
+    }
+    try {
+      const reply = await textgen.generate(task.request);
+      const parsed = task.schema.safeParse(reply.value);
+      if (!parsed.success) {
+        throw new TextGenerationError('bad_response', `The model's reply to ${task.key} does not match its schema: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, true);
+      }
+      language[task.key] = { value: parsed.data, model: reply.model };
+    } catch (err) {
+      if (task.required) throw err;
+      // Optional wording: the deterministic deliverable stands on its own.
+    }
+  }
+  return generateDeliverables(Object.keys(language).length > 0 ? { ...ctx, language } : ctx);
 }

@@ -8,6 +8,7 @@
  * Source: seed §2.1 ("Inputs per service", bundles and their `includes`).
  */
 import type { InputValue } from './types';
+import { findRobot, suggestRobot } from './robots';
 import { hasAny, haystack, line, list } from './util';
 
 const DEFAULT_SERVICES: { keywords: string[]; services: string[] }[] = [
@@ -57,6 +58,7 @@ export function completeInputs(serviceId: string, inputs: Record<string, InputVa
       fill('services', defaultServices(`${sector} ${business}`));
       break;
     case 'automation-wf':
+      // In a bundle the generator wires the workflow to the booking page (and, in store-pack, the store's orders).
       fill('workflow_type', goals ? 'Lead capture and follow-up' : sector && hasAny(haystack(sector), ['store', 'shop', 'retail', 'ecommerce']) ? 'Order and enquiry logging' : 'Booking request logging');
       fill('source_app', 'Website booking form');
       fill('target_app', 'Google Sheets');
@@ -67,17 +69,26 @@ export function completeInputs(serviceId: string, inputs: Record<string, InputVa
       fill('task_prompt', goals ? `Plan the next 30 days for ${business} to reach these goals: ${goals}. List the steps, owners and the metric to track for each.` : `Write a launch checklist for ${business}${sector ? ` (${sector})` : ''}.`);
       break;
     case 'smart-consultation':
-      fill('type', goals ? 'growth and automation strategy' : 'business setup and automation');
-      fill('description', [`${business}${sector ? `, ${sector}` : ''}.`, goals ? `Growth goals: ${goals}.` : 'Getting started: online presence, bookings and enquiries.'].join(' '));
+      // The bundle delivers a booking page and a receptionist: the consultation is about putting them to work.
+      fill('type', goals ? 'growth and automation strategy' : 'launching online bookings and enquiries');
+      fill(
+        'description',
+        goals
+          ? `${business}${sector ? ` (${sector})` : ''} wants to reach these goals: ${goals}. It is getting a booking page, an AI receptionist and workflows. How should it use them to reach the goals, which marketing and follow-up steps come first, and what should it measure?`
+          : `${business}${sector ? ` (${sector})` : ''} is getting a booking page and an AI receptionist for its enquiries. How should it launch them so customers book online, which services and opening hours should it publish, how should it win its first online bookings, and what should it measure in the first 90 days?`,
+      );
       break;
     case 'automation-audit':
       fill('business_description', objective ? `${objective}${has('robot_type') ? ` Robot: ${line(inputs, 'robot_type')}.` : ''}` : `${business}${sector ? `, ${sector}` : ''}.${goals ? ` Goals: ${goals}.` : ''}`);
       break;
-    case 'robot-control-system':
-      fill('robot_type', 'robot (type to be confirmed at design review)');
-      fill('controller', 'controller (to be confirmed at design review)');
+    case 'robot-control-system': {
+      // No robot named: a concrete one for the objective; no controller named: the robot's own.
+      const robot = findRobot(line(inputs, 'robot_type')) ?? (has('robot_type') ? undefined : suggestRobot(objective || goals));
+      fill('robot_type', robot ? `${robot.name} (suggested for the objective: rated payload ${robot.payload_kg} kg)` : null);
+      fill('controller', robot ? robot.controller : 'ROS 2 ros2_control on an industrial PC with a safety PLC (Siemens S7-1500F) owning the safety functions');
       fill('objective', objective || goals || null);
       break;
+    }
     case 'agent-development':
       fill('use_case', objective || goals || null);
       fill('tools_required', ['web search']);

@@ -5,6 +5,8 @@
  *
  * Source: seed §1, §2.1 (integration-project inputs: systems, direction; volume optional).
  */
+import { parseCount, parseRate } from './parse';
+import { findProduct, type Capability, type Product } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import { hasAny, haystack, jsonFile, line, list, lines, markdownFile, md, mdFooter, mdTable, provenance, slug } from './util';
 
@@ -35,25 +37,33 @@ const CANONICAL_FIELDS: Record<string, [string, string][]> = {
   rows: [['row_id', 'string'], ['values', 'object'], ['updated_at', 'date-time']],
 };
 
-const PER_DAY: Record<string, number> = { second: 86_400, sec: 86_400, s: 86_400, minute: 1_440, min: 1_440, hour: 24, hr: 24, h: 24, day: 1, d: 1, week: 1 / 7, month: 1 / 30, mo: 1 / 30, year: 1 / 365 };
-
-/** Parses a volume like "10k orders/day", "500 per hour" or "2M records a month" into records per day. */
+/**
+ * Records per day of a volume such as "5,000 orders per day", "5k/day", "2.5M records a month" (thousands
+ * separators and k/M scales read as written); null when no rate is given. See parse.ts.
+ */
 export function parseVolumePerDay(value: string): number | null {
-  const m = /(\d+(?:[.,]\d+)?)\s*([kKmM])?\b[^/\d]*?(?:\/|\bper\b|\ba\b|\beach\b|\bevery\b)\s*(second|sec|s|minute|min|hour|hr|h|day|d|week|month|mo|year)\b/.exec(value);
-  if (!m) return null;
-  const base = Number((m[1] ?? '0').replace(',', '.'));
-  const mult = m[2] ? (m[2].toLowerCase() === 'k' ? 1_000 : 1_000_000) : 1;
-  const unit = PER_DAY[m[3] ?? 'day'] ?? 1;
-  return Math.round(base * mult * unit);
+  return parseRate(value)?.perDay ?? null;
 }
+
+/** Category of a product, from what it does. */
+const CATEGORY_OF: [Capability, string][] = [
+  ['shipping', 'shipping'], ['ecommerce', 'ecommerce'], ['accounting', 'accounting'], ['job_management', 'field_service'], ['ticketing', 'helpdesk'],
+  ['crm', 'crm'], ['payments', 'payments'], ['forms', 'forms'], ['scheduling', 'scheduling'], ['spreadsheet', 'spreadsheet'], ['database', 'database'],
+  ['messaging', 'messaging'], ['email_marketing', 'email_marketing'], ['email', 'email'],
+];
 
 function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-function categorise(system: string): { category: string; entities: string[] } {
+function categorise(system: string): { category: string; entities: string[]; product: Product | undefined } {
+  const product = findProduct(system);
+  if (product) {
+    const category = CATEGORY_OF.find(([c]) => product.capabilities.includes(c))?.[1] ?? 'application';
+    return { category, entities: product.entities.map((e) => e.name), product };
+  }
   const found = SYSTEM_ENTITIES.find((s) => hasAny(haystack(system), s.keywords));
-  return found ? { category: found.category, entities: found.entities } : { category: 'application', entities: ['records'] };
+  return found ? { category: found.category, entities: found.entities, product: undefined } : { category: 'application', entities: ['records'], product: undefined };
 }
 
 /**
@@ -69,7 +79,10 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
   const bidirectional = hasAny(haystack(directionText), ['bi', 'bidirectional', 'bi-directional', 'two-way', 'two way', '2-way', 'both', '<->', 'mutual']) && !hasAny(haystack(directionText), ['one-way', 'one way', 'unidirectional']);
   const reverse = !bidirectional && hasAny(haystack(directionText), ['reverse', 'inbound', 'import', 'pull']);
 
-  const systems = systemNames.map((name) => ({ name, id: slug(name, 'system', 32), ...categorise(name) }));
+  const systems = systemNames.map((name) => {
+    const c = categorise(name);
+    return { name: c.product?.name ?? name, id: slug(c.product?.name ?? name, 'system', 32), category: c.category, entities: c.entities, product: c.product };
+  });
   const ordered = reverse ? [...systems].reverse() : systems;
   const pairs: [typeof systems[number], typeof systems[number]][] = [];
   for (let i = 0; i + 1 < ordered.length; i += 1) {
@@ -80,7 +93,10 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
     if (bidirectional) pairs.push([b, a]);
   }
 
-  const perDay = volumeText ? parseVolumePerDay(volumeText) : null;
+  const rated = volumeText ? parseVolumePerDay(volumeText) : null;
+  // A count without a period ("5000", "20k records") is read per day, and the runbook says so.
+  const bare = rated === null && volumeText ? parseCount(volumeText) : null;
+  const perDay = rated ?? (bare !== null ? Math.round(bare) : null);
   const assumedPerDay = perDay ?? 10_000;
   const avgPerMinute = assumedPerDay / 1_440;
   const peakPerSecond = Math.max(1, Math.ceil((avgPerMinute / 60) * 10));
@@ -103,6 +119,25 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
     };
   });
   const entities = [...new Set(flows.flatMap((f) => f.entities))].sort();
+  // Each system's own field for each canonical field: from the product table where the product is known.
+  const fieldMapping = Object.fromEntries(
+    entities.map((e) => {
+      const known = systems.map((s) => ({ s, entity: s.product?.entities.find((x) => x.name === e) }));
+      const canonical = [...new Set([...known.flatMap((k) => Object.keys(k.entity?.fields ?? {})), ...(known.some((k) => k.entity) ? [] : (CANONICAL_FIELDS[e] ?? []).map(([f]) => f))])];
+      return [
+        e,
+        canonical.map((field) => ({
+          canonical: field,
+          ...Object.fromEntries(
+            known
+              .filter((k) => k.s.entities.includes(e))
+              .map((k) => [k.s.id, k.entity ? (k.entity.fields[field] ?? null) : `REPLACE_WITH_${k.s.id.toUpperCase().replace(/-/g, '_')}_FIELD (verify)`]),
+          ),
+        })),
+      ];
+    }),
+  );
+  const unmapped = systems.filter((s) => !s.product).map((s) => s.name);
   const schemaName = (e: string): string => e.charAt(0).toUpperCase() + e.slice(1).replace(/s$/, '');
   const schemas: Record<string, unknown> = {};
   for (const e of entities) {
@@ -184,21 +219,14 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
     'x-integration': {
       ...provenance(ctx),
       direction: { requested: directionText, resolved: bidirectional ? 'bidirectional' : 'one_way', order: ordered.map((s) => s.name) },
-      systems: systems.map((s) => ({ id: s.id, name: s.name, category: s.category, entities: s.entities })),
+      systems: systems.map((s) => ({ id: s.id, name: s.name, category: s.category, entities: s.entities, known_product: Boolean(s.product), ...(s.product ? { auth: s.product.auth, api_reference: s.product.docs, endpoints: Object.fromEntries(s.product.entities.map((e) => [e.name, e.endpoint])) } : {}) })),
       flows,
-      field_mapping: Object.fromEntries(
-        entities.map((e) => [
-          e,
-          (CANONICAL_FIELDS[e] ?? []).map(([field]) => ({
-            canonical: field,
-            ...Object.fromEntries(systems.filter((s) => s.entities.includes(e)).map((s) => [s.id, `REPLACE_WITH_${s.id.toUpperCase().replace(/-/g, '_')}_FIELD (verify)`])),
-          })),
-        ]),
-      ),
+      field_mapping: fieldMapping,
       sizing: {
         volume_input: volumeText || null,
         records_per_day: assumedPerDay,
         assumed: perDay === null,
+        period_assumed: bare !== null,
         average_per_minute: Math.round(avgPerMinute * 100) / 100,
         design_peak_per_second: peakPerSecond,
         processing_mode: mode,
@@ -221,12 +249,25 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
     '',
     mdTable(['Flow', 'From', 'To', 'Entities', 'Conflicts'], flows.map((f) => [f.id, f.from, f.to, f.entities.join(', '), f.conflict_resolution])),
     '',
-    `Volume: ${perDay === null ? `not given; sized for an assumed ${thousands(assumedPerDay)} records/day` : `${thousands(assumedPerDay)} records/day (from "${md(volumeText)}")`}. Design peak ${peakPerSecond}/s, mode \`${mode}\`, batch size ${batchSize}.`,
+    `Volume: ${perDay === null ? `not given; sized for an assumed ${thousands(assumedPerDay)} records/day` : `${thousands(assumedPerDay)} records/day (from "${md(volumeText)}"${bare !== null ? ', which gives no period: read as per day, please confirm' : ''})`}. Design peak ${peakPerSecond}/s, mode \`${mode}\`, batch size ${batchSize}.`,
+    '',
+    '## Systems',
+    '',
+    mdTable(['System', 'Category', 'Entities', 'Auth', 'API reference'], systems.map((s) => [s.name, s.category, s.entities.join(', '), s.product?.auth ?? 'to be confirmed', s.product?.docs ?? 'to be confirmed'])),
+    '',
+    '## Field mapping',
+    '',
+    ...entities.flatMap((e) => {
+      const rows = (fieldMapping[e] ?? []) as Record<string, string | null>[];
+      const ids = systems.filter((s) => s.entities.includes(e)).map((s) => s.id);
+      return [`### ${md(e)}`, '', mdTable(['Canonical', ...ids], rows.map((r) => [String(r.canonical), ...ids.map((id) => r[id] ?? '(not carried)')])), ''];
+    }),
+    unmapped.length ? `Not in the product table, so their fields are placeholders to fill after checking their schema: ${unmapped.map(md).join(', ')}.\n` : null,
     '',
     '## Deploy',
     '',
     '1. Create API credentials for each system with the minimum scopes the flows need; store them in the secret manager.',
-    '2. Fill every `REPLACE_WITH_…_FIELD` in `x-integration.field_mapping` after checking each system\'s schema.',
+    unmapped.length ? '2. Fill every `REPLACE_WITH_…_FIELD` in `x-integration.field_mapping` after checking each system\'s schema.' : '2. Check `x-integration.field_mapping` against a real record of each system (custom fields are not listed).',
     '3. Deploy the service; register `/webhooks/{system}` in each source system and verify the signature secret.',
     '4. Run `POST /flows/{flow_id}/sync` once per flow in dry-run mode and compare counts on both sides.',
     '',

@@ -3,9 +3,15 @@
  * and objective — architecture document, ROS 2 parameter file (ros2_control controllers, safety
  * limits), ROS 2 YAML launch file and a safety checklist.
  *
+ * The robot model is looked up in robots.ts (joint names as its ROS 2 driver publishes them, rated payload, native
+ * controller and driver); the ROS 2 distribution is the one the buyer names (default Jazzy); the heaviest part named
+ * in the objective is checked against the rated payload; objectives that need to find parts (bin picking,
+ * inspection, conveyors) get a camera and a perception node.
+ *
  * Source: seed §1, §2.1 (robot-control-system inputs: robot_type, controller, objective;
- * site_constraints optional; the service does not support safety certification).
+ * site_constraints optional; the service does not support safety certification); issue 13.
  */
+import { findRobot, parseMaxMassKg, parseRosDistro, payloadCheck, visionNeed, type RobotModel } from './robots';
 import type { DeliverableContext, DeliverableFile } from './types';
 import { MEDIA_YAML, hasAny, haystack, line, lines, markdownFile, md, mdFooter, mdQuote, mdTable, snake, text, textFile, yamlString } from './util';
 
@@ -44,7 +50,8 @@ function classify<K extends string>(value: string, table: { kind: K; keywords: s
   return table.find((t) => hasAny(hay, t.keywords))?.kind ?? fallback;
 }
 
-function controllersFor(kind: RobotKind): { name: string; type: string; params: [string, string][] }[] {
+function controllersFor(kind: RobotKind, robot: RobotModel | undefined, distro: string): { name: string; type: string; params: [string, string][] }[] {
+  const jointList = (names: string[]): string => `[${names.map((n) => JSON.stringify(n)).join(', ')}]`;
   const jsb = { name: 'joint_state_broadcaster', type: 'joint_state_broadcaster/JointStateBroadcaster', params: [] as [string, string][] };
   switch (kind) {
     case 'manipulator':
@@ -54,7 +61,7 @@ function controllersFor(kind: RobotKind): { name: string; type: string; params: 
           name: 'joint_trajectory_controller',
           type: 'joint_trajectory_controller/JointTrajectoryController',
           params: [
-            ['joints', '["joint_1", "joint_2", "joint_3", "joint_4", "joint_5", "joint_6"]'],
+            ['joints', robot?.kind === 'manipulator' ? jointList(robot.joints) : '["REPLACE_WITH_JOINT_NAMES_FROM_THE_URDF"]'],
             ['command_interfaces', '["position"]'],
             ['state_interfaces', '["position", "velocity"]'],
             ['state_publish_rate', '100.0'],
@@ -70,10 +77,12 @@ function controllersFor(kind: RobotKind): { name: string; type: string; params: 
           name: 'diff_drive_controller',
           type: 'diff_drive_controller/DiffDriveController',
           params: [
-            ['left_wheel_names', '["left_wheel_joint"]'],
-            ['right_wheel_names', '["right_wheel_joint"]'],
-            ['wheel_separation', '0.40'],
-            ['wheel_radius', '0.08'],
+            ['left_wheel_names', jointList([robot?.wheels?.left ?? 'left_wheel_joint'])],
+            ['right_wheel_names', jointList([robot?.wheels?.right ?? 'right_wheel_joint'])],
+            ['wheel_separation', robot?.wheels ? String(robot.wheels.separation) : '0.40  # REPLACE: measure'],
+            ['wheel_radius', robot?.wheels ? String(robot.wheels.radius) : '0.08  # REPLACE: measure'],
+            // Humble's diff_drive_controller takes geometry_msgs/Twist unless told otherwise; Jazzy takes TwistStamped.
+            ...(distro === 'humble' || distro === 'foxy' || distro === 'iron' ? ([['use_stamped_vel', 'false']] as [string, string][]) : []),
             ['publish_rate', '50.0'],
             ['base_frame_id', '"base_link"'],
             ['odom_frame_id', '"odom"'],
@@ -132,11 +141,19 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
   const controller = line(ctx.inputs, 'controller', 'controller (to be confirmed)', 120);
   const objective = text(ctx.inputs, 'objective', 'Objective to be confirmed.', 2000);
   const siteConstraints = text(ctx.inputs, 'site_constraints', '', 2000);
-  const robotKind = classify(robotType, ROBOT_KINDS, 'generic');
+  const robot = findRobot(robotType);
+  const robotKind: RobotKind = robot?.kind ?? classify(robotType, ROBOT_KINDS, 'generic');
   const controllerKind = classify(controller, CONTROLLER_KINDS, 'generic');
-  const bridge = CONTROLLER_BRIDGES[controllerKind];
-  const pkg = `${snake(robotType, 'robot', 24)}_bringup`;
-  const controllers = controllersFor(robotKind);
+  // A known robot's own driver is the bridge, whatever else the controller text mentions.
+  const bridge = robot ? { bridge: robot.driver, detail: `${robot.name}: ${robot.controller}; ROS 2 talks to it through ${robot.driver.split(' ')[0]}.` } : CONTROLLER_BRIDGES[controllerKind];
+  const allText = [robotType, controller, objective, siteConstraints, text(ctx.inputs, 'ros_distro', '', 100), text(ctx.inputs, 'ros_version', '', 100)].join(' \n ');
+  const distroGiven = parseRosDistro(allText);
+  const distro = distroGiven ?? { id: 'jazzy', label: 'Jazzy Jalisco (LTS, Ubuntu 24.04)' };
+  const partKg = parseMaxMassKg(`${objective} ${siteConstraints}`);
+  const payload = payloadCheck(robot, partKg);
+  const vision = visionNeed(`${objective} ${siteConstraints}`);
+  const pkg = `${snake(robot?.id ?? robotType, 'robot', 24)}_bringup`;
+  const controllers = controllersFor(robotKind, robot, distro.id);
   const hay = haystack(objective, siteConstraints);
   const humansNearby = hasAny(hay, ['human', 'people', 'operator', 'collaborat', 'shared', 'worker', 'staff', 'public', 'hospital', 'warehouse', 'store']);
   const hazardous = hasAny(hay, ['atex', 'explosive', 'hazard', 'chemical', 'outdoor', 'wet', 'food', 'clean room', 'cleanroom']);
@@ -145,7 +162,7 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
 
   const paramsYaml = lines(
     `# ROS 2 parameters generated for order ${ctx.orderId.replace(/[\r\n]/g, ' ')}`,
-    `# robot: ${robotType.replace(/[\r\n]/g, ' ')} | controller: ${controller.replace(/[\r\n]/g, ' ')}`,
+    `# robot: ${robotType.replace(/[\r\n]/g, ' ')} | controller: ${controller.replace(/[\r\n]/g, ' ')} | ROS 2 ${distro.id}`,
     '# Values marked REPLACE_WITH_ and the kinematic values must be confirmed against the robot description.',
     controllers.length > 0 ? 'controller_manager:' : null,
     controllers.length > 0 ? '  ros__parameters:' : null,
@@ -159,6 +176,21 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
     `    objective: ${yamlString(objective)}`,
     `    planner: ${yamlString(planner)}`,
     `    controller_bridge: ${yamlString(bridge.bridge)}`,
+    `    ros_distro: ${yamlString(distro.id)}`,
+    ...(robot ? [`    robot_model: ${yamlString(robot.id)}`, `    rated_payload_kg: ${robot.payload_kg}`] : []),
+    ...(payload.load_kg !== null ? [`    max_load_kg: ${payload.load_kg}  # heaviest part + gripper allowance`] : []),
+    `    payload_check: ${yamlString(payload.status)}`,
+    ...(vision
+      ? [
+          'perception:',
+          '  ros__parameters:',
+          `    camera: ${yamlString(vision.kind === '3d' ? '3D structured-light camera (e.g. Zivid 2+ M60 via zivid_ros, or Photoneo PhoXi via phoxi_camera)' : '2D industrial camera (e.g. Basler ace 2 via pylon_ros2_camera)')}`,
+          `    output_topic: ${yamlString(vision.kind === '3d' ? '/perception/pick_poses' : '/perception/detections')}`,
+          '    frame_id: "camera_optical_frame"',
+          '    hand_eye_calibration: "eye_to_hand"  # calibrate with easy_handeye2 before first picks',
+          '    min_confidence: 0.8',
+        ]
+      : []),
     '    heartbeat_period_s: 0.1',
     '    state_topic: "/mission/state"',
     'safety_watchdog:',
@@ -202,6 +234,9 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
       ? ['  - executable:', '      cmd: "ros2 run micro_ros_agent micro_ros_agent serial --dev /dev/ttyUSB0"']
       : []),
     ...(controllerKind === 'flight_controller' ? ['  - executable:', '      cmd: "MicroXRCEAgent udp4 -p 8888"'] : []),
+    ...(vision
+      ? ['  - node:', `      pkg: "${pkg}"`, '      exec: "perception"', '      name: "perception"', '      param:', '        - from: "$(var params_file)"']
+      : []),
     '  - node:',
     `      pkg: "${pkg}"`,
     '      exec: "safety_watchdog"',
@@ -226,9 +261,13 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
       ['Controller class', controllerKind],
       ['Controller bridge', bridge.bridge],
       ['Motion planning', planner],
-      ['ROS 2 distribution', 'Jazzy (LTS); Humble supported'],
+      ['ROS 2 distribution', distroGiven ? `${distro.label} (as requested)` : `${distro.label} (none was named)`],
+      ...(robot ? [['Robot model', `${robot.name}: rated payload ${robot.payload_kg} kg${robot.reach_mm ? `, reach ${robot.reach_mm} mm` : ''}`], ['Joints', robot.joints.join(', ')]] : [['Robot model', 'not in the model table: joint names and payload to be taken from its data sheet']]),
+      ['Payload check', `${payload.status}: ${payload.note}${payload.suggest ? ` Consider the ${payload.suggest}.` : ''}`],
+      ['Vision', vision ? `${vision.kind.toUpperCase()} camera: ${vision.why}` : 'none needed for this objective'],
       ['Bring-up package', pkg],
     ]),
+    payload.status === 'over' ? `\n> **Payload exceeded.** ${md(payload.note)}${payload.suggest ? ` The ${md(payload.suggest)} has the capacity.` : ' Choose a robot with a higher rated payload.'}` : null,
     '',
     '## Objective',
     '',
@@ -246,6 +285,7 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
     '  CM --> HW[hardware interface / bridge]',
     '  HW --> CTRL[robot controller]',
     '  SW[safety_watchdog] -- heartbeat / e-stop --> CM',
+    ...(vision ? ['  CAM[camera] --> PER[perception]', '  PER -- pick poses --> MS'] : []),
     '  CTRL -- state --> HW',
     '```',
     '',
@@ -265,7 +305,8 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
       ['/mission/state', 'topic', 'std_msgs/msg/String', 'Current mission state'],
       ['/safety/estop', 'topic', 'std_msgs/msg/Bool', 'Software stop request (not a replacement for the hard-wired e-stop)'],
       ['/joint_states', 'topic', 'sensor_msgs/msg/JointState', 'Robot state from joint_state_broadcaster'],
-      ...(robotKind === 'mobile' ? [['/cmd_vel', 'topic', 'geometry_msgs/msg/TwistStamped', 'Velocity commands to the base']] : []),
+      ...(robotKind === 'mobile' ? [['/diff_drive_controller/cmd_vel', 'topic', distro.id === 'humble' || distro.id === 'foxy' || distro.id === 'iron' ? 'geometry_msgs/msg/Twist' : 'geometry_msgs/msg/TwistStamped', 'Velocity commands to the base']] : []),
+      ...(vision ? [[vision.kind === '3d' ? '/perception/pick_poses' : '/perception/detections', 'topic', vision.kind === '3d' ? 'geometry_msgs/msg/PoseArray' : 'vision_msgs/msg/Detection2DArray', 'Where the parts are']] : []),
       ...(robotKind === 'manipulator' || robotKind === 'gantry' ? [['/joint_trajectory_controller/follow_joint_trajectory', 'action', 'control_msgs/action/FollowJointTrajectory', 'Trajectory execution']] : []),
     ]),
     '',
@@ -320,6 +361,7 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
     `- [ ] Watchdog tested: stopping \`mission_supervisor\` triggers a controlled stop within ${0.3} s.`,
     `- [ ] Reduced speed active (max ${maxLinear.toFixed(2)} m/s linear${humansNearby ? ', 25 % joint speed' : ''}).`,
     '- [ ] Joint and velocity limits in the robot description match the data sheet.',
+    `- [ ] Payload: ${payload.note}${payload.status === 'over' ? ' Do not run until the robot or the load changes.' : ''}`,
     '- [ ] Software e-stop topic `/safety/estop` tested; hard-wired e-stop tested independently.',
     '',
     '## Commissioning',

@@ -1,118 +1,49 @@
 /**
- * smart-consultation deliverables: a consultation report (Markdown) and the matching action plan
- * (JSON), chosen from playbooks by the consultation `type` and tailored with the description and
- * the optional current/target countries.
+ * smart-consultation deliverables: a written consultation that answers what the description asks. The questions
+ * are read from the description (its own questions, and the topics it raises: a subsidiary, hiring, visas, tax,
+ * banking, pricing, funding, marketing, bookings, automation…), and the text-generation port (language.ts) answers
+ * each one, with recommendations, a phased plan and risks. Country facts kept here are given to the model as
+ * material and shown in the report.
  *
  * Source: seed §1, §2.1 (smart-consultation inputs: type, description; current_country and
- * target_country optional).
+ * target_country optional); issue 13.
  */
-import type { DeliverableContext, DeliverableFile } from './types';
+import { z } from 'zod';
+import { HOUSE_RULES, languageReply, languageTask, type LanguageTask } from './language';
+import { DeliverableError, type DeliverableContext, type DeliverableFile } from './types';
 import { hasAny, haystack, jsonFile, line, lines, markdownFile, md, mdFooter, mdQuote, provenance, text } from './util';
 
-interface Phase {
-  name: string;
-  weeks: string;
-  actions: string[];
-}
-
-interface Playbook {
-  key: string;
-  title: string;
-  keywords: string[];
-  questions: string[];
-  phases: Phase[];
-  risks: string[];
-  documents: string[];
-}
-
-const PLAYBOOKS: Playbook[] = [
-  {
-    key: 'relocation',
-    title: 'Relocation',
-    keywords: ['reloc', 'move', 'moving', 'immigra', 'visa', 'residen', 'expat', 'nomad'],
-    questions: [
-      'Which residence route fits: employment, self-employment, investment, study or family?',
-      'Where will tax residence be in the year of the move, and is there a tax treaty between the two countries?',
-      'Which income continues from the current country and how is it taxed after the move?',
-      'What health insurance is required for the residence permit?',
-    ],
-    phases: [
-      { name: 'Decide the route', weeks: '1-2', actions: ['Short-list two residence routes and their eligibility criteria.', 'Estimate total cost: fees, insurance, housing deposit, first three months of living.'] },
-      { name: 'Prepare documents', weeks: '2-6', actions: ['Order apostilled civil documents and police certificates.', 'Book the visa or permit appointment.', 'Arrange health insurance valid for the permit.'] },
-      { name: 'Move and register', weeks: '6-12', actions: ['Register the address locally.', 'Open a local bank account.', 'De-register or file a departure notice in the current country where required.'] },
-    ],
-    risks: ['Processing times longer than planned', 'Dual tax residence in the year of the move', 'Documents older than the accepted age'],
-    documents: ['Passport (validity beyond the planned stay)', 'Birth and marriage certificates, apostilled and translated', 'Proof of income or funds', 'Police clearance certificate', 'Health insurance certificate'],
-  },
-  {
-    key: 'business_setup',
-    title: 'Company formation',
-    keywords: ['company', 'business setup', 'business_setup', 'incorporat', 'formation', 'startup', 'start a business', 'llc', 'gmbh', 'register'],
-    questions: [
-      'Which legal form limits liability at acceptable cost (sole trader vs limited company)?',
-      'Do foreign owners need a licence, a local director or a registered agent?',
-      'Which registrations follow incorporation: tax number, VAT/sales tax, payroll, trade licence?',
-      'Which bank will open an account for this ownership structure, and how long does it take?',
-    ],
-    phases: [
-      { name: 'Structure', weeks: '1', actions: ['Choose the legal form and the jurisdiction.', 'Draft the shareholder structure and the articles.'] },
-      { name: 'Register', weeks: '2-4', actions: ['File the incorporation.', 'Obtain tax and VAT/sales-tax registrations.', 'Open the business bank account.'] },
-      { name: 'Operate', weeks: '4-8', actions: ['Set up bookkeeping and invoicing.', 'Calendar the filing deadlines.', 'Put contracts and terms in place.'] },
-    ],
-    risks: ['Bank onboarding delays for foreign-owned companies', 'Missing a registration threshold (VAT, payroll)', 'Permanent-establishment exposure in another country'],
-    documents: ['Passports of shareholders and directors', 'Proof of address', 'Business plan (often required by banks)', 'Articles of association'],
-  },
-  {
-    key: 'market_entry',
-    title: 'Market entry',
-    keywords: ['market', 'expan', 'export', 'launch', 'international', 'entry', 'sell in'],
-    questions: [
-      'Which customer segment in the target market has the shortest path to revenue?',
-      'Sell remotely, through a partner, or with a local entity?',
-      'Which product, labelling, data-protection or licensing rules apply locally?',
-      'What price level is viable after taxes, duties and channel margins?',
-    ],
-    phases: [
-      { name: 'Validate', weeks: '1-4', actions: ['Interview ten target customers.', 'Map three competitors and their prices.', 'Estimate landed cost and margin.'] },
-      { name: 'Pilot', weeks: '4-12', actions: ['Launch with one channel or partner.', 'Localise the offer and the checkout.', 'Track conversion and cost of acquisition.'] },
-      { name: 'Scale', weeks: '12+', actions: ['Decide on a local entity once revenue justifies it.', 'Add channels that proved profitable.'] },
-    ],
-    risks: ['Regulatory requirements discovered late', 'Currency and payment friction', 'Underestimated customer acquisition cost'],
-    documents: ['Target-market customer interviews', 'Competitor price sheet', 'Unit economics model'],
-  },
-  {
-    key: 'automation',
-    title: 'Automation and AI adoption',
-    keywords: ['automat', 'ai', 'workflow', 'digital', 'software', 'tool', 'process', 'agent', 'growth', 'marketing', 'sales'],
-    questions: [
-      'Which recurring tasks take the most hours per week?',
-      'Where does data get re-typed between tools?',
-      'Which customer touchpoints go unanswered outside working hours?',
-      'What would be measured to prove the automation paid off?',
-    ],
-    phases: [
-      { name: 'Quick wins', weeks: '1-2', actions: ['Automate enquiry answering and booking.', 'Connect the form or shop to the CRM or sheet.'] },
-      { name: 'Core processes', weeks: '2-6', actions: ['Automate follow-ups and reminders.', 'Automate the weekly reporting.'] },
-      { name: 'Scale', weeks: '6-12', actions: ['Add AI agents for repeatable research and drafting.', 'Review metrics monthly and retire what does not pay off.'] },
-    ],
-    risks: ['Automating a broken process', 'Credentials and data spread across too many tools', 'No owner for the automations'],
-    documents: ['List of tools and their admins', 'Process inventory with hours per week', 'Baseline metrics'],
-  },
+/** Topics a description raises, each with the question it implies. */
+const TOPICS: { key: string; keywords: string[]; question: (c: Ctx) => string }[] = [
+  { key: 'subsidiary', keywords: ['subsidiar', 'branch office', 'entity in', 'second entity', 'holding', 'parent company', 'local entity'], question: (c) => `How should the subsidiary${c.to ? ` in ${c.to}` : ''} be set up and run alongside the existing company${c.from ? ` in ${c.from}` : ''} (legal form, ownership, directors, intercompany agreements)?` },
+  { key: 'hiring', keywords: ['hire', 'hiring', 'recruit', 'employ', 'staff', 'first employee', 'contractor', 'payroll', 'headcount'], question: (c) => `How should the hiring be done${c.to ? ` in ${c.to}` : ''}: employ directly, use an employer of record, or contract, and what payroll and contract obligations follow?` },
+  { key: 'immigration', keywords: ['visa', 'residen', 'reloc', 'immigra', 'work permit', 'golden visa', 'move to', 'moving to', 'expat', 'nomad'], question: (c) => `Which visa or residence route fits${c.to ? ` for ${c.to}` : ''}, and what does it require?` },
+  { key: 'company_formation', keywords: ['incorporat', 'company formation', 'form a company', 'register a company', 'set up a company', 'start a business', 'llc', 'gmbh', 'ltd'], question: (c) => `Which company form and registrations fit${c.to ? ` in ${c.to}` : ''}, in what order?` },
+  { key: 'tax', keywords: ['tax', 'vat', 'sales tax', 'transfer pricing', 'permanent establishment', 'double tax'], question: () => 'What are the tax consequences (corporate tax, VAT/sales tax, permanent establishment, transfer pricing) and what must be registered?' },
+  { key: 'banking', keywords: ['bank account', 'banking', 'open an account', 'payment provider'], question: () => 'How can the business bank account be opened, and what do banks ask for?' },
+  { key: 'pricing', keywords: ['pricing', 'price', 'charge', 'rates', 'margin'], question: () => 'How should the pricing be set and tested?' },
+  { key: 'funding', keywords: ['funding', 'investor', 'raise', 'loan', 'grant', 'cash flow', 'runway'], question: () => 'Which funding options fit, and what should be prepared for them?' },
+  { key: 'marketing', keywords: ['marketing', 'customers', 'leads', 'clients', 'visibility', 'seo', 'advertis', 'social media', 'grow'], question: () => 'How should the business win its first (or more) customers, with which channels first?' },
+  { key: 'bookings', keywords: ['booking', 'appointment', 'no-show', 'calendar', 'reservation', 'enquir', 'inquir'], question: () => 'How should bookings and enquiries be taken and followed up so fewer are lost?' },
+  { key: 'automation', keywords: ['automat', 'workflow', 'manual process', 'by hand', 'spreadsheet', 'crm', 'repetitive'], question: () => 'Which tasks should be automated first, with which tools, and what does it save?' },
 ];
 
-const GENERAL: Playbook = {
-  key: 'general',
-  title: 'General consultation',
-  keywords: [],
-  questions: ['What outcome would make this a success, and by when?', 'What constraints (budget, time, rules) are fixed?', 'What has been tried already?'],
-  phases: [
-    { name: 'Clarify', weeks: '1', actions: ['Write the goal as a measurable outcome.', 'List constraints and decision makers.'] },
-    { name: 'Options', weeks: '1-2', actions: ['Compare three options on cost, time and risk.', 'Pick one and define the first milestone.'] },
-    { name: 'Execute', weeks: '2+', actions: ['Work to the first milestone and review the result.'] },
-  ],
-  risks: ['Unclear success criteria', 'Decisions without an owner'],
-  documents: ['Goal statement', 'Constraint list', 'Option comparison'],
-};
+interface Ctx {
+  from: string;
+  to: string;
+}
+
+/** The questions a consultation must answer: the description's own questions, then the topics it raises. */
+export function consultationQuestions(type: string, description: string, from: string, to: string): { questions: string[]; topics: string[] } {
+  const own = (description.match(/[^.!?\n]*\?/g) ?? []).map((q) => q.trim()).filter((q) => q.length > 8).slice(0, 6);
+  const hay = haystack(`${type} ${description}`);
+  const topics = TOPICS.filter((t) => hasAny(hay, t.keywords));
+  // A topic the buyer already asked about in their own words needs no second question.
+  const derived = topics.filter((t) => !own.some((o) => hasAny(haystack(o), t.keywords))).map((t) => t.question({ from, to }));
+  const questions = [...own, ...derived].slice(0, 6);
+  if (questions.length === 0) questions.push(`What should be done about this, and in what order: ${description.replace(/\s+/g, ' ').slice(0, 200)}`);
+  return { questions, topics: topics.map((t) => t.key) };
+}
 
 /** Widely known facts per country (kept general on purpose): business registration and residence. */
 const COUNTRY_NOTES: { names: string[]; label: string; business: string[]; residence: string[] }[] = [
@@ -138,81 +69,127 @@ function countryNotes(name: string, relocation: boolean): { label: string; notes
   return notes.length > 0 ? { label: country.label, notes } : null;
 }
 
-/**
- * Generates `smart-consultation-report.md` and `smart-consultation-action-plan.json`.
- * Source: seed §1, §2.1.
- */
-export function smartConsultationDeliverables(ctx: DeliverableContext): DeliverableFile[] {
+function replySchema(questions: number) {
+  return z.object({
+    summary: z.string().min(1).max(3000).describe('Three to five sentences: the situation and the answer in short'),
+    answers: z
+      .array(z.object({ question: z.string().min(1), answer: z.string().min(1).max(6000).describe('A direct, specific answer'), key_points: z.array(z.string()).max(8) }))
+      .length(questions)
+      .describe('One answer per question, in the order given'),
+    recommendations: z.array(z.object({ title: z.string().min(1), why: z.string().min(1), first_step: z.string().min(1) })).min(3).max(8),
+    action_plan: z.array(z.object({ phase: z.string().min(1), timeframe: z.string().min(1), actions: z.array(z.string().min(1)).min(1).max(8) })).min(2).max(6),
+    risks: z.array(z.string().min(1)).min(1).max(8),
+    check_with_professional: z.array(z.string()).max(8).describe('Points a licensed lawyer, accountant or immigration adviser must confirm'),
+  });
+}
+
+function readInputs(ctx: DeliverableContext) {
   const type = line(ctx.inputs, 'type', 'general', 80);
   const description = text(ctx.inputs, 'description', 'No description was given.', 4000);
   const from = line(ctx.inputs, 'current_country', '', 60);
   const to = line(ctx.inputs, 'target_country', '', 60);
-  const playbook = PLAYBOOKS.find((p) => hasAny(haystack(type), p.keywords)) ?? PLAYBOOKS.find((p) => hasAny(haystack(description), p.keywords)) ?? GENERAL;
-  const relocation = playbook.key === 'relocation';
-  const fromNotes = from ? countryNotes(from, relocation) : null;
-  const toNotes = to ? countryNotes(to, relocation) : null;
-  const crossBorder = Boolean(from && to && from.toLowerCase() !== to.toLowerCase());
+  const relocation = hasAny(haystack(`${type} ${description}`), ['visa', 'reloc', 'immigra', 'residen', 'move to', 'moving to']);
+  const notes = [from ? countryNotes(from, relocation) : null, to ? countryNotes(to, relocation) : null].filter((c): c is { label: string; notes: string[] } => c !== null);
+  return { type, description, from, to, notes, ...consultationQuestions(type, description, from, to) };
+}
 
-  const recommendations = [
-    `Treat this as a ${playbook.title.toLowerCase()} question and follow the ${playbook.phases.length}-phase plan below.`,
-    crossBorder ? `Confirm the tax-residence and treaty position between ${from} and ${to} before committing to dates.` : null,
-    ...playbook.phases.map((p) => `${p.name}: ${p.actions[0] ?? ''}`),
-    'Get written confirmation from a licensed professional for any legal or tax step.',
-  ].filter((r): r is string => r !== null);
-
-  const countrySection = [fromNotes, toNotes]
-    .filter((c): c is { label: string; notes: string[] } => c !== null)
-    .flatMap((c) => [`**${c.label}**`, '', ...c.notes.map((n) => `- ${n}`), '']);
-
-  const report = lines(
-    `# Consultation report: ${md(playbook.title)}`,
+/** The consultation's language task: answer the questions. Source: issue 13. */
+export function smartConsultationLanguage(ctx: DeliverableContext): LanguageTask[] {
+  const i = readInputs(ctx);
+  const prompt = lines(
+    `Consultation type: ${i.type}`,
+    i.from ? `Current country: ${i.from}` : null,
+    i.to ? `Target country: ${i.to}` : null,
     '',
-    `Requested type: ${md(type)}${from ? ` · current country: ${md(from)}` : ''}${to ? ` · target country: ${md(to)}` : ''}`,
+    'Description from the client:',
+    i.description,
+    '',
+    'Questions to answer, in this order:',
+    ...i.questions.map((q, n) => `${n + 1}. ${q}`),
+    i.notes.length ? '\nCountry facts you may rely on:' : null,
+    ...i.notes.flatMap((c) => c.notes.map((n) => `- ${c.label}: ${n}`)),
+  );
+  return [
+    languageTask(
+      'consultation',
+      true,
+      `You are an experienced business consultant writing a concise written consultation. Answer every question specifically for this client's situation (their business, countries and goals as described), not generically. Give concrete next steps with realistic timeframes. You do not give legal, tax or immigration advice: say which points a licensed professional must confirm. ${HOUSE_RULES}`,
+      prompt,
+      replySchema(i.questions.length),
+      4000,
+    ),
+  ];
+}
+
+/**
+ * Generates `smart-consultation-report.md` and `smart-consultation-action-plan.json` from the model's reply in
+ * `ctx.language.consultation`.
+ * @throws DeliverableError `language_missing` without a valid reply.
+ * Source: seed §1, §2.1; issue 13.
+ */
+export function smartConsultationDeliverables(ctx: DeliverableContext): DeliverableFile[] {
+  const i = readInputs(ctx);
+  const reply = languageReply(ctx, 'consultation', replySchema(i.questions.length));
+  if (!reply) throw new DeliverableError('language_missing', 'smart-consultation needs the model\'s answers (language task consultation)');
+  const r = reply.value;
+  const crossBorder = Boolean(i.from && i.to && i.from.toLowerCase() !== i.to.toLowerCase());
+  const report = lines(
+    `# Consultation: ${md(i.type)}`,
+    '',
+    [i.from ? `Current country: ${md(i.from)}` : null, i.to ? `target country: ${md(i.to)}` : null].filter(Boolean).join(' · ') || null,
     '',
     '## Your situation',
     '',
-    mdQuote(description),
+    mdQuote(i.description),
     '',
-    '## Summary',
+    '## In short',
     '',
-    ...recommendations.map((r) => `- ${md(r)}`),
+    md(r.summary),
     '',
-    '## Questions to settle first',
+    '## Your questions',
     '',
-    ...playbook.questions.map((q, i) => `${i + 1}. ${q}`),
+    ...i.questions.flatMap((q, n) => {
+      const a = r.answers[n];
+      return [`### ${n + 1}. ${md(q)}`, '', md(a?.answer ?? ''), '', ...(a?.key_points ?? []).map((p) => `- ${md(p)}`), ''];
+    }),
+    '## Recommendations',
+    '',
+    ...r.recommendations.map((x, n) => `${n + 1}. **${md(x.title)}**: ${md(x.why)} First step: ${md(x.first_step)}`),
     '',
     '## Plan',
     '',
-    ...playbook.phases.flatMap((p, i) => [`### Phase ${i + 1}: ${p.name} (weeks ${p.weeks})`, '', ...p.actions.map((a) => `- [ ] ${a}`), '']),
-    crossBorder || countrySection.length > 0 ? '## Country notes' : null,
-    crossBorder || countrySection.length > 0 ? '' : null,
-    ...countrySection,
-    crossBorder && countrySection.length === 0 ? `No preset notes for ${md(from)} or ${md(to)}: check company, tax and data-protection registration rules with the official government portals of both countries.\n` : null,
+    ...r.action_plan.flatMap((p, n) => [`### Phase ${n + 1}: ${md(p.phase)} (${md(p.timeframe)})`, '', ...p.actions.map((a) => `- [ ] ${md(a)}`), '']),
+    i.notes.length ? '## Country notes' : null,
+    i.notes.length ? '' : null,
+    ...i.notes.flatMap((c) => [`**${c.label}**`, '', ...c.notes.map((n) => `- ${n}`), '']),
     '## Risks to watch',
     '',
-    ...playbook.risks.map((r) => `- ${r}`),
+    ...r.risks.map((x) => `- ${md(x)}`),
     '',
-    '## Documents to prepare',
-    '',
-    ...playbook.documents.map((d) => `- [ ] ${d}`),
+    r.check_with_professional.length ? '## Confirm with a licensed professional' : null,
+    r.check_with_professional.length ? '' : null,
+    ...r.check_with_professional.map((x) => `- ${md(x)}`),
     '',
     '## Scope',
     '',
-    'This is an automated written consultation. It is not legal, tax or immigration advice and does not represent you before any authority.',
+    `This is an automated written consultation (written by model \`${reply.model.replace(/`/g, "'")}\`). It is not legal, tax or immigration advice and does not represent you before any authority.`,
     mdFooter(ctx),
   );
 
   const plan = {
-    schema: 'agent-commerce/consultation-plan@1',
+    schema: 'agent-commerce/consultation-plan@2',
     ...provenance(ctx),
-    consultation_type: { requested: type, playbook: playbook.key },
-    countries: { current: from || null, target: to || null, cross_border: crossBorder },
-    recommendations,
-    key_questions: playbook.questions,
-    phases: playbook.phases.map((p, i) => ({ order: i + 1, name: p.name, weeks: p.weeks, actions: p.actions.map((a) => ({ task: a, done: false })) })),
-    risks: playbook.risks,
-    documents: playbook.documents,
-    country_notes: [fromNotes, toNotes].filter((c) => c !== null),
+    consultation_type: i.type,
+    topics: i.topics,
+    countries: { current: i.from || null, target: i.to || null, cross_border: crossBorder },
+    questions: i.questions.map((q, n) => ({ question: q, answer: r.answers[n]?.answer ?? '', key_points: r.answers[n]?.key_points ?? [] })),
+    summary: r.summary,
+    recommendations: r.recommendations,
+    phases: r.action_plan.map((p, n) => ({ order: n + 1, name: p.phase, timeframe: p.timeframe, actions: p.actions.map((a) => ({ task: a, done: false })) })),
+    risks: r.risks,
+    check_with_professional: r.check_with_professional,
+    country_notes: i.notes,
+    written_by: { model: reply.model },
   };
 
   return [markdownFile('smart-consultation-report.md', report), jsonFile('smart-consultation-action-plan.json', plan)];

@@ -1,126 +1,40 @@
 /**
- * task-worker deliverables: the task result document for one task_prompt — the task's reading
- * (actions, subject, constraints), facts extracted from the prompt (URLs, e-mails, dates, amounts,
- * list items, computed percentages), a step-by-step execution plan with outputs, and acceptance
- * checks — in the requested format (json, markdown or text), always with the JSON form beside it.
+ * task-worker deliverables: the task done, not a plan for it. The task prompt goes to the text-generation port
+ * (language.ts) with the number and kind of pieces it asks for ("write five e-mails" → exactly five items); the
+ * reply becomes the result in the requested format (json, markdown or text), always with the JSON form beside it.
+ * Facts the prompt states (links, e-mail addresses, dates, amounts, computed percentages) are listed so the buyer
+ * can check the result against them.
  *
- * Source: seed §1, §2.1 (task-worker inputs: task_prompt, format optional).
+ * Source: seed §1, §2.1 (task-worker inputs: task_prompt, format optional); issue 13.
  */
-import type { DeliverableContext, DeliverableFile } from './types';
+import { z } from 'zod';
+import { HOUSE_RULES, languageReply, languageTask, type LanguageTask } from './language';
+import { DeliverableError, type DeliverableContext, type DeliverableFile } from './types';
 import { MEDIA_TEXT, jsonFile, lines, markdownFile, md, mdFooter, mdQuote, provenance, text, textFile } from './util';
 
 type Format = 'json' | 'markdown' | 'text';
 
-interface ActionRule {
-  action: string;
-  verbs: string[];
-  steps: (subject: string) => { action: string; detail: string; output: string }[];
-}
+const WORD_COUNTS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, fifteen: 15, twenty: 20, a: 1, an: 1 };
 
-const ACTIONS: ActionRule[] = [
-  {
-    action: 'research',
-    verbs: ['research', 'find', 'look up', 'investigate', 'identify', 'discover', 'search'],
-    steps: (s) => [
-      { action: 'define_scope', detail: `List the questions the research on "${s}" must answer and the sources that count as authoritative.`, output: 'question list' },
-      { action: 'collect', detail: 'Gather candidate sources; keep title, publisher, date and URL for each.', output: 'source table' },
-      { action: 'verify', detail: 'Cross-check every key claim against at least two independent sources; drop anything unverifiable.', output: 'verified facts' },
-    ],
-  },
-  {
-    action: 'compare',
-    verbs: ['compare', 'versus', ' vs ', 'evaluate', 'benchmark', 'rank', 'choose between'],
-    steps: (s) => [
-      { action: 'criteria', detail: `Fix the comparison criteria and their weights for "${s}".`, output: 'weighted criteria' },
-      { action: 'score', detail: 'Score each option against every criterion with a one-line justification.', output: 'scoring matrix' },
-      { action: 'recommend', detail: 'Rank the options by weighted score and state the recommendation with its main trade-off.', output: 'ranking and recommendation' },
-    ],
-  },
-  {
-    action: 'summarize',
-    verbs: ['summarize', 'summarise', 'summary', 'tl;dr', 'condense', 'digest', 'key points'],
-    steps: (s) => [
-      { action: 'read', detail: `Read the material on "${s}" completely and mark the main claims.`, output: 'annotated source' },
-      { action: 'condense', detail: 'Write the key points, one sentence each, most important first.', output: 'key points' },
-      { action: 'check', detail: 'Check that every point is supported by the source and nothing important is missing.', output: 'checked summary' },
-    ],
-  },
-  {
-    action: 'write',
-    verbs: ['write', 'draft', 'compose', 'create a post', 'blog', 'email', 'copy', 'rewrite', 'article', 'letter', 'description'],
-    steps: (s) => [
-      { action: 'brief', detail: `Fix audience, tone, length and call to action for "${s}".`, output: 'writing brief' },
-      { action: 'outline', detail: 'Outline the piece: hook, body sections, close.', output: 'outline' },
-      { action: 'draft', detail: 'Write the draft following the outline and the constraints.', output: 'draft' },
-      { action: 'edit', detail: 'Edit for clarity and length; verify names, numbers and claims.', output: 'final text' },
-    ],
-  },
-  {
-    action: 'extract',
-    verbs: ['extract', 'parse', 'pull out', 'scrape', 'collect the', 'get all'],
-    steps: (s) => [
-      { action: 'schema', detail: `Define the fields to extract from "${s}" and their types.`, output: 'field schema' },
-      { action: 'extract', detail: 'Extract every record into the schema; leave unknown fields null instead of guessing.', output: 'records' },
-      { action: 'validate', detail: 'Validate types and de-duplicate records.', output: 'clean records' },
-    ],
-  },
-  {
-    action: 'translate',
-    verbs: ['translate', 'translation', 'localize', 'localise'],
-    steps: (s) => [
-      { action: 'glossary', detail: `Fix terminology for "${s}" (names and product terms stay untranslated).`, output: 'glossary' },
-      { action: 'translate', detail: 'Translate meaning, not words; keep formatting and placeholders intact.', output: 'translation' },
-      { action: 'review', detail: 'Back-check numbers, names and placeholders against the source.', output: 'reviewed translation' },
-    ],
-  },
-  {
-    action: 'calculate',
-    verbs: ['calculate', 'compute', 'estimate', 'how much', 'how many', 'forecast', 'total'],
-    steps: (s) => [
-      { action: 'inputs', detail: `List every figure and assumption the calculation of "${s}" needs.`, output: 'inputs table' },
-      { action: 'compute', detail: 'Compute step by step, keeping units on every figure.', output: 'worked calculation' },
-      { action: 'sanity_check', detail: 'Check orders of magnitude and edge cases; state the result with its assumptions.', output: 'result with assumptions' },
-    ],
-  },
-  {
-    action: 'plan',
-    verbs: ['plan', 'roadmap', 'schedule', 'strategy', 'organize', 'organise', 'steps to', 'how to', 'checklist'],
-    steps: (s) => [
-      { action: 'goal', detail: `State the goal of "${s}" as a measurable outcome and a date.`, output: 'goal statement' },
-      { action: 'breakdown', detail: 'Break the goal into milestones and tasks with owners and durations.', output: 'task breakdown' },
-      { action: 'risks', detail: 'List the top risks and a mitigation for each.', output: 'risk list' },
-    ],
-  },
-  {
-    action: 'code',
-    verbs: ['code', 'script', 'function', 'regex', 'sql', 'query', 'program', 'implement', 'debug', 'fix the bug'],
-    steps: (s) => [
-      { action: 'specify', detail: `Write the input/output contract and edge cases for "${s}".`, output: 'specification' },
-      { action: 'implement', detail: 'Implement the smallest correct solution.', output: 'code' },
-      { action: 'test', detail: 'Add tests for the normal case and each edge case.', output: 'tests' },
-    ],
-  },
-  {
-    action: 'classify',
-    verbs: ['classify', 'categorize', 'categorise', 'tag', 'label', 'sort into', 'triage'],
-    steps: (s) => [
-      { action: 'taxonomy', detail: `Fix the categories for "${s}" with a definition and an example each.`, output: 'taxonomy' },
-      { action: 'assign', detail: 'Assign each item one category with a confidence note.', output: 'labelled items' },
-      { action: 'review', detail: 'Review low-confidence items and category balance.', output: 'final labels' },
-    ],
-  },
-];
+/** Plural nouns that name countable pieces of work. */
+const PIECES = String.raw`(e-?mails?|messages?|posts?|tweets?|captions?|headlines?|titles?|taglines?|slogans?|ideas?|names?|questions?|answers?|bullet points?|bullets?|points?|tips?|steps?|paragraphs?|sentences?|descriptions?|reviews?|replies|responses?|subject lines?|variants?|versions?|options?|examples?|slides?|faqs?|items?|letters?|scripts?|hooks?|ads?|product descriptions?|blog posts?|articles?)`;
+
+/** The number and kind of pieces the prompt asks for ("five e-mails", "3 LinkedIn posts"); null when none. */
+export function requestedPieces(prompt: string): { count: number; noun: string } | null {
+  const re = new RegExp(String.raw`\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)\s+(?:[a-z0-9'’-]+\s+){0,3}?${PIECES}\b`, 'i');
+  const m = re.exec(prompt);
+  if (!m) return null;
+  const raw = (m[1] ?? '').toLowerCase();
+  const count = /^\d+$/.test(raw) ? Number(raw) : (WORD_COUNTS[raw] ?? 0);
+  if (count < 1 || count > 50) return null;
+  return { count, noun: (m[2] ?? 'items').toLowerCase() };
+}
 
 function formatOf(value: string): Format {
   const v = value.toLowerCase();
   if (/(^|\b)(md|markdown)\b/.test(v)) return 'markdown';
   if (/(^|\b)(txt|text|plain)\b/.test(v)) return 'text';
   return 'json';
-}
-
-function matchesVerb(hay: string, verb: string): boolean {
-  if (verb.startsWith(' ')) return hay.includes(verb);
-  return new RegExp(`(?:^|[^a-z])${verb.replace(/[.*+?^${}()|[\]\\;]/g, '\\$&')}`).test(hay);
 }
 
 function subjectOf(prompt: string): string {
@@ -133,75 +47,82 @@ function decimalText(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(6).replace(/0+$/, '').replace(/\.$/, '');
 }
 
-/** Everything the prompt states explicitly. */
+/** Everything the prompt states explicitly, for checking the result. */
 function extract(prompt: string) {
   const urls = [...new Set(prompt.match(/https?:\/\/[^\s<>"')\]]+/g) ?? [])];
   const emails = [...new Set(prompt.match(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g) ?? [])];
   const dates = [...new Set(prompt.match(/\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/g) ?? [])];
   const amounts = [...new Set(prompt.match(/(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|dollars|euros)\b)/gi) ?? [])];
-  const quoted = [...new Set([...prompt.matchAll(/"([^"\n]{2,120})"|“([^”\n]{2,120})”/g)].map((m) => m[1] ?? m[2] ?? '').filter(Boolean))];
-  const listItems = prompt
-    .split('\n')
-    .map((l) => /^\s*(?:[-*•]|\d+[.)])\s+(.+)$/.exec(l)?.[1]?.trim())
-    .filter((l): l is string => Boolean(l));
-  const numbers = [...new Set(prompt.match(/\b\d+(?:\.\d+)?\b/g) ?? [])].slice(0, 20);
   const computed = [...prompt.matchAll(/(\d+(?:\.\d+)?)\s?%\s+of\s+[$€£]?\s?(\d[\d,]*(?:\.\d+)?)/gi)].map((m) => {
     const pct = Number(m[1]);
     const base = Number((m[2] ?? '0').replace(/,/g, ''));
     return { expression: m[0], result: decimalText(Math.round(((pct * base) / 100) * 1e6) / 1e6) };
   });
-  const constraints = prompt
-    .split(/(?<=[.!?])\s+|\n/)
-    .map((s) => s.trim())
-    .filter((s) => /\b(must|should|need to|at least|at most|no more than|maximum|minimum|only|do not|don't|avoid|within|under \d|less than|exactly)\b/i.test(s))
-    .slice(0, 12);
-  return { urls, emails, dates, amounts, quoted_terms: quoted, list_items: listItems, numbers, computed, constraints };
+  return { urls, emails, dates, amounts, computed };
+}
+
+const Piece = z.object({
+  heading: z.string().min(1).max(300).describe('Short heading of this piece, e.g. "E-mail 1: welcome" or a subject line'),
+  body: z.string().min(1).max(20_000).describe('The finished piece itself, ready to use (Markdown allowed)'),
+});
+
+function resultSchema(count: number | null) {
+  return z.object({
+    title: z.string().min(1).max(300).describe('Title of the result'),
+    pieces: (count ? z.array(Piece).length(count) : z.array(Piece).min(1).max(50)).describe(count ? `Exactly ${count} pieces, one per requested item` : 'The result; one piece unless the task asks for several'),
+    notes: z.array(z.string().max(500)).max(10).describe('Assumptions made and anything the buyer must fill in or check'),
+  });
+}
+
+/** The task-worker's language task: do the task. Source: issue 13. */
+export function taskWorkerLanguage(ctx: DeliverableContext): LanguageTask[] {
+  const prompt = text(ctx.inputs, 'task_prompt', '', 8000);
+  const pieces = requestedPieces(prompt);
+  const format = formatOf(text(ctx.inputs, 'format', 'json', 40));
+  return [
+    languageTask(
+      'task_result',
+      true,
+      `You are a capable assistant who carries out the task yourself and delivers the finished work, never a plan or an outline of how to do it. ${pieces ? `The task asks for ${pieces.count} ${pieces.noun}: deliver exactly ${pieces.count} pieces, each one complete. ` : ''}The result will be delivered as ${format === 'json' ? 'JSON' : format}. ${HOUSE_RULES}`,
+      `Task:\n${prompt}`,
+      resultSchema(pieces?.count ?? null),
+      4000,
+    ),
+  ];
+}
+
+/** Escapes raw HTML in model-written Markdown while keeping its Markdown. */
+function safeMarkdown(body: string): string {
+  return body.replace(/</g, '&lt;');
 }
 
 /**
  * Generates `task-worker-result.json` and, for markdown or text formats, `task-worker-result.md` or
- * `task-worker-result.txt`. Source: seed §1, §2.1.
+ * `task-worker-result.txt`, from the model's reply in `ctx.language.task_result`.
+ * @throws DeliverableError `language_missing` without a valid reply (the activity supplies it).
+ * Source: seed §1, §2.1; issue 13.
  */
 export function taskWorkerDeliverables(ctx: DeliverableContext): DeliverableFile[] {
   const prompt = text(ctx.inputs, 'task_prompt', 'No task prompt was given.', 8000);
   const requestedFormat = text(ctx.inputs, 'format', 'json', 40);
   const format = formatOf(requestedFormat);
-  const hay = ` ${prompt.toLowerCase().replace(/\s+/g, ' ')} `;
-  const matched = ACTIONS.filter((a) => a.verbs.some((v) => matchesVerb(hay, v)));
-  const actions = matched.length > 0 ? matched.slice(0, 3) : [ACTIONS.find((a) => a.action === 'plan') as ActionRule];
+  const pieces = requestedPieces(prompt);
+  const reply = languageReply(ctx, 'task_result', resultSchema(pieces?.count ?? null));
+  if (!reply) throw new DeliverableError('language_missing', 'task-worker needs the model\'s result (language task task_result)');
+  const { title, pieces: items, notes } = reply.value;
   const subject = subjectOf(prompt);
   const facts = extract(prompt);
-  const words = prompt.split(/\s+/).filter(Boolean).length;
-
-  let n = 0;
-  const plan = [
-    ...actions.flatMap((a) => a.steps(subject).map((s) => ({ step: ++n, phase: a.action, ...s }))),
-    { step: ++n, phase: 'deliver', action: 'package', detail: `Assemble the outputs into one ${format} document with sources and assumptions listed.`, output: `${format} document` },
-  ];
-  const acceptance = [
-    ...facts.constraints.map((c) => `Satisfies: ${c}`),
-    ...facts.urls.map((u) => `Uses or cites ${u}`),
-    'Every factual claim is traceable to a source or marked as an assumption.',
-    `Delivered as ${format}.`,
-  ];
-  const assumptions = [
-    facts.dates.length === 0 ? 'No deadline or date was given; the current period is assumed.' : null,
-    facts.constraints.length === 0 ? 'No explicit constraints were given; a concise, practical result is assumed.' : null,
-    words < 8 ? 'The prompt is short; the most common reading of it is assumed.' : null,
-  ].filter((a): a is string => a !== null);
 
   const result = {
-    schema: 'agent-commerce/task-result@1',
+    schema: 'agent-commerce/task-result@2',
     ...provenance(ctx),
     status: 'completed',
     format: { requested: requestedFormat, delivered: format },
-    task: { prompt, word_count: words, subject },
-    interpretation: { primary_action: actions[0]?.action ?? 'plan', secondary_actions: actions.slice(1).map((a) => a.action) },
-    extracted: facts,
-    plan,
-    acceptance_criteria: acceptance,
-    assumptions,
-    limitations: ['Single task: no follow-up work, authenticated browsing or physical-world actions are included.'],
+    task: { prompt, subject, requested: pieces ? { count: pieces.count, kind: pieces.noun } : null },
+    result: { title, items: items.map((p) => ({ heading: p.heading, body: p.body })), count: items.length },
+    notes,
+    facts_from_prompt: facts,
+    written_by: { model: reply.model },
   };
 
   const files: DeliverableFile[] = [jsonFile('task-worker-result.json', result)];
@@ -210,36 +131,18 @@ export function taskWorkerDeliverables(ctx: DeliverableContext): DeliverableFile
       markdownFile(
         'task-worker-result.md',
         lines(
-          `# Task result: ${md(subject)}`,
+          `# ${md(title)}`,
           '',
-          '## Task',
+          ...items.flatMap((p) => [`## ${md(p.heading)}`, '', safeMarkdown(p.body.trim()), '']),
+          notes.length ? '## Notes' : null,
+          notes.length ? '' : null,
+          ...notes.map((n) => `- ${md(n)}`),
+          '',
+          '## The task',
           '',
           mdQuote(prompt),
-          '',
-          `Reading: **${result.interpretation.primary_action}**${result.interpretation.secondary_actions.length ? ` (then ${result.interpretation.secondary_actions.join(', ')})` : ''}; ${words} words.`,
-          '',
-          '## Plan',
-          '',
-          ...plan.map((p) => `${p.step}. **${p.action}** (${p.phase}): ${md(p.detail)} → _${md(p.output)}_`),
-          '',
-          '## Facts taken from the prompt',
-          '',
-          facts.computed.length ? facts.computed.map((c) => `- ${md(c.expression)} = **${c.result}**`).join('\n') : null,
-          facts.urls.length ? `- Links: ${facts.urls.map((u) => `<${u}>`).join(', ')}` : null,
-          facts.emails.length ? `- E-mail addresses: ${facts.emails.map(md).join(', ')}` : null,
-          facts.dates.length ? `- Dates: ${facts.dates.map(md).join(', ')}` : null,
-          facts.amounts.length ? `- Amounts: ${facts.amounts.map(md).join(', ')}` : null,
-          facts.list_items.length ? `- Listed items: ${facts.list_items.map(md).join('; ')}` : null,
-          facts.quoted_terms.length ? `- Quoted terms: ${facts.quoted_terms.map(md).join('; ')}` : null,
-          Object.values(facts).every((v) => v.length === 0) ? '- None beyond the text itself.' : null,
-          '',
-          '## Acceptance criteria',
-          '',
-          ...acceptance.map((a) => `- [ ] ${md(a)}`),
-          '',
-          '## Assumptions',
-          '',
-          ...(assumptions.length ? assumptions.map((a) => `- ${md(a)}`) : ['- None.']),
+          facts.computed.length ? `\nComputed from the prompt: ${facts.computed.map((c) => `${md(c.expression)} = **${c.result}**`).join('; ')}` : null,
+          `\nWritten by model \`${reply.model.replace(/`/g, "'")}\`.`,
           mdFooter(ctx),
         ),
       ),
@@ -250,24 +153,14 @@ export function taskWorkerDeliverables(ctx: DeliverableContext): DeliverableFile
         'task-worker-result.txt',
         MEDIA_TEXT,
         lines(
-          `TASK RESULT: ${subject}`,
+          title.toUpperCase(),
           '',
+          ...items.flatMap((p) => [p.heading, '-'.repeat(Math.min(p.heading.length, 72)), p.body.trim(), '']),
+          ...(notes.length ? ['NOTES', ...notes.map((n) => `- ${n}`), ''] : []),
           'TASK',
           prompt,
           '',
-          'PLAN',
-          ...plan.map((p) => `${p.step}. ${p.action} (${p.phase}): ${p.detail} -> ${p.output}`),
-          '',
-          'COMPUTED',
-          ...(facts.computed.length ? facts.computed.map((c) => `${c.expression} = ${c.result}`) : ['(none)']),
-          '',
-          'ACCEPTANCE CRITERIA',
-          ...acceptance.map((a) => `- ${a}`),
-          '',
-          'ASSUMPTIONS',
-          ...(assumptions.length ? assumptions.map((a) => `- ${a}`) : ['- none']),
-          '',
-          `Order ${ctx.orderId}, issued ${ctx.issuedAt}`,
+          `Order ${ctx.orderId}, issued ${ctx.issuedAt}, written by ${reply.model}`,
         ),
       ),
     );

@@ -33,6 +33,13 @@ export interface DeliverableContext {
   inputs: Record<string, InputValue>;
   /** Issue time chosen by the caller (ISO 8601); generators never read the clock. */
   issuedAt: string;
+  /** The bundle this part belongs to, when it is one (its parts are wired together; booking.ts). */
+  bundleId?: string;
+  /**
+   * Replies of the service's language tasks (language.ts), by task key, as the text-generation port returned them;
+   * absent for deterministic services and for optional tasks that were skipped.
+   */
+  language?: Record<string, { value: unknown; model: string }>;
 }
 
 /** A generator for one non-bundle service. */
@@ -41,7 +48,7 @@ export type DeliverableGenerator = (ctx: DeliverableContext) => DeliverableFile[
 /** Named error thrown by {@link generateDeliverables} for contexts it cannot serve. */
 export class DeliverableError extends Error {
   /** Machine-readable reason. */
-  readonly code: 'unknown_service' | 'bundle_service' | 'invalid_file';
+  readonly code: 'unknown_service' | 'bundle_service' | 'invalid_file' | 'language_missing';
   constructor(code: DeliverableError['code'], message: string) {
     super(message);
     this.name = 'DeliverableError';

@@ -6,6 +6,7 @@
  * Source: seed §1, §2.1 (website-booking inputs: business_name, industry, services).
  */
 import { createHash } from 'node:crypto';
+import { N8N_HOST, bookableServices, bundleWiring, businessHours, describeHours } from './booking';
 import type { DeliverableContext, DeliverableFile } from './types';
 import {
   MEDIA_HTML,
@@ -15,7 +16,6 @@ import {
   jsonFile,
   line,
   lines,
-  list,
   markdownFile,
   md,
   mdFooter,
@@ -23,10 +23,10 @@ import {
   pick,
   provenance,
   textFile,
-  uniqueSnakes,
 } from './util';
 
-interface IndustryProfile {
+/** Look and default timings of an industry. */
+export interface IndustryProfile {
   key: string;
   keywords: string[];
   tagline: string;
@@ -47,7 +47,8 @@ const PROFILES: IndustryProfile[] = [
 
 const FALLBACK_ACCENTS = ['#0f766e', '#1d4ed8', '#7c3aed', '#be185d', '#c2410c', '#15803d'];
 
-function profileFor(industry: string): IndustryProfile {
+/** The industry's look and default appointment length (used when the buyer gives none). */
+export function profileFor(industry: string): IndustryProfile {
   const hay = haystack(industry);
   const found = PROFILES.find((p) => hasAny(hay, p.keywords));
   if (found) return found;
@@ -121,17 +122,14 @@ footer { text-align: center; color: var(--muted); padding: 2rem 1rem; font-size:
 export function websiteBookingDeliverables(ctx: DeliverableContext): DeliverableFile[] {
   const business = line(ctx.inputs, 'business_name', 'Your business');
   const industry = line(ctx.inputs, 'industry', 'Local services');
-  const serviceNames = list(ctx.inputs, 'services');
-  if (serviceNames.length === 0) serviceNames.push('Consultation');
   const profile = profileFor(industry);
-  const ids = uniqueSnakes(serviceNames);
-  const services = serviceNames.map((name, i) => ({
-    id: ids[i] ?? `service_${i + 1}`,
-    name,
-    duration_minutes: profile.duration,
-    buffer_minutes: profile.buffer,
-  }));
-  const endpointPath = '/api/bookings';
+  const services = bookableServices(ctx.inputs, profile.duration, profile.buffer);
+  const serviceNames = services.map((s) => s.name);
+  const hours = businessHours(ctx.inputs);
+  const wiring = bundleWiring(ctx);
+  const endpointPath = wiring?.bookingEndpoint ?? '/api/bookings';
+  const opens = Object.values(hours.weekly).flat().map(([a]) => a).sort()[0] ?? '08:00';
+  const closes = Object.values(hours.weekly).flat().map(([, b]) => b).sort().at(-1) ?? '20:00';
 
   const css = stylesheet(profile.accent);
   const csp = [
@@ -165,7 +163,7 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     '  <section aria-labelledby="services-title">',
     '    <h2 id="services-title">Services</h2>',
     '    <ul class="services">',
-    ...services.map((s) => `      <li><span>${e(s.name)}</span><span class="duration">${s.duration_minutes} min</span></li>`),
+    ...services.map((s) => `      <li><span>${e(s.name)}</span><span class="duration">${e(minutesText(s.duration_minutes))}${s.price ? ` · ${e(s.price)}` : ''}</span></li>`),
     '    </ul>',
     '  </section>',
     '  <section aria-labelledby="booking-title">',
@@ -177,7 +175,7 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     '      </select>',
     '      <div class="row">',
     '        <div><label for="date">Date</label><input id="date" name="date" type="date" required></div>',
-    '        <div><label for="time">Time</label><input id="time" name="time" type="time" min="08:00" max="20:00" step="900" required></div>',
+    `        <div><label for="time">Time (${e(hours.timezone)})</label><input id="time" name="time" type="time" min="${e(opens)}" max="${e(closes)}" step="900" required></div>`,
     '      </div>',
     '      <label for="name">Your name</label>',
     '      <input id="name" name="name" type="text" autocomplete="name" maxlength="120" required>',
@@ -192,7 +190,7 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     '    </form>',
     '  </section>',
     '</main>',
-    `<footer>&copy; ${e(business)} · Booking requests are confirmed by e-mail.</footer>`,
+    `<footer>&copy; ${e(business)} · Opening hours: ${e(describeHours(hours))} (${e(hours.timezone)}) · Booking requests are confirmed by e-mail.</footer>`,
     `<script>${BOOKING_SCRIPT}</script>`,
     '</body>',
     '</html>',
@@ -204,16 +202,18 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     business: { name: business, industry, profile: profile.key },
     services,
     availability: {
-      timezone: 'UTC',
-      needs_confirmation: true,
-      weekly: { mon: [['09:00', '17:00']], tue: [['09:00', '17:00']], wed: [['09:00', '17:00']], thu: [['09:00', '17:00']], fri: [['09:00', '17:00']], sat: [], sun: [] },
+      timezone: hours.timezone,
+      timezone_given: hours.timezone_given,
+      needs_confirmation: !(hours.hours_given && hours.timezone_given),
+      weekly: hours.weekly,
       slot_interval_minutes: 15,
       min_lead_time_hours: 2,
       max_days_ahead: 60,
     },
     endpoint: {
       method: 'POST',
-      path: endpointPath,
+      url: endpointPath,
+      ...(wiring ? { bundle: wiring.bundleId, connected_to: wiring.bookingWebhookPath ? 'automation-wf (n8n webhook that logs each booking)' : 'your site\'s /api/bookings endpoint', also_called_by: 'ai-receptionist booking tool (create_booking_request)' } : {}),
       content_type: 'application/json',
       payload_schema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -245,12 +245,16 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     '',
     '## Services on the page',
     '',
-    mdTable(['Service', 'Id', 'Duration (min)', 'Buffer (min)'], services.map((s) => [s.name, s.id, s.duration_minutes, s.buffer_minutes])),
+    mdTable(['Service', 'Id', 'Duration (min)', 'Buffer (min)', 'Price'], services.map((s) => [s.name, s.id, `${s.duration_minutes}${s.duration_given ? '' : ' (default, please confirm)'}`, s.buffer_minutes, s.price ?? 'not given'])),
+    '',
+    `Opening hours: ${md(describeHours(hours))}, time zone ${md(hours.timezone)}${hours.hours_given && hours.timezone_given ? '' : ' (not fully given in the order: confirm them in the config)'}.`,
     '',
     '## Go live',
     '',
     '1. Upload `website-booking-index.html` as `index.html` to any static host (Netlify, Cloudflare Pages, GitHub Pages, S3).',
-    `2. Serve an endpoint at \`${endpointPath}\` on the same origin that accepts \`POST\` with JSON matching \`endpoint.payload_schema\` and answers \`201\`. An n8n Webhook node, a serverless function or a form backend all work. To post elsewhere, change the form's \`data-endpoint\` attribute; the page's Content-Security-Policy already allows any HTTPS \`connect-src\`.`,
+    wiring?.bookingWebhookPath
+      ? `2. The form posts to the booking workflow delivered with this bundle (\`automation-wf-workflow.json\`, webhook path \`${wiring.bookingWebhookPath}\`): import and activate it, then replace \`${N8N_HOST}\` in the form's \`data-endpoint\` with your n8n host. The receptionist books through the same URL.`
+      : `2. Serve an endpoint at \`${endpointPath}\` on the same origin that accepts \`POST\` with JSON matching \`endpoint.payload_schema\` and answers \`201\`. An n8n Webhook node, a serverless function or a form backend all work. To post elsewhere, change the form's \`data-endpoint\` attribute; the page's Content-Security-Policy already allows any HTTPS \`connect-src\`.`,
     '3. Edit opening hours and timezone in the config (`availability`), then confirm them (`needs_confirmation: false`).',
     '4. Test: submit a request, check it arrives, and check the error message when the endpoint is down.',
     '',
@@ -263,4 +267,11 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     jsonFile('website-booking-config.json', config),
     markdownFile('website-booking-readme.md', readme),
   ];
+}
+
+/** "45 min", "1 h", "1 h 30 min". */
+function minutesText(minutes: number): string {
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return h === 0 ? `${m} min` : m === 0 ? `${h} h` : `${h} h ${m} min`;
 }

@@ -211,6 +211,7 @@ export const orderOperations = {
       quote_expired: 'Quote expired',
       quote_service_mismatch: 'The quote is for another service',
       missing_inputs: 'Required inputs missing',
+      text_generation_unavailable: 'The service needs a text-generation model this deployment lacks (TEXTGEN_* settings)',
       webhook_target_forbidden: 'webhook_url resolves to a non-public address',
     },
     mcp: {

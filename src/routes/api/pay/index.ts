@@ -83,7 +83,18 @@ export function payRoutes(deps: AppDeps): OperationRouter {
       ctx.status = 422;
       return;
     }
-    const { doc, orderSecret } = await createOrder(deps, { service_id: service.id, email, inputs, is_agent: false });
+    let created: Awaited<ReturnType<typeof createOrder>>;
+    try {
+      created = await createOrder(deps, { service_id: service.id, email, inputs, is_agent: false });
+    } catch (err) {
+      // A refusal (e.g. text_generation_unavailable) is said on a page, as a human reads it, not as JSON.
+      const problem = toProblem(err);
+      if (problem.status >= 500) throw err;
+      sendPage(ctx, `Not available: ${service.name}`, messageBody(`${service.name} cannot be ordered here`, problem.message));
+      ctx.status = problem.status;
+      return;
+    }
+    const { doc, orderSecret } = created;
     ctx.set('Referrer-Policy', 'no-referrer');
     ctx.redirect(`/pay/orders/${doc._id}?secret=${encodeURIComponent(orderSecret ?? '')}`);
   });

@@ -77,7 +77,7 @@ export const payOperations = {
     summary: 'Creates the order at the human price and redirects to its checkout (with the order secret in the link)',
     auth: 'none',
     request: { params: ServicePath, content: form(z.record(z.string(), z.string())) },
-    responses: { '302': { description: 'To /pay/orders/{order_id}?secret=os_...' }, '422': html('Inputs missing: the form again, the missing fields named') },
+    responses: { '302': { description: 'To /pay/orders/{order_id}?secret=os_...' }, '422': html('Inputs missing: the form again, the missing fields named; or the service cannot be ordered here (e.g. it needs a text-generation model): a page saying why') },
     errors: { service_not_found: 'No payment link for this service' },
   }),
 };

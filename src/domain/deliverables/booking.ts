@@ -1,0 +1,174 @@
+/**
+ * What the booking page, the receptionist and the booking workflow share, so that in a bundle they describe the
+ * same business and connect to each other: the bookable services with their durations as given, the opening hours
+ * and time zone as given, and the bundle wiring (where the booking page posts, which the receptionist's booking
+ * tool calls and the workflow listens to).
+ *
+ * Source: seed §2.1 (bundles and their parts); issue 13 ("durations and time zones as given", "Bundles wire their
+ * parts").
+ */
+import { getService } from '../catalogue';
+import { parseTimeZone, parseWeeklyHours, splitServiceDuration, type Day } from './parse';
+import type { DeliverableContext } from './types';
+import { line, list, stableUuid, text, uniqueSnakes } from './util';
+
+/** One bookable service. Minutes are whole minutes. */
+export interface BookableService {
+  id: string;
+  name: string;
+  duration_minutes: number;
+  /** Whether the duration was given by the buyer (false: the industry default). */
+  duration_given: boolean;
+  buffer_minutes: number;
+  /** Price as the buyer wrote it ("$80"), or null when none was given. */
+  price: string | null;
+}
+
+/** The items of a list input; in a string, commas inside parentheses do not split ("Massage (60 min, $80)"). */
+function serviceItems(inputs: Record<string, unknown>): string[] {
+  const raw = Object.hasOwn(inputs, 'services') ? inputs.services : undefined;
+  if (typeof raw !== 'string') return list(inputs, 'services');
+  const parts: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of raw) {
+    if (ch === '(' || ch === '[') depth += 1;
+    if ((ch === ')' || ch === ']') && depth > 0) depth -= 1;
+    // A comma between digits is a thousands separator or a decimal comma, not a new item.
+    if ((ch === '\n' || ch === ';' || (ch === ',' && !/\d$/.test(current))) && depth === 0) {
+      parts.push(current);
+      current = '';
+    } else current += ch;
+  }
+  parts.push(current);
+  return list({ services: parts }, 'services');
+}
+
+/**
+ * The services of the `services` input with their durations as written ("Initial assessment (60 min)",
+ * "90-minute massage"); a service without one gets `defaultMinutes`. An input `duration` / `appointment_length`
+ * ("45 minutes") sets the default for all.
+ */
+export function bookableServices(inputs: Record<string, unknown>, defaultMinutes: number, bufferMinutes: number, fallback = 'Consultation'): BookableService[] {
+  const items = serviceItems(inputs);
+  if (items.length === 0) items.push(fallback);
+  const general = splitServiceDuration(`x ${line(inputs, 'duration') || line(inputs, 'appointment_length') || line(inputs, 'default_duration')}`).minutes;
+  const parsed: ReturnType<typeof splitServiceDuration>[] = [];
+  for (const item of items.map(splitServiceDuration)) {
+    const prev = parsed.at(-1);
+    // "Hot stone, 90 min": a bare duration or price after a comma belongs to the service before it.
+    if (prev && (/^[\d\s.,]*$/.test(item.name) || item.name === '') && (item.minutes !== null || item.price !== null)) {
+      prev.minutes ??= item.minutes;
+      prev.price ??= item.price;
+      continue;
+    }
+    parsed.push(item);
+  }
+  const ids = uniqueSnakes(parsed.map((p) => p.name));
+  return parsed.map((p, i) => ({
+    id: ids[i] ?? `service_${i + 1}`,
+    name: p.name,
+    duration_minutes: p.minutes ?? general ?? defaultMinutes,
+    duration_given: p.minutes !== null || general !== null,
+    buffer_minutes: bufferMinutes,
+    price: p.price,
+  }));
+}
+
+/** Opening hours and time zone of the business. */
+export interface BusinessHours {
+  /** IANA zone as given, or `UTC` with `timezone_given: false`. */
+  timezone: string;
+  timezone_given: boolean;
+  weekly: Record<Day, [string, string][]>;
+  /** Whether the hours came from the inputs (false: Monday to Friday 09:00–17:00, to be confirmed). */
+  hours_given: boolean;
+}
+
+const DEFAULT_WEEK: Record<Day, [string, string][]> = { mon: [['09:00', '17:00']], tue: [['09:00', '17:00']], wed: [['09:00', '17:00']], thu: [['09:00', '17:00']], fri: [['09:00', '17:00']], sat: [], sun: [] };
+
+/** Inputs that may state hours or a time zone, most specific first. */
+const HOURS_KEYS = ['opening_hours', 'business_hours', 'hours', 'availability', 'schedule'];
+const ZONE_KEYS = ['timezone', 'time_zone', 'tz', 'location', 'city', 'address', ...HOURS_KEYS, 'description', 'business_description', 'industry', 'practice_type', 'category'];
+
+/** Country calling codes whose country has one time zone (a phone number then says where the business is). */
+const ZONE_OF_CALLING_CODE: [string, string][] = [
+  ['44', 'Europe/London'], ['49', 'Europe/Berlin'], ['33', 'Europe/Paris'], ['34', 'Europe/Madrid'], ['39', 'Europe/Rome'], ['31', 'Europe/Amsterdam'],
+  ['32', 'Europe/Brussels'], ['41', 'Europe/Zurich'], ['43', 'Europe/Vienna'], ['353', 'Europe/Dublin'], ['351', 'Europe/Lisbon'], ['46', 'Europe/Stockholm'],
+  ['47', 'Europe/Oslo'], ['45', 'Europe/Copenhagen'], ['48', 'Europe/Warsaw'], ['971', 'Asia/Dubai'], ['966', 'Asia/Riyadh'], ['974', 'Asia/Qatar'],
+  ['20', 'Africa/Cairo'], ['27', 'Africa/Johannesburg'], ['91', 'Asia/Kolkata'], ['65', 'Asia/Singapore'], ['81', 'Asia/Tokyo'], ['64', 'Pacific/Auckland'],
+];
+
+function zoneOfPhone(value: string): string | null {
+  const digits = value.trim().startsWith('+') || value.trim().startsWith('00') ? value.replace(/\D/g, '').replace(/^00/, '') : '';
+  return digits ? (ZONE_OF_CALLING_CODE.find(([code]) => digits.startsWith(code))?.[1] ?? null) : null;
+}
+
+/**
+ * Hours and zone from the inputs (`timezone`, `opening_hours`, … or a sentence naming them). Without a named zone,
+ * a phone number's country code gives one (flagged as not given, so it is confirmed).
+ */
+export function businessHours(inputs: Record<string, unknown>): BusinessHours & { timezone_from_phone?: true } {
+  let timezone: string | null = null;
+  for (const key of ZONE_KEYS) {
+    const value = text(inputs, key, '', 1000);
+    if (value && (timezone = parseTimeZone(value))) break;
+  }
+  const fromPhone = timezone === null ? zoneOfPhone(text(inputs, 'whatsapp', '', 40) || text(inputs, 'phone', '', 40)) : null;
+  let weekly: BusinessHours['weekly'] | null = null;
+  for (const key of HOURS_KEYS) {
+    const value = text(inputs, key, '', 1000);
+    if (value && (weekly = parseWeeklyHours(value))) break;
+  }
+  return { timezone: timezone ?? fromPhone ?? 'UTC', timezone_given: timezone !== null, weekly: weekly ?? DEFAULT_WEEK, hours_given: weekly !== null, ...(fromPhone ? { timezone_from_phone: true as const } : {}) };
+}
+
+const DAY_NAMES: Record<Day, string> = { mon: 'Monday', tue: 'Tuesday', wed: 'Wednesday', thu: 'Thursday', fri: 'Friday', sat: 'Saturday', sun: 'Sunday' };
+
+/** "Monday–Friday 08:00–18:00; Saturday 09:00–13:00" for prompts and READMEs. */
+export function describeHours(h: BusinessHours): string {
+  const days = Object.keys(h.weekly) as Day[];
+  const parts: string[] = [];
+  let i = 0;
+  while (i < days.length) {
+    const d = days[i] as Day;
+    const slots = h.weekly[d].map(([a, b]) => `${a}–${b}`).join(', ');
+    let j = i;
+    while (j + 1 < days.length && h.weekly[days[j + 1] as Day].map(([a, b]) => `${a}–${b}`).join(', ') === slots) j += 1;
+    if (slots) parts.push(`${DAY_NAMES[d]}${j > i ? `–${DAY_NAMES[days[j] as Day]}` : ''} ${slots}`);
+    i = j + 1;
+  }
+  return parts.length ? parts.join('; ') : 'closed every day';
+}
+
+/** How a bundle's parts connect. */
+export interface BundleWiring {
+  bundleId: string;
+  /** Where the booking page posts requests; the receptionist's booking tool posts there too. */
+  bookingEndpoint: string;
+  /** n8n webhook path of the booking workflow, when the bundle has one (the endpoint is its production URL). */
+  bookingWebhookPath: string | null;
+  /** store-pack: the workflow also logs the store's orders. */
+  orderFlow: boolean;
+}
+
+/** The host placeholder of the buyer's n8n instance in wired URLs. */
+export const N8N_HOST = 'REPLACE_WITH_YOUR_N8N_HOST';
+
+/**
+ * The wiring of a bundle that holds the booking page with the receptionist or the workflow; null otherwise (a part
+ * ordered alone, or a bundle without a booking page). Deterministic: every part computes the same from the order id.
+ */
+export function bundleWiring(ctx: Pick<DeliverableContext, 'orderId' | 'bundleId'>): BundleWiring | null {
+  const bundle = ctx.bundleId ? getService(ctx.bundleId) : undefined;
+  const parts = bundle?.includes ?? [];
+  if (!bundle || !parts.includes('website-booking') || !(parts.includes('ai-receptionist') || parts.includes('automation-wf'))) return null;
+  const withWorkflow = parts.includes('automation-wf');
+  const path = withWorkflow ? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}` : null;
+  return {
+    bundleId: bundle.id,
+    bookingEndpoint: path ? `https://${N8N_HOST}/webhook/${path}` : '/api/bookings',
+    bookingWebhookPath: path,
+    orderFlow: bundle.id === 'store-pack' && withWorkflow,
+  };
+}
