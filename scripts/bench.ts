@@ -47,7 +47,7 @@ const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
 const keyFile = path.resolve(__dirname, '..', '.data', 'operator-key');
 const operatorKey = process.env.OPERATOR_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '');
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 async function call(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(nextApi() + p, {
     method,
@@ -162,7 +162,7 @@ async function orderPath(
 /** VmRSS and VmHWM (peak) in MB of the local processes whose command line ends with `script`; empty off Linux. */
 function memoryOf(script: string): { pid: number; rssMb: number; peakMb: number }[] {
   const out: { pid: number; rssMb: number; peakMb: number }[] = [];
-  let pids: string[] = [];
+  let pids: string[];
   try {
     pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
   } catch {

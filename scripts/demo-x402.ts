@@ -24,7 +24,7 @@ const buyerKey = (process.env.BUYER_KEY ?? ANVIL_KEYS.buyer) as Hex;
 const step = (m: string) => console.log(`\n▶ ${m}`);
 const usdc = (v: bigint) => `${formatUnits(v, 6)} USDC`;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 async function getJson(path: string): Promise<any> {
   const res = await fetch(api + path);
   if (!res.ok) throw new Error(`GET ${path} → ${res.status}: ${await res.text()}`);

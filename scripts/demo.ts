@@ -17,7 +17,7 @@ function step(message: string): void {
   console.log(`\n▶ ${message}`);
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 async function call(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(api + urlPath, {
     method,

@@ -83,13 +83,10 @@ node_deps() {
   if [ "$have" != "$want" ]; then
     log "installing Node dependencies (npm ci)"
     mkdir -p "$CACHE/logs"
+    # The committed lock file is complete for every platform (issue 11 §3): npm ci and nothing else.
     if ! (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error) >"$CACHE/logs/npm-ci.log" 2>&1; then
-      # npm 11 rejects a lock file that lacks entries for other platforms' optional packages
-      # ("Missing: @swc/core-darwin-arm64@ from lock file"). `npm install --no-save` still installs
-      # the locked versions, adds what is missing, and writes neither package.json nor the lock file.
-      grep -m1 -E '^npm error (Missing|`npm ci`)' "$CACHE/logs/npm-ci.log" >&2 || tail -n 5 "$CACHE/logs/npm-ci.log" >&2
-      log "npm ci failed (full log: $CACHE/logs/npm-ci.log); falling back to npm install --no-save"
-      (cd "$ROOT" && npm install --no-audit --no-fund --no-save --loglevel=error >&2)
+      tail -n 20 "$CACHE/logs/npm-ci.log" >&2
+      die "npm ci failed (full log: $CACHE/logs/npm-ci.log); package-lock.json must match package.json"
     fi
     echo "$want" > "$stamp"
   fi

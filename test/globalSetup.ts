@@ -30,7 +30,7 @@ export interface TestServersState {
 }
 
 declare global {
-  // eslint-disable-next-line no-var
+   
   var __agentCommerceTestServers: TestServersState | undefined;
 }
 

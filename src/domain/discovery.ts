@@ -54,7 +54,7 @@ export function normaliseTag(raw: string): string {
   return raw
     .trim()
     .toLowerCase()
-    .replace(/[\s.\-]+/g, '_')
+    .replace(/[\s.-]+/g, '_')
     .replace(/_+/g, '_')
     .replace(/^_|_$/g, '');
 }

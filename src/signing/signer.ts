@@ -17,7 +17,7 @@ import {
   type OfferReceiptIssuer,
 } from '@x402/extensions/offer-receipt';
 import type { Config } from '../config';
-import { ProblemError, problem } from '../errors';
+import { problem } from '../errors';
 import { KEY_FILE_NAME, KEY_FILE_RECHECK_MS, importKeyRing, loadOrCreateKeyFile, publishedKeysAt, signingKeyAt, type KeyRing, type SigningKey } from './keys';
 
 /** JOSE `typ` of a signed quote. */

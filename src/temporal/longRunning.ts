@@ -9,7 +9,7 @@ import {
   WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
-import { ProblemError, problem, type ErrorCode } from '../errors';
+import { type ProblemError, problem, type ErrorCode } from '../errors';
 import { FAILURE_TYPES as ORDER_FAILURE_TYPES, updateProblem as orderUpdateProblem } from './orders';
 import {
   addDeliverableUpdate,

@@ -5,7 +5,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { ProblemError, problem, unavailable, type ErrorCode } from '../errors';
+import { type ProblemError, problem, unavailable, type ErrorCode } from '../errors';
 import {
   SA,
   confirmPaymentUpdate,

@@ -430,7 +430,6 @@ export class X402Gateway {
     }
 
     const auth = authorizationOf(paymentPayload);
-    const s = this.opts.settings;
     const claim = await this.opts.ledger.claim({
       resource: ctx.path,
       resource_kind: quote.kind,

@@ -92,7 +92,7 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   // Tests read arbitrary JSON members.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   body: any;
   text: string;
 }

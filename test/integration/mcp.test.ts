@@ -29,7 +29,7 @@ async function connect(headers: Record<string, string> = {}): Promise<Client> {
 }
 
 // Tool results are loosely typed by the SDK; tests read JSON members.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type Structured = any;
 /** Calls a tool; `problem` is the problem detail an error result carries as its second text block. */
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; data: Structured; text: string; problem: Structured }> {

@@ -143,7 +143,7 @@ test('a whole purchase reaches the agent endpoint and the order webhook_url once
   // The delivery log says what the receiver saw: one delivered attempt per event, answered 204.
   // Attempts are logged after the receiver answers: wait (bounded) until the log has caught up.
   const readLog = () => stack.call('GET', `/api/v1/webhooks/${reg.body.id}/deliveries`, undefined, bearer(agentKey));
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   const mine = (l: { body: { deliveries: any[] } }) => l.body.deliveries.filter((d: { event_id: string }) => d.event_id.startsWith(`msg_${id}_`));
   let log = await readLog();
   for (let i = 0; i < 100 && log.status === 200 && mine(log).length < LIFECYCLE.length; i++) {

@@ -44,7 +44,7 @@ function runSetNode(workflow: any, nodeName: string, body: unknown): Record<stri
   return Object.fromEntries(
     node.parameters.assignments.assignments.map((a: { name: string; value: string }) => {
       const m = /^=\{\{ ([\s\S]*) \}\}$/.exec(a.value);
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval
+       
       return [a.name, m ? new Function('$json', '$now', `return (${m[1]});`)($json, { toISO: () => ISSUED }) : a.value];
     }),
   );

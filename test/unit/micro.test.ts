@@ -226,7 +226,10 @@ describe('recipes: importable n8n workflows with real node types', () => {
       const queue = [start.name];
       while (queue.length > 0) {
         const name = queue.shift() ?? '';
-        for (const t of wf.connections[name]?.main.flat() ?? []) if (!seen.has(t.node)) (seen.add(t.node), queue.push(t.node));
+        for (const t of wf.connections[name]?.main.flat() ?? []) if (!seen.has(t.node)) {
+          seen.add(t.node);
+          queue.push(t.node);
+        }
       }
       const actionNode = wf.nodes.find((n) => n.type === item.action);
       expect(actionNode && seen.has(actionNode.name)).toBe(true);

@@ -11,7 +11,7 @@ const index = indexNodeTypes(N8N_NODE_TYPES);
 
 /** Evaluates a field expression over `P` (the event) or `D` (a fetched record) as n8n would. */
 function evaluate(code: string, P: unknown, D?: unknown): unknown {
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+   
   return new Function('P', 'D', `return (${code});`)(P, D);
 }
 

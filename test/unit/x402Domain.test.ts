@@ -10,6 +10,7 @@ import type { N8nWorkflow } from '../../src/domain/x402/n8n';
 import { agentsSnapshot, methodologyDocument, tickReading } from '../../src/domain/x402/observations';
 import { PAID_RESOURCES } from '../../src/domain/x402/resources';
 import { TEMPLATES, getTemplate, templatePriceRange } from '../../src/domain/x402/templates';
+import type * as TemplatesModule from '../../src/domain/x402/templates';
 import { RequestTelemetry, classifyUserAgent, type RequestRecord } from '../../src/http/telemetry';
 
 const index = indexNodeTypes(N8N_NODE_TYPES);
@@ -62,7 +63,7 @@ describe('templates (seed §2.13)', () => {
 
   it('node ids are unique and stable across builds', () => {
     for (const t of TEMPLATES) expect(new Set(t.workflow.nodes.map((n) => n.id)).size).toBe(t.workflow.nodes.length);
-    const again = jest.requireActual<typeof import('../../src/domain/x402/templates')>('../../src/domain/x402/templates');
+    const again = jest.requireActual<typeof TemplatesModule>('../../src/domain/x402/templates');
     expect(JSON.stringify(again.TEMPLATES)).toBe(JSON.stringify(TEMPLATES));
   });
 });

@@ -22,6 +22,8 @@ function clean(value: string): string {
   return value
     .normalize('NFC')
     .replace(/\r\n?/g, '\n')
+    // Control characters other than tab and newline are dropped from buyer text.
+    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
     .trim();
 }

@@ -26,7 +26,7 @@
  */
 import { z } from 'zod';
 import { microsToUsd, sumMicros } from '../money';
-import { buildMicroCatalogue, MICRO_ITEM_COUNT, MICRO_KINDS, type MicroBuild } from './build';
+import { buildMicroCatalogue, MICRO_KINDS, type MicroBuild } from './build';
 
 export { buildMicroCatalogue, MICRO_ITEM_COUNT, MICRO_KINDS, MIN_PRICE_MICROS, MAX_PRICE_MICROS, DELIVER } from './build';
 export type { MicroBuild, SkippedRecipe } from './build';
