@@ -1,24 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { ProblemError } from '../src/errors';
-import { InsufficientFundsError } from '../src/repos/wallets';
-import { FailureType } from '../workflows/shared';
 import { TextGenerationError } from '../src/textgen/port';
-
-/**
- * A short wallet becomes a non-retryable `insufficient_funds` failure carrying balance and amount (micro-units);
- * any other error is returned unchanged, to be retried.
- */
-export function asBusinessFailure(err: unknown): unknown {
-  if (err instanceof InsufficientFundsError) {
-    return ApplicationFailure.create({
-      message: err.message,
-      type: FailureType.insufficientFunds,
-      nonRetryable: true,
-      details: [{ balance_micros: err.balanceMicros, amount_micros: err.amountMicros }],
-    });
-  }
-  return err;
-}
 
 /**
  * A text-generation failure as Temporal should see it (issue 13): retryable ones (timeouts, 429, 5xx, bad replies)
