@@ -1,23 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { InsufficientFundsError } from '../src/repos/wallets';
-import { FailureType } from '../workflows/shared';
+import { ProblemError } from '../src/errors';
 import { TextGenerationError } from '../src/textgen/port';
-
-/**
- * A short wallet becomes a non-retryable `insufficient_funds` failure carrying balance and amount (micro-units);
- * any other error is returned unchanged, to be retried.
- */
-export function asBusinessFailure(err: unknown): unknown {
-  if (err instanceof InsufficientFundsError) {
-    return ApplicationFailure.create({
-      message: err.message,
-      type: FailureType.insufficientFunds,
-      nonRetryable: true,
-      details: [{ balance_micros: err.balanceMicros, amount_micros: err.amountMicros }],
-    });
-  }
-  return err;
-}
 
 /**
  * A text-generation failure as Temporal should see it (issue 13): retryable ones (timeouts, 429, 5xx, bad replies)
@@ -28,4 +11,16 @@ export function asTextGenerationFailure(err: unknown): unknown {
   if (!(err instanceof TextGenerationError)) return err;
   const type = err.code === 'unavailable' ? 'text_generation_unavailable' : `text_generation_${err.code}`;
   return ApplicationFailure.create({ message: err.message, type, nonRetryable: !err.retryable, details: [{ code: err.code, status: err.status ?? null }] });
+}
+
+/**
+ * A refusal of the application layer (a {@link ProblemError} below 500, src/errors.ts) becomes a non-retryable failure
+ * whose `type` is its code and whose first detail is its extension members, so the workflow (or the API, through
+ * `updateProblem`) can answer with the same code. Anything else is returned unchanged, to be retried.
+ */
+export function asCodedFailure(err: unknown): unknown {
+  if (err instanceof ProblemError && err.status < 500) {
+    return ApplicationFailure.create({ message: err.detail ?? err.message, type: err.code, nonRetryable: true, details: [err.extra] });
+  }
+  return err;
 }

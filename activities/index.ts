@@ -1,31 +1,30 @@
 /**
- * Activities: the only code that touches MongoDB, payment providers and deliverable storage. A factory over
- * narrow ports, wired in worker/ (Temporal sample `activities-dependency-injection`).
+ * Activities: all I/O of the order workflows (read model, events, payments, deliverable storage). A factory over
+ * narrow ports, wired in worker/ (Temporal sample `activities-dependency-injection`); charging and refunding are the
+ * application layer's (src/services/payments.ts).
  *
  * Business refusals throw non-retryable `ApplicationFailure`s whose `type` is the API error code
  * (workflows/shared.ts `FailureType`); everything else is transient and retried by Temporal.
  */
-import { ApplicationFailure } from '@temporalio/common';
 import type { OrderRepository, OrderPatch } from '../src/repos/orders';
 import { initialOrderDoc } from '../src/repos/orders';
 import type { EventRepository } from '../src/repos/events';
 import type { EventDoc, OrderDoc } from '../src/db';
 import type { WalletRepository } from '../src/repos/wallets';
-import { asBusinessFailure, asTextGenerationFailure } from './failures';
+import { asCodedFailure, asTextGenerationFailure } from './failures';
 import { beat } from './heartbeat';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { bundleManifest, produceDeliverables } from '../src/domain/deliverables';
 import type { TextGenerator } from '../src/textgen/port';
 import { createX402Activities, type X402ActivityPorts } from './x402';
+import { chargeOrder, refundOrder, type ChargeRequest, type OrderPaymentPorts, type RefundRequest } from '../src/services/payments';
 import {
-  FailureType,
   ORDER_EVENT_TYPES,
   type DeliverableRecord,
   type FulfillmentInput,
   type OrderStatus,
   type OrderWorkflowInput,
-  type PaymentRail,
   type PaymentRecord,
   type RefundRecord,
 } from '../workflows/shared';
@@ -46,15 +45,8 @@ export interface ActivityPorts {
   textgen?: TextGenerator;
 }
 
-/** Argument of `chargePayment`; amount in integer micro-units. */
-export interface ChargeRequest {
-  orderId: string;
-  rail: PaymentRail;
-  transactionId?: string;
-  amountMicros: number;
-  agentId?: string;
-  paidAt: string;
-}
+/** Argument of `chargePayment` and of `refundPayment` (src/services/payments.ts). */
+export type { ChargeRequest, RefundRequest };
 
 /** Argument of `recordTransition`. */
 export interface TransitionRecord {
@@ -68,17 +60,13 @@ export interface TransitionRecord {
   eventData: Record<string, unknown>;
 }
 
-/** Argument of `refundPayment`. */
-export interface RefundRequest {
-  orderId: string;
-  payment: PaymentRecord;
-  agentId?: string;
-  reason: string;
-  at: string;
-}
-
 /** Builds the activity functions over the given ports. */
 export function createActivities(ports: ActivityPorts) {
+  const payments: OrderPaymentPorts = {
+    wallets: ports.wallets,
+    linkpay: ports.linkpay,
+    chargeX402: (req) => createX402Activities(ports.x402).chargeX402(req),
+  };
   return {
     /** Writes the order's initial read model and its order.created event (idempotent). */
     async recordOrder(input: OrderWorkflowInput): Promise<void> {
@@ -105,48 +93,17 @@ export function createActivities(ports: ActivityPorts) {
     },
 
     /**
-     * Verifies and captures a payment; never trusts the caller.
+     * Verifies and captures a payment; never trusts the caller (src/services/payments.ts `chargeOrder`).
      * agent_wallet: debits the agent's wallet under the id `order:<orderId>` (one debit per order, ever).
      * linkpay_ncp: the provider must report a succeeded transaction bound to this order for the exact amount.
      * @throws ApplicationFailure (non-retryable) typed insufficient_funds, transaction_not_found,
      *   transaction_already_used, transaction_amount_mismatch, payment_failed or invalid_request.
      */
     async chargePayment(req: ChargeRequest): Promise<PaymentRecord> {
-      switch (req.rail) {
-        case 'agent_wallet': {
-          if (!req.agentId) {
-            throw ApplicationFailure.nonRetryable('The order has no agent_id, so no wallet can pay it', FailureType.paymentFailed);
-          }
-          try {
-            const tx = await ports.wallets.debit(req.agentId, req.amountMicros, `order:${req.orderId}`, `Order ${req.orderId}`, `order:${req.orderId}`);
-            return { rail: 'agent_wallet', transaction_id: tx.tx_id, amount_micros: tx.amount_micros, paid_at: req.paidAt };
-          } catch (err) {
-            throw asBusinessFailure(err);
-          }
-        }
-        case 'linkpay_ncp': {
-          if (!req.transactionId) {
-            throw ApplicationFailure.nonRetryable('transaction_id is required for linkpay_ncp', FailureType.invalidRequest);
-          }
-          const tx = await ports.linkpay.getTransaction(req.transactionId);
-          if (!tx) throw ApplicationFailure.nonRetryable(`Unknown transaction ${req.transactionId}`, FailureType.transactionNotFound);
-          if (tx.order_id !== req.orderId) {
-            throw ApplicationFailure.nonRetryable(`Transaction ${tx.id} belongs to another order`, FailureType.transactionAlreadyUsed);
-          }
-          if (tx.amount_micros !== req.amountMicros) {
-            throw ApplicationFailure.nonRetryable(
-              `Transaction ${tx.id} is for ${tx.amount_micros} micro-USD, the order costs ${req.amountMicros}`,
-              FailureType.transactionAmountMismatch,
-            );
-          }
-          if (tx.status !== 'succeeded') {
-            throw ApplicationFailure.nonRetryable(`Transaction ${tx.id} is ${tx.status}`, FailureType.paymentFailed);
-          }
-          return { rail: 'linkpay_ncp', transaction_id: tx.id, amount_micros: tx.amount_micros, paid_at: req.paidAt };
-        }
-        case 'x402_usdc':
-          // Settled over x402 at POST /x402/orders/{id}; verified against the x402_payments ledger (issue 3 §8).
-          return createX402Activities(ports.x402).chargeX402(req);
+      try {
+        return await chargeOrder(payments, req);
+      } catch (err) {
+        throw asCodedFailure(err);
       }
     },
 
@@ -191,19 +148,11 @@ export function createActivities(ports: ActivityPorts) {
     },
 
     /**
-     * Returns a captured payment. agent_wallet: credits the wallet under `refund:<orderId>` (once). linkpay_ncp:
+     * Returns a captured payment (src/services/payments.ts `refundOrder`). agent_wallet: credits the wallet under `refund:<orderId>` (once). linkpay_ncp:
      * refunds at the provider. x402_usdc: recorded as due (an on-chain refund is an operator transfer).
      */
     async refundPayment(req: RefundRequest): Promise<RefundRecord> {
-      const base = { rail: req.payment.rail, amount_micros: req.payment.amount_micros, reason: req.reason, at: req.at };
-      if (req.payment.rail === 'agent_wallet' && req.agentId) {
-        const tx = await ports.wallets.credit(req.agentId, req.payment.amount_micros, `refund:${req.orderId}`, `Refund of order ${req.orderId}`, `refund:${req.orderId}`);
-        return { ...base, status: 'completed', transaction_id: tx.tx_id };
-      }
-      if (req.payment.rail === 'linkpay_ncp' && (await ports.linkpay.refund(req.payment.transaction_id))) {
-        return { ...base, status: 'completed', transaction_id: req.payment.transaction_id };
-      }
-      return { ...base, status: 'due' };
+      return refundOrder(payments, req);
     },
   };
 }

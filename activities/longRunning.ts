@@ -19,7 +19,8 @@ import type { OrderPatch } from '../src/repos/orders';
 import { SubscriptionRepository } from '../src/repos/subscriptions';
 import { TaskRepository } from '../src/repos/tasks';
 import type { WalletRepository } from '../src/repos/wallets';
-import { asBusinessFailure, asTextGenerationFailure } from './failures';
+import { asCodedFailure, asTextGenerationFailure } from './failures';
+import { chargeWallet, refundToWallet, verifyLinkPayment } from '../src/services/payments';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { FailureType, type DeliverableRecord, type OrderInputs, type OrderProgressEvent, type OrderStatus, type RefundRecord } from '../workflows/shared';
 import {
@@ -78,13 +79,12 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
     await ports.webhooks?.fanOut(event);
   }
 
-  /** Debits a wallet once under `txId`; a short balance is a non-retryable `insufficient_funds`. */
+  /** Debits a wallet once under `txId` (src/services/payments.ts); a short balance is a non-retryable `insufficient_funds`. */
   async function debitOnce(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<{ transaction_id: string; amount_micros: number }> {
     try {
-      const tx = await ports.wallets.debit(agentId, amountMicros, txId, memo, source);
-      return { transaction_id: tx.tx_id, amount_micros: tx.amount_micros };
+      return await chargeWallet(ports.wallets, { agentId, amountMicros, txId, memo, source });
     } catch (err) {
-      throw asBusinessFailure(err);
+      throw asCodedFailure(err);
     }
   }
 
@@ -160,14 +160,11 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
      *   transaction_amount_mismatch or payment_failed.
      */
     async verifyInvoicePayment(req: { invoiceId: string; transactionId: string; amountMicros: number }): Promise<{ transaction_id: string; amount_micros: number }> {
-      const tx = await ports.linkpay.getTransaction(req.transactionId);
-      if (!tx) throw ApplicationFailure.nonRetryable(`Unknown transaction ${req.transactionId}`, FailureType.transactionNotFound);
-      if (tx.order_id !== req.invoiceId) throw ApplicationFailure.nonRetryable(`Transaction ${tx.id} pays something else`, FailureType.transactionAlreadyUsed);
-      if (tx.amount_micros !== req.amountMicros) {
-        throw ApplicationFailure.nonRetryable(`Transaction ${tx.id} is for ${tx.amount_micros} micro-USD, the invoice for ${req.amountMicros}`, FailureType.transactionAmountMismatch);
+      try {
+        return await verifyLinkPayment(ports.linkpay, { transactionId: req.transactionId, payeeId: req.invoiceId, payee: 'invoice', amountMicros: req.amountMicros });
+      } catch (err) {
+        throw asCodedFailure(err);
       }
-      if (tx.status !== 'succeeded') throw ApplicationFailure.nonRetryable(`Transaction ${tx.id} is ${tx.status}`, FailureType.paymentFailed);
-      return { transaction_id: tx.id, amount_micros: tx.amount_micros };
     },
 
     /**
@@ -194,9 +191,14 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
 
     /** Returns a task's charge to the wallet under `task-refund:<orderId>:<n>` (once). */
     async refundTask(req: { orderId: string; taskNumber: number; agentId: string; amountMicros: number; reason: string; at: string }): Promise<RefundRecord> {
-      const txId = `task-refund:${req.orderId}:${req.taskNumber}`;
-      const tx = await ports.wallets.credit(req.agentId, req.amountMicros, txId, `Refund of task ${req.taskNumber} of order ${req.orderId}`, `task-refund:${req.orderId}`);
-      return { status: 'completed', rail: 'agent_wallet', amount_micros: req.amountMicros, transaction_id: tx.tx_id, reason: req.reason, at: req.at };
+      const tx = await refundToWallet(ports.wallets, {
+        agentId: req.agentId,
+        amountMicros: req.amountMicros,
+        txId: `task-refund:${req.orderId}:${req.taskNumber}`,
+        memo: `Refund of task ${req.taskNumber} of order ${req.orderId}`,
+        source: `task-refund:${req.orderId}`,
+      });
+      return { status: 'completed', rail: 'agent_wallet', amount_micros: req.amountMicros, transaction_id: tx.transaction_id, reason: req.reason, at: req.at };
     },
 
     /** Records a task's outcome and appends its event (`order.task_delivered` / `order.task_failed`). */

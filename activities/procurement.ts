@@ -1,6 +1,6 @@
 /**
  * Procurement activities (issue 4 §3): plan, quote, order and pay for one procurement, each retry-safe (ids derive
- * from the procurement id), reusing the API's own quote and order code without HTTP.
+ * from the procurement id), creating quotes and orders through the application layer (src/services) as the API does.
  *
  * Business refusals are non-retryable `ApplicationFailure`s whose `type` is the API error code (e.g.
  * `insufficient_funds`), so the workflow can report them.
@@ -9,13 +9,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { EventDoc } from '../src/db';
 import { planProcurement } from '../src/domain/procurement';
 import type { ProcurementPlan } from '../src/domain/procurement';
-import { ProblemError } from '../src/errors';
 import type { EventRepository } from '../src/repos/events';
 import type { ProcurementRepository } from '../src/repos/procurements';
-import type { AppDeps } from '../src/routes/context';
-import { createOrder } from '../src/routes/orders';
-import { createQuote } from '../src/services/quotes';
+import { createOrder, type OrderCreationPorts } from '../src/services/orders';
+import { createQuote, type QuotePorts } from '../src/services/quotes';
+import type { ConfirmPaymentRequest, OrderState } from '../workflows/shared';
 import { procurementSuffix, procurementWorkflowId, type ProcurementResult, type ProcurementWorkflowInput } from '../workflows/procurementShared';
+import { asCodedFailure } from './failures';
 import { whileHeartbeating } from './heartbeat';
 
 /** Event type emitted when a procurement bought something (issue 5 event catalogue). */
@@ -23,20 +23,17 @@ export const PROCUREMENT_COMPLETED = 'procurement.completed';
 
 /** What the procurement activities need. */
 export interface ProcurementPorts {
-  /** The API's dependencies (config, database, order workflows client): quotes and orders are made as the API makes them. */
-  app: AppDeps;
+  /** Quote and order creation ports (src/services/quotes.ts, src/services/orders.ts): made as the API makes them. */
+  commerce: QuotePorts & OrderCreationPorts;
+  /**
+   * Runs the order workflow's `confirmPayment` Update (src/temporal/orders.ts `OrderWorkflows.confirmPayment`).
+   * @throws ProblemError with the refusal's code (insufficient_funds, invalid_state_transition, …).
+   */
+  confirmPayment(orderId: string, req: ConfirmPaymentRequest): Promise<OrderState>;
   procurements: ProcurementRepository;
   events: EventRepository;
   /** Webhook fan-out of an appended event, when webhooks are wired; absent: the event is only stored. */
   webhooks?: { fanOut(event: EventDoc): Promise<void> };
-}
-
-/** A ProblemError from the API code becomes a non-retryable failure typed with its code; anything else is rethrown. */
-function asFailure(err: unknown): unknown {
-  if (err instanceof ProblemError && err.status < 500) {
-    return ApplicationFailure.create({ message: err.detail ?? err.message, type: err.code, nonRetryable: true, details: [err.extra] });
-  }
-  return err;
 }
 
 /** Builds the procurement activities over their ports. */
@@ -80,10 +77,10 @@ export function createProcurementActivities(ports: ProcurementPorts) {
     /** Binding agent-price quote for the chosen service, id `quo_<procurement suffix>`. Returns the quote id. */
     async quoteProcurement(req: { procurementId: string; serviceId: string }): Promise<string> {
       try {
-        const quote = await createQuote(ports.app, { service_id: req.serviceId, is_agent: true }, `quo_${procurementSuffix(req.procurementId)}`);
+        const quote = await createQuote(ports.commerce, { service_id: req.serviceId, is_agent: true }, `quo_${procurementSuffix(req.procurementId)}`);
         return quote._id;
       } catch (err) {
-        throw asFailure(err);
+        throw asCodedFailure(err);
       }
     },
 
@@ -96,7 +93,7 @@ export function createProcurementActivities(ports: ProcurementPorts) {
       inputs: ProcurementWorkflowInput['inputs'];
     }): Promise<string> {
       try {
-        const { doc } = await createOrder(ports.app, {
+        const { doc } = await createOrder(ports.commerce, {
           quote_id: req.quoteId,
           ...(req.agentId ? { agent_id: req.agentId } : {}),
           ...(req.email ? { email: req.email } : {}),
@@ -106,7 +103,7 @@ export function createProcurementActivities(ports: ProcurementPorts) {
         });
         return doc._id;
       } catch (err) {
-        throw asFailure(err);
+        throw asCodedFailure(err);
       }
     },
 
@@ -121,10 +118,10 @@ export function createProcurementActivities(ports: ProcurementPorts) {
       }
       try {
         // Waits on the order workflow's Update: heartbeat so a dead worker is noticed in seconds.
-        const state = await whileHeartbeating(() => ports.app.orderWorkflows.confirmPayment(req.orderId, { rail: 'agent_wallet' }));
+        const state = await whileHeartbeating(() => ports.confirmPayment(req.orderId, { rail: 'agent_wallet' }));
         return { status: state.status };
       } catch (err) {
-        throw asFailure(err);
+        throw asCodedFailure(err);
       }
     },
 

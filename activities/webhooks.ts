@@ -2,13 +2,11 @@
  * Webhook activities: fan an appended event out to the endpoints that want it (one delivery workflow each), make
  * one signed delivery attempt, and settle a message. Only this module sends webhooks.
  *
- * The Temporal client is the worker's own (`Context.current().client`), so fan-out needs no extra connection;
- * delivery workflows run on the task queue of the activity that started them.
+ * Delivery workflows are started and nudged through the `deliveries` port (the worker wires src/temporal/webhooks.ts
+ * `DeliveryWorkflows` on its own connection and task queue), so activities never import the Temporal client layer.
  *
  * Source: issue 5 §2; ../shared/reference/api-conventions.md (Standard Webhooks).
  */
-import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { EventDoc, OrderDoc, WebhookMessageDoc } from '../src/db';
 import { eventMatches } from '../src/domain/events';
 import type { OrderRepository } from '../src/repos/orders';
@@ -16,14 +14,38 @@ import { WebhookRepository, activeSecrets, messageId } from '../src/repos/webhoo
 import { buildPayload } from '../src/webhooks/payload';
 import { sendWebhook } from '../src/webhooks/send';
 import { signatureHeader } from '../src/webhooks/signing';
-import { deliveryWorkflowId, startDelivery } from '../src/temporal/webhooks';
-import type { DeliveryInput } from '../workflows/webhooks';
 import { whileHeartbeating } from './heartbeat';
+
+/**
+ * What a delivery workflow carries: workflows/webhooks.ts `DeliveryInput`, restated here so this module does not
+ * import workflow code (the workflow imports this module's types; the compiler checks both directions where the
+ * worker wires the port and where the workflow calls the activities).
+ */
+export interface DeliveryInput {
+  messageId: string;
+  eventId: string;
+  endpointId: string;
+  /** Null for events that belong to no order (no ordering then). */
+  orderId: string | null;
+  seq: number;
+  /** 0 for the original delivery, n for the n-th manual retry. */
+  run: number;
+}
+
+/** Starting and nudging delivery workflows (src/temporal/webhooks.ts `DeliveryWorkflows` implements it). */
+export interface DeliveryStarter {
+  /** Starts the delivery workflow of a message; idempotent (a retried fan-out starts nothing twice). */
+  start(input: DeliveryInput): Promise<void>;
+  /** Tells the original delivery of `eventId` to `endpointId` that its predecessor settled; a no-op when it is not running. */
+  predecessorSettled(eventId: string, endpointId: string): Promise<void>;
+}
 
 /** What the webhook activities need. `allowPrivateTargets` is DEV_MODE (SSRF guard off). */
 export interface WebhookPorts {
   webhooks: WebhookRepository;
   orders: OrderRepository;
+  /** Delivery workflows on the worker's task queue. */
+  deliveries: DeliveryStarter;
   publicBaseUrl: string;
   allowPrivateTargets: boolean;
 }
@@ -37,7 +59,6 @@ export type AttemptOutcome =
 /**
  * The fan-out port of the order activities: after an event is appended, creates one message per matching endpoint
  * (the body fixed now, with the order as it is right after the transition) and starts its delivery workflow.
- * Must run inside an activity (uses the activity's Temporal client and task queue).
  */
 export function createWebhookFanOut(ports: WebhookPorts): { fanOut(event: EventDoc, order?: OrderDoc): Promise<void> } {
   return {
@@ -48,7 +69,6 @@ export function createWebhookFanOut(ports: WebhookPorts): { fanOut(event: EventD
       const endpoints = (await ports.webhooks.forOrder(event.order_id, agentId)).filter((e) => eventMatches(e.events, event.type));
       if (endpoints.length === 0) return;
       const payload = JSON.stringify(buildPayload(event, order, ports.publicBaseUrl));
-      const ctx = Context.current();
       for (const endpoint of endpoints) {
         const now = new Date();
         const message: WebhookMessageDoc = await ports.webhooks.ensureMessage({
@@ -66,7 +86,7 @@ export function createWebhookFanOut(ports: WebhookPorts): { fanOut(event: EventD
           created_at: now,
           updated_at: now,
         });
-        await startDelivery(ctx.client, ctx.info.taskQueue, {
+        await ports.deliveries.start({
           messageId: message._id,
           eventId: event._id,
           endpointId: endpoint._id,
@@ -150,14 +170,7 @@ export function createWebhookActivities(ports: WebhookPorts) {
       if (input.orderId === null) return;
       const next = await ports.webhooks.pendingAfter(input.endpointId, input.orderId, input.seq);
       if (!next) return;
-      try {
-        await Context.current()
-          .client.workflow.getHandle(deliveryWorkflowId(next.event_id, next.endpoint_id, 0))
-          .signal('predecessorSettled');
-      } catch (err) {
-        // Not started yet (it checks on start) or already finished: nothing to nudge.
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-      }
+      await ports.deliveries.predecessorSettled(next.event_id, next.endpoint_id);
     },
   };
 }

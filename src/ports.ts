@@ -7,10 +7,12 @@ import { WebhookRepository } from './repos/webhooks';
 import { LocalLinkPayProvider } from './payments/linkpay';
 import { FileDeliverableStore } from './storage/deliverables';
 import { X402PaymentRepository } from './repos/x402Payments';
+import { QuoteRepository } from './repos/quotes';
 
 /** Everything backed by the database or storage, shared by the API and the worker. */
 export interface Services {
   db: Database;
+  quotes: QuoteRepository;
   orders: OrderRepository;
   events: EventRepository;
   wallets: WalletRepository;
@@ -29,6 +31,7 @@ export async function createServices(config: Config): Promise<Services> {
   const db = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB);
   return {
     db,
+    quotes: new QuoteRepository(db),
     orders: new OrderRepository(db),
     events: new EventRepository(db),
     wallets: new WalletRepository(db),

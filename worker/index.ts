@@ -8,17 +8,16 @@ import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from 
 import { Client } from '@temporalio/client';
 import { createCommissionActivities } from '../activities/commissions';
 import { createLongRunningActivities, longRunningPorts } from '../activities/longRunning';
-import { createProcurementActivities } from '../activities/procurement';
+import { createProcurementActivities, type ProcurementPorts } from '../activities/procurement';
 import { CommissionRepository } from '../src/repos/commissions';
 import { ProcurementRepository } from '../src/repos/procurements';
-import type { AppDeps } from '../src/routes/context';
 import { OrderWorkflows } from '../src/temporal/orders';
+import { DeliveryWorkflows } from '../src/temporal/webhooks';
 import { createX402Activities, type X402ActivityPorts } from '../activities/x402';
 import { loadConfig, type Config } from '../src/config';
 import { chainIdOfNetwork } from '../src/x402/chain';
 import { createSettlementChain } from '../src/x402/settlementChain';
 import { createServices, type Services } from '../src/ports';
-import { KeySetSigner } from '../src/signing/signer';
 import { createTextGenerator } from '../src/textgen';
 
 /** Options of {@link createWorker}: a prebuilt workflow bundle makes tests start faster. */
@@ -35,29 +34,43 @@ export interface CreateWorkerOptions {
 /** Builds (does not run) the worker for the order workflows and their activities. */
 export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   const { services } = opts;
+  const taskQueue = opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE;
+  // One client on the worker's connection: delivery workflows, and order workflows (procurement creates orders and
+  // pays them through the confirmPayment Update; x402 reconciliation confirms orders paid by a pending settlement).
+  const client = new Client({ connection: opts.connection, namespace: opts.config.TEMPORAL_NAMESPACE });
+  const orderWorkflows = new OrderWorkflows(client, taskQueue);
   const webhookPorts: WebhookPorts = {
     webhooks: services.webhooks,
     orders: services.orders,
+    deliveries: new DeliveryWorkflows(client, taskQueue),
     publicBaseUrl: opts.config.PUBLIC_BASE_URL,
     allowPrivateTargets: opts.config.DEV_MODE,
   };
-  // Procurement activities drive order workflows (confirmPayment Update) through a client on the worker's connection.
-  const taskQueue = opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE;
-  const client = new Client({ connection: opts.connection, namespace: opts.config.TEMPORAL_NAMESPACE });
-  // `signing` (issue 12 §3) is lazy: the worker signs nothing, so it never loads the keys.
-  const app: AppDeps = { config: opts.config, services, temporal: client, orderWorkflows: new OrderWorkflows(client, taskQueue), signing: new KeySetSigner(opts.config) };
   const x402Ports: X402ActivityPorts = {
     payments: services.x402Payments,
     chain: createSettlementChain(opts.config.X402_RPC_URL, chainIdOfNetwork(opts.config.X402_NETWORK)),
-    // Orders paid by a settlement that was pending are confirmed from the reconcile workflow.
-    orderWorkflows: new OrderWorkflows(new Client({ connection: opts.connection, namespace: opts.config.TEMPORAL_NAMESPACE }), opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE),
+    orderWorkflows,
+  };
+  // Quotes and orders of procurements are made by the application layer (src/services), as the API makes them.
+  const procurementPorts: ProcurementPorts = {
+    commerce: {
+      quotes: services.quotes,
+      orders: services.orders,
+      webhooks: services.webhooks,
+      startOrderWorkflow: (input, serviceName) => orderWorkflows.start(input, serviceName),
+      config: opts.config,
+    },
+    confirmPayment: (orderId, req) => orderWorkflows.confirmPayment(orderId, req),
+    procurements: new ProcurementRepository(services.db),
+    events: services.events,
+    webhooks: createWebhookFanOut(webhookPorts),
   };
   // The language model of the services that need one (issue 13); undefined when TEXTGEN_* are unset.
   const textgen = createTextGenerator(opts.config);
   return Worker.create({
     connection: opts.connection,
     namespace: opts.config.TEMPORAL_NAMESPACE,
-    taskQueue: opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE,
+    taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     activities: {
@@ -76,7 +89,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       ...createCommissionActivities({ commissions: new CommissionRepository(services.db, services.wallets) }),
       // Long-running orders (issue 6): expert progress, subscriptions, per-task billing.
       ...createLongRunningActivities(longRunningPorts(services, createWebhookFanOut(webhookPorts), textgen)),
-      ...createProcurementActivities({ app, procurements: new ProcurementRepository(services.db), events: services.events, webhooks: createWebhookFanOut(webhookPorts) }),
+      ...createProcurementActivities(procurementPorts),
     },
   });
 }

@@ -5,19 +5,13 @@
  * - an order without one: the order secret (`os_...`) returned once when the order was created.
  * None → 401 `unauthorized`; any other credential (another agent's key, the operator key) → 403 `forbidden`.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import type { OrderDoc, WalletDoc } from '../db';
 import { forbidden, unauthorized } from '../errors';
 import { sha256Hex } from '../hash';
 import { WalletRepository } from '../repos/wallets';
 import { bearerToken, hasCredential } from './auth';
-
-/** A new order secret (`os_` + 256 random bits) and the sha256 hex stored on the order in its place. */
-export function newOrderSecret(): { secret: string; hash: string } {
-  const secret = `os_${randomBytes(32).toString('base64url')}`;
-  return { secret, hash: sha256Hex(secret) };
-}
 
 /** True when `secret` hashes to `hash` (constant-time comparison). */
 export function orderSecretMatches(hash: string | null | undefined, secret: string | undefined): boolean {

@@ -1,8 +1,9 @@
 /**
- * Starting webhook delivery workflows (workflows/webhooks.ts), shared by the fan-out activity and the API's manual
- * retry. Source: issue 5 §2.
+ * Starting and nudging webhook delivery workflows (workflows/webhooks.ts): the API's manual retry calls
+ * {@link startDelivery}; the worker hands a {@link DeliveryWorkflows} to the fan-out activities as their port, so
+ * activities never import this client layer. Source: issue 5 §2; issue 11 §2.
  */
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { DeliveryInput } from '../../workflows/webhooks';
 
 /** Workflow id of the delivery of `eventId` to `endpointId` (run 0 = original, n = n-th manual retry). */
@@ -28,5 +29,31 @@ export async function startDelivery(client: Client, taskQueue: string, input: De
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return;
     throw err;
+  }
+}
+
+/** The delivery workflows of one task queue, as the webhook activities use them (their `deliveries` port). */
+export class DeliveryWorkflows {
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /** Starts the delivery workflow of a message (idempotent, see {@link startDelivery}). */
+  start(input: DeliveryInput): Promise<void> {
+    return startDelivery(this.client, this.taskQueue, input);
+  }
+
+  /**
+   * Signals `predecessorSettled` to the original delivery (run 0) of `eventId` to `endpointId`. Not started yet (it
+   * checks on start) or already finished: nothing to nudge, no error.
+   */
+  async predecessorSettled(eventId: string, endpointId: string): Promise<void> {
+    try {
+      // By name: the API and worker processes need not load workflow code for the signal's definition.
+      await this.client.workflow.getHandle(deliveryWorkflowId(eventId, endpointId, 0)).signal('predecessorSettled');
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
   }
 }

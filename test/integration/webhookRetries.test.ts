@@ -15,7 +15,7 @@ import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from 
 import { loadConfig } from '../../src/config';
 import { createServices, type Services } from '../../src/ports';
 import { OrderWorkflows } from '../../src/temporal/orders';
-import { deliveryWorkflowId } from '../../src/temporal/webhooks';
+import { DeliveryWorkflows, deliveryWorkflowId } from '../../src/temporal/webhooks';
 import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
 import { RETRY_JITTER, RETRY_SCHEDULE_MS, type DeliveryResult } from '../../workflows/webhooks';
 import { workflowBundle } from '../helpers/stack';
@@ -54,7 +54,7 @@ const orderInput = buildOrderInput;
 
 async function withWorker<T>(taskQueue: string, fn: () => Promise<T>): Promise<T> {
   // DEV_MODE: the receiver is on 127.0.0.1.
-  const ports: WebhookPorts = { webhooks: services.webhooks, orders: services.orders, publicBaseUrl: 'http://api.test', allowPrivateTargets: true };
+  const ports: WebhookPorts = { webhooks: services.webhooks, orders: services.orders, deliveries: new DeliveryWorkflows(env.client, taskQueue), publicBaseUrl: 'http://api.test', allowPrivateTargets: true };
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,

@@ -1,6 +1,6 @@
 /**
  * Order routes (seed §2.3 to §2.5, §2.10, §4; issue 2 §4), registered from their definitions in ./schema.ts.
- * The order itself (create, load, public view) is src/routes/orders.ts.
+ * Creating an order is src/services/orders.ts; loading and the public view are src/routes/orders.ts.
  */
 import type { Context } from 'koa';
 import type { OrderDoc } from '../../../db';
@@ -14,7 +14,8 @@ import type { AppDeps } from '../../context';
 import { longRunningView, orderWithLongRunning } from '../../longRunningView';
 import { LongRunningWorkflows } from '../../../temporal/longRunning';
 import { OperationRouter } from '../../operation';
-import { createOrder, inferRail, loadOrder, orderView, preferWaitSeconds } from '../../orders';
+import { createOrder } from '../../../services/orders';
+import { inferRail, loadOrder, orderCreationPorts, orderView, preferWaitSeconds } from '../../orders';
 import { endpointView } from '../webhooks';
 import { orderOperations as ops } from './schema';
 
@@ -30,9 +31,10 @@ async function authorizeWalletSpend(ctx: Context, deps: AppDeps, order: OrderDoc
 /** The order routes. */
 export function orderRoutes(deps: AppDeps): OperationRouter {
   const longRunning = new LongRunningWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
+  const creation = orderCreationPorts(deps);
   return new OperationRouter(deps)
     .on(ops.create, async (ctx, input) => {
-      const { doc, webhook, orderSecret } = await createOrder(deps, { ...input.body, is_agent: true });
+      const { doc, webhook, orderSecret } = await createOrder(creation, { ...input.body, is_agent: true });
       ctx.status = 201;
       ctx.set('Location', `/api/v1/orders/${doc._id}`);
       ctx.set('Cache-Control', 'no-store');

@@ -2,7 +2,8 @@ import { getService, missingInputs, priceMicros } from '../../../domain/catalogu
 import { ProblemError, badRequest, forbidden, unauthorized } from '../../../errors';
 import { orderSecretMatches } from '../../../http/buyer';
 import { toProblem } from '../../../http/errors';
-import { createOrder, loadOrder } from '../../orders';
+import { createOrder } from '../../../services/orders';
+import { loadOrder, orderCreationPorts } from '../../orders';
 import { requestBody, type AppDeps } from '../../context';
 import { checkoutBody, messageBody, orderPageBody, receiptBody, reviewedBody, sendPage, serviceFormBody } from './pages';
 import { OperationRouter } from '../../operation';
@@ -85,7 +86,7 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     }
     let created: Awaited<ReturnType<typeof createOrder>>;
     try {
-      created = await createOrder(deps, { service_id: service.id, email, inputs, is_agent: false });
+      created = await createOrder(orderCreationPorts(deps), { service_id: service.id, email, inputs, is_agent: false });
     } catch (err) {
       // A refusal (e.g. text_generation_unavailable) is said on a page, as a human reads it, not as JSON.
       const problem = toProblem(err);

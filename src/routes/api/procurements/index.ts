@@ -7,7 +7,7 @@ import { badRequest, forbidden, notFound, problem, unauthorized, unprocessable, 
 import { bearerToken } from '../../../http/auth';
 import { WalletRepository } from '../../../repos/wallets';
 import { ProcurementRepository } from '../../../repos/procurements';
-import { signedQuoteView } from '../../../services/quotes';
+import { signedQuoteView } from '../quotes/view';
 import { ProcurementWorkflows } from '../../../temporal/procurements';
 import type { ProcurementResult, ProcurementWorkflowInput } from '../../../../workflows/procurementShared';
 import type { AppDeps } from '../../context';
@@ -56,7 +56,7 @@ const fromDoc = (d: ProcurementDoc): Outcome => ({
 async function procurementView(deps: AppDeps, o: Outcome) {
   const base = deps.config.PUBLIC_BASE_URL;
   const service = o.serviceId ? getService(o.serviceId) : undefined;
-  const quote = o.quoteId ? await deps.services.db.quotes.findOne({ _id: o.quoteId }) : null;
+  const quote = o.quoteId ? await deps.services.quotes.get(o.quoteId) : null;
   const order = o.orderId ? await deps.services.orders.get(o.orderId) : null;
   return {
     procurement_id: o.procurementId,

@@ -4,7 +4,8 @@
  * carry `jws`, the quote signed (issue 12 §3).
  */
 import { notFound } from '../../../errors';
-import { createQuote, signedQuoteView } from '../../../services/quotes';
+import { createQuote } from '../../../services/quotes';
+import { signedQuoteView } from './view';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { quoteOperations as ops } from './schema';
@@ -13,13 +14,13 @@ import { quoteOperations as ops } from './schema';
 export function quoteRoutes(deps: AppDeps): OperationRouter {
   return new OperationRouter(deps)
     .on(ops.create, async (ctx, input) => {
-      const quote = await createQuote(deps, input.body);
+      const quote = await createQuote({ quotes: deps.services.quotes, config: deps.config }, input.body);
       ctx.status = 201;
       ctx.set('Location', `/api/v1/quotes/${quote._id}`);
       ctx.body = await signedQuoteView(deps, quote);
     })
     .on(ops.get, async (ctx) => {
-      const quote = await deps.services.db.quotes.findOne({ _id: ctx.params.quote_id ?? '' });
+      const quote = await deps.services.quotes.get(ctx.params.quote_id ?? '');
       if (!quote) throw notFound('quote_not_found', `No quote ${ctx.params.quote_id}`);
       ctx.body = await signedQuoteView(deps, quote);
     });

@@ -1,0 +1,159 @@
+/**
+ * Charging and refunding without Temporal or HTTP: the order, renewal, invoice and task payments of the workflows'
+ * activities (activities/index.ts, activities/longRunning.ts) are these functions over narrow ports. Amounts are
+ * integer micro-USD. Every ledger movement has a fixed transaction id (`order:<id>`, `refund:<id>`, …), so a retry
+ * moves no money twice.
+ *
+ * Refusals are coded {@link ProblemError}s (src/errors.ts); the activities turn them into non-retryable failures
+ * typed with the code (activities/failures.ts `asCodedFailure`), which the API answers with the same code.
+ *
+ * Source: seed §4 (payment rails), §2.5 (refund on reject); issue 6 (renewals, tasks); issue 11 §2.
+ */
+import { problem } from '../errors';
+import type { PaymentLinkProvider } from '../payments/linkpay';
+import { InsufficientFundsError, type WalletRepository } from '../repos/wallets';
+import type { PaymentRail, PaymentRecord, RefundRecord } from '../../workflows/shared';
+
+/** The wallet ledger as payments use it. */
+export type WalletLedger = Pick<WalletRepository, 'debit' | 'credit'>;
+
+/** One wallet movement: `amountMicros` (integer micro-USD) under the once-only ledger id `txId`. */
+export interface WalletMovement {
+  agentId: string;
+  amountMicros: number;
+  txId: string;
+  memo: string;
+  /** What the movement is for, as the wallet's transaction list shows it (`order:<id>`, `subscription:<id>`, …). */
+  source: string;
+}
+
+/** A captured or returned amount: the ledger or provider transaction id and the amount (integer micro-USD). */
+export interface MovedMoney {
+  transaction_id: string;
+  amount_micros: number;
+}
+
+/**
+ * Debits a wallet once under `txId` (a second call with the same id returns the first debit).
+ * @throws ProblemError insufficient_funds with `balance_micros` and `amount_micros` when the balance is short.
+ */
+export async function chargeWallet(wallets: Pick<WalletLedger, 'debit'>, m: WalletMovement): Promise<MovedMoney> {
+  try {
+    const tx = await wallets.debit(m.agentId, m.amountMicros, m.txId, m.memo, m.source);
+    return { transaction_id: tx.tx_id, amount_micros: tx.amount_micros };
+  } catch (err) {
+    if (err instanceof InsufficientFundsError) {
+      throw problem('insufficient_funds', err.message, { balance_micros: err.balanceMicros, amount_micros: err.amountMicros });
+    }
+    throw err;
+  }
+}
+
+/** Credits a wallet once under `txId` (a refund; a second call with the same id returns the first credit). */
+export async function refundToWallet(wallets: Pick<WalletLedger, 'credit'>, m: WalletMovement): Promise<MovedMoney> {
+  const tx = await wallets.credit(m.agentId, m.amountMicros, m.txId, m.memo, m.source);
+  return { transaction_id: tx.tx_id, amount_micros: m.amountMicros };
+}
+
+/**
+ * Verifies a hosted-link payment (rail `linkpay_ncp`): the provider's transaction must exist, be bound to `payeeId`
+ * (an order or an invoice id), be for exactly `amountMicros` and have succeeded. Never trusts the caller.
+ * @throws ProblemError transaction_not_found, transaction_already_used (bound to something else),
+ *   transaction_amount_mismatch, payment_failed (not succeeded).
+ */
+export async function verifyLinkPayment(
+  linkpay: Pick<PaymentLinkProvider, 'getTransaction'>,
+  req: { transactionId: string; payeeId: string; payee: 'order' | 'invoice'; amountMicros: number },
+): Promise<MovedMoney> {
+  const tx = await linkpay.getTransaction(req.transactionId);
+  if (!tx) throw problem('transaction_not_found', `Unknown transaction ${req.transactionId}`);
+  if (tx.order_id !== req.payeeId) throw problem('transaction_already_used', `Transaction ${tx.id} belongs to another ${req.payee}`);
+  if (tx.amount_micros !== req.amountMicros) {
+    throw problem(
+      'transaction_amount_mismatch',
+      `Transaction ${tx.id} is for ${tx.amount_micros} micro-USD, the ${req.payee} costs ${req.amountMicros}`,
+    );
+  }
+  if (tx.status !== 'succeeded') throw problem('payment_failed', `Transaction ${tx.id} is ${tx.status}`);
+  return { transaction_id: tx.id, amount_micros: tx.amount_micros };
+}
+
+/** What charging and refunding an order needs. */
+export interface OrderPaymentPorts {
+  wallets: WalletLedger;
+  linkpay: Pick<PaymentLinkProvider, 'getTransaction' | 'refund'>;
+  /** Checks an x402 payment of the order against the x402 ledger (activities/x402.ts `chargeX402`). */
+  chargeX402(req: ChargeRequest): Promise<PaymentRecord>;
+}
+
+/** A payment to capture for an order; `amountMicros` is the order's price (integer micro-USD), `paidAt` ISO 8601. */
+export interface ChargeRequest {
+  orderId: string;
+  rail: PaymentRail;
+  transactionId?: string;
+  amountMicros: number;
+  agentId?: string;
+  paidAt: string;
+}
+
+/** A captured payment to return (`at` ISO 8601). */
+export interface RefundRequest {
+  orderId: string;
+  payment: PaymentRecord;
+  agentId?: string;
+  reason: string;
+  at: string;
+}
+
+/**
+ * Verifies and captures an order's payment on its rail. agent_wallet: debits the agent's wallet under
+ * `order:<orderId>` (one debit per order, ever). linkpay_ncp: {@link verifyLinkPayment}. x402_usdc: the x402 port.
+ * @throws ProblemError payment_failed (no agent wallet), invalid_request (no transaction_id for linkpay_ncp),
+ *   insufficient_funds, and those of {@link verifyLinkPayment}; the x402 port's own failures pass through.
+ */
+export async function chargeOrder(ports: OrderPaymentPorts, req: ChargeRequest): Promise<PaymentRecord> {
+  switch (req.rail) {
+    case 'agent_wallet': {
+      if (!req.agentId) throw problem('payment_failed', 'The order has no agent_id, so no wallet can pay it');
+      const tx = await chargeWallet(ports.wallets, {
+        agentId: req.agentId,
+        amountMicros: req.amountMicros,
+        txId: `order:${req.orderId}`,
+        memo: `Order ${req.orderId}`,
+        source: `order:${req.orderId}`,
+      });
+      return { rail: 'agent_wallet', ...tx, paid_at: req.paidAt };
+    }
+    case 'linkpay_ncp': {
+      if (!req.transactionId) throw problem('invalid_request', 'transaction_id is required for linkpay_ncp');
+      const tx = await verifyLinkPayment(ports.linkpay, { transactionId: req.transactionId, payeeId: req.orderId, payee: 'order', amountMicros: req.amountMicros });
+      return { rail: 'linkpay_ncp', ...tx, paid_at: req.paidAt };
+    }
+    case 'x402_usdc':
+      // Settled over x402 at POST /x402/orders/{id}; verified against the x402_payments ledger (issue 3 §8).
+      return ports.chargeX402(req);
+  }
+}
+
+/**
+ * Returns an order's captured payment. agent_wallet: credits the wallet under `refund:<orderId>` (once). linkpay_ncp:
+ * refunds at the provider. Otherwise (x402_usdc, or a provider that refused) the refund is recorded as `due` (an
+ * on-chain refund is an operator transfer).
+ */
+export async function refundOrder(ports: Pick<OrderPaymentPorts, 'wallets' | 'linkpay'>, req: RefundRequest): Promise<RefundRecord> {
+  const base = { rail: req.payment.rail, amount_micros: req.payment.amount_micros, reason: req.reason, at: req.at };
+  if (req.payment.rail === 'agent_wallet' && req.agentId) {
+    const tx = await refundToWallet(ports.wallets, {
+      agentId: req.agentId,
+      amountMicros: req.payment.amount_micros,
+      txId: `refund:${req.orderId}`,
+      memo: `Refund of order ${req.orderId}`,
+      source: `refund:${req.orderId}`,
+    });
+    return { ...base, status: 'completed', transaction_id: tx.transaction_id };
+  }
+  if (req.payment.rail === 'linkpay_ncp' && (await ports.linkpay.refund(req.payment.transaction_id))) {
+    return { ...base, status: 'completed', transaction_id: req.payment.transaction_id };
+  }
+  return { ...base, status: 'due' };
+}
