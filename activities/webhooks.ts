@@ -10,7 +10,7 @@
 import type { EventDoc, OrderDoc, WebhookMessageDoc } from '../src/db';
 import { eventMatches } from '../src/domain/events';
 import type { OrderRepository } from '../src/repos/orders';
-import { WebhookRepository, activeSecrets, messageId } from '../src/repos/webhooks';
+import { type WebhookRepository, activeSecrets, messageId } from '../src/repos/webhooks';
 import { buildPayload } from '../src/webhooks/payload';
 import { sendWebhook } from '../src/webhooks/send';
 import { signatureHeader } from '../src/webhooks/signing';
