@@ -3,7 +3,7 @@
  * retry. Source: issue 5 §2.
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { DeliveryInput } from '../../workflows/webhooks';
+import { webhookDeliveryWorkflow, type DeliveryInput } from '../../workflows/webhooks';
 
 /** Workflow id of the delivery of `eventId` to `endpointId` (run 0 = original, n = n-th manual retry). */
 export function deliveryWorkflowId(eventId: string, endpointId: string, run = 0): string {
@@ -17,7 +17,7 @@ export function deliveryWorkflowId(eventId: string, endpointId: string, run = 0)
  */
 export async function startDelivery(client: Client, taskQueue: string, input: DeliveryInput): Promise<void> {
   try {
-    await client.workflow.start('webhookDeliveryWorkflow', {
+    await client.workflow.start(webhookDeliveryWorkflow, {
       taskQueue,
       workflowId: deliveryWorkflowId(input.eventId, input.endpointId, input.run),
       args: [input],
