@@ -16,7 +16,7 @@ import type { CommissionActivities } from '../../activities/commissions';
 import { createLongRunningActivities, type LongRunningActivities, type LongRunningPorts } from '../../activities/longRunning';
 import { InsufficientFundsError, type WalletRepository } from '../../src/repos/wallets';
 import type { WalletEntryDoc } from '../../src/db';
-import { SEARCH_ATTRIBUTES, type DeliverableRecord } from '../../workflows/shared';
+import { ORDER_TRANSITIONS, SEARCH_ATTRIBUTES, type DeliverableRecord, type OrderState } from '../../workflows/shared';
 import { workflowBundle } from './workflowBundle';
 
 /** Starts a time-skipping test server (TEMPORAL_TEST_SERVER_PATH, test/globalSetup.ts) with the search attributes. */
@@ -132,4 +132,16 @@ export async function eventually<T>(read: () => Promise<T>, predicate: (value: T
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`condition not reached; last: ${JSON.stringify(last)}`);
+}
+
+/**
+ * The status changes of `state.progress` that the state table (`ORDER_TRANSITIONS`, rendered in the README) does not
+ * allow, as `from -> to`; empty when the workflow kept to it. Progress entries within a status are skipped.
+ */
+export function disallowedTransitions(state: OrderState): string[] {
+  const statuses = state.progress.filter((p) => p.event === undefined).map((p) => p.status);
+  return statuses.slice(1).flatMap((to, i) => {
+    const from = statuses[i];
+    return from !== undefined && ORDER_TRANSITIONS[from].includes(to) ? [] : [`${from} -> ${to}`];
+  });
 }

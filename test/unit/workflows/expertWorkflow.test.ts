@@ -16,7 +16,7 @@ import {
   type OrderWorkflowInput,
 } from '../../../workflows/shared';
 import { buildExpertOrderInput } from '../../fixtures/workflowInputs';
-import { FakeWallet, createWorkflowTestEnv, eventually, fakeActivities, withWorker } from '../../helpers/workflowTestEnv';
+import { FakeWallet, createWorkflowTestEnv, disallowedTransitions, eventually, fakeActivities, withWorker } from '../../helpers/workflowTestEnv';
 
 const HOUR = 3600_000;
 let env: TestWorkflowEnvironment;
@@ -65,6 +65,8 @@ test('in_engineering, escalated at 80 % of the SLA, sla_breached at the deadline
 
     const cancelled = await handle.executeUpdate(cancelOrderUpdate, { args: [{ reason: 'too late' }] });
     expect(cancelled.status).toBe('cancelled');
+    expect(disallowedTransitions(cancelled)).toEqual([]);
+    expect(cancelled.progress.map((p) => p.event ?? p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling', 'in_engineering', 'sla_escalated', 'sla_breached', 'cancelled']);
     expect(cancelled.refund).toMatchObject({ status: 'completed', amount_micros: input.amountMicros, reason: 'cancelled after SLA breach: too late' });
     expect((await handle.result()).status).toBe('cancelled');
   });
@@ -93,6 +95,7 @@ test('an engineer claims, uploads and marks ready within the SLA: delivered with
     expect(ready.deliverables.map((d) => d.name)).toEqual(['README.md', 'controller.py']);
     const accepted = await handle.executeUpdate(reviewUpdate, { args: [{ action: 'accept' }] });
     expect(accepted.status).toBe('accepted');
+    expect(disallowedTransitions(accepted)).toEqual([]);
   });
   expect(acts.recordProgress.mock.calls.map(([p]) => p.event)).toEqual(['engineer_claimed', 'deliverable_uploaded']);
   expect(acts.recordTransition.mock.calls.map(([t]) => t.status)).toEqual(['paid', 'fulfilling', 'in_engineering', 'delivered', 'accepted']);

@@ -9,7 +9,7 @@ import { orderWorkflow } from '../../../workflows/order';
 import { PRODUCE } from '../../../workflows/policies';
 import { confirmPaymentUpdate, getStateQuery, orderWorkflowId, reviewUpdate, type OrderWorkflowInput } from '../../../workflows/shared';
 import { ORDER_AMOUNT_MICROS, buildOrderInput } from '../../fixtures/workflowInputs';
-import { FakeWallet, createWorkflowTestEnv, eventually, fakeActivities, withWorker, type MockedActivities } from '../../helpers/workflowTestEnv';
+import { FakeWallet, createWorkflowTestEnv, disallowedTransitions, eventually, fakeActivities, withWorker, type MockedActivities } from '../../helpers/workflowTestEnv';
 
 const HOUR = 3600_000;
 let env: TestWorkflowEnvironment;
@@ -40,6 +40,7 @@ test('paid from the wallet, delivered, then accepted automatically once the 72 h
 
     const final = await handle.result();
     expect(final.progress.map((p) => p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling', 'delivered', 'accepted']);
+    expect(disallowedTransitions(final)).toEqual([]);
     expect(final.review).toEqual({ action: 'accept', automatic: true, at: expect.any(String) });
     const at = (status: string) => Date.parse(final.progress.find((p) => p.status === status)?.at ?? '');
     expect(at('accepted') - at('delivered')).toBeGreaterThanOrEqual(input.reviewWindowSeconds * 1000);
@@ -66,6 +67,7 @@ test('fulfillment failing on every attempt: failed, then refunded once with the 
     await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
     const final = await handle.result();
     expect(final.status).toBe('refunded');
+    expect(disallowedTransitions(final)).toEqual([]);
     expect(final.failure).toContain('generator down');
     expect(final.refund).toEqual({
       status: 'completed',
@@ -95,6 +97,7 @@ test('rejected in the review window: refunded, and the partner commission revers
     await eventually(() => handle.query(getStateQuery), (s) => s.status === 'delivered');
     const rejected = await handle.executeUpdate(reviewUpdate, { args: [{ action: 'reject', reason: 'wrong CRM' }] });
     expect(rejected.status).toBe('rejected');
+    expect(disallowedTransitions(rejected)).toEqual([]);
     expect(rejected.review).toEqual({ action: 'reject', reason: 'wrong CRM', automatic: false, at: expect.any(String) });
     expect(rejected.refund).toMatchObject({ status: 'completed', amount_micros: ORDER_AMOUNT_MICROS, reason: 'rejected: wrong CRM' });
     expect((await handle.result()).status).toBe('rejected');
