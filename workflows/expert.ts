@@ -7,10 +7,10 @@
  *
  * Runs in the order workflow itself (not a child), so the operators' Updates reach the workflow that waits and the
  * progress entries share the order's version and event numbering. Every write to the read model is made by the
- * main coroutine, in order: Update handlers only change state and queue their progress entry (`outbox`), then wait
- * until it is recorded.
+ * main coroutine, in order: Update handlers only change state and queue their progress entry (`HandlerWrites`,
+ * workflows/handlerWrites.ts), then wait until it is recorded.
  */
-import { ApplicationFailure, condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { LongRunningActivities } from '../activities/longRunning';
 import {
   FailureType,
@@ -28,12 +28,11 @@ import {
   type PaymentRecord,
 } from './shared';
 import type { OrderPatch } from '../src/repos/orders';
+import { HandlerWrites } from './handlerWrites';
+import { RECORD_OPTIONS, copyJson as copy, nowIso, refusal } from './policies';
 
 /** Bookkeeping writes, retried until they succeed (as the order workflow's `records`). */
-const records = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' },
-});
+const records = proxyActivities<LongRunningActivities>(RECORD_OPTIONS);
 
 /** What the expert part needs from the order workflow that hosts it. */
 export interface OrderRuntime {
@@ -51,11 +50,6 @@ export interface OrderRuntime {
 export type EngineeringOutcome = { outcome: 'ready' } | { outcome: 'cancelled'; reason: string };
 
 const WAITING: readonly OrderStatus[] = ['in_engineering', 'sla_breached'];
-const nowIso = (): string => new Date().toISOString();
-const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
-
-const refused = (message: string, type: string, status: OrderStatus) =>
-  ApplicationFailure.create({ message, type, details: [{ current_status: status }], nonRetryable: true });
 
 /**
  * Registers the engineering and cancel Updates on the order workflow (call before the first await) and returns the
@@ -65,28 +59,24 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
   const { input, state } = rt;
   const terms = input.expert;
   if (!terms) throw new Error('installEngineering needs input.expert');
-  const outbox: { event: OrderProgressEvent; data: Record<string, unknown> }[] = [];
-  let queued = 0;
-  let recorded = 0;
+  const writes = new HandlerWrites<{ event: OrderProgressEvent; data: Record<string, unknown> }>();
   let cancelReason: string | undefined;
 
   const enqueue = (event: OrderProgressEvent, data: Record<string, unknown>): number => {
-    outbox.push({ event, data });
-    queued += 1;
-    return queued;
+    return writes.push({ event, data });
   };
 
   /** Refuses an operator Update unless the order waits for its engineer. */
   const requireWaiting = (operation: string): EngineeringRecord => {
     const eng = state.engineering;
     if (!eng || !WAITING.includes(state.status) || eng.ready_at !== null || cancelReason !== undefined) {
-      throw refused(`Cannot ${operation} while the order is ${state.status}`, FailureType.invalidTransition, state.status);
+      throw refusal(`Cannot ${operation} while the order is ${state.status}`, FailureType.invalidTransition, state.status);
     }
     return eng;
   };
   const requireClaimer = (eng: EngineeringRecord, engineer: string, operation: string): void => {
     if (eng.engineer !== engineer) {
-      throw refused(
+      throw refusal(
         eng.engineer ? `Only ${eng.engineer}, who claimed the order, can ${operation}` : `Claim the order before you ${operation}`,
         FailureType.notClaimed,
         state.status,
@@ -103,14 +93,14 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       eng.engineer = req.engineer;
       eng.claimed_at = nowIso();
       const n = enqueue('engineer_claimed', { engineer: req.engineer, ...(previous ? { previous_engineer: previous } : {}) });
-      await condition(() => recorded >= n);
+      await condition(() => writes.done(n));
       return rt.snapshot();
     },
     {
       validator: (req) => {
         const eng = requireWaiting('claim the order');
         if (eng.engineer && eng.engineer !== req.engineer && !req.reassign) {
-          throw refused(`The order is claimed by ${eng.engineer}; send reassign: true to take it over`, FailureType.alreadyClaimed, state.status);
+          throw refusal(`The order is claimed by ${eng.engineer}; send reassign: true to take it over`, FailureType.alreadyClaimed, state.status);
         }
       },
     },
@@ -124,7 +114,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       const record: DeliverableRecord = { name: req.name, sha256: req.sha256, size: req.size, media_type: req.media_type, service_id: input.serviceId };
       eng.uploads.push(record);
       const n = enqueue('deliverable_uploaded', { engineer: req.engineer, name: req.name, sha256: req.sha256, size: req.size });
-      await condition(() => recorded >= n);
+      await condition(() => writes.done(n));
       return rt.snapshot();
     },
     {
@@ -134,7 +124,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
         const clash = [...state.deliverables, ...eng.uploads].find((d) => d.name === req.name);
         // The same bytes under the same name again is a retry; other bytes under a taken name are refused.
         if (clash && !(clash.sha256 === req.sha256 && eng.uploads.includes(clash))) {
-          throw refused(`The order already has a deliverable named ${req.name}`, FailureType.deliverableConflict, state.status);
+          throw refusal(`The order already has a deliverable named ${req.name}`, FailureType.deliverableConflict, state.status);
         }
       },
     },
@@ -164,7 +154,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
         const waiting = requireWaiting('mark the order ready');
         requireClaimer(waiting, req.engineer, 'mark it ready');
         if (waiting.uploads.length === 0) {
-          throw refused('Upload at least one deliverable before marking the order ready', FailureType.noDeliverables, state.status);
+          throw refusal('Upload at least one deliverable before marking the order ready', FailureType.noDeliverables, state.status);
         }
       },
     },
@@ -181,7 +171,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       validator: (_req) => {
         if (cancelReason !== undefined) return;
         if (state.status !== 'sla_breached' || state.engineering?.ready_at !== null) {
-          throw refused(`Cannot cancel while the order is ${state.status}: only an order past its SLA can be cancelled`, FailureType.invalidTransition, state.status);
+          throw refusal(`Cannot cancel while the order is ${state.status}: only an order past its SLA can be cancelled`, FailureType.invalidTransition, state.status);
         }
       },
     },
@@ -227,11 +217,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       await rt.transition('in_engineering', { deliverables: state.deliverables, engineering: copy(eng) });
 
       for (;;) {
-        while (outbox.length > 0) {
-          const next = outbox.shift();
-          if (next) await note(next.event, next.data);
-          recorded += 1;
-        }
+        await writes.drainEach((next) => note(next.event, next.data));
         if (eng.ready_at !== null) {
           state.deliverables = [...state.deliverables, ...eng.uploads];
           return { outcome: 'ready' };
@@ -249,7 +235,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
           continue;
         }
         const timer = eng.escalated_at === null ? escalateAt : eng.breached_at === null ? deadline : undefined;
-        const woken = () => outbox.length > 0 || eng.ready_at !== null || cancelReason !== undefined;
+        const woken = () => writes.pending || eng.ready_at !== null || cancelReason !== undefined;
         // condition(fn, 0) would wait forever: a due timer is at least 1 ms away.
         if (timer === undefined) await condition(woken);
         else await condition(woken, Math.max(1, timer - now));

@@ -23,7 +23,6 @@ import {
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
-  type RetryPolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CommissionActivities } from '../activities/commissions';
@@ -40,29 +39,22 @@ import {
   type OrderStatus,
   type OrderWorkflowInput,
   type PaymentRecord,
+  type RefundRecord,
 } from './shared';
 import type { OrderPatch } from '../src/repos/orders';
 import { installEngineering } from './expert';
+import { CAPTURE, CAPTURE_OPTIONS, PRODUCE, PRODUCE_OPTIONS, RECORD_OPTIONS, UNTIL_DONE, asUpdateFailure, copyJson, nowIso, refusal } from './policies';
 import { endSubscription, startSubscription } from './subscription';
 
-/** Bookkeeping: retried until it succeeds. */
-// At most 5 s between attempts: after a database outage the order moves on seconds after it is back (issue 14).
-const UNTIL_DONE: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' };
-/** Payment capture: business refusals are non-retryable failures; transient errors retry a few times. */
-const CAPTURE: RetryPolicy = { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 };
-/** Fulfillment: a failure after the last attempt fails the order and refunds it. */
-const PRODUCE: RetryPolicy = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 };
-
 /*
- * Timeouts match the work (issue 14): bookkeeping and the wallet capture take milliseconds, so an attempt that died
- * with its worker is retried after seconds; producers heartbeat per stored file. Options are not part of the
- * recorded commands, so changing them needs no patch (test/integration/replay.test.ts).
+ * Retry and option presets: workflows/policies.ts. Options are not part of the recorded commands, so changing them
+ * needs no patch (test/integration/replay.test.ts).
  */
-const remoteRecords = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: UNTIL_DONE });
+const remoteRecords = proxyActivities<Activities>(RECORD_OPTIONS);
 /** Partner commissions: bookkeeping like `records`. */
-const commissions = proxyActivities<CommissionActivities>({ startToCloseTimeout: '10 seconds', retry: UNTIL_DONE });
-const remotePayments = proxyActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: CAPTURE });
-const remoteProducers = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', heartbeatTimeout: '10 seconds', retry: PRODUCE });
+const commissions = proxyActivities<CommissionActivities>(RECORD_OPTIONS);
+const remotePayments = proxyActivities<Activities>(CAPTURE_OPTIONS);
+const remoteProducers = proxyActivities<Activities>(PRODUCE_OPTIONS);
 
 /**
  * The same bookkeeping, wallet capture and fulfillment as local activities: they take milliseconds, so they run
@@ -115,28 +107,8 @@ const safeLocalRecords = withRemoteFallback(localRecords, remoteRecords);
 const safeLocalPayments = withRemoteFallback(localPayments, remotePayments);
 const safeLocalProducers = withRemoteFallback(localProducers, remoteProducers);
 
-const nowIso = (): string => new Date().toISOString();
-
-/** Rethrows an activity's business failure as the Update's own failure, keeping its type and details. */
-function asUpdateFailure(err: unknown): unknown {
-  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
-    return ApplicationFailure.create({
-      message: err.cause.message,
-      type: err.cause.type ?? FailureType.paymentFailed,
-      details: err.cause.details ? [...err.cause.details] : undefined,
-      nonRetryable: true,
-    });
-  }
-  return err;
-}
-
 const transitionRefused = (operation: string, status: OrderStatus) =>
-  ApplicationFailure.create({
-    message: `Cannot ${operation} while the order is ${status}`,
-    type: FailureType.invalidTransition,
-    details: [{ current_status: status }],
-    nonRetryable: true,
-  });
+  refusal(`Cannot ${operation} while the order is ${status}`, FailureType.invalidTransition, status);
 
 /** Runs an order from creation to its end; returns the final state. */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderState> {
@@ -155,8 +127,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   let paymentInFlight = false;
   /** Set at the payment deadline: from then on no capture may start. */
   let paymentClosed = false;
-  // The workflow sandbox has no structuredClone; the state is plain JSON.
-  const snapshot = (): OrderState => JSON.parse(JSON.stringify(state)) as OrderState;
+  const snapshot = (): OrderState => copyJson(state);
 
   async function transition(status: OrderStatus, patch: OrderPatch = {}): Promise<void> {
     const at = nowIso();
@@ -199,7 +170,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
           paidAt: nowIso(),
         });
       } catch (err) {
-        throw asUpdateFailure(err);
+        throw asUpdateFailure(err, FailureType.paymentFailed);
       } finally {
         paymentInFlight = false;
       }
@@ -258,10 +229,14 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     await condition(() => !paymentInFlight);
   }
   const payment: PaymentRecord | undefined = state.payment;
-  if (!payment) {
-    await transition('expired');
+  /** The workflow's end: waits for running Update handlers, answers the final state. */
+  const finish = async (): Promise<OrderState> => {
     await condition(allHandlersFinished);
     return snapshot();
+  };
+  if (!payment) {
+    await transition('expired');
+    return finish();
   }
   await transition('paid', { payment });
   // Partner commission: 20% of the payment received (issue 4 §4). Behind patched() so histories from before replay.
@@ -275,6 +250,14 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     else await commissions.creditCommission(commission);
   }
 
+  /** Returns the payment (wallet credit or provider refund) and takes back the partner's commission. */
+  const refund = async (reason: string): Promise<RefundRecord> => {
+    const record = await records.refundPayment({ orderId: input.orderId, payment, agentId: input.agentId, reason, at: nowIso() });
+    state.refund = record;
+    if (partnerId) await commissions.reverseCommission({ orderId: input.orderId });
+    return record;
+  };
+
   await transition('fulfilling');
   const issuedAt = nowIso();
   try {
@@ -282,32 +265,14 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   } catch (err) {
     state.failure = err instanceof Error ? err.message : String(err);
     await transition('failed', { failure: state.failure });
-    state.refund = await records.refundPayment({
-      orderId: input.orderId,
-      payment,
-      agentId: input.agentId,
-      reason: 'fulfillment_failed',
-      at: nowIso(),
-    });
-    if (partnerId) await commissions.reverseCommission({ orderId: input.orderId });
-    await transition('refunded', { refund: state.refund });
-    await condition(allHandlersFinished);
-    return snapshot();
+    await transition('refunded', { refund: await refund('fulfillment_failed') });
+    return finish();
   }
   // Expert delivery: the blueprint is out; wait for the engineer (or the buyer's cancel after an SLA breach).
   const expert = engineering ? await engineering.run(payment) : undefined;
   if (expert?.outcome === 'cancelled') {
-    state.refund = await records.refundPayment({
-      orderId: input.orderId,
-      payment,
-      agentId: input.agentId,
-      reason: expert.reason ? `cancelled after SLA breach: ${expert.reason}` : 'cancelled after SLA breach',
-      at: nowIso(),
-    });
-    if (partnerId) await commissions.reverseCommission({ orderId: input.orderId });
-    await transition('cancelled', { refund: state.refund });
-    await condition(allHandlersFinished);
-    return snapshot();
+    await transition('cancelled', { refund: await refund(expert.reason ? `cancelled after SLA breach: ${expert.reason}` : 'cancelled after SLA breach') });
+    return finish();
   }
   await transition('delivered', { deliverables: state.deliverables });
   // Monthly services: the subscription workflow takes over billing from here (issue 6 §2, workflows/subscription.ts).
@@ -322,19 +287,11 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     if (commissionOnAcceptance) await commissions.releaseCommission({ orderId: input.orderId });
     await transition('accepted', { review });
   } else {
-    state.refund = await records.refundPayment({
-      orderId: input.orderId,
-      payment,
-      agentId: input.agentId,
-      reason: review.reason ? `rejected: ${review.reason}` : 'rejected',
-      at: nowIso(),
-    });
-    if (partnerId) await commissions.reverseCommission({ orderId: input.orderId });
+    const refunded = await refund(review.reason ? `rejected: ${review.reason}` : 'rejected');
     if (input.subscription) await endSubscription(input.orderId, 'order rejected');
-    await transition('rejected', { review, refund: state.refund });
+    await transition('rejected', { review, refund: refunded });
   }
-  await condition(allHandlersFinished);
-  return snapshot();
+  return finish();
 }
 
 /** Single services run one activity; bundles run one child workflow per included service, then a manifest. */

@@ -7,8 +7,9 @@
  *
  * Source: seed §2.8, §4 (procure), §7 (402 payment failed, 422 no match), §8 (defaults); issue 4 §3.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ProcurementActivities } from '../activities/procurement';
+import { CAPTURE, businessFailure, nowIso } from './policies';
 import { SA } from './shared';
 import type { ProcurementProgress, ProcurementResult, ProcurementWorkflowInput } from './procurementShared';
 
@@ -25,20 +26,19 @@ const steps = proxyActivities<ProcurementActivities>({
 const paying = proxyActivities<ProcurementActivities>({
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
+  retry: CAPTURE,
 });
 
 /** The business failure carried by a failed activity, if it is one. */
-function businessFailure(err: unknown): { code: string; message: string; details?: Record<string, unknown> } | null {
-  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.nonRetryable) {
-    const details = err.cause.details?.[0];
-    return {
-      code: err.cause.type ?? 'payment_failed',
-      message: err.cause.message,
-      ...(details && typeof details === 'object' ? { details: details as Record<string, unknown> } : {}),
-    };
-  }
-  return null;
+function purchaseFailure(err: unknown): { code: string; message: string; details?: Record<string, unknown> } | null {
+  const cause = businessFailure(err);
+  if (!cause?.nonRetryable) return null;
+  const details = cause.details?.[0];
+  return {
+    code: cause.type ?? 'payment_failed',
+    message: cause.message,
+    ...(details && typeof details === 'object' ? { details: details as Record<string, unknown> } : {}),
+  };
 }
 
 /** Runs one procurement to its outcome (see `ProcurementStatus`). */
@@ -58,7 +58,7 @@ export async function procurementWorkflow(input: ProcurementWorkflowInput): Prom
       quoteId,
       orderId,
       ...(failure ? { failure } : {}),
-      completedAt: new Date().toISOString(),
+      completedAt: nowIso(),
     };
     progress(status);
     await steps.finishProcurement({ ...result, ...(input.agentId ? { agentId: input.agentId } : {}) });
@@ -87,7 +87,7 @@ export async function procurementWorkflow(input: ProcurementWorkflowInput): Prom
       inputs: plan.inputs,
     });
   } catch (err) {
-    const failure = businessFailure(err);
+    const failure = purchaseFailure(err);
     if (failure?.code === 'missing_inputs') return finish('needs_inputs', failure);
     throw err;
   }
@@ -96,7 +96,7 @@ export async function procurementWorkflow(input: ProcurementWorkflowInput): Prom
   try {
     await paying.payProcurementOrder({ orderId, walletSpendAuthorized: input.walletSpendAuthorized });
   } catch (err) {
-    const failure = businessFailure(err);
+    const failure = purchaseFailure(err);
     if (failure) return finish('payment_failed', failure);
     throw err;
   }

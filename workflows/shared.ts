@@ -7,7 +7,6 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { SubscriptionTerms } from './subscriptionShared';
 
 /** Payment rails named by the seed §1. */
 export type PaymentRail = 'linkpay_ncp' | 'x402_usdc' | 'agent_wallet';
@@ -101,6 +100,21 @@ export interface OrderWorkflowInput {
   expert?: ExpertTerms;
   /** Monthly billing (issue 6 §2): set for `monthly` services; a subscription workflow starts at delivery. */
   subscription?: SubscriptionTerms;
+}
+
+/**
+ * Billing terms of a monthly order, fixed at order creation (from configuration). Here rather than in
+ * workflows/subscriptionShared.ts, which depends on this module, so the two do not import each other.
+ */
+export interface SubscriptionTerms {
+  interval: 'month';
+  /**
+   * Dunning: seconds after a failed renewal charge at which it is retried (issue 6: three retries over a week,
+   * default 1, 3 and 7 days). After the last retry fails the subscription is suspended.
+   */
+  retryAfterSeconds: number[];
+  /** Rails that cannot be debited (linkpay_ncp, x402_usdc) get an invoice due this many seconds after renewal. */
+  invoiceDueSeconds: number;
 }
 
 /** SLA terms of an expert-delivery order: the clock runs from payment (seed §2.1 `max_fulfillment_hours`). */

@@ -20,7 +20,6 @@
  * queue a write, then wait until it is recorded.
  */
 import {
-  ActivityFailure,
   ApplicationFailure,
   ParentClosePolicy,
   allHandlersFinished,
@@ -33,6 +32,8 @@ import {
 } from '@temporalio/workflow';
 import type { CommissionActivities } from '../activities/commissions';
 import type { LongRunningActivities } from '../activities/longRunning';
+import { HandlerWrites } from './handlerWrites';
+import { CAPTURE_OPTIONS, RECORD_OPTIONS, asUpdateFailure, businessFailure, copyJson as copy, nowIso, refusal } from './policies';
 import { FailureType, type OrderWorkflowInput, type PaymentRecord } from './shared';
 import {
   SUBSCRIPTION_EVENT_TYPES,
@@ -49,34 +50,17 @@ import {
 } from './subscriptionShared';
 
 /** Bookkeeping writes, retried until they succeed. */
-const records = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' },
-});
+const records = proxyActivities<LongRunningActivities>(RECORD_OPTIONS);
 
 /** Charges and payment checks: business refusals are non-retryable; transient errors retry a few times. */
-const payments = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
-});
+const payments = proxyActivities<LongRunningActivities>(CAPTURE_OPTIONS);
 
 /** Partner commission per paid period (the other engineers' reusable activity), retried until it succeeds. */
-const commissions = proxyActivities<CommissionActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' },
-});
+const commissions = proxyActivities<CommissionActivities>(RECORD_OPTIONS);
 
-const nowIso = (): string => new Date().toISOString();
-const copy = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const plusSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();
 
-/** Business failure of an activity, or undefined when `err` is something else. */
-function businessFailure(err: unknown): ApplicationFailure | undefined {
-  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-}
-
-const refused = (message: string, status: string) =>
-  ApplicationFailure.create({ message, type: FailureType.invalidTransition, details: [{ current_status: status }], nonRetryable: true });
+const refused = (message: string, status: string) => refusal(message, FailureType.invalidTransition, status);
 
 /**
  * Starts the subscription of a monthly order as an abandoned child (it outlives the order workflow). Returns once
@@ -128,9 +112,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     dunning: null,
     open_invoice: null,
   };
-  /** Writes queued by Update handlers; the main coroutine records them in order. */
-  let queued = 0;
-  let recorded = 0;
+  /** Writes queued by Update handlers; the main coroutine records them in order (one write covers all queued). */
+  const writes = new HandlerWrites<void>();
   /** Set by the order workflow's signal, or by a cancel while a renewal is unpaid: end without waiting. */
   let endNow: string | undefined;
   let invoiceCheck = false;
@@ -151,9 +134,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
         // An unpaid renewal is not served on: the subscription ends now instead of at the period's end.
         if (state.status === 'past_due' || state.open_invoice) endNow ??= 'cancelled by the buyer';
         else state.next_charge_at = null;
-        queued += 1;
-        const n = queued;
-        await condition(() => recorded >= n || ended());
+        const n = writes.push(undefined);
+        await condition(() => writes.done(n) || ended());
       }
       return copy(state);
     },
@@ -177,9 +159,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
             amountMicros: state.open_invoice.amount_micros,
           });
         } catch (err) {
-          const cause = businessFailure(err);
-          if (!cause) throw err;
-          throw ApplicationFailure.create({ message: cause.message, type: cause.type ?? FailureType.paymentFailed, nonRetryable: true });
+          throw asUpdateFailure(err, FailureType.paymentFailed);
         } finally {
           invoiceCheck = false;
         }
@@ -214,11 +194,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
 
   /** Records what handlers queued. */
   async function drain(): Promise<void> {
-    while (recorded < queued) {
-      const target = queued;
-      await record();
-      recorded = target;
-    }
+    await writes.drainAll(() => record());
   }
 
   /** Waits until `iso` (false) or until `woken()` holds (true), recording queued writes meanwhile. */
@@ -228,7 +204,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
       if (woken()) return true;
       const remaining = Date.parse(iso) - Date.now();
       if (remaining <= 0) return false;
-      await condition(() => recorded < queued || woken(), remaining);
+      await condition(() => writes.pending || woken(), remaining);
     }
   }
 
@@ -241,7 +217,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     if (status === 'cancelled') state.cancel_reason ??= reason;
     await drain();
     await record(undefined, { type: status === 'cancelled' ? SUBSCRIPTION_EVENT_TYPES.cancelled : SUBSCRIPTION_EVENT_TYPES.suspended, details: { reason, period: state.current_period.number } });
-    recorded = queued;
+    writes.settleAll();
     await condition(allHandlersFinished);
     return copy(state);
   }

@@ -7,19 +7,10 @@
  * Source: seed §2.1 (`billing` monthly / per_task, rails), §1 (20% partner commission "recurring"); issue 6.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { DeliverableRecord, OrderInputs, PaymentRail, PaymentRecord, RefundRecord } from './shared';
+import type { DeliverableRecord, OrderInputs, PaymentRail, PaymentRecord, RefundRecord, SubscriptionTerms } from './shared';
 
-/** Billing terms of a monthly order, fixed at order creation (from configuration). */
-export interface SubscriptionTerms {
-  interval: 'month';
-  /**
-   * Dunning: seconds after a failed renewal charge at which it is retried (issue 6: three retries over a week,
-   * default 1, 3 and 7 days). After the last retry fails the subscription is suspended.
-   */
-  retryAfterSeconds: number[];
-  /** Rails that cannot be debited (linkpay_ncp, x402_usdc) get an invoice due this many seconds after renewal. */
-  invoiceDueSeconds: number;
-}
+/** Billing terms of a monthly order: defined beside the order input that carries them (workflows/shared.ts). */
+export type { SubscriptionTerms } from './shared';
 
 /** Subscription status: active, past_due (a renewal is unpaid, dunning runs), then cancelled or suspended (final). */
 export type SubscriptionStatus = 'active' | 'past_due' | 'cancelled' | 'suspended';

@@ -4,26 +4,15 @@
  * A production failure after every retry refunds the charge. Tasks are accepted on delivery (no review window):
  * the buyer pays per task it submits, and a task's documents are produced from its own prompt alone.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { LongRunningActivities } from '../activities/longRunning';
+import { CAPTURE_OPTIONS, PRODUCE_OPTIONS, RECORD_OPTIONS, businessFailure, nowIso } from './policies';
 import { TASK_EVENT_TYPES, type TaskInput, type TaskResult } from './subscriptionShared';
 
-const records = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' },
-});
-const payments = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
-});
+const records = proxyActivities<LongRunningActivities>(RECORD_OPTIONS);
+const payments = proxyActivities<LongRunningActivities>(CAPTURE_OPTIONS);
 /** Heartbeats per stored file (issue 14): a dead worker's attempt is retried after 10 s, not 5 minutes. */
-const producers = proxyActivities<LongRunningActivities>({
-  startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
-});
-
-const nowIso = (): string => new Date().toISOString();
+const producers = proxyActivities<LongRunningActivities>(PRODUCE_OPTIONS);
 
 /** Charges, produces and records task `input.taskNumber`; returns its outcome. */
 export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
@@ -43,13 +32,14 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     const tx = await payments.chargeTask({ orderId: input.orderId, taskNumber: input.taskNumber, agentId: input.agentId, amountMicros: input.amountMicros });
     charge = { ...tx, at: nowIso() };
   } catch (err) {
-    if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure)) throw err;
+    const cause = businessFailure(err);
+    if (!cause) throw err;
     return finish({
       status: 'payment_failed',
       charge: null,
       deliverables: [],
       refund: null,
-      failure: { code: err.cause.type ?? 'payment_failed', message: err.cause.message },
+      failure: { code: cause.type ?? 'payment_failed', message: cause.message },
     });
   }
 

@@ -34,6 +34,7 @@ import {
   type TaskInput,
   type TaskResult,
 } from '../../workflows/subscriptionShared';
+import { taskWorkflow } from '../../workflows/tasks';
 
 /** The failure types the long-running workflows raise (error codes, answered with their status). */
 const FAILURE_TYPES: readonly ErrorCode[] = [...ORDER_FAILURE_TYPES, 'already_claimed', 'engineering_not_claimed', 'deliverable_conflict', 'no_deliverables', 'invoice_not_found'];
@@ -84,7 +85,7 @@ export class LongRunningWorkflows {
   async runTask(input: TaskInput, waitMs: number): Promise<TaskResult | null> {
     const workflowId = taskWorkflowId(input.orderId, input.taskNumber);
     try {
-      await this.client.workflow.start('taskWorkflow', {
+      await this.client.workflow.start(taskWorkflow, {
         taskQueue: this.taskQueue,
         workflowId,
         args: [input],
@@ -94,13 +95,13 @@ export class LongRunningWorkflows {
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
-    const handle = this.client.workflow.getHandle(workflowId);
+    const handle = this.client.workflow.getHandle<typeof taskWorkflow>(workflowId);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), waitMs);
     });
     try {
-      return await Promise.race([handle.result() as Promise<TaskResult>, timeout]);
+      return await Promise.race([handle.result(), timeout]);
     } catch (err) {
       if (err instanceof WorkflowFailedError) throw problem('internal_error', err.message);
       throw err;

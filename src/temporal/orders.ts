@@ -17,6 +17,7 @@ import {
   type OrderWorkflowInput,
   type ReviewRequest,
 } from '../../workflows/shared';
+import { orderWorkflow } from '../../workflows/order';
 import { formatUsd } from '../domain/money';
 
 /** The failure types the order workflow raises: error codes, answered with their status (src/errors.ts). */
@@ -63,7 +64,7 @@ export class OrderWorkflows {
    */
   async start(input: OrderWorkflowInput, serviceName: string): Promise<void> {
     try {
-      await this.client.workflow.start('orderWorkflow', {
+      await this.client.workflow.start(orderWorkflow, {
         taskQueue: this.taskQueue,
         workflowId: orderWorkflowId(input.orderId),
         args: [input],
@@ -119,14 +120,14 @@ export class OrderWorkflows {
       if (err instanceof WorkflowUpdateFailedError) throw updateProblem(err);
       if (err instanceof WorkflowNotFoundError) {
         // Temporal answers NotFound for an Update sent to a closed workflow: the order has ended.
-        const handle = this.client.workflow.getHandle(orderWorkflowId(orderId));
+        const handle = this.client.workflow.getHandle<typeof orderWorkflow>(orderWorkflowId(orderId));
         const closed = await handle
           .describe()
           .then((d) => d.status.name !== 'RUNNING')
           .catch(() => false);
         if (!closed) throw problem('order_not_found', `No order ${orderId}`);
         // The closed workflow's result is its final state; reading it needs no worker.
-        const final = (await handle.result()) as OrderState;
+        const final = await handle.result();
         throw problem('invalid_state_transition', `The order has ended (${final.status})`, {
           current_status: final.status,
         });

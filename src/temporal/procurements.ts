@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { SA } from '../../workflows/shared';
 import { procurementWorkflowId, type ProcurementResult, type ProcurementWorkflowInput } from '../../workflows/procurementShared';
 import { formatUsd } from '../domain/money';
+import { procurementWorkflow } from '../../workflows/procurement';
 
 /**
  * The API's side of the procurement workflows: start one per `POST /api/v1/procure` and wait for its outcome.
@@ -15,7 +16,7 @@ export class ProcurementWorkflows {
 
   /** Starts `procurementWorkflow` with id `procurement-<id>` (a second start of the same id is rejected by Temporal). */
   async start(input: ProcurementWorkflowInput): Promise<void> {
-    await this.client.workflow.start('procurementWorkflow', {
+    await this.client.workflow.start(procurementWorkflow, {
       taskQueue: this.taskQueue,
       workflowId: procurementWorkflowId(input.procurementId),
       args: [input],
@@ -39,13 +40,13 @@ export class ProcurementWorkflows {
    * @throws WorkflowFailedError when the workflow failed (an unexpected error, not a business outcome).
    */
   async result(procurementId: string, timeoutMs: number): Promise<ProcurementResult | null> {
-    const handle = this.client.workflow.getHandle(procurementWorkflowId(procurementId));
+    const handle = this.client.workflow.getHandle<typeof procurementWorkflow>(procurementWorkflowId(procurementId));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), timeoutMs);
     });
     try {
-      return await Promise.race([handle.result() as Promise<ProcurementResult>, timeout]);
+      return await Promise.race([handle.result(), timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -4,7 +4,7 @@
  * activities never import this client layer. Source: issue 5 §2; issue 11 §2.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { DeliveryInput } from '../../workflows/webhooks';
+import { predecessorSettledSignal, webhookDeliveryWorkflow, type DeliveryInput } from '../../workflows/webhooks';
 
 /** Workflow id of the delivery of `eventId` to `endpointId` (run 0 = original, n = n-th manual retry). */
 export function deliveryWorkflowId(eventId: string, endpointId: string, run = 0): string {
@@ -18,7 +18,7 @@ export function deliveryWorkflowId(eventId: string, endpointId: string, run = 0)
  */
 export async function startDelivery(client: Client, taskQueue: string, input: DeliveryInput): Promise<void> {
   try {
-    await client.workflow.start('webhookDeliveryWorkflow', {
+    await client.workflow.start(webhookDeliveryWorkflow, {
       taskQueue,
       workflowId: deliveryWorkflowId(input.eventId, input.endpointId, input.run),
       args: [input],
@@ -50,8 +50,7 @@ export class DeliveryWorkflows {
    */
   async predecessorSettled(eventId: string, endpointId: string): Promise<void> {
     try {
-      // By name: the API and worker processes need not load workflow code for the signal's definition.
-      await this.client.workflow.getHandle(deliveryWorkflowId(eventId, endpointId, 0)).signal('predecessorSettled');
+      await this.client.workflow.getHandle(deliveryWorkflowId(eventId, endpointId, 0)).signal(predecessorSettledSignal);
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
     }

@@ -9,13 +9,14 @@ import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, bundleWorkflowCode, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createServices, type Services } from '../../src/ports';
 import { OrderWorkflows } from '../../src/temporal/orders';
 import { createWorker } from '../../worker';
 import { freePort } from '../../scripts/lib/servers';
+import { workflowBundle } from './workflowBundle';
 
 export const OPERATOR_KEY = 'op_test_key_0123456789abcdef';
 
@@ -35,30 +36,7 @@ export interface Stack {
 
 export type { ApiResponse };
 
-// Worker logs at WARN and above only, so test output shows what matters.
-try {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-} catch {
-  // Already installed in this process.
-}
-
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** The workflow bundle, built once per test file. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
-  return bundle;
-}
-
-const quietLogger = {
-  log() {},
-  trace() {},
-  debug() {},
-  info() {},
-  warn() {},
-  error(message: string, meta?: unknown) {
-    console.error(message, meta);
-  },
-};
+export { workflowBundle } from './workflowBundle';
 
 /** Starts API and worker with the given configuration overrides. */
 export async function startStack(overrides: Record<string, string> = {}): Promise<Stack> {

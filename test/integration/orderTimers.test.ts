@@ -15,7 +15,7 @@ import { OrderWorkflows } from '../../src/temporal/orders';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES, orderWorkflowId, type OrderState } from '../../workflows/shared';
 import { workflowBundle } from '../helpers/stack';
-import { buildOrderInput } from '../fixtures/orderInput';
+import { buildOrderInput } from '../fixtures/workflowInputs';
 
 let env: TestWorkflowEnvironment;
 let services: Services;
@@ -43,7 +43,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const orderInput = buildOrderInput;
+const orderInput = (orderId: string, agentId: string) => buildOrderInput({ orderId, agentId });
 
 async function withWorker<T>(taskQueue: string, fn: () => Promise<T>): Promise<T> {
   const worker = await Worker.create({

@@ -20,7 +20,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { loadHistory } from '../helpers/histories';
-import { workflowBundle } from '../helpers/stack';
+import { workflowBundle } from '../helpers/workflowBundle';
 
 const dir = path.resolve(__dirname, '..', 'fixtures', 'histories');
 const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();

@@ -20,7 +20,7 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
 import { RETRY_JITTER, RETRY_SCHEDULE_MS, type DeliveryResult } from '../../workflows/webhooks';
 import { workflowBundle } from '../helpers/stack';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { buildOrderInput } from '../fixtures/orderInput';
+import { buildOrderInput } from '../fixtures/workflowInputs';
 
 let env: TestWorkflowEnvironment;
 let services: Services;
@@ -50,7 +50,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-const orderInput = buildOrderInput;
+const orderInput = (orderId: string, agentId: string) => buildOrderInput({ orderId, agentId });
 
 async function withWorker<T>(taskQueue: string, fn: () => Promise<T>): Promise<T> {
   // DEV_MODE: the receiver is on 127.0.0.1.

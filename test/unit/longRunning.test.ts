@@ -3,7 +3,7 @@
  * state table, and webhook payloads of events that are not a status change.
  */
 import { SERVICES, getService } from '../../src/domain/catalogue';
-import { DUNNING_RETRY_SECONDS, SLA_ESCALATION_PERCENT, isPerTaskService, longRunningTerms } from '../../src/domain/longRunning';
+import { isPerTaskService, longRunningTerms } from '../../src/domain/longRunning';
 import { EVENT_TYPES } from '../../src/domain/events';
 import { buildPayload } from '../../src/webhooks/payload';
 import { ORDER_EVENT_TYPES, ORDER_PROGRESS_EVENT_TYPES, ORDER_STATUSES, ORDER_TRANSITIONS, TERMINAL_STATUSES } from '../../workflows/shared';
@@ -39,15 +39,14 @@ describe('terms from the catalogue', () => {
   test('expert_delivery services get the SLA clock of their max_fulfillment_hours; others none', () => {
     const expert = SERVICES.filter((s) => longRunningTerms(s).expert).map((s) => s.id).sort();
     expect(expert).toEqual(['agent-development', 'integration-project', 'robot-control-system', 'robotics-bundle']);
-    expect(longRunningTerms(getService('robot-control-system')!).expert).toEqual({ maxFulfillmentHours: 168, escalateAtPercent: SLA_ESCALATION_PERCENT });
-    expect(SLA_ESCALATION_PERCENT).toBe(80);
+    // Issue 6 §1: escalated at 80 % of the SLA.
+    expect(longRunningTerms(getService('robot-control-system')!).expert).toEqual({ maxFulfillmentHours: 168, escalateAtPercent: 80 });
   });
 
   test('monthly services get subscription terms: three retries over a week', () => {
     const monthly = SERVICES.filter((s) => longRunningTerms(s).subscription).map((s) => s.id);
     expect(monthly).toEqual(['ai-receptionist']);
     expect(longRunningTerms(getService('ai-receptionist')!).subscription).toEqual({ interval: 'month', retryAfterSeconds: [86_400, 259_200, 604_800], invoiceDueSeconds: 604_800 });
-    expect(DUNNING_RETRY_SECONDS).toHaveLength(3);
   });
 
   test('task-worker is the per-task service', () => {
@@ -56,14 +55,15 @@ describe('terms from the catalogue', () => {
 });
 
 describe('state table and event catalogue', () => {
-  test('every status has transitions and an event; terminal statuses lead nowhere', () => {
+  test('terminal statuses lead nowhere, every other status leads on, and every status but the first is reachable', () => {
     for (const s of ORDER_STATUSES) {
-      expect(ORDER_TRANSITIONS[s]).toBeDefined();
       expect(ORDER_EVENT_TYPES[s]).toMatch(/^order\./);
+      if (TERMINAL_STATUSES.includes(s)) expect(ORDER_TRANSITIONS[s]).toEqual([]);
+      else expect(ORDER_TRANSITIONS[s].length).toBeGreaterThan(0);
     }
-    for (const s of TERMINAL_STATUSES) expect(ORDER_TRANSITIONS[s]).toEqual([]);
-    expect(ORDER_TRANSITIONS.in_engineering).toEqual(['delivered', 'sla_breached']);
-    expect(ORDER_TRANSITIONS.sla_breached).toEqual(['delivered', 'cancelled']);
+    const reachable = new Set(Object.values(ORDER_TRANSITIONS).flat());
+    expect(ORDER_STATUSES.filter((s) => !reachable.has(s))).toEqual(['awaiting_payment']);
+    // The paths the workflows take are checked against the table in test/unit/workflows/.
   });
 
   test('every event the long-running workflows emit is in the webhook catalogue', () => {

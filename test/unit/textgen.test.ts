@@ -93,7 +93,7 @@ describe('OpenAiCompatibleTextGenerator over HTTP', () => {
 
   test('produceDeliverables sends task-worker\'s prompt through the port and delivers the pieces asked for', async () => {
     const gen = createTextGenerator(loadConfig({ TEXTGEN_BASE_URL: model.baseUrl, TEXTGEN_MODEL: 'fake-model' }));
-    expect(gen).toBeDefined();
+    expect(gen).toBeInstanceOf(OpenAiCompatibleTextGenerator);
     const files = await produceDeliverables(
       { orderId: 'ord_tg_1', serviceId: 'task-worker', inputs: { task_prompt: 'Write five e-mails announcing our spring sale to past customers of Harbor Bikes.', format: 'markdown' }, issuedAt: '2026-03-01T10:00:00.000Z' },
       gen,

@@ -37,6 +37,7 @@ import { badRequest, invalidTransition, notFound, problem, unprocessable } from 
 import type { RequestTelemetry } from '../../../http/telemetry';
 import { sha256Hex as sha256 } from '../../../hash';
 import { X402Gateway, receipt, settledResponseOf, type PaidQuote, type PaidResource, type X402Settings } from '../../../x402/koa';
+import { x402ReconcileWorkflow } from '../../../../workflows/x402Reconcile';
 import { loadOrder, orderView } from '../../orders';
 import { requestBody, type AppDeps } from '../../context';
 import { requireBuyer } from '../../../http/buyer';
@@ -49,8 +50,7 @@ export interface X402RouteDeps {
   telemetry: RequestTelemetry;
 }
 
-/** Workflow type and id of the reconciliation of a pending settlement (workflows/x402Reconcile.ts). */
-export const X402_RECONCILE_WORKFLOW = 'x402ReconcileWorkflow';
+/** Workflow id of the reconciliation of a pending settlement (workflows/x402Reconcile.ts). */
 export const x402ReconcileWorkflowId = (paymentId: string): string => `x402-reconcile-${paymentId}`;
 
 /** x402 settings from the configuration. */
@@ -108,7 +108,7 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
     ledger: deps.services.x402Payments,
     log: deps.log ?? ((err) => console.error(err)),
     onPending: async (payment) => {
-      await deps.temporal.workflow.start(X402_RECONCILE_WORKFLOW, {
+      await deps.temporal.workflow.start(x402ReconcileWorkflow, {
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
         workflowId: x402ReconcileWorkflowId(payment._id),
         args: [{ paymentId: payment._id }],

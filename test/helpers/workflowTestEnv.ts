@@ -1,0 +1,147 @@
+/**
+ * Workflow unit tests (issue 11 §4): the real workflow code on Temporal's time-skipping test server with fake
+ * activities, no database and no API, so a workflow change is checked in seconds. Timers of hours or months pass
+ * when a test waits for a result or calls `env.sleep`.
+ *
+ * The activities are the production activity functions where they hold business rules over a wallet (charges,
+ * refunds: transaction ids, insufficient funds), built over an in-memory {@link FakeWallet}, and jest functions for
+ * the rest (read-model writes, producers, commissions), so tests assert what the workflow asked for.
+ */
+import { randomBytes } from 'node:crypto';
+import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities, type Activities, type ActivityPorts } from '../../activities';
+import type { CommissionActivities } from '../../activities/commissions';
+import { createLongRunningActivities, type LongRunningActivities, type LongRunningPorts } from '../../activities/longRunning';
+import { InsufficientFundsError, type WalletRepository } from '../../src/repos/wallets';
+import type { WalletEntryDoc } from '../../src/db';
+import { ORDER_TRANSITIONS, SEARCH_ATTRIBUTES, type DeliverableRecord, type OrderState } from '../../workflows/shared';
+import { workflowBundle } from './workflowBundle';
+
+/** Starts a time-skipping test server (TEMPORAL_TEST_SERVER_PATH, test/globalSetup.ts) with the search attributes. */
+export async function createWorkflowTestEnv(): Promise<TestWorkflowEnvironment> {
+  const path = process.env.TEMPORAL_TEST_SERVER_PATH;
+  if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH must be set (test/globalSetup.ts)');
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  // The time-skipping server knows only the search attributes registered on it (the order workflow upserts some).
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+  });
+  return env;
+}
+
+/** Every activity the workflows call, as one object a worker registers. */
+export type AllActivities = Activities & CommissionActivities & LongRunningActivities;
+
+/** Each activity a jest mock with its real signature. */
+export type MockedActivities = { [K in keyof AllActivities]: jest.MockedFunction<AllActivities[K]> };
+
+/** An in-memory agent wallet: balances per agent, debits and credits once per transaction id. */
+export class FakeWallet {
+  readonly balances = new Map<string, number>();
+  /** Every movement applied, in order. */
+  readonly entries: { agentId: string; amountMicros: number; txId: string; kind: 'debit' | 'credit' }[] = [];
+
+  /** Debits once per `txId`; a short balance throws {@link InsufficientFundsError} like the repository. */
+  readonly debit = jest.fn(async (agentId: string, amountMicros: number, txId: string): Promise<WalletEntryDoc> => {
+    const seen = this.entries.find((e) => e.txId === txId);
+    if (!seen) {
+      const balance = this.balances.get(agentId) ?? 0;
+      if (balance < amountMicros) throw new InsufficientFundsError(agentId, balance, amountMicros);
+      this.balances.set(agentId, balance - amountMicros);
+      this.entries.push({ agentId, amountMicros, txId, kind: 'debit' });
+    }
+    return { tx_id: txId, amount_micros: amountMicros } as WalletEntryDoc;
+  });
+
+  /** Credits once per `txId`. */
+  readonly credit = jest.fn(async (agentId: string, amountMicros: number, txId: string): Promise<WalletEntryDoc> => {
+    if (!this.entries.some((e) => e.txId === txId)) {
+      this.balances.set(agentId, (this.balances.get(agentId) ?? 0) + amountMicros);
+      this.entries.push({ agentId, amountMicros, txId, kind: 'credit' });
+    }
+    return { tx_id: txId, amount_micros: amountMicros } as WalletEntryDoc;
+  });
+
+  constructor(balances: Record<string, number> = {}) {
+    for (const [agent, micros] of Object.entries(balances)) this.balances.set(agent, micros);
+  }
+}
+
+/** The deliverable a fake producer returns for `serviceId`. */
+export function fakeDeliverable(serviceId: string, name = 'README.md'): DeliverableRecord {
+  return { name, sha256: 'a'.repeat(64), size: 42, media_type: 'text/markdown', service_id: serviceId };
+}
+
+/**
+ * The activities of a test: charges and refunds are the production functions over `wallet` (wrapped in jest
+ * functions, so calls can be asserted); everything else a jest function that resolves with a plausible answer.
+ */
+export function fakeActivities(wallet: FakeWallet): MockedActivities {
+  const ports = { wallets: wallet as unknown as WalletRepository };
+  const orderActs = createActivities(ports as unknown as ActivityPorts);
+  const longActs = createLongRunningActivities(ports as unknown as LongRunningPorts);
+  const commission = async (req: { orderId: string; period?: string; partnerId?: string; amountMicros?: number }) => ({
+    order_id: req.orderId,
+    period: req.period ?? null,
+    partner_id: req.partnerId ?? 'partner',
+    amount_micros: Math.round((req.amountMicros ?? 0) * 0.2),
+  });
+  return {
+    recordOrder: jest.fn(async () => undefined),
+    recordTransition: jest.fn(async () => undefined),
+    chargePayment: jest.fn(orderActs.chargePayment),
+    fulfilService: jest.fn(async (input) => [fakeDeliverable(input.serviceId)]),
+    writeBundleManifest: jest.fn(async (input) => fakeDeliverable(input.serviceId, 'bundle-manifest.json')),
+    refundPayment: jest.fn(orderActs.refundPayment),
+    creditCommission: jest.fn(commission),
+    recordCommission: jest.fn(commission),
+    releaseCommission: jest.fn(commission),
+    reverseCommission: jest.fn(commission),
+    recordProgress: jest.fn(async () => undefined),
+    openSubscription: jest.fn(async () => undefined),
+    recordSubscription: jest.fn(async () => undefined),
+    chargeRenewal: jest.fn(longActs.chargeRenewal),
+    verifyInvoicePayment: jest.fn(async (req) => ({ transaction_id: req.transactionId, amount_micros: req.amountMicros })),
+    chargeTask: jest.fn(longActs.chargeTask),
+    produceTask: jest.fn(async (req) => [fakeDeliverable(req.serviceId)]),
+    refundTask: jest.fn(longActs.refundTask),
+    recordTask: jest.fn(async () => undefined),
+  } as unknown as MockedActivities;
+}
+
+/**
+ * Runs `test` with a worker of the real workflows and `activities` on a fresh task queue of `env`, then shuts the
+ * worker down. `test` gets the task queue to start workflows on.
+ */
+export async function withWorker<T>(env: TestWorkflowEnvironment, activities: object, test: (taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `wf-unit-${randomBytes(4).toString('hex')}`;
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  return worker.runUntil(test(taskQueue));
+}
+
+/** Polls `read` (real time) until `predicate` holds for its answer; throws with the last answer after `timeoutMs`. */
+export async function eventually<T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await read();
+    if (predicate(last)) return last;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`condition not reached; last: ${JSON.stringify(last)}`);
+}
+
+/**
+ * The status changes of `state.progress` that the state table (`ORDER_TRANSITIONS`, rendered in the README) does not
+ * allow, as `from -> to`; empty when the workflow kept to it. Progress entries within a status are skipped.
+ */
+export function disallowedTransitions(state: OrderState): string[] {
+  const statuses = state.progress.filter((p) => p.event === undefined).map((p) => p.status);
+  return statuses.slice(1).flatMap((to, i) => {
+    const from = statuses[i];
+    return from !== undefined && ORDER_TRANSITIONS[from].includes(to) ? [] : [`${from} -> ${to}`];
+  });
+}

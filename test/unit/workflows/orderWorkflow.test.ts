@@ -1,0 +1,146 @@
+/**
+ * The order workflow on the time-skipping test server with fake activities (test/helpers/workflowTestEnv.ts): the
+ * paths of seed §3 from payment to their ends, with days of timers skipped.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { orderWorkflow } from '../../../workflows/order';
+import { PRODUCE } from '../../../workflows/policies';
+import { confirmPaymentUpdate, getStateQuery, orderWorkflowId, reviewUpdate, type OrderWorkflowInput } from '../../../workflows/shared';
+import { ORDER_AMOUNT_MICROS, buildOrderInput } from '../../fixtures/workflowInputs';
+import { FakeWallet, createWorkflowTestEnv, disallowedTransitions, eventually, fakeActivities, withWorker, type MockedActivities } from '../../helpers/workflowTestEnv';
+
+const HOUR = 3600_000;
+let env: TestWorkflowEnvironment;
+
+beforeAll(async () => {
+  env = await createWorkflowTestEnv();
+});
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const start = (input: OrderWorkflowInput, taskQueue: string) =>
+  env.client.workflow.start(orderWorkflow, { taskQueue, workflowId: orderWorkflowId(input.orderId), args: [input] });
+
+/** The statuses `recordTransition` was asked to write, in order. */
+const recordedStatuses = (acts: MockedActivities) => acts.recordTransition.mock.calls.map(([t]) => t.status);
+
+test('paid from the wallet, delivered, then accepted automatically once the 72 h review window has passed', async () => {
+  const wallet = new FakeWallet({ 'agent-a': 100_000_000 });
+  const acts = fakeActivities(wallet);
+  const input = buildOrderInput({ agentId: 'agent-a' });
+  await withWorker(env, acts, async (taskQueue) => {
+    const handle = await start(input, taskQueue);
+    const paid = await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
+    expect(paid.payment).toEqual({ rail: 'agent_wallet', transaction_id: `order:${input.orderId}`, amount_micros: ORDER_AMOUNT_MICROS, paid_at: expect.any(String) });
+    expect(wallet.balances.get('agent-a')).toBe(100_000_000 - ORDER_AMOUNT_MICROS);
+
+    const final = await handle.result();
+    expect(final.progress.map((p) => p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling', 'delivered', 'accepted']);
+    expect(disallowedTransitions(final)).toEqual([]);
+    expect(final.review).toEqual({ action: 'accept', automatic: true, at: expect.any(String) });
+    const at = (status: string) => Date.parse(final.progress.find((p) => p.status === status)?.at ?? '');
+    expect(at('accepted') - at('delivered')).toBeGreaterThanOrEqual(input.reviewWindowSeconds * 1000);
+    expect(at('accepted') - at('delivered')).toBeLessThan(input.reviewWindowSeconds * 1000 + 60_000);
+    expect(final.deliverables).toEqual([expect.objectContaining({ name: 'README.md', service_id: 'automation-wf' })]);
+  });
+  expect(acts.recordOrder).toHaveBeenCalledTimes(1);
+  expect(recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'delivered', 'accepted']);
+  expect(acts.recordTransition.mock.calls.map(([t]) => t.version)).toEqual([2, 3, 4, 5]);
+  expect(acts.fulfilService).toHaveBeenCalledWith(expect.objectContaining({ orderId: input.orderId, serviceId: 'automation-wf', inputs: input.inputs }));
+  expect(acts.refundPayment).not.toHaveBeenCalled();
+});
+
+test('fulfillment failing on every attempt: failed, then refunded once with the amount paid', async () => {
+  const wallet = new FakeWallet({ 'agent-b': 100_000_000 });
+  const acts = fakeActivities(wallet);
+  // Retryable, with a short delay so the six attempts take milliseconds rather than the policy's minute of backoff.
+  acts.fulfilService.mockImplementation(async () => {
+    throw ApplicationFailure.create({ message: 'generator down', nextRetryDelay: '10 ms' });
+  });
+  const input = buildOrderInput({ agentId: 'agent-b' });
+  await withWorker(env, acts, async (taskQueue) => {
+    const handle = await start(input, taskQueue);
+    await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
+    const final = await handle.result();
+    expect(final.status).toBe('refunded');
+    expect(disallowedTransitions(final)).toEqual([]);
+    expect(final.failure).toContain('generator down');
+    expect(final.refund).toEqual({
+      status: 'completed',
+      rail: 'agent_wallet',
+      amount_micros: ORDER_AMOUNT_MICROS,
+      transaction_id: `refund:${input.orderId}`,
+      reason: 'fulfillment_failed',
+      at: expect.any(String),
+    });
+  });
+  expect(acts.fulfilService).toHaveBeenCalledTimes(PRODUCE.maximumAttempts ?? 0);
+  expect(acts.refundPayment).toHaveBeenCalledTimes(1);
+  expect(acts.refundPayment).toHaveBeenCalledWith(
+    expect.objectContaining({ orderId: input.orderId, agentId: 'agent-b', reason: 'fulfillment_failed', payment: expect.objectContaining({ amount_micros: ORDER_AMOUNT_MICROS }) }),
+  );
+  expect(recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'failed', 'refunded']);
+  expect(wallet.balances.get('agent-b')).toBe(100_000_000);
+});
+
+test('rejected in the review window: refunded, and the partner commission reversed', async () => {
+  const wallet = new FakeWallet({ 'agent-c': ORDER_AMOUNT_MICROS });
+  const acts = fakeActivities(wallet);
+  const input = buildOrderInput({ agentId: 'agent-c', partnerId: 'partner-1' });
+  await withWorker(env, acts, async (taskQueue) => {
+    const handle = await start(input, taskQueue);
+    await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
+    await eventually(() => handle.query(getStateQuery), (s) => s.status === 'delivered');
+    const rejected = await handle.executeUpdate(reviewUpdate, { args: [{ action: 'reject', reason: 'wrong CRM' }] });
+    expect(rejected.status).toBe('rejected');
+    expect(disallowedTransitions(rejected)).toEqual([]);
+    expect(rejected.review).toEqual({ action: 'reject', reason: 'wrong CRM', automatic: false, at: expect.any(String) });
+    expect(rejected.refund).toMatchObject({ status: 'completed', amount_micros: ORDER_AMOUNT_MICROS, reason: 'rejected: wrong CRM' });
+    expect((await handle.result()).status).toBe('rejected');
+  });
+  expect(acts.refundPayment).toHaveBeenCalledTimes(1);
+  expect(acts.recordCommission).toHaveBeenCalledWith(expect.objectContaining({ orderId: input.orderId, partnerId: 'partner-1', amountMicros: ORDER_AMOUNT_MICROS }));
+  expect(acts.reverseCommission).toHaveBeenCalledTimes(1);
+  expect(acts.releaseCommission).not.toHaveBeenCalled();
+  expect(recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'delivered', 'rejected']);
+  expect(wallet.balances.get('agent-c')).toBe(ORDER_AMOUNT_MICROS);
+});
+
+test('unpaid: expired at the payment deadline, nothing charged', async () => {
+  const acts = fakeActivities(new FakeWallet());
+  const input = buildOrderInput({ paymentDeadlineSeconds: 24 * 3600 });
+  await withWorker(env, acts, async (taskQueue) => {
+    const handle = await start(input, taskQueue);
+    const startedAt = (await handle.describe()).startTime.getTime();
+    const final = await handle.result();
+    expect(final.progress.map((p) => p.status)).toEqual(['awaiting_payment', 'expired']);
+    const expiredAt = Date.parse(final.progress[1]?.at ?? '');
+    expect(expiredAt - startedAt).toBeGreaterThanOrEqual(24 * HOUR);
+    expect(expiredAt - startedAt).toBeLessThan(24 * HOUR + 60_000);
+  });
+  expect(acts.chargePayment).not.toHaveBeenCalled();
+  expect(acts.fulfilService).not.toHaveBeenCalled();
+  expect(recordedStatuses(acts)).toEqual(['expired']);
+});
+
+test('a wallet short of the amount: the payment Update fails with insufficient_funds and the order keeps waiting', async () => {
+  const wallet = new FakeWallet({ 'agent-d': 1_000_000 });
+  const acts = fakeActivities(wallet);
+  const input = buildOrderInput({ agentId: 'agent-d' });
+  await withWorker(env, acts, async (taskQueue) => {
+    const handle = await start(input, taskQueue);
+    const failure = await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] }).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(WorkflowUpdateFailedError);
+    const cause = (failure as WorkflowUpdateFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect((cause as ApplicationFailure).type).toBe('insufficient_funds');
+    expect((cause as ApplicationFailure).details).toEqual([{ balance_micros: 1_000_000, amount_micros: ORDER_AMOUNT_MICROS }]);
+    expect((await handle.query(getStateQuery)).status).toBe('awaiting_payment');
+    await handle.terminate('test over');
+  });
+  expect(wallet.balances.get('agent-d')).toBe(1_000_000);
+});

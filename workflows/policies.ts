@@ -1,0 +1,75 @@
+/**
+ * Retry and activity-option presets, and the small helpers every workflow uses, named once (issue 11 §4).
+ * Workflow-safe: imports only `@temporalio/workflow`.
+ *
+ * Activity options and retry policies are not part of the commands a workflow records, so changing a preset needs no
+ * `patched()` (test/integration/replay.test.ts); what an activity is called with, and in which order, does.
+ *
+ * Timeouts match the work (issue 14): bookkeeping and wallet captures take milliseconds, so an attempt that died with
+ * its worker is retried after seconds; producers heartbeat per stored file.
+ */
+import { ActivityFailure, ApplicationFailure, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
+
+/**
+ * Bookkeeping (read-model writes, events, refunds, commissions): retried until it succeeds. At most 5 s between
+ * attempts, so after a database outage the workflow moves on seconds after it is back (issue 14).
+ */
+export const UNTIL_DONE: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' };
+
+/**
+ * Payment capture and checks (wallet debits, hosted-link and invoice verification): business refusals are
+ * non-retryable failures; transient errors retry a few times, then the caller reports the failure.
+ */
+export const CAPTURE: RetryPolicy = { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 };
+
+/** Producing deliverables: a failure after the last attempt fails the order (or task) and refunds it. */
+export const PRODUCE: RetryPolicy = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 };
+
+/** Options of bookkeeping activities ({@link UNTIL_DONE}, milliseconds of database work). */
+export const RECORD_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: UNTIL_DONE };
+
+/** Options of payment activities ({@link CAPTURE}). */
+export const CAPTURE_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: CAPTURE };
+
+/**
+ * Options of producers ({@link PRODUCE}): they heartbeat per stored file, so an attempt lost with its worker is
+ * retried after 10 s, not after the minute of its start-to-close timeout.
+ */
+export const PRODUCE_OPTIONS: ActivityOptions = { startToCloseTimeout: '1 minute', heartbeatTimeout: '10 seconds', retry: PRODUCE };
+
+/** The workflow's current time as an ISO string (workflow time: deterministic under replay). */
+export const nowIso = (): string => new Date().toISOString();
+
+/** A deep copy of plain JSON state (the workflow sandbox has no `structuredClone`). */
+export const copyJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/**
+ * The business refusal an activity raised (its non-retryable `ApplicationFailure`, e.g. `insufficient_funds`), or
+ * undefined when `err` is anything else (a timeout, a cancellation, an exhausted retry of a transient error).
+ */
+export function businessFailure(err: unknown): ApplicationFailure | undefined {
+  return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+}
+
+/**
+ * Turns an activity's business refusal into the failure an Update handler throws, keeping its type (`fallbackType`
+ * when it has none) and details, so the API maps it to its problem detail; anything else is returned unchanged.
+ */
+export function asUpdateFailure(err: unknown, fallbackType: string): unknown {
+  const cause = businessFailure(err);
+  if (!cause) return err;
+  return ApplicationFailure.create({
+    message: cause.message,
+    type: cause.type ?? fallbackType,
+    details: cause.details ? [...cause.details] : undefined,
+    nonRetryable: true,
+  });
+}
+
+/**
+ * The non-retryable failure with which a validator or handler refuses a request in the wrong state: `type` is the
+ * API error code, `current_status` its extension member.
+ */
+export function refusal(message: string, type: string, currentStatus: string): ApplicationFailure {
+  return ApplicationFailure.create({ message, type, details: [{ current_status: currentStatus }], nonRetryable: true });
+}
