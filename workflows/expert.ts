@@ -16,6 +16,7 @@ import {
   FailureType,
   ORDER_PROGRESS_EVENT_TYPES,
   addDeliverableUpdate,
+  canTransition,
   cancelOrderUpdate,
   claimEngineeringUpdate,
   markReadyUpdate,
@@ -170,7 +171,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
     {
       validator: (_req) => {
         if (cancelReason !== undefined) return;
-        if (state.status !== 'sla_breached' || state.engineering?.ready_at !== null) {
+        if (!canTransition(state.status, 'cancelled') || state.engineering?.ready_at !== null) {
           throw refusal(`Cannot cancel while the order is ${state.status}: only an order past its SLA can be cancelled`, FailureType.invalidTransition, state.status);
         }
       },

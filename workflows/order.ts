@@ -30,6 +30,7 @@ import {
   FailureType,
   SA,
   TERMINAL_STATUSES,
+  canTransition,
   confirmPaymentUpdate,
   getStateQuery,
   reviewUpdate,
@@ -130,6 +131,9 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   const snapshot = (): OrderState => copyJson(state);
 
   async function transition(status: OrderStatus, patch: OrderPatch = {}): Promise<void> {
+    // The state machine's table is the law: a transition it lacks is a bug, and fails the workflow task (retried
+    // after a fix) rather than writing an impossible status.
+    if (!canTransition(state.status, status)) throw new Error(`order ${input.orderId}: ${state.status} → ${status} is not a transition`);
     const at = nowIso();
     state.status = status;
     state.progress.push({ status, at });
@@ -156,7 +160,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     async (req) => {
       await condition(() => !paymentInFlight);
       if (state.payment) return snapshot();
-      if (state.status !== 'awaiting_payment' || paymentClosed) {
+      if (!canTransition(state.status, 'paid') || paymentClosed) {
         throw transitionRefused('confirm payment', paymentClosed ? 'expired' : state.status);
       }
       paymentInFlight = true;
@@ -197,7 +201,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
           if (!same) throw transitionRefused('confirm another payment', state.status);
           return;
         }
-        if (state.status !== 'awaiting_payment' || paymentClosed) {
+        if (!canTransition(state.status, 'paid') || paymentClosed) {
           throw transitionRefused('confirm payment', paymentClosed ? 'expired' : state.status);
         }
       },
@@ -215,7 +219,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     },
     {
       validator: (_req) => {
-        if (state.status !== 'delivered' || state.review) throw transitionRefused('review', state.status);
+        if (!canTransition(state.status, 'accepted') || state.review) throw transitionRefused('review', state.status);
       },
     },
   );

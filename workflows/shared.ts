@@ -12,60 +12,15 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 export type PaymentRail = 'linkpay_ncp' | 'x402_usdc' | 'agent_wallet';
 export const PAYMENT_RAILS: readonly PaymentRail[] = ['linkpay_ncp', 'x402_usdc', 'agent_wallet'];
 
-/**
- * Order states. The happy path is awaiting_payment → paid → fulfilling → delivered → accepted.
- * Other ends: rejected (buyer refused the delivery, refunded), expired (unpaid past the deadline),
- * failed → refunded (fulfillment failed after every retry; the payment is returned).
- * Expert delivery (issue 6 §1) adds fulfilling → in_engineering → delivered, with sla_breached past the service's
- * max_fulfillment_hours and cancelled (buyer cancelled after the breach; refunded).
- */
-export type OrderStatus =
-  | 'awaiting_payment'
-  | 'paid'
-  | 'fulfilling'
-  | 'delivered'
-  | 'accepted'
-  | 'rejected'
-  | 'expired'
-  | 'failed'
-  | 'refunded'
-  | 'in_engineering'
-  | 'sla_breached'
-  | 'cancelled';
-
-export const ORDER_STATUSES: readonly OrderStatus[] = [
-  'awaiting_payment',
-  'paid',
-  'fulfilling',
-  'delivered',
-  'accepted',
-  'rejected',
-  'expired',
-  'failed',
-  'refunded',
-  'in_engineering',
-  'sla_breached',
-  'cancelled',
-];
-
-/** States in which the workflow has ended. */
-export const TERMINAL_STATUSES: readonly OrderStatus[] = ['accepted', 'rejected', 'expired', 'refunded', 'cancelled'];
-
-/** Allowed transitions (README "Order state machine" renders this table). */
-export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
-  awaiting_payment: ['paid', 'expired'],
-  paid: ['fulfilling'],
-  fulfilling: ['delivered', 'failed', 'in_engineering'],
-  delivered: ['accepted', 'rejected'],
-  failed: ['refunded'],
-  accepted: [],
-  rejected: [],
-  expired: [],
-  refunded: [],
-  in_engineering: ['delivered', 'sla_breached'],
-  sla_breached: ['delivered', 'cancelled'],
-  cancelled: [],
-};
+export {
+  canTransition,
+  ORDER_EVENT_TYPES,
+  ORDER_STATUSES,
+  ORDER_TRANSITIONS,
+  TERMINAL_STATUSES,
+  type OrderStatus,
+} from '../src/domain/orderStatus';
+import type { OrderStatus } from '../src/domain/orderStatus';
 
 /** One produced file, as recorded on the order. `size` in bytes; `sha256` lowercase hex of the stored bytes. */
 export interface DeliverableRecord {
@@ -304,22 +259,6 @@ export const SEARCH_ATTRIBUTES = {
 
 /** Workflow id of an order (issue 2: one workflow per order, id `order-<order_id>`). */
 export const orderWorkflowId = (orderId: string): string => `order-${orderId}`;
-
-/** Webhook event type emitted when an order enters a status (issue 5 event catalogue). */
-export const ORDER_EVENT_TYPES: Readonly<Record<OrderStatus, string>> = {
-  awaiting_payment: 'order.created',
-  paid: 'order.paid',
-  fulfilling: 'order.fulfillment_started',
-  delivered: 'order.delivered',
-  accepted: 'order.accepted',
-  rejected: 'order.rejected',
-  expired: 'order.expired',
-  failed: 'order.failed',
-  refunded: 'order.refunded',
-  in_engineering: 'order.in_engineering',
-  sla_breached: 'order.sla_breached',
-  cancelled: 'order.cancelled',
-};
 
 /** Arguments of the `fulfillmentWorkflow` child: one included service of a bundle. */
 export interface FulfillmentInput {

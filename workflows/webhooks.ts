@@ -88,10 +88,9 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<Del
     }
   }
 
-  let attempts = 0;
   let result: DeliveryResult = { status: 'failed', attempts: 0, reason: 'exhausted' };
   for (let n = 1; n <= RETRY_SCHEDULE_MS.length; n++) {
-    attempts = n;
+    const attempts = n;
     const outcome = await delivery.attemptDelivery({ ...input, attempt: n, nextDelayMs: delayBefore(n + 1) });
     if (outcome.kind === 'delivered') {
       result = { status: 'delivered', attempts };
