@@ -36,7 +36,11 @@ const IO_MODULES = [
 ];
 
 const restrictIo = (message, allowed = []) =>
-  IO_MODULES.filter((name) => !allowed.includes(name)).map((name) => ({ group: [name], message, allowTypeImports: true }));
+  IO_MODULES.filter((name) => !allowed.includes(name)).map((name) => ({
+    group: [name],
+    message,
+    allowTypeImports: true,
+  }));
 
 export default tseslint.config(
   {
@@ -55,13 +59,19 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { arguments: false, attributes: false } },
+      ],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/switch-exhaustiveness-check': [
         'error',
         { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
       ],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-self-import': 'error',
@@ -118,9 +128,22 @@ export default tseslint.config(
           patterns: [
             // node:crypto's hashes are pure functions of their input (deliverable checksums, derived ids).
             ...restrictIo('src/domain is pure: no I/O modules (import type is fine)', ['node:*']),
-            { group: ['node:*', '!node:crypto'], message: 'src/domain is pure: no I/O modules', allowTypeImports: true },
             {
-              group: ['**/src/db', '**/db', '**/repos/**', '**/routes/**', '**/http/**', '**/temporal/**', '**/activities/**', '**/workflows/**'],
+              group: ['node:*', '!node:crypto'],
+              message: 'src/domain is pure: no I/O modules',
+              allowTypeImports: true,
+            },
+            {
+              group: [
+                '**/src/db',
+                '**/db',
+                '**/repos/**',
+                '**/routes/**',
+                '**/http/**',
+                '**/temporal/**',
+                '**/activities/**',
+                '**/workflows/**',
+              ],
               message: 'src/domain is pure: it imports no layer above it',
               allowTypeImports: true,
             },

@@ -36,7 +36,13 @@ export function createCommissionActivities(ports: CommissionPorts) {
      * Credits the partner 20% of `amountMicros`, the payment actually received for `orderId` (and `period`, for a
      * renewal), at once; self-referrals are `not_eligible`. Idempotent by the ledger id `commission:<orderId>[:<period>]`.
      */
-    async creditCommission(req: { orderId: string; period?: string; partnerId: string; amountMicros: number; agentId?: string }): Promise<CommissionRecord> {
+    async creditCommission(req: {
+      orderId: string;
+      period?: string;
+      partnerId: string;
+      amountMicros: number;
+      agentId?: string;
+    }): Promise<CommissionRecord> {
       return summary(await ports.commissions.credit(req));
     },
 
@@ -44,7 +50,13 @@ export function createCommissionActivities(ports: CommissionPorts) {
      * Records 20% of `amountMicros` as `pending` (or `not_eligible`) at payment; no wallet movement. Idempotent by the
      * commission id `commission:<orderId>[:<period>]`. Source: issue 10 §3.
      */
-    async recordCommission(req: { orderId: string; period?: string; partnerId: string; amountMicros: number; agentId?: string }): Promise<CommissionRecord> {
+    async recordCommission(req: {
+      orderId: string;
+      period?: string;
+      partnerId: string;
+      amountMicros: number;
+      agentId?: string;
+    }): Promise<CommissionRecord> {
       return summary(await ports.commissions.record(req));
     },
 

@@ -10,7 +10,12 @@ import { TextGenerationError } from '../src/textgen/port';
 export function asTextGenerationFailure(err: unknown): unknown {
   if (!(err instanceof TextGenerationError)) return err;
   const type = err.code === 'unavailable' ? 'text_generation_unavailable' : `text_generation_${err.code}`;
-  return ApplicationFailure.create({ message: err.message, type, nonRetryable: !err.retryable, details: [{ code: err.code, status: err.status ?? null }] });
+  return ApplicationFailure.create({
+    message: err.message,
+    type,
+    nonRetryable: !err.retryable,
+    details: [{ code: err.code, status: err.status ?? null }],
+  });
 }
 
 /**
@@ -20,7 +25,12 @@ export function asTextGenerationFailure(err: unknown): unknown {
  */
 export function asCodedFailure(err: unknown): unknown {
   if (err instanceof ProblemError && err.status < 500) {
-    return ApplicationFailure.create({ message: err.detail ?? err.message, type: err.code, nonRetryable: true, details: [err.extra] });
+    return ApplicationFailure.create({
+      message: err.detail ?? err.message,
+      type: err.code,
+      nonRetryable: true,
+      details: [err.extra],
+    });
   }
   return err;
 }

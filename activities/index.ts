@@ -18,7 +18,13 @@ import type { DeliverableStore } from '../src/storage/deliverables';
 import { bundleManifest, produceDeliverables } from '../src/domain/deliverables';
 import type { TextGenerator } from '../src/textgen/port';
 import { createX402Activities, type X402ActivityPorts } from './x402';
-import { chargeOrder, refundOrder, type ChargeRequest, type OrderPaymentPorts, type RefundRequest } from '../src/services/payments';
+import {
+  chargeOrder,
+  refundOrder,
+  type ChargeRequest,
+  type OrderPaymentPorts,
+  type RefundRequest,
+} from '../src/services/payments';
 import {
   ORDER_EVENT_TYPES,
   type DeliverableRecord,
@@ -117,7 +123,13 @@ export function createActivities(ports: ActivityPorts) {
       const order = await ports.orders.get(input.orderId);
       const bundleId = order && order.service_id !== input.serviceId ? order.service_id : undefined;
       const files = await produceDeliverables(
-        { orderId: input.orderId, serviceId: input.serviceId, inputs: input.inputs, issuedAt: input.issuedAt, ...(bundleId ? { bundleId } : {}) },
+        {
+          orderId: input.orderId,
+          serviceId: input.serviceId,
+          inputs: input.inputs,
+          issuedAt: input.issuedAt,
+          ...(bundleId ? { bundleId } : {}),
+        },
         ports.textgen,
       ).catch((err: unknown) => {
         throw asTextGenerationFailure(err);
@@ -126,7 +138,13 @@ export function createActivities(ports: ActivityPorts) {
       for (const f of files) {
         const blob = await ports.store.put(f.content);
         beat(); // one heartbeat per stored file (no-op as a local activity)
-        records.push({ name: f.name, sha256: blob.sha256, size: blob.size, media_type: f.media_type, service_id: input.serviceId });
+        records.push({
+          name: f.name,
+          sha256: blob.sha256,
+          size: blob.size,
+          media_type: f.media_type,
+          service_id: input.serviceId,
+        });
       }
       return records;
     },
@@ -144,7 +162,13 @@ export function createActivities(ports: ActivityPorts) {
         [...byService].map(([serviceId, files]) => ({ serviceId, files })),
       );
       const blob = await ports.store.put(file.content);
-      return { name: file.name, sha256: blob.sha256, size: blob.size, media_type: file.media_type, service_id: input.serviceId };
+      return {
+        name: file.name,
+        sha256: blob.sha256,
+        size: blob.size,
+        media_type: file.media_type,
+        service_id: input.serviceId,
+      };
     },
 
     /**

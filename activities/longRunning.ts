@@ -22,7 +22,14 @@ import type { WalletRepository } from '../src/repos/wallets';
 import { asCodedFailure, asTextGenerationFailure } from './failures';
 import { chargeWallet, refundToWallet, verifyLinkPayment } from '../src/services/payments';
 import type { DeliverableStore } from '../src/storage/deliverables';
-import { FailureType, type DeliverableRecord, type OrderInputs, type OrderProgressEvent, type OrderStatus, type RefundRecord } from '../workflows/shared';
+import {
+  FailureType,
+  type DeliverableRecord,
+  type OrderInputs,
+  type OrderProgressEvent,
+  type OrderStatus,
+  type RefundRecord,
+} from '../workflows/shared';
 import {
   SUBSCRIPTION_EVENT_SEQ_BASE,
   TASK_EVENT_SEQ_BASE,
@@ -74,13 +81,25 @@ export interface SubscriptionWrite {
 
 /** Builds the long-running order activities over the given ports. */
 export function createLongRunningActivities(ports: LongRunningPorts) {
-  async function emit(orderId: string, seq: number, type: string, data: Record<string, unknown>, at: string): Promise<void> {
+  async function emit(
+    orderId: string,
+    seq: number,
+    type: string,
+    data: Record<string, unknown>,
+    at: string,
+  ): Promise<void> {
     const event = await ports.events.append(orderId, seq, type, data, at);
     await ports.webhooks?.fanOut(event);
   }
 
   /** Debits a wallet once under `txId` (src/services/payments.ts); a short balance is a non-retryable `insufficient_funds`. */
-  async function debitOnce(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<{ transaction_id: string; amount_micros: number }> {
+  async function debitOnce(
+    agentId: string,
+    amountMicros: number,
+    txId: string,
+    memo: string,
+    source: string,
+  ): Promise<{ transaction_id: string; amount_micros: number }> {
     try {
       return await chargeWallet(ports.wallets, { agentId, amountMicros, txId, memo, source });
     } catch (err) {
@@ -99,7 +118,12 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
      * Creates the subscription read model (write 1) with period 1 paid by the order, and emits
      * `subscription.created`. Idempotent.
      */
-    async openSubscription(req: { input: SubscriptionInput; state: SubscriptionState; firstCharge: SubscriptionCharge; at: string }): Promise<void> {
+    async openSubscription(req: {
+      input: SubscriptionInput;
+      state: SubscriptionState;
+      firstCharge: SubscriptionCharge;
+      at: string;
+    }): Promise<void> {
       const { input, state } = req;
       await ports.subscriptions.ensure({
         _id: input.orderId,
@@ -124,21 +148,37 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
         created_at: new Date(req.at),
         updated_at: new Date(req.at),
       });
-      await emit(input.orderId, SUBSCRIPTION_EVENT_SEQ_BASE + 1, 'subscription.created', {
-        order_id: input.orderId,
-        service_id: input.serviceId,
-        details: { subscription_status: state.status, current_period: state.current_period, next_charge_at: state.next_charge_at },
-      }, req.at);
+      await emit(
+        input.orderId,
+        SUBSCRIPTION_EVENT_SEQ_BASE + 1,
+        'subscription.created',
+        {
+          order_id: input.orderId,
+          service_id: input.serviceId,
+          details: {
+            subscription_status: state.status,
+            current_period: state.current_period,
+            next_charge_at: state.next_charge_at,
+          },
+        },
+        req.at,
+      );
     },
 
     /** Applies subscription write `version` (state, optional charge) and appends its event; idempotent. */
     async recordSubscription(w: SubscriptionWrite): Promise<void> {
       await ports.subscriptions.apply(w.orderId, w.version, w.state, w.charge);
       if (w.event) {
-        await emit(w.orderId, SUBSCRIPTION_EVENT_SEQ_BASE + w.version, w.event.type, {
-          order_id: w.orderId,
-          details: { subscription_status: w.state.status, ...w.event.details },
-        }, w.at);
+        await emit(
+          w.orderId,
+          SUBSCRIPTION_EVENT_SEQ_BASE + w.version,
+          w.event.type,
+          {
+            order_id: w.orderId,
+            details: { subscription_status: w.state.status, ...w.event.details },
+          },
+          w.at,
+        );
       }
     },
 
@@ -147,10 +187,22 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
      * however often dunning retries it).
      * @throws ApplicationFailure insufficient_funds (non-retryable) when the balance is short; payment_failed without agent.
      */
-    async chargeRenewal(req: { orderId: string; agentId?: string; period: number; amountMicros: number }): Promise<{ transaction_id: string; amount_micros: number }> {
-      if (!req.agentId) throw ApplicationFailure.nonRetryable('The subscription has no agent wallet', FailureType.paymentFailed);
+    async chargeRenewal(req: {
+      orderId: string;
+      agentId?: string;
+      period: number;
+      amountMicros: number;
+    }): Promise<{ transaction_id: string; amount_micros: number }> {
+      if (!req.agentId)
+        throw ApplicationFailure.nonRetryable('The subscription has no agent wallet', FailureType.paymentFailed);
       const txId = subscriptionTxId(req.orderId, req.period);
-      return debitOnce(req.agentId, req.amountMicros, txId, `Subscription ${req.orderId}, period ${req.period}`, `subscription:${req.orderId}`);
+      return debitOnce(
+        req.agentId,
+        req.amountMicros,
+        txId,
+        `Subscription ${req.orderId}, period ${req.period}`,
+        `subscription:${req.orderId}`,
+      );
     },
 
     /**
@@ -159,9 +211,18 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
      * @throws ApplicationFailure (non-retryable) transaction_not_found, transaction_already_used,
      *   transaction_amount_mismatch or payment_failed.
      */
-    async verifyInvoicePayment(req: { invoiceId: string; transactionId: string; amountMicros: number }): Promise<{ transaction_id: string; amount_micros: number }> {
+    async verifyInvoicePayment(req: {
+      invoiceId: string;
+      transactionId: string;
+      amountMicros: number;
+    }): Promise<{ transaction_id: string; amount_micros: number }> {
       try {
-        return await verifyLinkPayment(ports.linkpay, { transactionId: req.transactionId, payeeId: req.invoiceId, payee: 'invoice', amountMicros: req.amountMicros });
+        return await verifyLinkPayment(ports.linkpay, {
+          transactionId: req.transactionId,
+          payeeId: req.invoiceId,
+          payee: 'invoice',
+          amountMicros: req.amountMicros,
+        });
       } catch (err) {
         throw asCodedFailure(err);
       }
@@ -171,26 +232,64 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
      * Charges task `n` of a per-task order on the agent wallet under `task:<orderId>:<n>`.
      * @throws ApplicationFailure insufficient_funds (non-retryable).
      */
-    async chargeTask(req: { orderId: string; taskNumber: number; agentId: string; amountMicros: number }): Promise<{ transaction_id: string; amount_micros: number }> {
-      return debitOnce(req.agentId, req.amountMicros, taskTxId(req.orderId, req.taskNumber), `Task ${req.taskNumber} of order ${req.orderId}`, `task:${req.orderId}`);
+    async chargeTask(req: {
+      orderId: string;
+      taskNumber: number;
+      agentId: string;
+      amountMicros: number;
+    }): Promise<{ transaction_id: string; amount_micros: number }> {
+      return debitOnce(
+        req.agentId,
+        req.amountMicros,
+        taskTxId(req.orderId, req.taskNumber),
+        `Task ${req.taskNumber} of order ${req.orderId}`,
+        `task:${req.orderId}`,
+      );
     },
 
     /** Produces one task's deliverables (the service's generator over the task inputs), stored content-addressed. */
-    async produceTask(req: { orderId: string; taskNumber: number; serviceId: string; inputs: OrderInputs; issuedAt: string }): Promise<DeliverableRecord[]> {
-      const files = await produceDeliverables({ orderId: `${req.orderId}-task-${req.taskNumber}`, serviceId: req.serviceId, inputs: req.inputs, issuedAt: req.issuedAt }, ports.textgen).catch((err: unknown) => {
+    async produceTask(req: {
+      orderId: string;
+      taskNumber: number;
+      serviceId: string;
+      inputs: OrderInputs;
+      issuedAt: string;
+    }): Promise<DeliverableRecord[]> {
+      const files = await produceDeliverables(
+        {
+          orderId: `${req.orderId}-task-${req.taskNumber}`,
+          serviceId: req.serviceId,
+          inputs: req.inputs,
+          issuedAt: req.issuedAt,
+        },
+        ports.textgen,
+      ).catch((err: unknown) => {
         throw asTextGenerationFailure(err);
       });
       const out: DeliverableRecord[] = [];
       for (const f of files) {
         const blob = await ports.store.put(f.content);
         beat(); // one heartbeat per stored file
-        out.push({ name: f.name, sha256: blob.sha256, size: blob.size, media_type: f.media_type, service_id: req.serviceId });
+        out.push({
+          name: f.name,
+          sha256: blob.sha256,
+          size: blob.size,
+          media_type: f.media_type,
+          service_id: req.serviceId,
+        });
       }
       return out;
     },
 
     /** Returns a task's charge to the wallet under `task-refund:<orderId>:<n>` (once). */
-    async refundTask(req: { orderId: string; taskNumber: number; agentId: string; amountMicros: number; reason: string; at: string }): Promise<RefundRecord> {
+    async refundTask(req: {
+      orderId: string;
+      taskNumber: number;
+      agentId: string;
+      amountMicros: number;
+      reason: string;
+      at: string;
+    }): Promise<RefundRecord> {
       const tx = await refundToWallet(ports.wallets, {
         agentId: req.agentId,
         amountMicros: req.amountMicros,
@@ -198,21 +297,40 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
         memo: `Refund of task ${req.taskNumber} of order ${req.orderId}`,
         source: `task-refund:${req.orderId}`,
       });
-      return { status: 'completed', rail: 'agent_wallet', amount_micros: req.amountMicros, transaction_id: tx.transaction_id, reason: req.reason, at: req.at };
+      return {
+        status: 'completed',
+        rail: 'agent_wallet',
+        amount_micros: req.amountMicros,
+        transaction_id: tx.transaction_id,
+        reason: req.reason,
+        at: req.at,
+      };
     },
 
     /** Records a task's outcome and appends its event (`order.task_delivered` / `order.task_failed`). */
-    async recordTask(req: { orderId: string; taskNumber: number; result: TaskResult; eventType: string; at: string }): Promise<void> {
+    async recordTask(req: {
+      orderId: string;
+      taskNumber: number;
+      result: TaskResult;
+      eventType: string;
+      at: string;
+    }): Promise<void> {
       await ports.tasks.complete(req.orderId, req.taskNumber, req.result, req.at);
-      await emit(req.orderId, TASK_EVENT_SEQ_BASE + req.taskNumber, req.eventType, {
-        order_id: req.orderId,
-        details: {
-          task: req.taskNumber,
-          task_status: req.result.status,
-          deliverables: req.result.deliverables.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size })),
-          ...(req.result.failure ? { failure: req.result.failure } : {}),
+      await emit(
+        req.orderId,
+        TASK_EVENT_SEQ_BASE + req.taskNumber,
+        req.eventType,
+        {
+          order_id: req.orderId,
+          details: {
+            task: req.taskNumber,
+            task_status: req.result.status,
+            deliverables: req.result.deliverables.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size })),
+            ...(req.result.failure ? { failure: req.result.failure } : {}),
+          },
         },
-      }, req.at);
+        req.at,
+      );
     },
   };
 }
@@ -221,7 +339,11 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
 export type LongRunningActivities = ReturnType<typeof createLongRunningActivities>;
 
 /** Builds the ports of {@link createLongRunningActivities} from the shared services (worker and tests). */
-export function longRunningPorts(services: Services, webhooks?: LongRunningPorts['webhooks'], textgen?: TextGenerator): LongRunningPorts {
+export function longRunningPorts(
+  services: Services,
+  webhooks?: LongRunningPorts['webhooks'],
+  textgen?: TextGenerator,
+): LongRunningPorts {
   return {
     engineering: new EngineeringRepository(services.db),
     subscriptions: new SubscriptionRepository(services.db),

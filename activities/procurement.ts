@@ -14,7 +14,12 @@ import type { ProcurementRepository } from '../src/repos/procurements';
 import { createOrder, type OrderCreationPorts } from '../src/services/orders';
 import { createQuote, type QuotePorts } from '../src/services/quotes';
 import type { ConfirmPaymentRequest, OrderState } from '../workflows/shared';
-import { procurementSuffix, procurementWorkflowId, type ProcurementResult, type ProcurementWorkflowInput } from '../workflows/procurementShared';
+import {
+  procurementSuffix,
+  procurementWorkflowId,
+  type ProcurementResult,
+  type ProcurementWorkflowInput,
+} from '../workflows/procurementShared';
 import { asCodedFailure } from './failures';
 import { whileHeartbeating } from './heartbeat';
 
@@ -77,7 +82,11 @@ export function createProcurementActivities(ports: ProcurementPorts) {
     /** Binding agent-price quote for the chosen service, id `quo_<procurement suffix>`. Returns the quote id. */
     async quoteProcurement(req: { procurementId: string; serviceId: string }): Promise<string> {
       try {
-        const quote = await createQuote(ports.commerce, { service_id: req.serviceId, is_agent: true }, `quo_${procurementSuffix(req.procurementId)}`);
+        const quote = await createQuote(
+          ports.commerce,
+          { service_id: req.serviceId, is_agent: true },
+          `quo_${procurementSuffix(req.procurementId)}`,
+        );
         return quote._id;
       } catch (err) {
         throw asCodedFailure(err);

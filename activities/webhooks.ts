@@ -66,7 +66,9 @@ export function createWebhookFanOut(ports: WebhookPorts): { fanOut(event: EventD
       const order = written ?? (await ports.orders.get(event.order_id));
       // Streams that are not orders (a procurement) name their agent in the event data.
       const agentId = order ? order.agent_id : typeof event.data.agent_id === 'string' ? event.data.agent_id : null;
-      const endpoints = (await ports.webhooks.forOrder(event.order_id, agentId)).filter((e) => eventMatches(e.events, event.type));
+      const endpoints = (await ports.webhooks.forOrder(event.order_id, agentId)).filter((e) =>
+        eventMatches(e.events, event.type),
+      );
       if (endpoints.length === 0) return;
       const payload = JSON.stringify(buildPayload(event, order, ports.publicBaseUrl));
       for (const endpoint of endpoints) {
@@ -113,8 +115,13 @@ export function createWebhookActivities(ports: WebhookPorts) {
      * 2xx: delivered. 410: the endpoint is disabled and delivery stops. Otherwise the next attempt is due after
      * `nextDelayMs` or the receiver's Retry-After, whichever is later (null: the schedule is exhausted).
      */
-    async attemptDelivery(input: DeliveryInput & { attempt: number; nextDelayMs: number | null }): Promise<AttemptOutcome> {
-      const [message, endpoint] = await Promise.all([ports.webhooks.message(input.messageId), ports.webhooks.get(input.endpointId)]);
+    async attemptDelivery(
+      input: DeliveryInput & { attempt: number; nextDelayMs: number | null },
+    ): Promise<AttemptOutcome> {
+      const [message, endpoint] = await Promise.all([
+        ports.webhooks.message(input.messageId),
+        ports.webhooks.get(input.endpointId),
+      ]);
       if (!message) return { kind: 'stop', reason: 'message_missing' };
       if (!endpoint) return { kind: 'stop', reason: 'endpoint_deleted' };
       if (endpoint.status !== 'enabled') return { kind: 'stop', reason: 'endpoint_disabled' };
@@ -129,11 +136,14 @@ export function createWebhookActivities(ports: WebhookPorts) {
         'webhook-signature': signatureHeader(secrets, message.event_id, timestamp, message.payload),
       };
       // Heartbeats while the receiver answers (up to 15 s): a worker that dies here is noticed in seconds.
-      const res = await whileHeartbeating(() => sendWebhook(endpoint.url, message.payload, headers, ports.allowPrivateTargets));
+      const res = await whileHeartbeating(() =>
+        sendWebhook(endpoint.url, message.payload, headers, ports.allowPrivateTargets),
+      );
       const ok = res.status !== null && res.status >= 200 && res.status < 300;
       const gone = res.status === 410;
       let retryInMs: number | null = null;
-      if (!ok && !gone && !res.forbidden && input.nextDelayMs !== null) retryInMs = Math.max(input.nextDelayMs, res.retryAfterMs ?? 0);
+      if (!ok && !gone && !res.forbidden && input.nextDelayMs !== null)
+        retryInMs = Math.max(input.nextDelayMs, res.retryAfterMs ?? 0);
       const error = res.error ?? (ok ? null : `HTTP ${res.status}`);
       await ports.webhooks.recordAttempt({
         _id: `${message._id}~${input.run}~${input.attempt}`,

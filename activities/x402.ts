@@ -32,16 +32,24 @@ export interface ReconcileResult {
 export const EXPIRY_GRACE_SECONDS = 120;
 
 /** Does the receipt carry the transfer the ledger entry expects (token, payer → pay_to, exact amount)? */
-function transferMatches(p: X402PaymentDoc, transfers: { token: string; from: string; to: string; value: bigint }[]): boolean {
+function transferMatches(
+  p: X402PaymentDoc,
+  transfers: { token: string; from: string; to: string; value: bigint }[],
+): boolean {
   return transfers.some(
-    (t) => t.token === p.asset.toLowerCase() && t.from === p.payer.toLowerCase() && t.to === p.pay_to.toLowerCase() && t.value === BigInt(p.amount_micros),
+    (t) =>
+      t.token === p.asset.toLowerCase() &&
+      t.from === p.payer.toLowerCase() &&
+      t.to === p.pay_to.toLowerCase() &&
+      t.value === BigInt(p.amount_micros),
   );
 }
 
 /** Builds the x402 activities over their ports. */
 export function createX402Activities(ports: X402ActivityPorts | undefined) {
   const need = (): X402ActivityPorts => {
-    if (!ports) throw ApplicationFailure.nonRetryable('x402 is not configured on this worker', FailureType.paymentFailed);
+    if (!ports)
+      throw ApplicationFailure.nonRetryable('x402 is not configured on this worker', FailureType.paymentFailed);
     return ports;
   };
 
@@ -64,7 +72,9 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
      * otherwise meanwhile) is noted on the ledger entry as `delivery_failed`: the money moved, a refund may be due.
      * Heartbeats while the Update runs (it waits on the order workflow).
      */
-    async confirmX402Order(input: { paymentId: string }): Promise<{ confirmed: boolean; order_status: string | null; reason: string | null }> {
+    async confirmX402Order(input: {
+      paymentId: string;
+    }): Promise<{ confirmed: boolean; order_status: string | null; reason: string | null }> {
       return whileHeartbeating(() => confirm(input));
     },
 
@@ -75,8 +85,13 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
   async function reconcile(input: { paymentId: string }): Promise<ReconcileResult> {
     const { payments, chain } = need();
     const p = await payments.get(input.paymentId);
-    if (!p) throw ApplicationFailure.nonRetryable(`No x402 payment ${input.paymentId}`, FailureType.transactionNotFound);
-    const result = (status: X402PaymentDoc['status'], transaction: string | null, reason: string | null): ReconcileResult => ({
+    if (!p)
+      throw ApplicationFailure.nonRetryable(`No x402 payment ${input.paymentId}`, FailureType.transactionNotFound);
+    const result = (
+      status: X402PaymentDoc['status'],
+      transaction: string | null,
+      reason: string | null,
+    ): ReconcileResult => ({
       payment_id: p._id,
       order_id: p.order_id,
       status,
@@ -96,12 +111,20 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
           // the buyer paid and got nothing: say so for the operator.
           const recoverable = p.order_id !== null || (p.payment_id !== null && p.delivery != null);
           if (p.status === 'settling' && !recoverable) {
-            await payments.noteDeliveryFailure(p._id, 'the request died before delivering; settled on chain, found by reconciliation: refund or deliver by hand');
+            await payments.noteDeliveryFailure(
+              p._id,
+              'the request died before delivering; settled on chain, found by reconciliation: refund or deliver by hand',
+            );
             return result('settled', tx, 'delivery_failed');
           }
           return result('settled', tx, null);
         }
-        await payments.markFailed(p._id, 'transfer_event_mismatch', `transaction ${tx} does not transfer ${p.amount_micros} from ${p.payer} to ${p.pay_to}`, tx);
+        await payments.markFailed(
+          p._id,
+          'transfer_event_mismatch',
+          `transaction ${tx} does not transfer ${p.amount_micros} from ${p.payer} to ${p.pay_to}`,
+          tx,
+        );
         return result('failed', tx, 'transfer_event_mismatch');
       }
       if (receipt?.status === 'reverted') {
@@ -113,7 +136,12 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
       // Still not mined and the authorization expired: a late inclusion would revert, so nothing can move now.
       const used = await chain.findAuthorizationTx(p.asset, p.payer, p.nonce);
       if (!used) {
-        await payments.markFailed(p._id, 'authorization_expired_unsettled', `authorization expired at ${p.valid_before} without settling`, tx);
+        await payments.markFailed(
+          p._id,
+          'authorization_expired_unsettled',
+          `authorization expired at ${p.valid_before} without settling`,
+          tx,
+        );
         return result('failed', tx, 'authorization_expired_unsettled');
       }
     }
@@ -121,19 +149,32 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
   }
 
   /** See `confirmX402Order`. */
-  async function confirm(input: { paymentId: string }): Promise<{ confirmed: boolean; order_status: string | null; reason: string | null }> {
+  async function confirm(input: {
+    paymentId: string;
+  }): Promise<{ confirmed: boolean; order_status: string | null; reason: string | null }> {
     const { payments, orderWorkflows } = need();
     const p = await payments.get(input.paymentId);
     if (!p || p.status !== 'settled' || !p.order_id || !p.transaction) {
-      return { confirmed: false, order_status: null, reason: p ? `payment is ${p.status}${p.order_id ? '' : ' and for no order'}` : 'no such payment' };
+      return {
+        confirmed: false,
+        order_status: null,
+        reason: p ? `payment is ${p.status}${p.order_id ? '' : ' and for no order'}` : 'no such payment',
+      };
     }
-    if (!orderWorkflows) return { confirmed: false, order_status: null, reason: 'order confirmation is not configured on this worker' };
+    if (!orderWorkflows)
+      return { confirmed: false, order_status: null, reason: 'order confirmation is not configured on this worker' };
     try {
-      const state = await orderWorkflows.confirmPayment(p.order_id, { rail: 'x402_usdc', transaction_id: p.transaction });
+      const state = await orderWorkflows.confirmPayment(p.order_id, {
+        rail: 'x402_usdc',
+        transaction_id: p.transaction,
+      });
       return { confirmed: true, order_status: state.status, reason: null };
     } catch (err) {
       if (err instanceof ProblemError && err.status < 500) {
-        await payments.noteDeliveryFailure(p._id, `order ${p.order_id} not confirmed: ${err.code}: ${err.detail ?? err.message}`);
+        await payments.noteDeliveryFailure(
+          p._id,
+          `order ${p.order_id} not confirmed: ${err.code}: ${err.detail ?? err.message}`,
+        );
         return { confirmed: false, order_status: null, reason: err.code };
       }
       throw err;
@@ -146,18 +187,36 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
    * @throws ApplicationFailure (non-retryable) typed invalid_request, transaction_not_found, transaction_already_used,
    *   transaction_amount_mismatch or payment_failed.
    */
-  async function chargeX402(req: { orderId: string; transactionId?: string; amountMicros: number; paidAt: string }): Promise<PaymentRecord> {
+  async function chargeX402(req: {
+    orderId: string;
+    transactionId?: string;
+    amountMicros: number;
+    paidAt: string;
+  }): Promise<PaymentRecord> {
     const { payments } = need();
     if (!req.transactionId) {
-      throw ApplicationFailure.nonRetryable('transaction_id (the x402 settlement transaction hash) is required for x402_usdc', FailureType.invalidRequest);
+      throw ApplicationFailure.nonRetryable(
+        'transaction_id (the x402 settlement transaction hash) is required for x402_usdc',
+        FailureType.invalidRequest,
+      );
     }
     const p = await payments.getByTransaction(req.transactionId);
-    if (!p) throw ApplicationFailure.nonRetryable(`No x402 settlement with transaction ${req.transactionId}`, FailureType.transactionNotFound);
+    if (!p)
+      throw ApplicationFailure.nonRetryable(
+        `No x402 settlement with transaction ${req.transactionId}`,
+        FailureType.transactionNotFound,
+      );
     if (p.order_id !== req.orderId) {
-      throw ApplicationFailure.nonRetryable(`Transaction ${req.transactionId} paid ${p.order_id ? `order ${p.order_id}` : p.resource}, not this order`, FailureType.transactionAlreadyUsed);
+      throw ApplicationFailure.nonRetryable(
+        `Transaction ${req.transactionId} paid ${p.order_id ? `order ${p.order_id}` : p.resource}, not this order`,
+        FailureType.transactionAlreadyUsed,
+      );
     }
     if (p.status !== 'settled') {
-      throw ApplicationFailure.nonRetryable(`x402 payment ${p._id} is ${p.status}, not settled`, FailureType.paymentFailed);
+      throw ApplicationFailure.nonRetryable(
+        `x402 payment ${p._id} is ${p.status}, not settled`,
+        FailureType.paymentFailed,
+      );
     }
     if (p.amount_micros !== req.amountMicros) {
       throw ApplicationFailure.nonRetryable(
@@ -165,7 +224,12 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
         FailureType.transactionAmountMismatch,
       );
     }
-    return { rail: 'x402_usdc', transaction_id: p.transaction ?? req.transactionId, amount_micros: p.amount_micros, paid_at: req.paidAt };
+    return {
+      rail: 'x402_usdc',
+      transaction_id: p.transaction ?? req.transactionId,
+      amount_micros: p.amount_micros,
+      paid_at: req.paidAt,
+    };
   }
 }
 

@@ -48,14 +48,25 @@ async function main(): Promise<void> {
   const samples = new Map<string, Sample>();
   for (const r of list) samples.set(r, await sample(r));
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-http-')), 'samples.json');
-  writeFileSync(file, JSON.stringify(Object.fromEntries([...samples].map(([url, s]) => [url, { ...s, body: s.body.toString('base64') }]))));
-  const bare = spawn(path.join(__dirname, '..', 'node_modules', '.bin', 'tsx'), [path.join(__dirname, 'bench', 'bareKoa.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  writeFileSync(
+    file,
+    JSON.stringify(
+      Object.fromEntries([...samples].map(([url, s]) => [url, { ...s, body: s.body.toString('base64') }])),
+    ),
+  );
+  const bare = spawn(
+    path.join(__dirname, '..', 'node_modules', '.bin', 'tsx'),
+    [path.join(__dirname, 'bench', 'bareKoa.ts'), file],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const barePort = await new Promise<number>((resolve, reject) => {
     bare.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     bare.once('exit', (code) => reject(new Error(`bare Koa exited (${String(code)})`)));
   });
   console.log(`autocannon: ${connections} connections, ${duration} s per run; API ${api}, bare Koa on :${barePort}\n`);
-  console.log(`${'route'.padEnd(44)} ${'status'.padStart(6)} ${'bytes'.padStart(7)}   ${'API req/s'.padStart(10)} ${'p50'.padStart(5)} ${'p99'.padStart(5)}   ${'bare req/s'.padStart(10)} ${'p50'.padStart(5)} ${'p99'.padStart(5)}   API/bare`);
+  console.log(
+    `${'route'.padEnd(44)} ${'status'.padStart(6)} ${'bytes'.padStart(7)}   ${'API req/s'.padStart(10)} ${'p50'.padStart(5)} ${'p99'.padStart(5)}   ${'bare req/s'.padStart(10)} ${'p50'.padStart(5)} ${'p99'.padStart(5)}   API/bare`,
+  );
   for (const route of list) {
     const s = samples.get(route)!;
     const a = await run(api + route);

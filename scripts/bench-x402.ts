@@ -37,8 +37,24 @@ async function main(): Promise<void> {
   const req = required.accepts[0]!;
 
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-x402-')), 'seller.json');
-  writeFileSync(file, JSON.stringify({ facilitatorUrl: doc.facilitator, itemId: item.id, network: req.network, asset: req.asset, payTo: req.payTo, amount: req.amount, extra: req.extra, maxTimeoutSeconds: req.maxTimeoutSeconds }));
-  const seller = spawn(path.join(__dirname, '..', 'node_modules', '.bin', 'tsx'), [path.join(__dirname, 'bench', 'honoSeller.ts'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  writeFileSync(
+    file,
+    JSON.stringify({
+      facilitatorUrl: doc.facilitator,
+      itemId: item.id,
+      network: req.network,
+      asset: req.asset,
+      payTo: req.payTo,
+      amount: req.amount,
+      extra: req.extra,
+      maxTimeoutSeconds: req.maxTimeoutSeconds,
+    }),
+  );
+  const seller = spawn(
+    path.join(__dirname, '..', 'node_modules', '.bin', 'tsx'),
+    [path.join(__dirname, 'bench', 'honoSeller.ts'), file],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     seller.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     seller.once('exit', (code) => reject(new Error(`hono seller exited (${String(code)})`)));
@@ -52,7 +68,8 @@ async function main(): Promise<void> {
     const t = performance.now();
     const res = await pay(url);
     const body = await res.text();
-    if (res.status !== 200 || !res.headers.get('payment-response')) throw new Error(`${url} → ${res.status} ${body.slice(0, 300)}`);
+    if (res.status !== 200 || !res.headers.get('payment-response'))
+      throw new Error(`${url} → ${res.status} ${body.slice(0, 300)}`);
     return performance.now() - t;
   };
   // Warm-up: both sellers fetch the facilitator's supported kinds on first use.

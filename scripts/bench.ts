@@ -47,7 +47,6 @@ const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
 const keyFile = path.resolve(__dirname, '..', '.data', 'operator-key');
 const operatorKey = process.env.OPERATOR_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '');
 
- 
 async function call(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(nextApi() + p, {
     method,
@@ -109,9 +108,17 @@ async function helloWorld(run: string): Promise<Run> {
   try {
     return await worker.runUntil(async () => {
       // Warm-up: the worker's first workflow task loads the bundle.
-      await client.workflow.execute('helloWorkflow', { taskQueue, workflowId: `bench-hello-${run}-warmup`, args: ['warmup'] });
+      await client.workflow.execute('helloWorkflow', {
+        taskQueue,
+        workflowId: `bench-hello-${run}-warmup`,
+        args: ['warmup'],
+      });
       return lanes(total, concurrency, async (i) => {
-        await client.workflow.execute('helloWorkflow', { taskQueue, workflowId: `bench-hello-${run}-${i}`, args: [`bench ${i}`] });
+        await client.workflow.execute('helloWorkflow', {
+          taskQueue,
+          workflowId: `bench-hello-${run}-${i}`,
+          args: [`bench ${i}`],
+        });
       });
     });
   } finally {
@@ -137,7 +144,16 @@ async function orderPath(
     const { agent, auth } = walletLanes[lane % walletLanes.length]!;
     const t0 = performance.now();
     // Every call carries the agent's key, as an agent's client would: it is counted against that agent's rate limit.
-    const order = await call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: agent, inputs: { workflow_type: 'sync', source_app: 'Typeform', target_app: 'HubSpot' } }, auth);
+    const order = await call(
+      'POST',
+      '/api/v1/orders',
+      {
+        service_id: 'automation-wf',
+        agent_id: agent,
+        inputs: { workflow_type: 'sync', source_app: 'Typeform', target_app: 'HubSpot' },
+      },
+      auth,
+    );
     const t1 = performance.now();
     await call('POST', `/api/v1/orders/${order.order_id}/confirm_payment`, {}, auth);
     create.push(t1 - t0);
@@ -152,7 +168,8 @@ async function orderPath(
       etag = res.headers.get('etag') ?? '';
       const o = (await res.json()) as { status: string };
       if (o.status === 'delivered') break;
-      if (o.status !== 'paid' && o.status !== 'fulfilling') throw new Error(`order ${order.order_id} is ${o.status} (run ${run})`);
+      if (o.status !== 'paid' && o.status !== 'fulfilling')
+        throw new Error(`order ${order.order_id} is ${o.status} (run ${run})`);
       if (pollMs) await new Promise((r) => setTimeout(r, pollMs));
     }
   });
@@ -171,7 +188,11 @@ function memoryOf(script: string): { pid: number; rssMb: number; peakMb: number 
   for (const pid of pids) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      if (!cmd.some((a) => a.endsWith(script)) || cmd.some((a) => a.endsWith('tsx/dist/cli.mjs') || a.endsWith('.bin/tsx'))) continue;
+      if (
+        !cmd.some((a) => a.endsWith(script)) ||
+        cmd.some((a) => a.endsWith('tsx/dist/cli.mjs') || a.endsWith('.bin/tsx'))
+      )
+        continue;
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
       out.push({ pid: Number(pid), rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 });
@@ -189,7 +210,9 @@ async function main(): Promise<void> {
   if (opts.seed) {
     const t = performance.now();
     const { inserted, existing } = await seedCompletedOrders(Number(opts.seed));
-    console.log(`seed: ${existing} seeded orders already stored, ${inserted} inserted (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    console.log(
+      `seed: ${existing} seeded orders already stored, ${inserted} inserted (${((performance.now() - t) / 1000).toFixed(1)} s)`,
+    );
   }
 
   console.log(`\nhello-world anchor: ${total} workflows, concurrency ${concurrency}, Temporal at ${temporalAddress}`);
@@ -200,13 +223,20 @@ async function main(): Promise<void> {
     Array.from({ length: opts['one-wallet'] ? 1 : concurrency }, async (_, i) => {
       const agent = `bench-${run}-${i}`;
       const wallet = await call('GET', `/api/v1/wallets/${agent}`);
-      await call('POST', `/api/v1/wallets/${agent}/credits`, { amount: 69 * (total + 1), transaction_id: `bench-${agent}` }, { authorization: `Bearer ${operatorKey}` });
+      await call(
+        'POST',
+        `/api/v1/wallets/${agent}/credits`,
+        { amount: 69 * (total + 1), transaction_id: `bench-${agent}` },
+        { authorization: `Bearer ${operatorKey}` },
+      );
       return { agent, auth: { authorization: `Bearer ${wallet.agent_key}` } };
     }),
   );
   // Warm-up: one order through the whole path.
   await orderPath(`${run}-warmup`, walletLanes, 1, 1);
-  console.log(`order path: ${total} orders, concurrency ${concurrency}, ${walletLanes.length} wallet(s), API at ${api}`);
+  console.log(
+    `order path: ${total} orders, concurrency ${concurrency}, ${walletLanes.length} wallet(s), API at ${api}`,
+  );
   const orders = await orderPath(run, walletLanes, total, concurrency);
   console.log(line('order (create → delivered)', orders.run.latencies, orders.run.seconds));
   console.log(line('  POST /orders', orders.create));
@@ -223,7 +253,9 @@ async function main(): Promise<void> {
     ['worker', 'worker/index.ts', 300],
   ] as const) {
     for (const m of memoryOf(script)) {
-      console.log(`${name} (pid ${m.pid}): RSS ${m.rssMb.toFixed(0)} MB now, peak ${m.peakMb.toFixed(0)} MB (target ≤ ${limit} MB)`);
+      console.log(
+        `${name} (pid ${m.pid}): RSS ${m.rssMb.toFixed(0)} MB now, peak ${m.peakMb.toFixed(0)} MB (target ≤ ${limit} MB)`,
+      );
     }
   }
 
@@ -232,7 +264,9 @@ async function main(): Promise<void> {
     const after = await call('GET', `/api/v1/wallets/${agent}`, undefined, auth);
     debits += after.transactions.filter((t: { type: string; source: string }) => t.type === 'debit').length;
   }
-  console.log(`wallet check: ${debits} debits for ${total + 1} orders (incl. warm-up) across ${walletLanes.length} wallet(s)`);
+  console.log(
+    `wallet check: ${debits} debits for ${total + 1} orders (incl. warm-up) across ${walletLanes.length} wallet(s)`,
+  );
 }
 
 main().then(

@@ -23,7 +23,12 @@ export function upgradeDocument(collection: string, doc: Document): Document {
     for (const key of ['tx_key', 'order_key']) {
       if (typeof out[key] === 'string' && /^(none|released):/.test(out[key] as string)) out[key] = null;
     }
-    if (out.auth_key === undefined && typeof out.network === 'string' && typeof out.payer === 'string' && typeof out.nonce === 'string') {
+    if (
+      out.auth_key === undefined &&
+      typeof out.network === 'string' &&
+      typeof out.payer === 'string' &&
+      typeof out.nonce === 'string'
+    ) {
       out.auth_key = authKey(out.network, out.payer, out.nonce);
     }
   }
@@ -39,13 +44,20 @@ export function upgradeDocument(collection: string, doc: Document): Document {
 }
 
 /** The wallet fields the v2 layout keeps on the wallet document, from the newest ledger entry. Micro-units. */
-export function walletBalanceFields(newest: { seq: number; balance_after_micros: number } | null): { balance_micros: number; seq: number; recent: never[] } {
+export function walletBalanceFields(newest: { seq: number; balance_after_micros: number } | null): {
+  balance_micros: number;
+  seq: number;
+  recent: never[];
+} {
   return { balance_micros: newest?.balance_after_micros ?? 0, seq: newest?.seq ?? 0, recent: [] };
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { from: { type: 'string' }, to: { type: 'string' }, db: { type: 'string', default: 'agent_commerce' } } });
-  if (!values.from || !values.to) throw new Error('usage: npm run db:copy -- --from <mongodb uri> --to <mongodb uri> [--db name]');
+  const { values } = parseArgs({
+    options: { from: { type: 'string' }, to: { type: 'string' }, db: { type: 'string', default: 'agent_commerce' } },
+  });
+  if (!values.from || !values.to)
+    throw new Error('usage: npm run db:copy -- --from <mongodb uri> --to <mongodb uri> [--db name]');
   const from = await MongoClient.connect(values.from);
   const to = await MongoClient.connect(values.to);
   try {
@@ -60,7 +72,8 @@ async function main(): Promise<void> {
           .collection(name)
           .insertMany(batch, { ordered: false })
           .catch((err: { writeErrors?: { code?: number }[]; insertedCount?: number }) => {
-            if (Array.isArray(err.writeErrors) && err.writeErrors.every((e) => e.code === 11000)) return { insertedCount: err.insertedCount ?? 0 };
+            if (Array.isArray(err.writeErrors) && err.writeErrors.every((e) => e.code === 11000))
+              return { insertedCount: err.insertedCount ?? 0 };
             throw err;
           });
         copied += res.insertedCount;
@@ -69,8 +82,13 @@ async function main(): Promise<void> {
       for await (const doc of src.collection(name).find({})) {
         let upgraded = upgradeDocument(name, doc);
         if (name === 'wallets' && upgraded.balance_micros === undefined) {
-          const newest = await src.collection('wallet_entries').findOne({ agent_id: upgraded._id }, { sort: { seq: -1 } });
-          upgraded = { ...upgraded, ...walletBalanceFields(newest as { seq: number; balance_after_micros: number } | null) };
+          const newest = await src
+            .collection('wallet_entries')
+            .findOne({ agent_id: upgraded._id }, { sort: { seq: -1 } });
+          upgraded = {
+            ...upgraded,
+            ...walletBalanceFields(newest as { seq: number; balance_after_micros: number } | null),
+          };
         }
         batch.push(upgraded);
         if (batch.length >= 1_000) await flush();

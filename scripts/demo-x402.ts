@@ -24,7 +24,6 @@ const buyerKey = (process.env.BUYER_KEY ?? ANVIL_KEYS.buyer) as Hex;
 const step = (m: string) => console.log(`\n▶ ${m}`);
 const usdc = (v: bigint) => `${formatUnits(v, 6)} USDC`;
 
- 
 async function getJson(path: string): Promise<any> {
   const res = await fetch(api + path);
   if (!res.ok) throw new Error(`GET ${path} → ${res.status}: ${await res.text()}`);
@@ -35,16 +34,30 @@ async function main(): Promise<void> {
   const chain = createPublicClient({ transport: http(rpcUrl) });
   const clientVersion = await chain.request({ method: 'web3_clientVersion' }).catch(() => '');
   if (!String(clientVersion).toLowerCase().startsWith('anvil')) {
-    throw new Error(`${rpcUrl} is not the local anvil chain (${String(clientVersion) || 'no answer'}); the demo only signs with test keys against anvil`);
+    throw new Error(
+      `${rpcUrl} is not the local anvil chain (${String(clientVersion) || 'no answer'}); the demo only signs with test keys against anvil`,
+    );
   }
   const buyer = privateKeyToAccount(buyerKey);
-  const erc20 = [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ name: 'a', type: 'address' }], outputs: [{ type: 'uint256' }] }] as const;
+  const erc20 = [
+    {
+      type: 'function',
+      name: 'balanceOf',
+      stateMutability: 'view',
+      inputs: [{ name: 'a', type: 'address' }],
+      outputs: [{ type: 'uint256' }],
+    },
+  ] as const;
 
   step('GET /.well-known/x402');
   const doc = await getJson('/.well-known/x402');
   console.log(`  x402 v${doc.x402_version} on ${doc.network}, pay-to ${doc.wallet}, facilitator ${doc.facilitator}`);
-  console.log(`  facilitator supports the network: ${doc.facilitator_network_support.supported} (${doc.facilitator_network_support.detail})`);
-  console.log(`  ${doc.item_count} things for sale: ${doc.micro_tier.count} micro items + ${doc.resources.length} paid resources`);
+  console.log(
+    `  facilitator supports the network: ${doc.facilitator_network_support.supported} (${doc.facilitator_network_support.detail})`,
+  );
+  console.log(
+    `  ${doc.item_count} things for sale: ${doc.micro_tier.count} micro items + ${doc.resources.length} paid resources`,
+  );
   const asset = doc.resources[0].asset_address as Hex;
   const payTo = doc.wallet as Hex;
   const balances = async () => ({
@@ -57,13 +70,17 @@ async function main(): Promise<void> {
   step('GET /api/v1/x402/micro');
   const micro = await getJson('/api/v1/x402/micro');
   const item = micro.items[0];
-  console.log(`  ${micro.count} items ${JSON.stringify(micro.by_kind)}, ${micro.price_range[0]}–${micro.price_range[1]} USD; buying ${item.id} (${item.price} USD)`);
+  console.log(
+    `  ${micro.count} items ${JSON.stringify(micro.by_kind)}, ${micro.price_range[0]}–${micro.price_range[1]} USD; buying ${item.id} (${item.price} USD)`,
+  );
 
   step(`GET /x402/item/${item.id} without payment`);
   const unpaid = await fetch(`${api}/x402/item/${item.id}`);
   const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
   const req = required.accepts[0];
-  console.log(`  HTTP ${unpaid.status}; PAYMENT-REQUIRED: ${req?.scheme} ${req?.amount} atomic units of ${req?.asset} on ${req?.network} to ${req?.payTo}`);
+  console.log(
+    `  HTTP ${unpaid.status}; PAYMENT-REQUIRED: ${req?.scheme} ${req?.amount} atomic units of ${req?.asset} on ${req?.network} to ${req?.payTo}`,
+  );
 
   const client = new x402Client();
   registerExactEvmScheme(client, { signer: buyer });
@@ -71,7 +88,9 @@ async function main(): Promise<void> {
   const pay = wrapFetchWithPayment(fetch, client);
   const paymentIds: string[] = [];
 
-  const template = (await getJson('/api/v1/x402/templates')).templates.sort((a: { price_usd: number }, b: { price_usd: number }) => a.price_usd - b.price_usd)[0];
+  const template = (await getJson('/api/v1/x402/templates')).templates.sort(
+    (a: { price_usd: number }, b: { price_usd: number }) => a.price_usd - b.price_usd,
+  )[0];
   for (const [label, url] of [
     [`micro item ${item.id}`, `${api}/x402/item/${item.id}`],
     [`template ${template.sku} (${template.price_usd} USD)`, `${api}/x402/template?sku=${template.sku}`],
@@ -80,13 +99,19 @@ async function main(): Promise<void> {
     const res = await pay(url);
     if (res.status !== 200) throw new Error(`${url} → ${res.status}: ${await res.text()}`);
     const settle = decodePaymentResponseHeader(res.headers.get('payment-response') ?? '');
-    const body = (await res.json()) as { content?: unknown; workflow?: { nodes: unknown[] }; payment: { payment_id: string } };
+    const body = (await res.json()) as {
+      content?: unknown;
+      workflow?: { nodes: unknown[] };
+      payment: { payment_id: string };
+    };
     const goods = body.content ?? body.workflow;
     console.log(`  HTTP 200, ${JSON.stringify(goods).length} bytes of goods; ledger entry ${body.payment.payment_id}`);
     paymentIds.push(body.payment.payment_id);
     const receipt = await chain.getTransactionReceipt({ hash: settle.transaction as Hex });
     console.log(`  transaction ${settle.transaction}`);
-    console.log(`    block ${receipt.blockNumber}, status ${receipt.status}, gas ${receipt.gasUsed} paid by ${receipt.from} (the facilitator)`);
+    console.log(
+      `    block ${receipt.blockNumber}, status ${receipt.status}, gas ${receipt.gasUsed} paid by ${receipt.from} (the facilitator)`,
+    );
     for (const t of parseEventLogs({ abi: SETTLEMENT_EVENTS_ABI, logs: receipt.logs, eventName: 'Transfer' })) {
       console.log(`    Transfer ${usdc(t.args.value)} from ${t.args.from} to ${t.args.to}`);
     }

@@ -17,8 +17,12 @@ function step(message: string): void {
   console.log(`\n▶ ${message}`);
 }
 
- 
-async function call(method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+async function call(
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const res = await fetch(api + urlPath, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
@@ -31,17 +35,21 @@ async function call(method: string, urlPath: string, body?: unknown, headers: Re
 }
 
 async function main(): Promise<void> {
-  if (!operatorKey) throw new Error('No operator key: set OPERATOR_KEY or run npm start first (it writes .data/operator-key)');
+  if (!operatorKey)
+    throw new Error('No operator key: set OPERATOR_KEY or run npm start first (it writes .data/operator-key)');
   const agentId = `demo-agent-${randomBytes(3).toString('hex')}`;
 
   step('GET /api/v1/services');
   const catalogue = await call('GET', '/api/v1/services');
   console.log(`  ${catalogue.services.length} services, protocol ${catalogue.protocol}`);
-  for (const s of catalogue.services) console.log(`  - ${s.id.padEnd(22)} agent $${s.agent_price} · ${s.estimated_fulfillment}`);
+  for (const s of catalogue.services)
+    console.log(`  - ${s.id.padEnd(22)} agent $${s.agent_price} · ${s.estimated_fulfillment}`);
 
   step('POST /api/v1/quote {service_id: automation-wf}');
   const quote = await call('POST', '/api/v1/quote', { service_id: 'automation-wf' });
-  console.log(`  quote ${quote.quote_id}: $${quote.amount} (${quote.amount_micros} micro-USD), expires ${quote.expires_at}`);
+  console.log(
+    `  quote ${quote.quote_id}: $${quote.amount} (${quote.amount_micros} micro-USD), expires ${quote.expires_at}`,
+  );
 
   step('POST /api/v1/orders with real inputs');
   const order = await call(
@@ -54,7 +62,9 @@ async function main(): Promise<void> {
     },
     { 'idempotency-key': `demo-${agentId}` },
   );
-  console.log(`  order ${order.order_id}: ${order.status}, $${order.amount}; rails ${order.payment_options.rails.join(', ')}`);
+  console.log(
+    `  order ${order.order_id}: ${order.status}, $${order.amount}; rails ${order.payment_options.rails.join(', ')}`,
+  );
 
   step(`GET /api/v1/wallets/${agentId} (creates it and shows the agent key once)`);
   const wallet = await call('GET', `/api/v1/wallets/${agentId}`);
@@ -62,12 +72,24 @@ async function main(): Promise<void> {
   console.log(`  wallet created, balance $${wallet.balance}`);
 
   step('Operator credits the wallet with $100');
-  const credit = await call('POST', `/api/v1/wallets/${agentId}/credits`, { amount: 100, transaction_id: `demo-fund-${agentId}` }, { authorization: `Bearer ${operatorKey}` });
+  const credit = await call(
+    'POST',
+    `/api/v1/wallets/${agentId}/credits`,
+    { amount: 100, transaction_id: `demo-fund-${agentId}` },
+    { authorization: `Bearer ${operatorKey}` },
+  );
   console.log(`  balance $${credit.balance}`);
 
   step('POST confirm_payment from the agent wallet');
-  const paid = await call('POST', `/api/v1/orders/${order.order_id}/confirm_payment`, {}, { authorization: `Bearer ${agentKey}` });
-  console.log(`  ${paid.status}: paid $${paid.payment.amount} by ${paid.payment.rail} (${paid.payment.transaction_id})`);
+  const paid = await call(
+    'POST',
+    `/api/v1/orders/${order.order_id}/confirm_payment`,
+    {},
+    { authorization: `Bearer ${agentKey}` },
+  );
+  console.log(
+    `  ${paid.status}: paid $${paid.payment.amount} by ${paid.payment.rail} (${paid.payment.transaction_id})`,
+  );
 
   step('Following progress');
   let current = paid;
@@ -90,14 +112,21 @@ async function main(): Promise<void> {
     const bytes = Buffer.from(await res.arrayBuffer());
     const digest = createHash('sha256').update(bytes).digest('hex');
     if (digest !== d.sha256) throw new Error(`${d.name}: sha256 ${digest} ≠ recorded ${d.sha256}`);
-    console.log(`  ✓ ${d.name.padEnd(36)} ${String(bytes.length).padStart(6)} B  ${d.media_type.padEnd(28)} ${digest.slice(0, 16)}…`);
+    console.log(
+      `  ✓ ${d.name.padEnd(36)} ${String(bytes.length).padStart(6)} B  ${d.media_type.padEnd(28)} ${digest.slice(0, 16)}…`,
+    );
   }
   const verification = await call('GET', `/api/v1/orders/${order.order_id}/verification`);
   console.log(`  server verification: ${verification.status}`);
   if (verification.status !== 'verified') throw new Error('verification failed');
 
   step('POST review {action: accept}');
-  const accepted = await call('POST', `/api/v1/orders/${order.order_id}/review`, { action: 'accept' }, { authorization: `Bearer ${agentKey}` });
+  const accepted = await call(
+    'POST',
+    `/api/v1/orders/${order.order_id}/review`,
+    { action: 'accept' },
+    { authorization: `Bearer ${agentKey}` },
+  );
   console.log(`  order ${accepted.status}`);
   const after = await call('GET', `/api/v1/wallets/${agentId}`, undefined, { authorization: `Bearer ${agentKey}` });
   console.log(`  wallet balance $${after.balance}`);

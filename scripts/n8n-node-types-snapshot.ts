@@ -29,7 +29,18 @@ const PINNED_VERSION = '2.41.2';
 const PACKAGE = 'n8n-nodes-base';
 const OUT = path.resolve(__dirname, '..', 'src', 'domain', 'micro', 'n8n-node-types.json');
 /** Option parameters whose values identify what a trigger node listens to. */
-const EVENT_PARAMS = new Set(['event', 'events', 'topic', 'triggerOn', 'updates', 'trigger', 'actions', 'resource', 'resources', 'firesOn']);
+const EVENT_PARAMS = new Set([
+  'event',
+  'events',
+  'topic',
+  'triggerOn',
+  'updates',
+  'trigger',
+  'actions',
+  'resource',
+  'resources',
+  'firesOn',
+]);
 
 interface RawOption {
   name?: string;
@@ -57,7 +68,11 @@ interface RawNode {
   properties?: RawProperty[];
 }
 
-interface Group { versions: number[]; operations?: string[]; events?: string[] }
+interface Group {
+  versions: number[];
+  operations?: string[];
+  events?: string[];
+}
 interface Entry {
   name: string;
   type: string;
@@ -95,7 +110,10 @@ function groupOf(node: RawNode): Group {
 }
 
 /** Downloads the package tarball with npm and returns its parsed nodes.json and npm metadata. */
-function download(version: string, dir: string): { raw: RawNode[]; info: { filename: string; version: string; integrity: string } } {
+function download(
+  version: string,
+  dir: string,
+): { raw: RawNode[]; info: { filename: string; version: string; integrity: string } } {
   const packed = JSON.parse(
     execFileSync('npm', ['pack', `${PACKAGE}@${version}`, '--json', '--pack-destination', dir], {
       encoding: 'utf8',
@@ -129,17 +147,28 @@ function conditionHolds(cond: unknown, value: unknown): boolean {
     return Object.entries(c).every(([op, arg]) => {
       const n = value as number;
       switch (op) {
-        case 'eq': return value === arg;
-        case 'not': return value !== arg;
-        case 'gte': return n >= (arg as number);
-        case 'lte': return n <= (arg as number);
-        case 'gt': return n > (arg as number);
-        case 'lt': return n < (arg as number);
-        case 'between': return n >= (arg as { from: number }).from && n <= (arg as { to: number }).to;
-        case 'includes': return typeof value === 'string' && value.includes(String(arg));
-        case 'regex': return typeof value === 'string' && new RegExp(String(arg)).test(value);
-        case 'exists': return value !== undefined && value !== '';
-        default: return true;
+        case 'eq':
+          return value === arg;
+        case 'not':
+          return value !== arg;
+        case 'gte':
+          return n >= (arg as number);
+        case 'lte':
+          return n <= (arg as number);
+        case 'gt':
+          return n > (arg as number);
+        case 'lt':
+          return n < (arg as number);
+        case 'between':
+          return n >= (arg as { from: number }).from && n <= (arg as { to: number }).to;
+        case 'includes':
+          return typeof value === 'string' && value.includes(String(arg));
+        case 'regex':
+          return typeof value === 'string' && new RegExp(String(arg)).test(value);
+        case 'exists':
+          return value !== undefined && value !== '';
+        default:
+          return true;
       }
     });
   }
@@ -148,7 +177,8 @@ function conditionHolds(cond: unknown, value: unknown): boolean {
 
 /** Whether a property is displayed given the sibling values (`scope`), the root values and the version. */
 function shown(p: RawProperty, scope: Params, root: Params, version: number): boolean {
-  const valueOf = (key: string): unknown => (key === '@version' ? version : key.startsWith('/') ? root[key.slice(1)] : scope[key]);
+  const valueOf = (key: string): unknown =>
+    key === '@version' ? version : key.startsWith('/') ? root[key.slice(1)] : scope[key];
   const show = p.displayOptions?.show ?? {};
   const hide = p.displayOptions?.hide ?? {};
   for (const [key, conds] of Object.entries(show)) {
@@ -172,7 +202,14 @@ function withDefaults(props: RawProperty[], values: Params): Params {
 }
 
 /** Checks a parameter object against a list of property descriptions; returns problems with paths. */
-function checkLevel(props: RawProperty[], values: Params, root: Params, version: number, where: string, checkRequired: boolean): string[] {
+function checkLevel(
+  props: RawProperty[],
+  values: Params,
+  root: Params,
+  version: number,
+  where: string,
+  checkRequired: boolean,
+): string[] {
   const problems: string[] = [];
   const scope = withDefaults(props, values);
   const rootScope = root === values ? scope : root;
@@ -194,7 +231,17 @@ function checkLevel(props: RawProperty[], values: Params, root: Params, version:
     for (const p of props) {
       if (!p.required || p.name in values || p.type === 'notice' || p.type === 'hidden') continue;
       if (!shown(p, scope, rootScope, version)) continue;
-      if (p.default !== undefined && p.default !== '' && !(typeof p.default === 'object' && p.default !== null && 'value' in p.default && (p.default as { value: unknown }).value === '')) continue;
+      if (
+        p.default !== undefined &&
+        p.default !== '' &&
+        !(
+          typeof p.default === 'object' &&
+          p.default !== null &&
+          'value' in p.default &&
+          (p.default as { value: unknown }).value === ''
+        )
+      )
+        continue;
       problems.push(`${where}.${p.name}: required parameter missing`);
     }
   }
@@ -203,7 +250,12 @@ function checkLevel(props: RawProperty[], values: Params, root: Params, version:
 
 function checkValue(p: RawProperty, value: unknown, root: Params, version: number, where: string): string[] {
   if (isExpression(value)) return [];
-  if (p.typeOptions?.multipleValues && Array.isArray(value) && p.type !== 'fixedCollection' && p.type !== 'multiOptions') {
+  if (
+    p.typeOptions?.multipleValues &&
+    Array.isArray(value) &&
+    p.type !== 'fixedCollection' &&
+    p.type !== 'multiOptions'
+  ) {
     const single: RawProperty = { ...p, typeOptions: { ...p.typeOptions, multipleValues: false } };
     return value.flatMap((v, i) => checkValue(single, v, root, version, `${where}[${i}]`));
   }
@@ -211,17 +263,23 @@ function checkValue(p: RawProperty, value: unknown, root: Params, version: numbe
   const optionValues = (p.options ?? []).map((o) => o.value);
   switch (p.type) {
     case 'options':
-      if (!dynamic && optionValues.length > 0 && !optionValues.includes(value)) return [`${where}: ${JSON.stringify(value)} is not one of ${JSON.stringify(optionValues)}`];
+      if (!dynamic && optionValues.length > 0 && !optionValues.includes(value))
+        return [`${where}: ${JSON.stringify(value)} is not one of ${JSON.stringify(optionValues)}`];
       return [];
     case 'multiOptions':
       if (!Array.isArray(value)) return [`${where}: expected an array`];
-      if (!dynamic && optionValues.length > 0) return value.filter((v) => !isExpression(v) && !optionValues.includes(v)).map((v) => `${where}: ${JSON.stringify(v)} is not one of the options`);
+      if (!dynamic && optionValues.length > 0)
+        return value
+          .filter((v) => !isExpression(v) && !optionValues.includes(v))
+          .map((v) => `${where}: ${JSON.stringify(v)} is not one of the options`);
       return [];
     case 'resourceLocator': {
       const v = value as { __rl?: unknown; mode?: unknown };
-      if (!v || typeof v !== 'object' || v.__rl !== true) return [`${where}: expected a resource locator {__rl, mode, value}`];
+      if (!v || typeof v !== 'object' || v.__rl !== true)
+        return [`${where}: expected a resource locator {__rl, mode, value}`];
       const modes = (p.modes ?? []).map((m) => m.name);
-      if (modes.length > 0 && !modes.includes(String(v.mode))) return [`${where}: mode ${String(v.mode)} is not one of ${modes.join(', ')}`];
+      if (modes.length > 0 && !modes.includes(String(v.mode)))
+        return [`${where}: mode ${String(v.mode)} is not one of ${modes.join(', ')}`];
       return [];
     }
     case 'collection': {
@@ -238,7 +296,11 @@ function checkValue(p: RawProperty, value: unknown, root: Params, version: numbe
           continue;
         }
         const list = Array.isArray(entries) ? entries : [entries];
-        list.forEach((entry, i) => problems.push(...checkLevel(option.values ?? [], entry as Params, root, version, `${where}.${group}[${i}]`, true)));
+        list.forEach((entry, i) =>
+          problems.push(
+            ...checkLevel(option.values ?? [], entry as Params, root, version, `${where}.${group}[${i}]`, true),
+          ),
+        );
       }
       return problems;
     }
@@ -259,17 +321,30 @@ async function check(raw: RawNode[], label: string): Promise<number> {
   let problems = 0;
   let nodes = 0;
   for (const item of MICRO_ITEMS.filter((i) => i.kind === 'recipe')) {
-    const workflow = microItemGoods(item) as { nodes: { name: string; type: string; typeVersion: number; parameters: Params }[] };
+    const workflow = microItemGoods(item) as {
+      nodes: { name: string; type: string; typeVersion: number; parameters: Params }[];
+    };
     for (const node of workflow.nodes) {
       nodes++;
       const name = node.type.replace(`${PACKAGE}.`, '');
       const entry = raw.find((n) => n.name === name && [n.version].flat().includes(node.typeVersion));
-      const found = entry ? checkLevel(entry.properties ?? [], node.parameters, node.parameters, node.typeVersion, `${item.id}/${node.name}`, true) : [`${item.id}/${node.name}: ${node.type}@${node.typeVersion} not in ${label}`];
+      const found = entry
+        ? checkLevel(
+            entry.properties ?? [],
+            node.parameters,
+            node.parameters,
+            node.typeVersion,
+            `${item.id}/${node.name}`,
+            true,
+          )
+        : [`${item.id}/${node.name}: ${node.type}@${node.typeVersion} not in ${label}`];
       for (const p of found) console.log(p);
       problems += found.length;
     }
   }
-  console.log(`checked ${nodes} nodes of ${MICRO_ITEMS.filter((i) => i.kind === 'recipe').length} recipes against ${label}: ${problems} problem(s)`);
+  console.log(
+    `checked ${nodes} nodes of ${MICRO_ITEMS.filter((i) => i.kind === 'recipe').length} recipes against ${label}: ${problems} problem(s)`,
+  );
   return problems;
 }
 
@@ -286,7 +361,8 @@ async function main(): Promise<void> {
     }
     const byName = new Map<string, RawNode[]>();
     for (const node of raw) {
-      if (typeof node.name !== 'string' || node.version === undefined) throw new Error(`unexpected node entry ${JSON.stringify(node).slice(0, 120)}`);
+      if (typeof node.name !== 'string' || node.version === undefined)
+        throw new Error(`unexpected node entry ${JSON.stringify(node).slice(0, 120)}`);
       byName.set(node.name, [...(byName.get(node.name) ?? []), node]);
     }
     const nodes: Entry[] = [...byName.entries()]
@@ -294,7 +370,9 @@ async function main(): Promise<void> {
       .map(([name, entries]) => {
         const groups = entries.map(groupOf).sort((a, b) => (a.versions[0] ?? 0) - (b.versions[0] ?? 0));
         // The newest group names the node as the editor shows it.
-        const newest = entries.reduce((best, e) => (Math.max(...[e.version].flat()) > Math.max(...[best.version].flat()) ? e : best));
+        const newest = entries.reduce((best, e) =>
+          Math.max(...[e.version].flat()) > Math.max(...[best.version].flat()) ? e : best,
+        );
         const entry: Entry = {
           name,
           type: `${PACKAGE}.${name}`,
@@ -318,7 +396,9 @@ async function main(): Promise<void> {
     const body = nodes.map((n) => `    ${JSON.stringify(n)}`).join(',\n');
     const head = JSON.stringify(header, null, 2).replace(/\n}$/, '');
     writeFileSync(OUT, `${head},\n  "nodes": [\n${body}\n  ]\n}\n`);
-    console.log(`wrote ${path.relative(process.cwd(), OUT)}: ${PACKAGE}@${info.version}, ${nodes.length} node types (${nodes.filter((n) => n.trigger).length} triggers)`);
+    console.log(
+      `wrote ${path.relative(process.cwd(), OUT)}: ${PACKAGE}@${info.version}, ${nodes.length} node types (${nodes.filter((n) => n.trigger).length} triggers)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,14 +9,19 @@ import { rotateKeyFile } from '../src/signing/keys';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  if (config.SIGNING_KEYS) throw new Error('SIGNING_KEYS is set: add the new key to it (see README, "Signed quotes and receipts")');
+  if (config.SIGNING_KEYS)
+    throw new Error('SIGNING_KEYS is set: add the new key to it (see README, "Signed quotes and receipts")');
   const i = process.argv.indexOf('--activate-after');
   const activateAfterSeconds = i > 0 ? Number(process.argv[i + 1]) : 0;
-  if (!Number.isInteger(activateAfterSeconds) || activateAfterSeconds < 0) throw new Error('--activate-after takes whole seconds');
+  if (!Number.isInteger(activateAfterSeconds) || activateAfterSeconds < 0)
+    throw new Error('--activate-after takes whole seconds');
   const retain = Math.max(config.QUOTE_TTL_SECONDS, config.RECEIPT_TTL_SECONDS);
   const { kid, keys } = await rotateKeyFile(config.DATA_DIR, retain, { activateAfterSeconds });
   console.log(`new signing key ${kid}; published keys:`);
-  for (const k of keys) console.log(`  ${k.kid}${k.not_before ? ` signs from ${k.not_before}` : ''}${k.retire_after ? ` retired, published until ${k.retire_after}` : ''}`);
+  for (const k of keys)
+    console.log(
+      `  ${k.kid}${k.not_before ? ` signs from ${k.not_before}` : ''}${k.retire_after ? ` retired, published until ${k.retire_after}` : ''}`,
+    );
 }
 
 main().catch((err) => {

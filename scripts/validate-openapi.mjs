@@ -6,5 +6,7 @@ const chunks = [];
 for await (const chunk of process.stdin) chunks.push(chunk);
 const validator = new Validator();
 const result = await validator.validate(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-process.stdout.write(JSON.stringify({ valid: result.valid, version: validator.version, errors: result.errors ?? null }));
+process.stdout.write(
+  JSON.stringify({ valid: result.valid, version: validator.version, errors: result.errors ?? null }),
+);
 process.exit(result.valid ? 0 : 1);

@@ -53,7 +53,10 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
     ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     if (ctx.method === 'OPTIONS') {
       ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
-      ctx.set('Access-Control-Allow-Headers', ctx.get('access-control-request-headers') || 'Content-Type, Authorization, Idempotency-Key');
+      ctx.set(
+        'Access-Control-Allow-Headers',
+        ctx.get('access-control-request-headers') || 'Content-Type, Authorization, Idempotency-Key',
+      );
       ctx.status = 204;
       return;
     }

@@ -16,8 +16,16 @@ export const SigningJwkSchema = z.looseObject({
   kty: z.literal('OKP'),
   crv: z.literal('Ed25519'),
   x: z.string().regex(/^[A-Za-z0-9_-]{43}$/, '32 bytes, base64url'),
-  d: z.string().regex(/^[A-Za-z0-9_-]{43}$/, '32 bytes, base64url').optional(),
-  kid: z.string().min(1).max(128).regex(/^[A-Za-z0-9._~-]+$/, 'letters, digits and . _ ~ - only').optional(),
+  d: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, '32 bytes, base64url')
+    .optional(),
+  kid: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Za-z0-9._~-]+$/, 'letters, digits and . _ ~ - only')
+    .optional(),
   created_at: z.iso.datetime({ offset: true }).optional(),
   not_before: z.iso.datetime({ offset: true }).optional(),
   retire_after: z.iso.datetime({ offset: true }).optional(),
@@ -30,7 +38,9 @@ export type SigningJwk = z.infer<typeof SigningJwkSchema>;
  */
 export const SigningKeySetSchema = z
   .union([z.object({ keys: z.array(SigningJwkSchema).min(1) }), z.array(SigningJwkSchema).min(1), SigningJwkSchema])
-  .transform((v): SigningJwk[] => (Array.isArray(v) ? v : 'kty' in v && v.kty === 'OKP' ? [v as SigningJwk] : (v as { keys: SigningJwk[] }).keys))
+  .transform((v): SigningJwk[] =>
+    Array.isArray(v) ? v : 'kty' in v && v.kty === 'OKP' ? [v as SigningJwk] : (v as { keys: SigningJwk[] }).keys,
+  )
   .refine((keys) => keys.some((k) => k.d), 'needs a key with its private part ("d")');
 
 const jsonText = z.string().transform((s, ctx) => {
@@ -70,12 +80,28 @@ export const ConfigSchema = z.object({
   STORAGE_DIR: z.string().optional(),
   /** Shared secret of operators (wallet credits, engineer queue). Unset: operator endpoints answer 401. */
   OPERATOR_KEY: z.string().min(16).optional(),
-  QUOTE_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
+  QUOTE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(24 * 3600),
   /** Unpaid orders expire after this long. */
-  PAYMENT_DEADLINE_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
+  PAYMENT_DEADLINE_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(24 * 3600),
   /** Delivered orders are accepted automatically after this long without a review (seed: review step). */
-  REVIEW_WINDOW_SECONDS: z.coerce.number().int().positive().default(72 * 3600),
-  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().positive().default(24 * 3600),
+  REVIEW_WINDOW_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(72 * 3600),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(24 * 3600),
   /**
    * Development mode: allows loopback and private webhook targets (never cloud metadata addresses) and prints more.
    */
@@ -111,16 +137,29 @@ export const ConfigSchema = z.object({
    */
   SIGNING_KEYS: jsonText.pipe(SigningKeySetSchema).optional(),
   /** Validity (`exp` − `iat`) of a signed delivery receipt; a retired key stays published at least this long. */
-  RECEIPT_TTL_SECONDS: z.coerce.number().int().positive().default(365 * 24 * 3600),
+  RECEIPT_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(365 * 24 * 3600),
   /** x402 (seed §5, issue 3): CAIP-2 network payments settle on. */
-  X402_NETWORK: z.string().regex(/^eip155:\d+$/, 'an eip155 CAIP-2 id such as eip155:8453').default('eip155:8453'),
+  X402_NETWORK: z
+    .string()
+    .regex(/^eip155:\d+$/, 'an eip155 CAIP-2 id such as eip155:8453')
+    .default('eip155:8453'),
   /** Token paid with (USDC on Base by default; the embedded chain carries a look-alike at this address). */
-  X402_ASSET: z.string().regex(/^0x[0-9a-fA-F]{40}$/).default('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
+  X402_ASSET: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .default('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
   /** EIP-712 domain name and version of X402_ASSET (sent as `extra` in the requirements). */
   X402_ASSET_NAME: z.string().default('USD Coin'),
   X402_ASSET_VERSION: z.string().default('2'),
   /** Seller wallet. Default: anvil account #2, the embedded chain's pay-to (never use it on a real network). */
-  X402_PAY_TO: z.string().regex(/^0x[0-9a-fA-F]{40}$/).default('0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'),
+  X402_PAY_TO: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .default('0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'),
   /** The facilitator verifying and settling payments (`npm start` runs one on this address). */
   X402_FACILITATOR_URL: z.string().url().default('http://127.0.0.1:4020'),
   /** `maxTimeoutSeconds` of the requirements: how long a signed authorization stays valid. */

@@ -16,7 +16,13 @@ import type {
   RefundRecord,
   ReviewRecord,
 } from '../workflows/shared';
-import type { BillingPeriod, SubscriptionCharge, SubscriptionState, SubscriptionStatus, TaskResult } from '../workflows/subscriptionShared';
+import type {
+  BillingPeriod,
+  SubscriptionCharge,
+  SubscriptionState,
+  SubscriptionStatus,
+  TaskResult,
+} from '../workflows/subscriptionShared';
 
 /** A stored quote (issue 2 §3). Amounts in integer micro-units. */
 export interface QuoteDoc {
@@ -528,9 +534,12 @@ interface IndexSpec {
 export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'close'>, IndexSpec[]>> = {
   // One entry per (wallet, transaction id) is the `_id` itself (`<agent_id>#<tx_id>`): DocumentDB checks a unique
   // index over several fields by scanning each field's posting list, which grows with the collection.
-  walletEntries: [{ key: { agent_id: 1, seq: 1 }, why: 'a wallet\'s ledger in order' }],
+  walletEntries: [{ key: { agent_id: 1, seq: 1 }, why: "a wallet's ledger in order" }],
   orders: [
-    { key: { agent_id: 1, created_at: -1 }, why: 'orders of one agent, newest first (wallet views, procurement history)' },
+    {
+      key: { agent_id: 1, created_at: -1 },
+      why: 'orders of one agent, newest first (wallet views, procurement history)',
+    },
     {
       key: { status: 1, updated_at: -1 },
       name: 'engineering_queue',
@@ -568,14 +577,17 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
       partialFilterExpression: { status: 'settling' },
       why: 'claims still settling, oldest first (orphans of dead requests); partial, so settled entries cost nothing',
     },
-    { key: { delivery_token_hash: 1 }, why: 'goods of a settlement that came back pending, fetched by their delivery token' },
+    {
+      key: { delivery_token_hash: 1 },
+      why: 'goods of a settlement that came back pending, fetched by their delivery token',
+    },
   ],
   commissions: [{ key: { partner_id: 1, created_at: -1 }, why: 'a partner lists its commissions, newest first' }],
   procurements: [{ key: { agent_id: 1, created_at: -1 }, why: 'procurements of one agent, newest first' }],
   uptimeSamples: [{ key: { minute: 1 }, why: 'uptime windows read the minutes since a time' }],
   webhookEndpoints: [
     { key: { agent_id: 1 }, why: 'fan-out: the endpoints of an agent' },
-    { key: { order_id: 1 }, why: 'fan-out: the endpoint of an order\'s own webhook_url' },
+    { key: { order_id: 1 }, why: "fan-out: the endpoint of an order's own webhook_url" },
     { key: { token_hash: 1 }, why: 'endpoints managed by a management token' },
   ],
   webhookMessages: [
@@ -633,7 +645,8 @@ async function ensureIndexes(d: Database): Promise<void> {
 }
 
 /** True for MongoDB's duplicate-key error (11000): a unique-index claim that someone else already holds. */
-export const isDuplicateKey = (err: unknown): err is MongoServerError => err instanceof MongoServerError && err.code === 11000;
+export const isDuplicateKey = (err: unknown): err is MongoServerError =>
+  err instanceof MongoServerError && err.code === 11000;
 
 /**
  * A write that lost a race with a concurrent write and succeeds when simply sent again: the duplicate key of two
@@ -644,7 +657,9 @@ export const isDuplicateKey = (err: unknown): err is MongoServerError => err ins
  */
 export const isWriteRace = (err: unknown): err is MongoServerError =>
   err instanceof MongoServerError &&
-  (err.code === 11000 || err.code === 112 || (err.code === 1 && /exclusion constraint|deadlock detected/.test(err.message)));
+  (err.code === 11000 ||
+    err.code === 112 ||
+    (err.code === 1 && /exclusion constraint|deadlock detected/.test(err.message)));
 
 /** Pings the server; used by `/health`. Resolves false instead of throwing. */
 export async function pingDatabase(d: Database): Promise<boolean> {

@@ -188,18 +188,25 @@ export function problem(
 }
 
 /** 400 `invalid_request` (or another 400 code) naming the offending parameter. */
-export const badRequest = (detail: string, param?: string, code: ErrorCode = 'invalid_request') => problem(code, detail, param ? { param } : {});
+export const badRequest = (detail: string, param?: string, code: ErrorCode = 'invalid_request') =>
+  problem(code, detail, param ? { param } : {});
 /** 401 `unauthorized`. */
-export const unauthorized = (detail: string) => problem('unauthorized', detail, {}, { headers: { 'WWW-Authenticate': 'Bearer' } });
+export const unauthorized = (detail: string) =>
+  problem('unauthorized', detail, {}, { headers: { 'WWW-Authenticate': 'Bearer' } });
 /** 403 `forbidden`. */
 export const forbidden = (detail: string) => problem('forbidden', detail);
 /** A resource-specific "not found" code (404 by its definition). */
 export const notFound = (code: ErrorCode, detail: string) => problem(code, detail);
 /** 409 `invalid_state_transition` naming the current state. */
 export const invalidTransition = (operation: string, currentStatus: string) =>
-  problem('invalid_state_transition', `Cannot ${operation} while the order is ${currentStatus}`, { current_status: currentStatus });
+  problem('invalid_state_transition', `Cannot ${operation} while the order is ${currentStatus}`, {
+    current_status: currentStatus,
+  });
 /** A refusal of the request's content with extension members; the status is the code's (422 for the codes it is used with). */
-export const unprocessable = (code: ErrorCode, detail: string, extra: Record<string, unknown> = {}) => problem(code, detail, extra);
+export const unprocessable = (code: ErrorCode, detail: string, extra: Record<string, unknown> = {}) =>
+  problem(code, detail, extra);
 /** 503 `dependency_unavailable` with `Retry-After` (seconds, default 5); `dependency` names what is down (issue 14). */
 export const unavailable = (detail: string, retryAfterSeconds = 5, dependency?: 'database' | 'temporal') =>
-  problem('dependency_unavailable', detail, dependency ? { dependency } : {}, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  problem('dependency_unavailable', detail, dependency ? { dependency } : {}, {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });

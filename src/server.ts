@@ -24,7 +24,13 @@ export async function startApi(config: Config): Promise<RunningApi> {
   // Issue 12 §3: the signing keys are loaded (on embedded defaults: the key file created) before listening.
   const signing = new KeySetSigner(config);
   await signing.ready();
-  const app = createApp({ config, services, temporal, orderWorkflows: new OrderWorkflows(temporal, config.TEMPORAL_TASK_QUEUE), signing });
+  const app = createApp({
+    config,
+    services,
+    temporal,
+    orderWorkflows: new OrderWorkflows(temporal, config.TEMPORAL_TASK_QUEUE),
+    signing,
+  });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
   });

@@ -30,7 +30,6 @@ export interface TestServersState {
 }
 
 declare global {
-   
   var __agentCommerceTestServers: TestServersState | undefined;
 }
 

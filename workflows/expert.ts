@@ -71,14 +71,20 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
   const requireWaiting = (operation: string): EngineeringRecord => {
     const eng = state.engineering;
     if (!eng || !WAITING.includes(state.status) || eng.ready_at !== null || cancelReason !== undefined) {
-      throw refusal(`Cannot ${operation} while the order is ${state.status}`, FailureType.invalidTransition, state.status);
+      throw refusal(
+        `Cannot ${operation} while the order is ${state.status}`,
+        FailureType.invalidTransition,
+        state.status,
+      );
     }
     return eng;
   };
   const requireClaimer = (eng: EngineeringRecord, engineer: string, operation: string): void => {
     if (eng.engineer !== engineer) {
       throw refusal(
-        eng.engineer ? `Only ${eng.engineer}, who claimed the order, can ${operation}` : `Claim the order before you ${operation}`,
+        eng.engineer
+          ? `Only ${eng.engineer}, who claimed the order, can ${operation}`
+          : `Claim the order before you ${operation}`,
         FailureType.notClaimed,
         state.status,
       );
@@ -93,7 +99,10 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       const previous = eng.engineer;
       eng.engineer = req.engineer;
       eng.claimed_at = nowIso();
-      const n = enqueue('engineer_claimed', { engineer: req.engineer, ...(previous ? { previous_engineer: previous } : {}) });
+      const n = enqueue('engineer_claimed', {
+        engineer: req.engineer,
+        ...(previous ? { previous_engineer: previous } : {}),
+      });
       await condition(() => writes.done(n));
       return rt.snapshot();
     },
@@ -101,7 +110,11 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       validator: (req) => {
         const eng = requireWaiting('claim the order');
         if (eng.engineer && eng.engineer !== req.engineer && !req.reassign) {
-          throw refusal(`The order is claimed by ${eng.engineer}; send reassign: true to take it over`, FailureType.alreadyClaimed, state.status);
+          throw refusal(
+            `The order is claimed by ${eng.engineer}; send reassign: true to take it over`,
+            FailureType.alreadyClaimed,
+            state.status,
+          );
         }
       },
     },
@@ -112,9 +125,20 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
     async (req) => {
       const eng = state.engineering;
       if (!eng || eng.uploads.some((u) => u.name === req.name)) return rt.snapshot();
-      const record: DeliverableRecord = { name: req.name, sha256: req.sha256, size: req.size, media_type: req.media_type, service_id: input.serviceId };
+      const record: DeliverableRecord = {
+        name: req.name,
+        sha256: req.sha256,
+        size: req.size,
+        media_type: req.media_type,
+        service_id: input.serviceId,
+      };
       eng.uploads.push(record);
-      const n = enqueue('deliverable_uploaded', { engineer: req.engineer, name: req.name, sha256: req.sha256, size: req.size });
+      const n = enqueue('deliverable_uploaded', {
+        engineer: req.engineer,
+        name: req.name,
+        sha256: req.sha256,
+        size: req.size,
+      });
       await condition(() => writes.done(n));
       return rt.snapshot();
     },
@@ -125,7 +149,11 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
         const clash = [...state.deliverables, ...eng.uploads].find((d) => d.name === req.name);
         // The same bytes under the same name again is a retry; other bytes under a taken name are refused.
         if (clash && !(clash.sha256 === req.sha256 && eng.uploads.includes(clash))) {
-          throw refusal(`The order already has a deliverable named ${req.name}`, FailureType.deliverableConflict, state.status);
+          throw refusal(
+            `The order already has a deliverable named ${req.name}`,
+            FailureType.deliverableConflict,
+            state.status,
+          );
         }
       },
     },
@@ -155,7 +183,11 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
         const waiting = requireWaiting('mark the order ready');
         requireClaimer(waiting, req.engineer, 'mark it ready');
         if (waiting.uploads.length === 0) {
-          throw refusal('Upload at least one deliverable before marking the order ready', FailureType.noDeliverables, state.status);
+          throw refusal(
+            'Upload at least one deliverable before marking the order ready',
+            FailureType.noDeliverables,
+            state.status,
+          );
         }
       },
     },
@@ -172,7 +204,11 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       validator: (_req) => {
         if (cancelReason !== undefined) return;
         if (!canTransition(state.status, 'cancelled') || state.engineering?.ready_at !== null) {
-          throw refusal(`Cannot cancel while the order is ${state.status}: only an order past its SLA can be cancelled`, FailureType.invalidTransition, state.status);
+          throw refusal(
+            `Cannot cancel while the order is ${state.status}: only an order past its SLA can be cancelled`,
+            FailureType.invalidTransition,
+            state.status,
+          );
         }
       },
     },

@@ -44,7 +44,18 @@ import {
 } from './shared';
 import type { OrderPatch } from '../src/repos/orders';
 import { installEngineering } from './expert';
-import { CAPTURE, CAPTURE_OPTIONS, PRODUCE, PRODUCE_OPTIONS, RECORD_OPTIONS, UNTIL_DONE, asUpdateFailure, copyJson, nowIso, refusal } from './policies';
+import {
+  CAPTURE,
+  CAPTURE_OPTIONS,
+  PRODUCE,
+  PRODUCE_OPTIONS,
+  RECORD_OPTIONS,
+  UNTIL_DONE,
+  asUpdateFailure,
+  copyJson,
+  nowIso,
+  refusal,
+} from './policies';
 import { endSubscription, startSubscription } from './subscription';
 
 /*
@@ -63,7 +74,10 @@ const remoteProducers = proxyActivities<Activities>(PRODUCE_OPTIONS);
  * worker's attempt is retried after the workflow task timeout. Used by workflows that took the `local-activities`
  * patch; older histories replay with the activities above.
  */
-const localRecords = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: { ...UNTIL_DONE, initialInterval: '200 milliseconds' } });
+const localRecords = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { ...UNTIL_DONE, initialInterval: '200 milliseconds' },
+});
 const localPayments = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: CAPTURE });
 const localProducers = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: PRODUCE });
 
@@ -82,7 +96,11 @@ const localProducers = proxyLocalActivities<Activities>({ startToCloseTimeout: '
 const LA_CANCEL_FALLBACK = 'local-activity-cancel-fallback';
 
 function cancelledWithoutRequest(err: unknown): boolean {
-  return err instanceof ActivityFailure && err.cause instanceof CancelledFailure && !CancellationScope.current().consideredCancelled;
+  return (
+    err instanceof ActivityFailure &&
+    err.cause instanceof CancelledFailure &&
+    !CancellationScope.current().consideredCancelled
+  );
 }
 
 /** `local`'s activities, each falling back to the same activity of `remote` when the SDK cancelled it. */
@@ -133,7 +151,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   async function transition(status: OrderStatus, patch: OrderPatch = {}): Promise<void> {
     // The state machine's table is the law: a transition it lacks is a bug, and fails the workflow task (retried
     // after a fix) rather than writing an impossible status.
-    if (!canTransition(state.status, status)) throw new Error(`order ${input.orderId}: ${state.status} → ${status} is not a transition`);
+    if (!canTransition(state.status, status))
+      throw new Error(`order ${input.orderId}: ${state.status} → ${status} is not a transition`);
     const at = nowIso();
     state.status = status;
     state.progress.push({ status, at });
@@ -153,7 +172,16 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
 
   setHandler(getStateQuery, snapshot);
   // Expert delivery (issue 6 §1, workflows/expert.ts): engineer Updates, SLA clock; numbered with the transitions.
-  const engineering = input.expert ? installEngineering({ input, state, transition, nextVersion: () => (version += 1), snapshot, recordedStatus: () => recordedStatus }) : undefined;
+  const engineering = input.expert
+    ? installEngineering({
+        input,
+        state,
+        transition,
+        nextVersion: () => (version += 1),
+        snapshot,
+        recordedStatus: () => recordedStatus,
+      })
+    : undefined;
 
   setHandler(
     confirmPaymentUpdate,
@@ -197,7 +225,9 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         if (state.payment) {
           const same =
             state.payment.rail === req.rail &&
-            (req.rail === 'agent_wallet' || req.transaction_id === undefined || req.transaction_id === state.payment.transaction_id);
+            (req.rail === 'agent_wallet' ||
+              req.transaction_id === undefined ||
+              req.transaction_id === state.payment.transaction_id);
           if (!same) throw transitionRefused('confirm another payment', state.status);
           return;
         }
@@ -211,7 +241,12 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   setHandler(
     reviewUpdate,
     async (req) => {
-      state.review = { action: req.action, ...(req.reason ? { reason: req.reason } : {}), automatic: false, at: nowIso() };
+      state.review = {
+        action: req.action,
+        ...(req.reason ? { reason: req.reason } : {}),
+        automatic: false,
+        at: nowIso(),
+      };
       await condition(() => TERMINAL_STATUSES.includes(state.status));
       // Answer once the final status is in the read model; histories from before this rule answered earlier.
       if (patched('review-answer-after-record')) await condition(() => TERMINAL_STATUSES.includes(recordedStatus));
@@ -249,14 +284,25 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   // credited at payment (and reverse on a refund); they keep that path.
   const commissionOnAcceptance = partnerId !== undefined && patched('commission-pending-until-accepted');
   if (partnerId) {
-    const commission = { orderId: input.orderId, partnerId, amountMicros: payment.amount_micros, agentId: input.agentId };
+    const commission = {
+      orderId: input.orderId,
+      partnerId,
+      amountMicros: payment.amount_micros,
+      agentId: input.agentId,
+    };
     if (commissionOnAcceptance) await commissions.recordCommission(commission);
     else await commissions.creditCommission(commission);
   }
 
   /** Returns the payment (wallet credit or provider refund) and takes back the partner's commission. */
   const refund = async (reason: string): Promise<RefundRecord> => {
-    const record = await records.refundPayment({ orderId: input.orderId, payment, agentId: input.agentId, reason, at: nowIso() });
+    const record = await records.refundPayment({
+      orderId: input.orderId,
+      payment,
+      agentId: input.agentId,
+      reason,
+      at: nowIso(),
+    });
     state.refund = record;
     if (partnerId) await commissions.reverseCommission({ orderId: input.orderId });
     return record;
@@ -275,7 +321,11 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   // Expert delivery: the blueprint is out; wait for the engineer (or the buyer's cancel after an SLA breach).
   const expert = engineering ? await engineering.run(payment) : undefined;
   if (expert?.outcome === 'cancelled') {
-    await transition('cancelled', { refund: await refund(expert.reason ? `cancelled after SLA breach: ${expert.reason}` : 'cancelled after SLA breach') });
+    await transition('cancelled', {
+      refund: await refund(
+        expert.reason ? `cancelled after SLA breach: ${expert.reason}` : 'cancelled after SLA breach',
+      ),
+    });
     return finish();
   }
   await transition('delivered', { deliverables: state.deliverables });
@@ -299,9 +349,18 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
 }
 
 /** Single services run one activity; bundles run one child workflow per included service, then a manifest. */
-async function fulfil(input: OrderWorkflowInput, issuedAt: string, producers: typeof remoteProducers): Promise<DeliverableRecord[]> {
+async function fulfil(
+  input: OrderWorkflowInput,
+  issuedAt: string,
+  producers: typeof remoteProducers,
+): Promise<DeliverableRecord[]> {
   if (input.includes.length === 0) {
-    return producers.fulfilService({ orderId: input.orderId, serviceId: input.serviceId, inputs: input.inputs, issuedAt });
+    return producers.fulfilService({
+      orderId: input.orderId,
+      serviceId: input.serviceId,
+      inputs: input.inputs,
+      issuedAt,
+    });
   }
   const parent = workflowInfo().workflowId;
   const parts = await Promise.all(

@@ -14,7 +14,11 @@ import { ActivityFailure, ApplicationFailure, type ActivityOptions, type RetryPo
  * Bookkeeping (read-model writes, events, refunds, commissions): retried until it succeeds. At most 5 s between
  * attempts, so after a database outage the workflow moves on seconds after it is back (issue 14).
  */
-export const UNTIL_DONE: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds' };
+export const UNTIL_DONE: RetryPolicy = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '5 seconds',
+};
 
 /**
  * Payment capture and checks (wallet debits, hosted-link and invoice verification): business refusals are
@@ -23,7 +27,12 @@ export const UNTIL_DONE: RetryPolicy = { initialInterval: '1 second', backoffCoe
 export const CAPTURE: RetryPolicy = { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 };
 
 /** Producing deliverables: a failure after the last attempt fails the order (or task) and refunds it. */
-export const PRODUCE: RetryPolicy = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 };
+export const PRODUCE: RetryPolicy = {
+  initialInterval: '2 seconds',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 6,
+};
 
 /** Options of bookkeeping activities ({@link UNTIL_DONE}, milliseconds of database work). */
 export const RECORD_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: UNTIL_DONE };
@@ -35,7 +44,11 @@ export const CAPTURE_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 secon
  * Options of producers ({@link PRODUCE}): they heartbeat per stored file, so an attempt lost with its worker is
  * retried after 10 s, not after the minute of its start-to-close timeout.
  */
-export const PRODUCE_OPTIONS: ActivityOptions = { startToCloseTimeout: '1 minute', heartbeatTimeout: '10 seconds', retry: PRODUCE };
+export const PRODUCE_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
+  retry: PRODUCE,
+};
 
 /** The workflow's current time as an ISO string (workflow time: deterministic under replay). */
 export const nowIso = (): string => new Date().toISOString();

@@ -49,7 +49,10 @@ export async function procurementWorkflow(input: ProcurementWorkflowInput): Prom
   let quoteId: string | null = null;
   let orderId: string | null = null;
 
-  const finish = async (status: ProcurementResult['status'], failure?: ProcurementResult['failure']): Promise<ProcurementResult> => {
+  const finish = async (
+    status: ProcurementResult['status'],
+    failure?: ProcurementResult['failure'],
+  ): Promise<ProcurementResult> => {
     const result: ProcurementResult = {
       procurementId: input.procurementId,
       status,

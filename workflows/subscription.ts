@@ -33,7 +33,15 @@ import {
 import type { CommissionActivities } from '../activities/commissions';
 import type { LongRunningActivities } from '../activities/longRunning';
 import { HandlerWrites } from './handlerWrites';
-import { CAPTURE_OPTIONS, RECORD_OPTIONS, asUpdateFailure, businessFailure, copyJson as copy, nowIso, refusal } from './policies';
+import {
+  CAPTURE_OPTIONS,
+  RECORD_OPTIONS,
+  asUpdateFailure,
+  businessFailure,
+  copyJson as copy,
+  nowIso,
+  refusal,
+} from './policies';
 import { FailureType, type OrderWorkflowInput, type PaymentRecord } from './shared';
 import {
   SUBSCRIPTION_EVENT_TYPES,
@@ -180,7 +188,10 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     },
   );
 
-  async function record(charge?: SubscriptionCharge, event?: { type: string; details: Record<string, unknown> }): Promise<void> {
+  async function record(
+    charge?: SubscriptionCharge,
+    event?: { type: string; details: Record<string, unknown> },
+  ): Promise<void> {
     version += 1;
     await records.recordSubscription({
       orderId: input.orderId,
@@ -216,7 +227,10 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     state.open_invoice = null;
     if (status === 'cancelled') state.cancel_reason ??= reason;
     await drain();
-    await record(undefined, { type: status === 'cancelled' ? SUBSCRIPTION_EVENT_TYPES.cancelled : SUBSCRIPTION_EVENT_TYPES.suspended, details: { reason, period: state.current_period.number } });
+    await record(undefined, {
+      type: status === 'cancelled' ? SUBSCRIPTION_EVENT_TYPES.cancelled : SUBSCRIPTION_EVENT_TYPES.suspended,
+      details: { reason, period: state.current_period.number },
+    });
     writes.settleAll();
     await condition(allHandlersFinished);
     return copy(state);
@@ -228,7 +242,18 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     await records.openSubscription({
       input,
       state: copy(state),
-      firstCharge: { period: 1, attempt: 1, amount_micros: p.amount_micros, rail: p.rail, status: 'paid', transaction_id: p.transaction_id, failure: null, invoice_id: null, due_at: null, at: p.paid_at },
+      firstCharge: {
+        period: 1,
+        attempt: 1,
+        amount_micros: p.amount_micros,
+        rail: p.rail,
+        status: 'paid',
+        transaction_id: p.transaction_id,
+        failure: null,
+        invoice_id: null,
+        due_at: null,
+        at: p.paid_at,
+      },
       at: nowIso(),
     });
   }
@@ -241,18 +266,48 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
   const next = periodOf(input.anchor, input.period + 1);
   const renewalAt = next.start;
   state.current_period = next;
-  const paid = async (tx: { transaction_id: string; amount_micros: number }, attempt: number, rail = input.rail): Promise<never> => {
+  const paid = async (
+    tx: { transaction_id: string; amount_micros: number },
+    attempt: number,
+    rail = input.rail,
+  ): Promise<never> => {
     state.status = 'active';
     state.dunning = null;
     state.open_invoice = null;
     state.next_charge_at = state.cancel_at_period_end ? null : next.end;
     const at = nowIso();
     await record(
-      { period: next.number, attempt, amount_micros: tx.amount_micros, rail, status: 'paid', transaction_id: tx.transaction_id, failure: null, invoice_id: null, due_at: null, at },
-      { type: SUBSCRIPTION_EVENT_TYPES.renewed, details: { period: next.number, current_period: next, amount_micros: tx.amount_micros, transaction_id: tx.transaction_id, attempt } },
+      {
+        period: next.number,
+        attempt,
+        amount_micros: tx.amount_micros,
+        rail,
+        status: 'paid',
+        transaction_id: tx.transaction_id,
+        failure: null,
+        invoice_id: null,
+        due_at: null,
+        at,
+      },
+      {
+        type: SUBSCRIPTION_EVENT_TYPES.renewed,
+        details: {
+          period: next.number,
+          current_period: next,
+          amount_micros: tx.amount_micros,
+          transaction_id: tx.transaction_id,
+          attempt,
+        },
+      },
     );
     if (input.partnerId) {
-      await commissions.creditCommission({ orderId: input.orderId, period: String(next.number), partnerId: input.partnerId, amountMicros: tx.amount_micros, ...(input.agentId ? { agentId: input.agentId } : {}) });
+      await commissions.creditCommission({
+        orderId: input.orderId,
+        period: String(next.number),
+        partnerId: input.partnerId,
+        amountMicros: tx.amount_micros,
+        ...(input.agentId ? { agentId: input.agentId } : {}),
+      });
     }
     await drain();
     await condition(allHandlersFinished);
@@ -274,7 +329,12 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
         if (await waitUntil(at, () => endNow !== undefined)) return end('cancelled', endNow ?? 'cancelled');
       }
       try {
-        const tx = await payments.chargeRenewal({ orderId: input.orderId, ...(input.agentId ? { agentId: input.agentId } : {}), period: next.number, amountMicros: input.amountMicros });
+        const tx = await payments.chargeRenewal({
+          orderId: input.orderId,
+          ...(input.agentId ? { agentId: input.agentId } : {}),
+          period: next.number,
+          amountMicros: input.amountMicros,
+        });
         return await paid(tx, attempt);
       } catch (err) {
         const cause = businessFailure(err);
@@ -285,8 +345,28 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
         state.dunning = { retries_done: attempt - 1, next_retry_at: nextRetry };
         state.next_charge_at = nextRetry;
         await record(
-          { period: next.number, attempt, amount_micros: input.amountMicros, rail: input.rail, status: 'failed', transaction_id: null, failure: cause.type ?? cause.message, invoice_id: null, due_at: null, at: nowIso() },
-          { type: SUBSCRIPTION_EVENT_TYPES.paymentFailed, details: { period: next.number, attempt, failure: cause.type ?? 'payment_failed', message: cause.message, next_retry_at: nextRetry } },
+          {
+            period: next.number,
+            attempt,
+            amount_micros: input.amountMicros,
+            rail: input.rail,
+            status: 'failed',
+            transaction_id: null,
+            failure: cause.type ?? cause.message,
+            invoice_id: null,
+            due_at: null,
+            at: nowIso(),
+          },
+          {
+            type: SUBSCRIPTION_EVENT_TYPES.paymentFailed,
+            details: {
+              period: next.number,
+              attempt,
+              failure: cause.type ?? 'payment_failed',
+              message: cause.message,
+              next_retry_at: nextRetry,
+            },
+          },
         );
       }
     }
@@ -299,8 +379,22 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
   state.open_invoice = { invoice_id: id, period: next.number, amount_micros: input.amountMicros, due_at: dueAt };
   state.next_charge_at = null;
   await record(
-    { period: next.number, attempt: 1, amount_micros: input.amountMicros, rail: input.rail, status: 'invoiced', transaction_id: null, failure: null, invoice_id: id, due_at: dueAt, at: nowIso() },
-    { type: SUBSCRIPTION_EVENT_TYPES.invoiceIssued, details: { period: next.number, invoice_id: id, amount_micros: input.amountMicros, due_at: dueAt } },
+    {
+      period: next.number,
+      attempt: 1,
+      amount_micros: input.amountMicros,
+      rail: input.rail,
+      status: 'invoiced',
+      transaction_id: null,
+      failure: null,
+      invoice_id: id,
+      due_at: dueAt,
+      at: nowIso(),
+    },
+    {
+      type: SUBSCRIPTION_EVENT_TYPES.invoiceIssued,
+      details: { period: next.number, invoice_id: id, amount_micros: input.amountMicros, due_at: dueAt },
+    },
   );
   const woken = await waitUntil(dueAt, () => endNow !== undefined || invoicePayment !== undefined);
   // A payment being verified at the due date is awaited, not cut off.

@@ -7,7 +7,14 @@
  * Source: seed §2.1 (`billing` monthly / per_task, rails), §1 (20% partner commission "recurring"); issue 6.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { DeliverableRecord, OrderInputs, PaymentRail, PaymentRecord, RefundRecord, SubscriptionTerms } from './shared';
+import type {
+  DeliverableRecord,
+  OrderInputs,
+  PaymentRail,
+  PaymentRecord,
+  RefundRecord,
+  SubscriptionTerms,
+} from './shared';
 
 /** Billing terms of a monthly order: defined beside the order input that carries them (workflows/shared.ts). */
 export type { SubscriptionTerms } from './shared';
@@ -96,7 +103,9 @@ export interface EndSubscriptionRequest {
 }
 
 /** Update: cancel at period end. Returns the new state; refused once cancelled or suspended. */
-export const cancelSubscriptionUpdate = defineUpdate<SubscriptionState, [CancelSubscriptionRequest]>('cancelSubscription');
+export const cancelSubscriptionUpdate = defineUpdate<SubscriptionState, [CancelSubscriptionRequest]>(
+  'cancelSubscription',
+);
 /** Update: pay the open invoice (linkpay_ncp transaction). Returns the state after renewal. */
 export const payInvoiceUpdate = defineUpdate<SubscriptionState, [PayInvoiceRequest]>('payInvoice');
 /** Signal: end the subscription at once (no refund here: the order refunds what it was paid). */
@@ -137,7 +146,9 @@ export function addMonths(anchor: string, months: number): string {
   const m = d.getUTCMonth() + months;
   const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
   const day = Math.min(d.getUTCDate(), lastDay);
-  return new Date(Date.UTC(y, m, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds())).toISOString();
+  return new Date(
+    Date.UTC(y, m, day, d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()),
+  ).toISOString();
 }
 
 /** Period `n` (1-based) of a subscription anchored at `anchor`. */

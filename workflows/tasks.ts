@@ -29,7 +29,12 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
 
   let charge: TaskResult['charge'];
   try {
-    const tx = await payments.chargeTask({ orderId: input.orderId, taskNumber: input.taskNumber, agentId: input.agentId, amountMicros: input.amountMicros });
+    const tx = await payments.chargeTask({
+      orderId: input.orderId,
+      taskNumber: input.taskNumber,
+      agentId: input.agentId,
+      amountMicros: input.amountMicros,
+    });
     charge = { ...tx, at: nowIso() };
   } catch (err) {
     const cause = businessFailure(err);

@@ -56,11 +56,20 @@ export interface DeliveryResult {
 /** Signal from the predecessor (same order, same endpoint) when it settles. */
 export const predecessorSettledSignal = defineSignal('predecessorSettled');
 
-const RETRY = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 } as const;
+const RETRY = {
+  initialInterval: '2 seconds',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 5,
+} as const;
 /** Bookkeeping: milliseconds of database work (issue 14: an attempt lost with its worker is retried after seconds). */
 const acts = proxyActivities<WebhookActivities>({ startToCloseTimeout: '10 seconds', retry: RETRY });
 /** The HTTP attempt has its own 15 s timeout and heartbeats while it waits for the receiver. */
-const delivery = proxyActivities<WebhookActivities>({ startToCloseTimeout: '45 seconds', heartbeatTimeout: '10 seconds', retry: RETRY });
+const delivery = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '45 seconds',
+  heartbeatTimeout: '10 seconds',
+  retry: RETRY,
+});
 
 /** Delay before attempt `n` (1-based) with jitter; deterministic under replay (workflow Math.random is seeded). */
 function delayBefore(n: number): number | null {

@@ -14,10 +14,9 @@ interface Sample {
 }
 
 const samples = new Map(
-  Object.entries(JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as Record<string, Sample>).map(([url, s]) => [
-    url,
-    { ...s, bytes: Buffer.from(s.body, 'base64') },
-  ]),
+  Object.entries(JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as Record<string, Sample>).map(
+    ([url, s]) => [url, { ...s, bytes: Buffer.from(s.body, 'base64') }],
+  ),
 );
 const app = new Koa();
 app.use((ctx) => {

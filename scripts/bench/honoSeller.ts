@@ -26,7 +26,10 @@ interface SellerConfig {
 const cfg = JSON.parse(readFileSync(process.argv[2] as string, 'utf8')) as SellerConfig;
 const item = getMicroItem(cfg.itemId);
 if (!item) throw new Error(`no micro item ${cfg.itemId}`);
-const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: cfg.facilitatorUrl })).register(cfg.network as Network, new ExactEvmScheme());
+const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: cfg.facilitatorUrl })).register(
+  cfg.network as Network,
+  new ExactEvmScheme(),
+);
 const path = `/x402/item/${item.id}`;
 const app = new Hono();
 app.use(

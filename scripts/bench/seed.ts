@@ -4,7 +4,14 @@
  * Written straight to MongoDB (MONGODB_URI, MONGODB_DB) in batches; ids start with `seed`, so a second run adds only
  * what is missing. Amounts in integer micro-units.
  */
-import { connectDatabase, isDuplicateKey, type EventDoc, type OrderDoc, type WalletDoc, type WalletEntryDoc } from '../../src/db';
+import {
+  connectDatabase,
+  isDuplicateKey,
+  type EventDoc,
+  type OrderDoc,
+  type WalletDoc,
+  type WalletEntryDoc,
+} from '../../src/db';
 import { entryId } from '../../src/repos/wallets';
 
 const AGENTS = 1_000;
@@ -13,7 +20,10 @@ const BATCH = 2_000;
 
 /** Inserts seeded orders up to `n`; returns how many were already there and how many were added. */
 export async function seedCompletedOrders(n: number): Promise<{ existing: number; inserted: number }> {
-  const d = await connectDatabase(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27117/', process.env.MONGODB_DB ?? 'agent_commerce');
+  const d = await connectDatabase(
+    process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27117/',
+    process.env.MONGODB_DB ?? 'agent_commerce',
+  );
   try {
     const existing = await d.orders.countDocuments({ _id: { $regex: /^seed_/ } });
     const perAgent = Math.ceil(n / AGENTS);
@@ -28,16 +38,48 @@ export async function seedCompletedOrders(n: number): Promise<{ existing: number
         const orders = Math.max(0, Math.min(perAgent, n - a * perAgent));
         const credit = PRICE_MICROS * orders || 1;
         let balance = credit;
-        entries.push({ _id: entryId(agent, `credit:seed-${a}`), agent_id: agent, seq: 1, tx_id: `credit:seed-${a}`, type: 'credit', amount_micros: credit, balance_after_micros: credit, memo: 'seed', source: 'operator', at: new Date(t0) });
+        entries.push({
+          _id: entryId(agent, `credit:seed-${a}`),
+          agent_id: agent,
+          seq: 1,
+          tx_id: `credit:seed-${a}`,
+          type: 'credit',
+          amount_micros: credit,
+          balance_after_micros: credit,
+          memo: 'seed',
+          source: 'operator',
+          at: new Date(t0),
+        });
         for (let k = 0; k < orders; k++) {
           balance -= PRICE_MICROS;
           const id = seedOrderId(a * perAgent + k);
-          entries.push({ _id: entryId(agent, `order:${id}`), agent_id: agent, seq: k + 2, tx_id: `order:${id}`, type: 'debit', amount_micros: PRICE_MICROS, balance_after_micros: balance, memo: `Order ${id}`, source: `order:${id}`, at: new Date(t0 + k) });
+          entries.push({
+            _id: entryId(agent, `order:${id}`),
+            agent_id: agent,
+            seq: k + 2,
+            tx_id: `order:${id}`,
+            type: 'debit',
+            amount_micros: PRICE_MICROS,
+            balance_after_micros: balance,
+            memo: `Order ${id}`,
+            source: `order:${id}`,
+            at: new Date(t0 + k),
+          });
         }
-        wallets.push({ _id: agent, currency: 'USD', key_hash: null, balance_micros: balance, seq: orders + 1, recent: [], created_at: new Date(t0) });
+        wallets.push({
+          _id: agent,
+          currency: 'USD',
+          key_hash: null,
+          balance_micros: balance,
+          seq: orders + 1,
+          recent: [],
+          created_at: new Date(t0),
+        });
       }
       await d.wallets.insertMany(wallets, { ordered: false });
-      await inParallel(Math.ceil(entries.length / BATCH), (b) => d.walletEntries.insertMany(entries.slice(b * BATCH, (b + 1) * BATCH), { ordered: false }).then(() => undefined));
+      await inParallel(Math.ceil(entries.length / BATCH), (b) =>
+        d.walletEntries.insertMany(entries.slice(b * BATCH, (b + 1) * BATCH), { ordered: false }).then(() => undefined),
+      );
     }
     let inserted = 0;
     const batches = Math.ceil(Math.max(0, n - existing) / BATCH);
@@ -67,9 +109,20 @@ export async function seedCompletedOrders(n: number): Promise<{ existing: number
           rails: ['agent_wallet'],
           status: 'accepted',
           version: 5,
-          progress: ['awaiting_payment', 'paid', 'fulfilling', 'delivered', 'accepted'].map((status) => ({ status: status as OrderDoc['status'], at: iso })),
+          progress: ['awaiting_payment', 'paid', 'fulfilling', 'delivered', 'accepted'].map((status) => ({
+            status: status as OrderDoc['status'],
+            at: iso,
+          })),
           payment: { rail: 'agent_wallet', transaction_id: `order:${id}`, amount_micros: PRICE_MICROS, paid_at: iso },
-          deliverables: [{ name: 'workflow.json', sha256: '0'.repeat(64), size: 4096, media_type: 'application/json', service_id: 'automation-wf' }],
+          deliverables: [
+            {
+              name: 'workflow.json',
+              sha256: '0'.repeat(64),
+              size: 4096,
+              media_type: 'application/json',
+              service_id: 'automation-wf',
+            },
+          ],
           review: null,
           refund: null,
           failure: null,
@@ -78,7 +131,14 @@ export async function seedCompletedOrders(n: number): Promise<{ existing: number
           updated_at: at,
         });
         ['order.created', 'order.paid', 'order.fulfilling', 'order.delivered', 'order.accepted'].forEach((type, seq) =>
-          events.push({ _id: `msg_${id}_${seq + 1}`, order_id: id, seq: seq + 1, type, data: { order_id: id, status: type.slice(6) }, created_at: at }),
+          events.push({
+            _id: `msg_${id}_${seq + 1}`,
+            order_id: id,
+            seq: seq + 1,
+            type,
+            data: { order_id: id, status: type.slice(6) },
+            created_at: at,
+          }),
         );
       }
       await d.orders.insertMany(orders, { ordered: false }).catch(ignoreDuplicates);

@@ -19,7 +19,13 @@ import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEYS } from '../lib/chain';
-import { freePort, startEmbeddedDatabase, startTemporalDevServer, type EmbeddedDatabase, type TemporalDevServer } from '../lib/servers';
+import {
+  freePort,
+  startEmbeddedDatabase,
+  startTemporalDevServer,
+  type EmbeddedDatabase,
+  type TemporalDevServer,
+} from '../lib/servers';
 import { startLocalX402, type LocalX402 } from '../lib/x402Local';
 import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
 
@@ -53,7 +59,9 @@ function procStat(pid: number): { ppid: number; pgrp: number; state: string } | 
 }
 
 function allPids(): number[] {
-  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);
+  return readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number);
 }
 
 /** True while `pid` exists and is not a zombie. */
@@ -120,8 +128,19 @@ export interface NodeProc {
   stop(): Promise<void>;
 }
 
-function spawnNode(name: string, script: string, env: Record<string, string>, readyText: string, logFile: string, timeoutMs = 90_000): Promise<NodeProc> {
-  const child = spawn(tsx, [path.join(root, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+function spawnNode(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  readyText: string,
+  logFile: string,
+  timeoutMs = 90_000,
+): Promise<NodeProc> {
+  const child = spawn(tsx, [path.join(root, script)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const log = createWriteStream(logFile, { flags: 'a' });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
@@ -151,7 +170,10 @@ function spawnNode(name: string, script: string, env: Record<string, string>, re
   };
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`${name} not ready after ${timeoutMs} ms: ${out.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} not ready after ${timeoutMs} ms: ${out.slice(-2000)}`)),
+      timeoutMs,
+    );
     const onData = (d: Buffer) => {
       out += d.toString();
       if (out.includes(readyText)) {
@@ -228,7 +250,13 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
   let mongo: MongoClient | undefined;
   // The buyer holds 1,000,000 USDC: a long soak buys many 69 USD orders.
   const x402 = opts.x402
-    ? await startLocalX402({ dataDir, anvilPort: await freePort(), facilitatorPort: await freePort(), buyerFloor: 100_000_000_000n, buyerTopUp: 1_000_000_000_000n })
+    ? await startLocalX402({
+        dataDir,
+        anvilPort: await freePort(),
+        facilitatorPort: await freePort(),
+        buyerFloor: 100_000_000_000n,
+        buyerTopUp: 1_000_000_000_000n,
+      })
     : undefined;
 
   const stack: DrillStack = {
@@ -265,24 +293,42 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
       stack.temporal = undefined;
     },
     async killDatabase() {
-      if (stack.database) await Promise.all([killTree(stack.database.pids.ferretdb), killTree(stack.database.pids.postgres)]);
+      if (stack.database)
+        await Promise.all([killTree(stack.database.pids.ferretdb), killTree(stack.database.pids.postgres)]);
       await stack.database?.stop();
       stack.database = undefined;
     },
     async startApi(i) {
       const port = apiPorts[i] ?? (await freePort());
-      const p = await spawnNode(`api${i + 1}`, 'src/server.ts', { ...env(), PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, 'api: listening', path.join(dataDir, 'logs', `api${i + 1}.log`));
+      const p = await spawnNode(
+        `api${i + 1}`,
+        'src/server.ts',
+        { ...env(), PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+        'api: listening',
+        path.join(dataDir, 'logs', `api${i + 1}.log`),
+      );
       p.url = `http://127.0.0.1:${port}`;
       stack.apis[i] = p;
       return p;
     },
     async startWorker(i) {
-      const p = await spawnNode(`worker${i + 1}`, 'worker/index.ts', { ...env(), WORKFLOW_BUNDLE_PATH: bundlePath }, 'worker: task queue', path.join(dataDir, 'logs', `worker${i + 1}.log`));
+      const p = await spawnNode(
+        `worker${i + 1}`,
+        'worker/index.ts',
+        { ...env(), WORKFLOW_BUNDLE_PATH: bundlePath },
+        'worker: task queue',
+        path.join(dataDir, 'logs', `worker${i + 1}.log`),
+      );
       stack.workers[i] = p;
       return p;
     },
     async killAll() {
-      await Promise.all([...stack.apis.map((p) => p.kill()), ...stack.workers.map((p) => p.kill()), stack.killTemporal(), stack.killDatabase()]);
+      await Promise.all([
+        ...stack.apis.map((p) => p.kill()),
+        ...stack.workers.map((p) => p.kill()),
+        stack.killTemporal(),
+        stack.killDatabase(),
+      ]);
     },
     async startAll() {
       await Promise.all([stack.startTemporal(), stack.startDatabase()]);
@@ -334,7 +380,14 @@ export interface Answer {
 }
 
 /** JSON request with a deadline (default 15 s); never throws. */
-export async function call(base: string, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<Answer> {
+export async function call(
+  base: string,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  timeoutMs = 15_000,
+): Promise<Answer> {
   const t0 = Date.now();
   try {
     const res = await fetch(base + urlPath, {
@@ -352,7 +405,13 @@ export async function call(base: string, method: string, urlPath: string, body?:
     }
     return { status: res.status, headers: res.headers, body: parsed, ms: since(t0) };
   } catch (err) {
-    return { status: 0, headers: new Headers(), body: {}, ms: since(t0), error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+    return {
+      status: 0,
+      headers: new Headers(),
+      body: {},
+      ms: since(t0),
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    };
   }
 }
 
@@ -406,19 +465,29 @@ export async function x402Purchase(
         const decoded = decodePaymentRequiredHeader(required);
         const payload = await client.createPaymentPayload(decoded);
         const ext = (decoded.extensions?.['payment-identifier'] as object | undefined) ?? {};
-        payload.extensions = { ...(payload.extensions ?? {}), 'payment-identifier': { ...ext, info: { required: false, id: `pay_${randomBytes(12).toString('hex')}` } } };
+        payload.extensions = {
+          ...(payload.extensions ?? {}),
+          'payment-identifier': { ...ext, info: { required: false, id: `pay_${randomBytes(12).toString('hex')}` } },
+        };
         signature = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) };
         signed++;
       } else if (challenge.status !== 0 && challenge.status !== 503 && challenge.status !== 429) {
         return { path: urlPath, status: challenge.status, body: challenge.body, signed };
       }
     }
-    const a = signature ? await call(base, method, urlPath, undefined, { ...headers, ...signature }, 60_000) : undefined;
+    const a = signature
+      ? await call(base, method, urlPath, undefined, { ...headers, ...signature }, 60_000)
+      : undefined;
     if (a) {
       stats.statuses.set(a.status, (stats.statuses.get(a.status) ?? 0) + 1);
       if (a.status === 503 && !a.headers.get('retry-after')) stats.unavailableWithoutRetryAfter++;
       if (a.status === 402) signature = undefined;
-      const again = a.status === 0 || a.status === 503 || a.status === 429 || a.status === 402 || (a.status === 409 && a.body.code === 'payment_in_progress');
+      const again =
+        a.status === 0 ||
+        a.status === 503 ||
+        a.status === 429 ||
+        a.status === 402 ||
+        (a.status === 409 && a.body.code === 'payment_in_progress');
       if (!again || Date.now() > deadline) return { path: urlPath, status: a.status, body: a.body, signed };
       await sleep(Math.min(Math.max(Number(a.headers.get('retry-after') ?? '0') * 1000, 300), 2_000));
     } else {
@@ -429,7 +498,11 @@ export async function x402Purchase(
 }
 
 /** Retries `fn` until it returns a value (not undefined) or `timeoutMs` passes; returns undefined then. */
-export async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: number, everyMs = 250): Promise<T | undefined> {
+export async function until<T>(
+  fn: () => Promise<T | undefined>,
+  timeoutMs: number,
+  everyMs = 250,
+): Promise<T | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -442,8 +515,15 @@ export async function until<T>(fn: () => Promise<T | undefined>, timeoutMs: numb
 /** Creates the wallet, credits it with `usd` (operator) and returns the agent key. */
 export async function fundedAgent(base: string, agentId: string, usd: number): Promise<string> {
   const w = await call(base, 'GET', `/api/v1/wallets/${agentId}`);
-  if (w.status !== 200 || typeof w.body.agent_key !== 'string') throw new Error(`wallet ${agentId}: ${w.status} ${JSON.stringify(w.body)}`);
-  const c = await call(base, 'POST', `/api/v1/wallets/${agentId}/credits`, { amount: usd, transaction_id: `fund-${agentId}` }, { authorization: `Bearer ${OPERATOR_KEY}` });
+  if (w.status !== 200 || typeof w.body.agent_key !== 'string')
+    throw new Error(`wallet ${agentId}: ${w.status} ${JSON.stringify(w.body)}`);
+  const c = await call(
+    base,
+    'POST',
+    `/api/v1/wallets/${agentId}/credits`,
+    { amount: usd, transaction_id: `fund-${agentId}` },
+    { authorization: `Bearer ${OPERATOR_KEY}` },
+  );
   if (c.status !== 201) throw new Error(`credit ${agentId}: ${c.status} ${JSON.stringify(c.body)}`);
   return w.body.agent_key as string;
 }
@@ -548,7 +628,11 @@ export async function retrying(
     stats.statuses.set(a.status, (stats.statuses.get(a.status) ?? 0) + 1);
     stats.slowestMs = Math.max(stats.slowestMs, a.ms);
     if (a.status === 503 && !a.headers.get('retry-after')) stats.unavailableWithoutRetryAfter++;
-    const again = a.status === 0 || a.status === 503 || a.status === 429 || (a.status === 409 && a.body.code === 'idempotency_in_flight');
+    const again =
+      a.status === 0 ||
+      a.status === 503 ||
+      a.status === 429 ||
+      (a.status === 409 && a.body.code === 'idempotency_in_flight');
     if (!again || Date.now() > deadline) return a;
     const retryAfter = Number(a.headers.get('retry-after') ?? '0');
     await sleep(Math.min(Math.max(retryAfter * 1000, 300), 2_000));
@@ -573,7 +657,13 @@ export const DELIVERED_OR_LATER = ['delivered', 'accepted', 'in_engineering'];
  * Creates an `automation-wf` order for `agentId` and pays it from the wallet, retrying as the API asks (same
  * Idempotency-Key per step), then waits until it is delivered. `bases` are API base URLs, used in turn.
  */
-export async function orderFlow(bases: string[], agentId: string, agentKey: string, stats: ClientStats, deadlineMs = 180_000): Promise<OrderFlow> {
+export async function orderFlow(
+  bases: string[],
+  agentId: string,
+  agentKey: string,
+  stats: ClientStats,
+  deadlineMs = 180_000,
+): Promise<OrderFlow> {
   const n = ++flowCounter;
   const tag = `${process.pid}-${Date.now().toString(36)}-${n}`;
   const auth = { authorization: `Bearer ${agentKey}` };
@@ -581,20 +671,46 @@ export async function orderFlow(bases: string[], agentId: string, agentKey: stri
     bases,
     'POST',
     '/api/v1/orders',
-    { service_id: 'automation-wf', agent_id: agentId, inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' } },
+    {
+      service_id: 'automation-wf',
+      agent_id: agentId,
+      inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
+    },
     { ...auth, 'idempotency-key': `create-${tag}` },
     stats,
     deadlineMs,
   );
-  if (created.status !== 201) return { outcome: 'create_failed', detail: `${created.status} ${created.error ?? JSON.stringify(created.body).slice(0, 300)}` };
+  if (created.status !== 201)
+    return {
+      outcome: 'create_failed',
+      detail: `${created.status} ${created.error ?? JSON.stringify(created.body).slice(0, 300)}`,
+    };
   const orderId = created.body.order_id as string;
-  const paid = await retrying(bases, 'POST', `/api/v1/orders/${orderId}/confirm_payment`, { rail: 'agent_wallet' }, { ...auth, 'idempotency-key': `pay-${tag}` }, stats, deadlineMs);
-  if (paid.status !== 200) return { orderId, outcome: 'pay_failed', detail: `${paid.status} ${paid.error ?? JSON.stringify(paid.body).slice(0, 300)}` };
+  const paid = await retrying(
+    bases,
+    'POST',
+    `/api/v1/orders/${orderId}/confirm_payment`,
+    { rail: 'agent_wallet' },
+    { ...auth, 'idempotency-key': `pay-${tag}` },
+    stats,
+    deadlineMs,
+  );
+  if (paid.status !== 200)
+    return {
+      orderId,
+      outcome: 'pay_failed',
+      detail: `${paid.status} ${paid.error ?? JSON.stringify(paid.body).slice(0, 300)}`,
+    };
   return waitDelivered(bases, orderId, stats, deadlineMs);
 }
 
 /** Follows the order (long-poll) until delivered or later; `stuck` after `deadlineMs`. */
-export async function waitDelivered(bases: string[], orderId: string, stats: ClientStats, deadlineMs = 180_000): Promise<OrderFlow> {
+export async function waitDelivered(
+  bases: string[],
+  orderId: string,
+  stats: ClientStats,
+  deadlineMs = 180_000,
+): Promise<OrderFlow> {
   const deadline = Date.now() + deadlineMs;
   let last = '';
   for (let n = 0; Date.now() < deadline; n++) {
@@ -610,16 +726,30 @@ export async function waitDelivered(bases: string[], orderId: string, stats: Cli
 }
 
 /** Webhook events of `orderIds` in the database that the receiver never got (by webhook-id = event id). */
-export async function undeliveredEvents(stack: DrillStack, orderIds: string[], hooks: WebhookCounter): Promise<string[]> {
+export async function undeliveredEvents(
+  stack: DrillStack,
+  orderIds: string[],
+  hooks: WebhookCounter,
+): Promise<string[]> {
   const db = (await stack.mongo()).db(stack.dbName);
-  const events = await db.collection<{ _id: string; order_id: string; type: string }>('events').find({ order_id: { $in: orderIds } }).toArray();
+  const events = await db
+    .collection<{ _id: string; order_id: string; type: string }>('events')
+    .find({ order_id: { $in: orderIds } })
+    .toArray();
   return events.filter((e) => !hooks.byId.has(e._id)).map((e) => `${e.order_id} ${e.type}`);
 }
 
 /** Registers the receiver for every event of `agentId`'s orders. */
 export async function registerWebhook(base: string, agentId: string, agentKey: string, url: string): Promise<void> {
-  const r = await call(base, 'POST', '/api/v1/webhooks', { url, agent_id: agentId }, { authorization: `Bearer ${agentKey}` });
-  if (r.status !== 200 && r.status !== 201) throw new Error(`webhook registration: ${r.status} ${JSON.stringify(r.body)}`);
+  const r = await call(
+    base,
+    'POST',
+    '/api/v1/webhooks',
+    { url, agent_id: agentId },
+    { authorization: `Bearer ${agentKey}` },
+  );
+  if (r.status !== 200 && r.status !== 201)
+    throw new Error(`webhook registration: ${r.status} ${JSON.stringify(r.body)}`);
 }
 
 /** `{status: count}` of a stats map, for printing. */

@@ -53,8 +53,19 @@ export async function run(args: Map<string, string>): Promise<void> {
     await registerWebhook(api, agent, key, hooks.url);
     // A known order for the read probes, and one left unpaid for the payment probe.
     const known = await orderFlow([api], agent, key, newStats());
-    const unpaid = await call(api, 'POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: agent, inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' } }, { authorization: `Bearer ${key}` });
-    if (!known.orderId || unpaid.status !== 201) throw new Error(`setup orders failed: ${JSON.stringify(known)} ${unpaid.status}`);
+    const unpaid = await call(
+      api,
+      'POST',
+      '/api/v1/orders',
+      {
+        service_id: 'automation-wf',
+        agent_id: agent,
+        inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
+      },
+      { authorization: `Bearer ${key}` },
+    );
+    if (!known.orderId || unpaid.status !== 201)
+      throw new Error(`setup orders failed: ${JSON.stringify(known)} ${unpaid.status}`);
 
     // Steady load: a new buyer flow every 400 ms until the end of the second outage.
     const stats = newStats();
@@ -75,14 +86,39 @@ export async function run(args: Map<string, string>): Promise<void> {
       const probes: Probe[] = [];
       const probe = async (what: string, a: Promise<Answer>) => {
         const r = await a;
-        probes.push({ what, status: r.status, ms: r.ms, retryAfter: r.headers.get('retry-after'), ...(what === 'health' ? { health: r.body.dependencies } : {}) });
+        probes.push({
+          what,
+          status: r.status,
+          ms: r.ms,
+          retryAfter: r.headers.get('retry-after'),
+          ...(what === 'health' ? { health: r.body.dependencies } : {}),
+        });
       };
       while (Date.now() - killedAt < downMs) {
         await Promise.all([
           probe('health', call(api, 'GET', '/health')),
-          probe('create order', call(api, 'POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: agent, inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' } }, { authorization: `Bearer ${key}` })),
+          probe(
+            'create order',
+            call(
+              api,
+              'POST',
+              '/api/v1/orders',
+              {
+                service_id: 'automation-wf',
+                agent_id: agent,
+                inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
+              },
+              { authorization: `Bearer ${key}` },
+            ),
+          ),
           probe('read order', call(api, 'GET', `/api/v1/orders/${known.orderId}`)),
-          probe('confirm payment', call(api, 'POST', `/api/v1/orders/${unpaid.body.order_id}/confirm_payment`, { rail: 'linkpay_ncp', transaction_id: 'lp_unknown' })),
+          probe(
+            'confirm payment',
+            call(api, 'POST', `/api/v1/orders/${unpaid.body.order_id}/confirm_payment`, {
+              rail: 'linkpay_ncp',
+              transaction_id: 'lp_unknown',
+            }),
+          ),
         ]);
         await sleep(250);
       }
@@ -90,7 +126,11 @@ export async function run(args: Map<string, string>): Promise<void> {
       const restartAt = Date.now();
       await (which === 'temporal' ? stack.startTemporal() : stack.startDatabase());
       const serverUpMs = since(restartAt);
-      const healthy = await until(async () => ((await call(api, 'GET', '/health')).status === 200 ? true : undefined), 60_000, 100);
+      const healthy = await until(
+        async () => ((await call(api, 'GET', '/health')).status === 200 ? true : undefined),
+        60_000,
+        100,
+      );
       const apiHealthyMs = since(restartAt);
       // First order placed end to end after the restart.
       const first = await orderFlow([api], agent, key, newStats(), 60_000);
@@ -113,15 +153,24 @@ export async function run(args: Map<string, string>): Promise<void> {
       log(`${which}: ${JSON.stringify(figures[which])}`);
       if (slowest > 1000) problems.push(`${which} down: a probe took ${slowest} ms (limit 1000)`);
       for (const p of probes) {
-        if (p.status === 0 || p.status >= 500 && p.status !== 503) problems.push(`${which} down: ${p.what} answered ${p.status || 'nothing'}`);
+        if (p.status === 0 || (p.status >= 500 && p.status !== 503))
+          problems.push(`${which} down: ${p.what} answered ${p.status || 'nothing'}`);
         if (p.status === 503 && !p.retryAfter) problems.push(`${which} down: ${p.what} 503 without Retry-After`);
       }
-      const needs = which === 'temporal' ? ['create order', 'confirm payment'] : ['create order', 'read order', 'confirm payment'];
-      for (const w of needs) if (!probes.some((p) => p.what === w && p.status === 503)) problems.push(`${which} down: ${w} never answered 503`);
-      const namesIt = healthDown.length > 0 && healthDown.every((p) => (p.health as Record<string, { status: string }>)?.[which]?.status === 'down');
+      const needs =
+        which === 'temporal' ? ['create order', 'confirm payment'] : ['create order', 'read order', 'confirm payment'];
+      for (const w of needs)
+        if (!probes.some((p) => p.what === w && p.status === 503))
+          problems.push(`${which} down: ${w} never answered 503`);
+      const namesIt =
+        healthDown.length > 0 &&
+        healthDown.every((p) => (p.health as Record<string, { status: string }>)?.[which]?.status === 'down');
       if (!namesIt) problems.push(`${which} down: /health did not say so`);
       if (!healthy) problems.push(`${which}: /health not 200 within 60 s of the restart`);
-      if (first.outcome !== 'delivered') problems.push(`${which}: no order delivered within 60 s of the restart (${first.outcome} ${first.detail ?? ''})`);
+      if (first.outcome !== 'delivered')
+        problems.push(
+          `${which}: no order delivered within 60 s of the restart (${first.outcome} ${first.detail ?? ''})`,
+        );
     };
 
     await outage('temporal');
@@ -134,15 +183,23 @@ export async function run(args: Map<string, string>): Promise<void> {
     const results = await Promise.all(flows);
     const orderIds = results.flatMap((r) => (r.orderId ? [r.orderId] : []));
     const notDelivered = results.filter((r) => r.outcome !== 'delivered');
-    const debits = await debitsByTx(stack, orderIds.map((id) => `order:${id}`));
+    const debits = await debitsByTx(
+      stack,
+      orderIds.map((id) => `order:${id}`),
+    );
     const doubles = [...debits].filter(([, n]) => n > 1).map(([tx]) => tx);
     const deliveredIds = new Set(results.filter((r) => r.outcome === 'delivered').map((r) => `order:${r.orderId}`));
     const unpaidButDelivered = [...debits].filter(([tx, n]) => n === 0 && deliveredIds.has(tx)).map(([tx]) => tx);
     // Webhooks: every event of these orders received at least once (deliveries retry on their schedule).
-    const missing = await until(async () => {
-      const m = await undeliveredEvents(stack, orderIds, hooks);
-      return m.length === 0 ? m : undefined;
-    }, 60_000, 500) ?? (await undeliveredEvents(stack, orderIds, hooks));
+    const missing =
+      (await until(
+        async () => {
+          const m = await undeliveredEvents(stack, orderIds, hooks);
+          return m.length === 0 ? m : undefined;
+        },
+        60_000,
+        500,
+      )) ?? (await undeliveredEvents(stack, orderIds, hooks));
     figures.load = {
       orders: results.length,
       delivered: results.length - notDelivered.length,
@@ -153,13 +210,18 @@ export async function run(args: Map<string, string>): Promise<void> {
       webhook_events_missing: missing.length,
       webhook_duplicates: [...hooks.byId.values()].filter((n) => n > 1).length,
     };
-    for (const r of notDelivered) problems.push(`order ${r.orderId ?? '(not created)'}: ${r.outcome} ${r.detail ?? ''}`);
+    for (const r of notDelivered)
+      problems.push(`order ${r.orderId ?? '(not created)'}: ${r.outcome} ${r.detail ?? ''}`);
     for (const tx of doubles) problems.push(`${tx} debited more than once`);
     for (const tx of unpaidButDelivered) problems.push(`${tx}: delivered without a debit`);
-    if (missing.length > 0) problems.push(`webhook events never received: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ' …' : ''}`);
-    if (stats.unavailableWithoutRetryAfter > 0) problems.push(`${stats.unavailableWithoutRetryAfter} answers 503 without Retry-After`);
+    if (missing.length > 0)
+      problems.push(
+        `webhook events never received: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ' …' : ''}`,
+      );
+    if (stats.unavailableWithoutRetryAfter > 0)
+      problems.push(`${stats.unavailableWithoutRetryAfter} answers 503 without Retry-After`);
   } catch (err) {
-    problems.push(`drill error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    problems.push(`drill error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   } finally {
     await hooks.close();
     // A failed run keeps its data folder and logs for the post-mortem (Temporal histories, database, process logs).

@@ -40,7 +40,10 @@ import {
   type DrillStack,
 } from './lib';
 
-const AUTOMATION = { service_id: 'automation-wf', inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' } };
+const AUTOMATION = {
+  service_id: 'automation-wf',
+  inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
+};
 const OPS = ['wallet_order', 'x402_order', 'link_order', 'x402_micro', 'mcp', 'reads'] as const;
 type Op = (typeof OPS)[number];
 
@@ -85,8 +88,15 @@ export async function run(args: Map<string, string>): Promise<void> {
   const warmupMs = Math.min(Number(args.get('warmup-minutes') ?? 5), minutes / 3) * 60_000;
   const apis = Number(args.get('apis') ?? 1);
   const workers = Number(args.get('workers') ?? 1);
-  log(`starting Temporal, database, x402 chain, ${workers} worker(s) and ${apis} API(s); then ${minutes} min at ${rate} operations/s`);
-  const stack = await startDrillStack({ apis, workers, x402: true, env: { RATE_LIMIT_BURST_PER_SECOND: '0', RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND: '0' } });
+  log(
+    `starting Temporal, database, x402 chain, ${workers} worker(s) and ${apis} API(s); then ${minutes} min at ${rate} operations/s`,
+  );
+  const stack = await startDrillStack({
+    apis,
+    workers,
+    x402: true,
+    env: { RATE_LIMIT_BURST_PER_SECOND: '0', RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND: '0' },
+  });
   const bases = stack.apis.map((a) => a.url!);
   const problems: string[] = [];
   const figures: Record<string, unknown> = { minutes, rate_per_s: rate, apis, workers };
@@ -105,16 +115,46 @@ export async function run(args: Map<string, string>): Promise<void> {
     let n = 0;
     const base = (): string => bases[n % bases.length]!;
 
-    const accept = async (api: string, orderId: string, headers: Record<string, string>): Promise<string | undefined> => {
-      const r = await retrying([api], 'POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' }, { ...headers, 'idempotency-key': `accept-${orderId}` }, stats, 60_000);
-      return r.status === 200 && r.body.status === 'accepted' ? undefined : `accept ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
+    const accept = async (
+      api: string,
+      orderId: string,
+      headers: Record<string, string>,
+    ): Promise<string | undefined> => {
+      const r = await retrying(
+        [api],
+        'POST',
+        `/api/v1/orders/${orderId}/review`,
+        { action: 'accept' },
+        { ...headers, 'idempotency-key': `accept-${orderId}` },
+        stats,
+        60_000,
+      );
+      return r.status === 200 && r.body.status === 'accepted'
+        ? undefined
+        : `accept ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
     };
-    const createOrder = async (api: string, tag: string, extra: Record<string, unknown> = {}): Promise<{ id?: string; secret?: string; amount?: number; error?: string }> => {
-      const c = await retrying([api], 'POST', '/api/v1/orders', { ...AUTOMATION, agent_id: agent, ...extra }, { ...auth, 'idempotency-key': `soak-${tag}` }, stats, 60_000);
+    const createOrder = async (
+      api: string,
+      tag: string,
+      extra: Record<string, unknown> = {},
+    ): Promise<{ id?: string; secret?: string; amount?: number; error?: string }> => {
+      const c = await retrying(
+        [api],
+        'POST',
+        '/api/v1/orders',
+        { ...AUTOMATION, agent_id: agent, ...extra },
+        { ...auth, 'idempotency-key': `soak-${tag}` },
+        stats,
+        60_000,
+      );
       if (c.status !== 201) return { error: `create ${c.status} ${JSON.stringify(c.body).slice(0, 200)}` };
       return { id: c.body.order_id as string, amount: Number(c.body.amount_micros) };
     };
-    const deliveredThenAccepted = async (api: string, orderId: string, headers: Record<string, string>): Promise<string | undefined> => {
+    const deliveredThenAccepted = async (
+      api: string,
+      orderId: string,
+      headers: Record<string, string>,
+    ): Promise<string | undefined> => {
       const d = await waitDelivered([api], orderId, stats, 120_000);
       if (d.outcome !== 'delivered') return `${d.outcome} ${d.detail ?? ''}`;
       return accept(api, orderId, headers);
@@ -124,8 +164,22 @@ export async function run(args: Map<string, string>): Promise<void> {
       async wallet_order(api, tag) {
         const o = await createOrder(api, tag);
         if (!o.id) return { ok: false, detail: o.error };
-        const p = await retrying([api], 'POST', `/api/v1/orders/${o.id}/confirm_payment`, { rail: 'agent_wallet' }, { ...auth, 'idempotency-key': `soak-pay-${tag}` }, stats, 60_000);
-        if (p.status !== 200) return { ok: false, orderId: o.id, walletOrder: true, detail: `pay ${p.status} ${JSON.stringify(p.body).slice(0, 200)}` };
+        const p = await retrying(
+          [api],
+          'POST',
+          `/api/v1/orders/${o.id}/confirm_payment`,
+          { rail: 'agent_wallet' },
+          { ...auth, 'idempotency-key': `soak-pay-${tag}` },
+          stats,
+          60_000,
+        );
+        if (p.status !== 200)
+          return {
+            ok: false,
+            orderId: o.id,
+            walletOrder: true,
+            detail: `pay ${p.status} ${JSON.stringify(p.body).slice(0, 200)}`,
+          };
         const err = await deliveredThenAccepted(api, o.id, auth);
         return { ok: !err, orderId: o.id, walletOrder: true, agentOrder: true, ...(err ? { detail: err } : {}) };
       },
@@ -134,18 +188,28 @@ export async function run(args: Map<string, string>): Promise<void> {
         if (!o.id) return { ok: false, detail: o.error };
         const res = await paying(`${api}/x402/orders/${o.id}`, { method: 'POST', headers: auth });
         const body = await res.text();
-        if (res.status !== 200) return { ok: false, orderId: o.id, detail: `x402 pay ${res.status} ${body.slice(0, 200)}` };
+        if (res.status !== 200)
+          return { ok: false, orderId: o.id, detail: `x402 pay ${res.status} ${body.slice(0, 200)}` };
         const err = await deliveredThenAccepted(api, o.id, auth);
         return { ok: !err, orderId: o.id, agentOrder: true, spentMicros: o.amount, ...(err ? { detail: err } : {}) };
       },
       async link_order(api) {
         const form = new URLSearchParams({ ...AUTOMATION.inputs, email: 'soak@example.com' });
-        const created = await fetch(`${api}/pay/services/${AUTOMATION.service_id}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form, redirect: 'manual' });
+        const created = await fetch(`${api}/pay/services/${AUTOMATION.service_id}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: form,
+          redirect: 'manual',
+        });
         const location = new URL(created.headers.get('location') ?? '/', api);
         const secret = location.searchParams.get('secret') ?? '';
         const id = location.pathname.split('/').pop() ?? '';
         if (created.status !== 302 || !secret) return { ok: false, detail: `link create ${created.status}` };
-        const paid = await fetch(`${api}/pay/orders/${id}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ secret }) });
+        const paid = await fetch(`${api}/pay/orders/${id}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ secret }),
+        });
         await paid.arrayBuffer();
         if (paid.status !== 200) return { ok: false, orderId: id, detail: `link pay ${paid.status}` };
         const err = await deliveredThenAccepted(api, id, { authorization: `Bearer ${secret}` });
@@ -155,17 +219,22 @@ export async function run(args: Map<string, string>): Promise<void> {
         const item = MICRO_ITEMS[n % MICRO_ITEMS.length]!;
         const res = await paying(`${api}/x402/item/${item.id}`);
         const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-        if (res.status !== 200) return { ok: false, detail: `micro ${item.id} ${res.status} ${JSON.stringify(body).slice(0, 200)}` };
+        if (res.status !== 200)
+          return { ok: false, detail: `micro ${item.id} ${res.status} ${JSON.stringify(body).slice(0, 200)}` };
         return { ok: true, spentMicros: item.price_micros };
       },
       async mcp(api) {
         const client = new Client({ name: 'soak-drill', version: '1.0.0' });
         try {
-          await client.connect(new StreamableHTTPClientTransport(new URL(`${api}/mcp`), { requestInit: { headers: auth } }));
+          await client.connect(
+            new StreamableHTTPClientTransport(new URL(`${api}/mcp`), { requestInit: { headers: auth } }),
+          );
           const tools = await client.listTools();
-          if (!tools.tools.some((t) => t.name === 'get_order')) return { ok: false, detail: 'tools/list without get_order' };
+          if (!tools.tools.some((t) => t.name === 'get_order'))
+            return { ok: false, detail: 'tools/list without get_order' };
           const services = await client.callTool({ name: 'list_services', arguments: {} });
-          if (services.isError) return { ok: false, detail: `list_services: ${JSON.stringify(services.content).slice(0, 200)}` };
+          if (services.isError)
+            return { ok: false, detail: `list_services: ${JSON.stringify(services.content).slice(0, 200)}` };
           const last = results.findLast((r) => r.orderId);
           if (last?.orderId) {
             const o = await client.callTool({ name: 'get_order', arguments: { order_id: last.orderId } });
@@ -204,7 +273,9 @@ export async function run(args: Map<string, string>): Promise<void> {
       if (Date.now() - lastReport > 60_000) {
         lastReport = Date.now();
         const failed = results.filter((r) => !r.ok).length;
-        log(`${n} operations started, ${results.length} done, ${failed} failed; RSS ${JSON.stringify(rss.at(-1)?.mb ?? {})}`);
+        log(
+          `${n} operations started, ${results.length} done, ${failed} failed; RSS ${JSON.stringify(rss.at(-1)?.mb ?? {})}`,
+        );
       }
       await sleep(Math.max(0, started + 1000 / rate - Date.now()));
     }
@@ -218,10 +289,16 @@ export async function run(args: Map<string, string>): Promise<void> {
     for (const op of OPS) {
       const mine = results.filter((r) => r.op === op);
       const ms = mine.map((r) => r.ms);
-      byOp[op] = { done: mine.length, failed: mine.filter((r) => !r.ok).length, p50_ms: percentile(ms, 50), p99_ms: percentile(ms, 99) };
+      byOp[op] = {
+        done: mine.length,
+        failed: mine.filter((r) => !r.ok).length,
+        p50_ms: percentile(ms, 50),
+        p99_ms: percentile(ms, 99),
+      };
     }
     figures.operations = byOp;
-    for (const r of results.filter((x) => !x.ok).slice(0, 20)) problems.push(`${r.op}${r.orderId ? ` ${r.orderId}` : ''}: ${r.detail ?? 'failed'}`);
+    for (const r of results.filter((x) => !x.ok).slice(0, 20))
+      problems.push(`${r.op}${r.orderId ? ` ${r.orderId}` : ''}: ${r.detail ?? 'failed'}`);
     const failedCount = results.filter((r) => !r.ok).length;
     if (failedCount > 20) problems.push(`… ${failedCount - 20} more failed operations`);
 
@@ -233,7 +310,10 @@ export async function run(args: Map<string, string>): Promise<void> {
     const balanceAfter = await usdcBalanceOf(chain.rpcUrl, chain.asset as `0x${string}`, ANVIL_ADDRESSES.buyer);
     const spentOnChain = Number(balanceBefore - balanceAfter);
     const spentBySuccesses = results.reduce((s, r) => s + (r.ok && r.spentMicros ? r.spentMicros : 0), 0);
-    if (spentOnChain !== spentBySuccesses) problems.push(`the buyer spent ${spentOnChain} micro-USDC on chain; the purchases that succeeded cost ${spentBySuccesses}`);
+    if (spentOnChain !== spentBySuccesses)
+      problems.push(
+        `the buyer spent ${spentOnChain} micro-USDC on chain; the purchases that succeeded cost ${spentBySuccesses}`,
+      );
     const orderIds = results.filter((r) => r.orderId).map((r) => r.orderId!);
     const agentOrderIds = results.filter((r) => r.orderId && r.agentOrder).map((r) => r.orderId!);
     let missing = await undeliveredEvents(stack, agentOrderIds, hooks);
@@ -241,7 +321,8 @@ export async function run(args: Map<string, string>): Promise<void> {
       await sleep(1_000);
       missing = await undeliveredEvents(stack, agentOrderIds, hooks);
     }
-    if (missing.length > 0) problems.push(`${missing.length} webhook events never received, e.g. ${missing.slice(0, 3).join(', ')}`);
+    if (missing.length > 0)
+      problems.push(`${missing.length} webhook events never received, e.g. ${missing.slice(0, 3).join(', ')}`);
     figures.books = {
       orders: orderIds.length,
       agent_orders_followed_by_webhook: agentOrderIds.length,
@@ -263,12 +344,24 @@ export async function run(args: Map<string, string>): Promise<void> {
       const last = median(measured.slice(-fifth).map((s) => s.mb[name] ?? 0));
       const growth = first > 0 ? Math.round(((last - first) / first) * 1000) / 10 : null;
       const judged = /^(api|worker)\d+$/.test(name);
-      rssFigures[name] = { after_warmup_mb: first, at_end_mb: last, growth_percent: growth, peak_mb: Math.max(...rss.map((s) => s.mb[name] ?? 0)), judged };
-      if (judged && growth !== null && growth >= 10) problems.push(`${name} RSS grew ${growth} % after warm-up (${first} → ${last} MB)`);
+      rssFigures[name] = {
+        after_warmup_mb: first,
+        at_end_mb: last,
+        growth_percent: growth,
+        peak_mb: Math.max(...rss.map((s) => s.mb[name] ?? 0)),
+        judged,
+      };
+      if (judged && growth !== null && growth >= 10)
+        problems.push(`${name} RSS grew ${growth} % after warm-up (${first} → ${last} MB)`);
     }
-    figures.rss = { samples: rss.length, measured_samples: measured.length, warmup_minutes: warmupMs / 60_000, processes: rssFigures };
+    figures.rss = {
+      samples: rss.length,
+      measured_samples: measured.length,
+      warmup_minutes: warmupMs / 60_000,
+      processes: rssFigures,
+    };
   } catch (err) {
-    problems.push(`drill error: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    problems.push(`drill error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   } finally {
     await hooks.close();
     // A failed run keeps its data folder and logs for the post-mortem (Temporal histories, database, process logs).

@@ -254,7 +254,9 @@ async function anvilChainIdOf(rpcUrl: string): Promise<number> {
   });
   const { result } = (await response.json()) as { result?: unknown };
   if (typeof result !== 'string' || !result.toLowerCase().startsWith('anvil')) {
-    throw new Error(`${rpcUrl} is not an anvil node (client version ${String(result)}); refusing to use test keys on it`);
+    throw new Error(
+      `${rpcUrl} is not an anvil node (client version ${String(result)}); refusing to use test keys on it`,
+    );
   }
   const id = await rpcChainId(rpcUrl);
   if (id === undefined) throw new Error(`no eth_chainId answer from ${rpcUrl}`);
@@ -344,7 +346,9 @@ export async function deployLocalUsdc(rpcUrl: string): Promise<{ asset: Address;
   }
 
   // Sanity: the token's EIP-712 domain must be the one x402 clients sign against at this address.
-  const expected = domainSeparator({ domain: { ...USDC_EIP712_DOMAIN, chainId, verifyingContract: BASE_USDC_ADDRESS } });
+  const expected = domainSeparator({
+    domain: { ...USDC_EIP712_DOMAIN, chainId, verifyingContract: BASE_USDC_ADDRESS },
+  });
   const actual = await publicClient.readContract({
     address: BASE_USDC_ADDRESS,
     abi: localUsdcAbi,

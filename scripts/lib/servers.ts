@@ -259,7 +259,9 @@ function runTool(exe: string, args: string[], user: { uid: number; gid: number }
   const res = spawnSync(exe, args, { encoding: 'utf8', ...(user ?? {}), env: { ...process.env, LC_ALL: 'C.UTF-8' } });
   if (res.error) throw new Error(`${path.basename(exe)} could not run: ${res.error.message}`);
   if (res.status !== 0) {
-    throw new Error(`${path.basename(exe)} ${args.join(' ')} failed (exit ${String(res.status)}):\n${res.stdout}${res.stderr}`);
+    throw new Error(
+      `${path.basename(exe)} ${args.join(' ')} failed (exit ${String(res.status)}):\n${res.stdout}${res.stderr}`,
+    );
   }
 }
 
@@ -339,8 +341,21 @@ export async function startEmbeddedDatabase(opts: EmbeddedDatabaseOptions): Prom
     );
     runTool(
       path.join(pgBinDir, 'psql'),
-      ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qAt',
-        '-c', 'CREATE EXTENSION IF NOT EXISTS documentdb CASCADE'],
+      [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(pgPort),
+        '-U',
+        'postgres',
+        '-d',
+        'postgres',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-qAt',
+        '-c',
+        'CREATE EXTENSION IF NOT EXISTS documentdb CASCADE',
+      ],
       undefined,
     );
   } catch (err) {
@@ -359,7 +374,12 @@ export async function startEmbeddedDatabase(opts: EmbeddedDatabaseOptions): Prom
     '--log-level=error',
   ];
   const uri = `mongodb://127.0.0.1:${port}/`;
-  const ferret = spawnTracked('ferretdb', ferretExe, args, opts.logDir ? path.join(opts.logDir, 'ferretdb.log') : undefined);
+  const ferret = spawnTracked(
+    'ferretdb',
+    ferretExe,
+    args,
+    opts.logDir ? path.join(opts.logDir, 'ferretdb.log') : undefined,
+  );
   try {
     await waitUntilReady(ferret, timeoutMs, async () => {
       const client = new MongoClient(uri, { serverSelectionTimeoutMS: 1_000, connectTimeoutMS: 1_000 });
@@ -462,7 +482,13 @@ interface SpawnOptions {
   stopSignal?: NodeJS.Signals;
 }
 
-function spawnTracked(name: string, exe: string, args: string[], logFile?: string, options: SpawnOptions = {}): TrackedChild {
+function spawnTracked(
+  name: string,
+  exe: string,
+  args: string[],
+  logFile?: string,
+  options: SpawnOptions = {},
+): TrackedChild {
   const stopSignal = options.stopSignal ?? 'SIGTERM';
   installExitHook();
   let logFd: number | undefined;

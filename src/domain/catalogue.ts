@@ -79,12 +79,10 @@ export const Sla = z.enum(['99.9%', '99.5%', '99.0%']).meta({ description: 'Decl
 export type Sla = z.infer<typeof Sla>;
 
 /** How much of the delivery is automated. */
-export const AutomationLevel = z
-  .enum(['fully_automated', 'fully_automated_core', 'expert_delivery'])
-  .meta({
-    description:
-      'fully_automated: generated without people; fully_automated_core: automated parts with a human QA pass; expert_delivery: delivered by engineers.',
-  });
+export const AutomationLevel = z.enum(['fully_automated', 'fully_automated_core', 'expert_delivery']).meta({
+  description:
+    'fully_automated: generated without people; fully_automated_core: automated parts with a human QA pass; expert_delivery: delivered by engineers.',
+});
 /** Automation level. Source: seed §2.1. */
 export type AutomationLevel = z.infer<typeof AutomationLevel>;
 
@@ -108,9 +106,9 @@ export const Region = z
 export type Region = z.infer<typeof Region>;
 
 /** Payment rails (seed §1): hosted payment link, USDC via x402 on eip155:8453, internal agent wallet. */
-export const PaymentRail = z
-  .enum(['linkpay_ncp', 'x402_usdc', 'agent_wallet'])
-  .meta({ description: 'linkpay_ncp: hosted payment link; x402_usdc: USDC on eip155:8453; agent_wallet: internal wallet.' });
+export const PaymentRail = z.enum(['linkpay_ncp', 'x402_usdc', 'agent_wallet']).meta({
+  description: 'linkpay_ncp: hosted payment link; x402_usdc: USDC on eip155:8453; agent_wallet: internal wallet.',
+});
 /** Payment rail. Source: seed §1, §2.1. */
 export type PaymentRail = z.infer<typeof PaymentRail>;
 
@@ -136,7 +134,10 @@ const SERVICE_ID_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
  */
 export const ServiceDefinition = z
   .object({
-    id: z.string().regex(SERVICE_ID_PATTERN).meta({ description: 'Service identifier (kebab-case).', example: 'ai-receptionist' }),
+    id: z
+      .string()
+      .regex(SERVICE_ID_PATTERN)
+      .meta({ description: 'Service identifier (kebab-case).', example: 'ai-receptionist' }),
     name: z.string().min(1).meta({ description: 'Display name.' }),
     human_price: z.number().nonnegative().meta({ description: 'Price in `currency` (USD) for a human buyer.' }),
     agent_price: z.number().nonnegative().meta({ description: 'Price in `currency` (USD) for an agent buyer.' }),
@@ -150,11 +151,16 @@ export const ServiceDefinition = z
     sla: Sla,
     automation_level: AutomationLevel,
     human_intervention: HumanIntervention,
-    supported_languages: z.array(LanguageCode).min(1).meta({ description: 'Language codes the deliverables can be produced in.' }),
+    supported_languages: z
+      .array(LanguageCode)
+      .min(1)
+      .meta({ description: 'Language codes the deliverables can be produced in.' }),
     supported_regions: z.array(Region).min(1).meta({ description: 'Regions where the service is offered.' }),
     payment_rails: z.array(PaymentRail).min(1).meta({ description: 'Payment rails accepted for this service.' }),
     inputs: z.record(z.string(), InputRequirement).meta({ description: 'Input name -> required or optional.' }),
-    outputs: z.record(z.string(), OutputType).meta({ description: 'Output name -> type label (string, number, array).' }),
+    outputs: z
+      .record(z.string(), OutputType)
+      .meta({ description: 'Output name -> type label (string, number, array).' }),
     capabilities: z.array(z.string()).meta({ description: 'Capability tags used by discovery and negotiation.' }),
     constraints: z
       .object({
@@ -169,19 +175,19 @@ export const ServiceDefinition = z
           }),
       })
       .meta({ description: 'Positive and explicit negative constraints.' }),
-    linkpay_url: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'Hosted payment link (absolute URL in API responses); null when the service has no such link. Inside SERVICES it holds the path relative to the base URL.',
-      }),
+    linkpay_url: z.string().nullable().meta({
+      description:
+        'Hosted payment link (absolute URL in API responses); null when the service has no such link. Inside SERVICES it holds the path relative to the base URL.',
+    }),
     description: z.string().optional().meta({ description: 'What the buyer receives.' }),
     terms_version: z.string().optional().meta({ description: 'Terms version, e.g. 2026.3-A2A.' }),
     refund_eligible: z.boolean().optional().meta({ description: 'Whether a rejected delivery can be refunded.' }),
     sku: z.string().optional().meta({ description: 'Stock-keeping unit.' }),
     bundle: z.boolean().optional().meta({ description: 'True on bundles.' }),
-    includes: z.array(z.string()).optional().meta({ description: 'Service ids contained in a bundle, in delivery order.' }),
+    includes: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'Service ids contained in a bundle, in delivery order.' }),
   })
   .meta({ id: 'ServiceDefinition', description: 'A catalogued service (seed §2.1). Prices are USD numbers.' });
 /** A catalogued service. Prices are USD numbers. Source: seed §2.1. */
@@ -194,11 +200,16 @@ export const CatalogueEnvelope = z
   .object({
     status: z.string().meta({ description: 'Catalogue status, "ok" when the catalogue is served.' }),
     protocol: z.string().meta({ description: 'Protocol label, ending in 2.3.', example: PROTOCOL }),
-    agent_partner_commission: z.string().meta({ description: 'Partner commission text.', example: AGENT_PARTNER_COMMISSION }),
+    agent_partner_commission: z
+      .string()
+      .meta({ description: 'Partner commission text.', example: AGENT_PARTNER_COMMISSION }),
     currency: z.string().meta({ description: 'Currency of all prices: USD.' }),
     services: z.array(ServiceDefinition).meta({ description: 'The catalogued services.' }),
   })
-  .meta({ id: 'CatalogueEnvelope', description: 'Service catalogue with agent-specific prices, capabilities and negative constraints.' });
+  .meta({
+    id: 'CatalogueEnvelope',
+    description: 'Service catalogue with agent-specific prices, capabilities and negative constraints.',
+  });
 /** Envelope of the services list. Source: seed §2.1. */
 export type CatalogueEnvelope = z.infer<typeof CatalogueEnvelope>;
 
@@ -237,11 +248,14 @@ function bundle(
     constraints: {
       supports: unique(includes.flatMap((s) => s.constraints.supports)),
       // A negative is dropped when another part supports it.
-      does_not_support: unique([...does_not_support, ...includes.flatMap((s) => s.constraints.does_not_support)]).filter(
-        (tag) => !includes.some((s) => s.constraints.supports.includes(tag)),
-      ),
+      does_not_support: unique([
+        ...does_not_support,
+        ...includes.flatMap((s) => s.constraints.does_not_support),
+      ]).filter((tag) => !includes.some((s) => s.constraints.supports.includes(tag))),
       // A bundle needs whatever one of its parts needs.
-      ...(includes.some((s) => s.constraints.requires?.length) ? { requires: unique(includes.flatMap((s) => s.constraints.requires ?? [])) } : {}),
+      ...(includes.some((s) => s.constraints.requires?.length)
+        ? { requires: unique(includes.flatMap((s) => s.constraints.requires ?? [])) }
+        : {}),
     },
     linkpay_url: linkpayPath(def.id),
     bundle: true,
@@ -305,7 +319,14 @@ const websiteBooking = single({
   payment_rails: ALL_RAILS,
   inputs: { business_name: 'required', industry: 'required', services: 'required' },
   outputs: { booking_page_html: 'string', booking_config: 'string', deployment_notes: 'string' },
-  capabilities: ['website_builder', 'booking_page', 'appointment_scheduling', 'static_site', 'responsive_design', 'seo_basics'],
+  capabilities: [
+    'website_builder',
+    'booking_page',
+    'appointment_scheduling',
+    'static_site',
+    'responsive_design',
+    'seo_basics',
+  ],
   constraints: {
     supports: ['static_html', 'booking_form', 'mobile_responsive', 'self_hosting', 'json_booking_endpoint'],
     does_not_support: ['ecommerce_checkout', 'domain_registration', 'managed_hosting', 'cms'],
@@ -335,7 +356,14 @@ const automationWf = single({
   payment_rails: ALL_RAILS,
   inputs: { workflow_type: 'required', source_app: 'required', target_app: 'required' },
   outputs: { n8n_workflow: 'string', node_count: 'number', setup_notes: 'string' },
-  capabilities: ['workflow_automation', 'n8n_workflow', 'api_integration', 'webhook_trigger', 'scheduled_sync', 'data_mapping'],
+  capabilities: [
+    'workflow_automation',
+    'n8n_workflow',
+    'api_integration',
+    'webhook_trigger',
+    'scheduled_sync',
+    'data_mapping',
+  ],
   constraints: {
     supports: ['n8n_import', 'webhooks', 'rest_apis', 'scheduled_triggers', 'field_mapping'],
     does_not_support: ['zapier_export', 'make_scenarios', 'credential_provisioning', 'workflow_hosting'],
@@ -364,14 +392,22 @@ const taskWorker = single({
   payment_rails: ALL_RAILS,
   inputs: { task_prompt: 'required', format: 'optional' },
   outputs: { result: 'string', steps: 'array', format: 'string' },
-  capabilities: ['llm_agent', 'task_execution', 'task_planning', 'structured_output', 'summarization', 'data_extraction'],
+  capabilities: [
+    'llm_agent',
+    'task_execution',
+    'task_planning',
+    'structured_output',
+    'summarization',
+    'data_extraction',
+  ],
   constraints: {
     supports: ['single_tasks', 'json_output', 'markdown_output', 'text_output'],
     does_not_support: ['long_running_projects', 'physical_world_actions', 'authenticated_browsing', 'human_review'],
     requires: [TEXT_GENERATION_MODEL],
   },
   linkpay: false,
-  description: 'One task done per request by a language model: the finished work itself (the e-mails, the summary, the list), in the requested format. Needs a text-generation model on the deployment (constraints.requires).',
+  description:
+    'One task done per request by a language model: the finished work itself (the e-mails, the summary, the list), in the requested format. Needs a text-generation model on the deployment (constraints.requires).',
   refund_eligible: false,
 });
 
@@ -399,7 +435,8 @@ const smartConsultation = single({
     requires: [TEXT_GENERATION_MODEL],
   },
   linkpay: true,
-  description: 'An instant written consultation that answers the questions in the description, with recommendations and a phased action plan, written by a language model (constraints.requires).',
+  description:
+    'An instant written consultation that answers the questions in the description, with recommendations and a phased action plan, written by a language model (constraints.requires).',
   refund_eligible: false,
 });
 
@@ -420,7 +457,15 @@ const robotControlSystem = single({
   payment_rails: LINK_AND_WALLET,
   inputs: { robot_type: 'required', controller: 'required', objective: 'required', site_constraints: 'optional' },
   outputs: { architecture: 'string', ros2_parameters: 'string', ros2_launch: 'string', safety_checklist: 'string' },
-  capabilities: ['robot_control', 'ros2', 'ros2_control', 'motion_planning', 'sensor_integration', 'plc_integration', 'safety_interlocks'],
+  capabilities: [
+    'robot_control',
+    'ros2',
+    'ros2_control',
+    'motion_planning',
+    'sensor_integration',
+    'plc_integration',
+    'safety_interlocks',
+  ],
   constraints: {
     supports: ['ros2_humble', 'ros2_jazzy', 'simulation_first', 'plc_bridge', 'remote_commissioning_support'],
     does_not_support: ['safety_certification', 'hardware_supply', 'on_site_installation', 'firmware_development'],
@@ -456,7 +501,8 @@ const agentDevelopment = single({
     does_not_support: ['model_training', 'model_hosting', 'autonomous_payments_without_limits'],
   },
   linkpay: true,
-  description: 'An agent designed for the use case: design document, MCP-compatible tool manifest and evaluation cases, engineer-reviewed.',
+  description:
+    'An agent designed for the use case: design document, MCP-compatible tool manifest and evaluation cases, engineer-reviewed.',
   terms_version: TERMS_VERSION,
   refund_eligible: true,
   sku: 'AC-AGENT-DEV',
@@ -479,13 +525,21 @@ const integrationProject = single({
   payment_rails: LINK_AND_WALLET,
   inputs: { systems: 'required', direction: 'required', volume: 'optional' },
   outputs: { integration_spec: 'string', runbook: 'string', flows: 'array' },
-  capabilities: ['api_integration', 'system_integration', 'data_sync', 'openapi_spec', 'field_mapping', 'error_handling'],
+  capabilities: [
+    'api_integration',
+    'system_integration',
+    'data_sync',
+    'openapi_spec',
+    'field_mapping',
+    'error_handling',
+  ],
   constraints: {
     supports: ['one_way_sync', 'bidirectional_sync', 'webhooks', 'batch_sync', 'openapi_3_1'],
     does_not_support: ['legacy_mainframe', 'realtime_under_100ms', 'data_migration_services'],
   },
   linkpay: true,
-  description: 'An integration specification (OpenAPI 3.1 with field mapping, flows and error handling) and an operations runbook.',
+  description:
+    'An integration specification (OpenAPI 3.1 with field mapping, flows and error handling) and an operations runbook.',
   terms_version: TERMS_VERSION,
   refund_eligible: true,
   sku: 'AC-INTEGRATION',
@@ -514,7 +568,8 @@ const automationAudit = single({
     does_not_support: ['implementation', 'security_audit', 'financial_audit', 'compliance_certification'],
   },
   linkpay: true,
-  description: 'An instant audit of the business processes: prioritised automation findings with estimated hours saved and a recommended plan.',
+  description:
+    'An instant audit of the business processes: prioritised automation findings with estimated hours saved and a recommended plan.',
   terms_version: TERMS_VERSION,
   refund_eligible: true,
   sku: 'AC-AUDIT',
@@ -540,7 +595,8 @@ const starterPack = bundle({
   includes: [smartConsultation, websiteBooking, aiReceptionist],
   extra_capabilities: ['bundle', 'small_business_launch'],
   does_not_support: ['partial_delivery_refund'],
-  description: 'Launch kit: a consultation, a website with booking page and an AI receptionist, delivered together within 24 hours.',
+  description:
+    'Launch kit: a consultation, a website with booking page and an AI receptionist, delivered together within 24 hours.',
   terms_version: TERMS_VERSION,
   refund_eligible: true,
   sku: 'AC-PACK-STARTER',
@@ -566,7 +622,8 @@ const clinicPack = bundle({
   includes: [websiteBooking, aiReceptionist, automationWf],
   extra_capabilities: ['bundle', 'clinic_operations', 'patient_booking'],
   does_not_support: ['ehr_integration', 'clinical_advice'],
-  description: 'For clinics and practices: booking website, AI receptionist and an n8n workflow, delivered together within 24 hours.',
+  description:
+    'For clinics and practices: booking website, AI receptionist and an n8n workflow, delivered together within 24 hours.',
   terms_version: TERMS_VERSION,
   refund_eligible: true,
   sku: 'AC-PACK-CLINIC',
@@ -592,7 +649,8 @@ const storePack = bundle({
   includes: [websiteBooking, automationWf, aiReceptionist],
   extra_capabilities: ['bundle', 'retail_operations', 'order_notifications'],
   does_not_support: ['inventory_management_system'],
-  description: 'For shops: website with booking/pick-up page, an order workflow and an AI receptionist, delivered together within 24 hours.',
+  description:
+    'For shops: website with booking/pick-up page, an order workflow and an AI receptionist, delivered together within 24 hours.',
   terms_version: TERMS_VERSION,
   refund_eligible: true,
   sku: 'AC-PACK-STORE',
@@ -618,7 +676,8 @@ const growthPack = bundle({
   includes: [websiteBooking, aiReceptionist, automationWf, taskWorker, smartConsultation],
   extra_capabilities: ['bundle', 'growth_automation'],
   does_not_support: ['paid_ads_management'],
-  description: 'Everything for growth: website and booking, AI receptionist, an n8n workflow, a task run and a consultation, within 48 hours.',
+  description:
+    'Everything for growth: website and booking, AI receptionist, an n8n workflow, a task run and a consultation, within 48 hours.',
   terms_version: TERMS_VERSION,
   refund_eligible: true,
   sku: 'AC-PACK-GROWTH',
@@ -644,7 +703,8 @@ const roboticsBundle = bundle({
   includes: [automationAudit, robotControlSystem],
   extra_capabilities: ['bundle', 'robotics_program'],
   does_not_support: [],
-  description: 'An automation audit followed by an engineered robot control system blueprint, delivered by a dedicated engineer within 7 days.',
+  description:
+    'An automation audit followed by an engineered robot control system blueprint, delivered by a dedicated engineer within 7 days.',
   terms_version: TERMS_VERSION,
   refund_eligible: true,
   sku: 'AC-PACK-ROBOTICS',
@@ -795,7 +855,10 @@ function isEmptyInput(value: unknown): boolean {
  */
 export function missingInputs(service: ServiceDefinition, inputs: Record<string, unknown>): string[] {
   return Object.entries(service.inputs)
-    .filter(([name, requirement]) => requirement === 'required' && isEmptyInput(Object.hasOwn(inputs, name) ? inputs[name] : undefined))
+    .filter(
+      ([name, requirement]) =>
+        requirement === 'required' && isEmptyInput(Object.hasOwn(inputs, name) ? inputs[name] : undefined),
+    )
     .map(([name]) => name);
 }
 

@@ -22,14 +22,7 @@
  */
 import { z } from 'zod';
 import { isUsdAmount } from './money';
-import {
-  AutomationLevel,
-  LanguageCode,
-  PaymentRail,
-  Region,
-  SERVICES,
-  type ServiceDefinition,
-} from './catalogue';
+import { AutomationLevel, LanguageCode, PaymentRail, Region, SERVICES, type ServiceDefinition } from './catalogue';
 
 /** Names of the discovery filters, in the order they are evaluated and reported. */
 export const DISCOVERY_FILTERS = [
@@ -86,7 +79,8 @@ const positiveNumber = (what: string) =>
     .regex(NUMBER_TEXT, `must be a non-negative decimal number (${what})`)
     .transform(Number)
     .refine((n) => Number.isFinite(n) && n <= 1_000_000_000, 'is too large');
-const enumParam = <T extends z.ZodEnum<Readonly<Record<string, string>>>>(e: T) => z.string().transform(lowerTrim).pipe(e);
+const enumParam = <T extends z.ZodEnum<Readonly<Record<string, string>>>>(e: T) =>
+  z.string().transform(lowerTrim).pipe(e);
 
 /**
  * Query string of `GET /api/v1/discover`, parsed from the raw strings Koa gives (`ctx.query`). Every parameter is
@@ -99,14 +93,31 @@ export const DiscoveryQuery = z
     capability: z
       .string()
       .max(500)
-      .transform((v) => v.split(',').map(normaliseTag).filter((t) => t.length > 0))
-      .pipe(z.array(z.string().regex(/^[a-z0-9_]{1,64}$/, 'capability tags use letters, digits and _')).min(1, 'give at least one capability').max(20))
+      .transform((v) =>
+        v
+          .split(',')
+          .map(normaliseTag)
+          .filter((t) => t.length > 0),
+      )
+      .pipe(
+        z
+          .array(z.string().regex(/^[a-z0-9_]{1,64}$/, 'capability tags use letters, digits and _'))
+          .min(1, 'give at least one capability')
+          .max(20),
+      )
       .optional()
-      .meta({ description: 'Capability tag, or comma-separated tags (all must match). Exact tag or whole-word prefix: `appointment` matches `appointment_scheduling`.', example: 'appointment_scheduling' }),
+      .meta({
+        description:
+          'Capability tag, or comma-separated tags (all must match). Exact tag or whole-word prefix: `appointment` matches `appointment_scheduling`.',
+        example: 'appointment_scheduling',
+      }),
     budget_max: positiveNumber('USD')
       .refine(isUsdAmount, 'has more than 6 decimals (the smallest amount is 0.000001 USD)')
       .optional()
-      .meta({ description: 'Highest acceptable price in USD, compared with agent_price (human_price when buyer=human).', example: '100' }),
+      .meta({
+        description: 'Highest acceptable price in USD, compared with agent_price (human_price when buyer=human).',
+        example: '100',
+      }),
     billing: z
       .string()
       .transform(lowerTrim)
@@ -131,10 +142,9 @@ export const DiscoveryQuery = z
       .refine((n) => n <= 100, 'must be at most 100')
       .optional()
       .meta({ description: 'Lowest acceptable declared SLA, in percent (`99.5` or `99.5%`).', example: '99.5' }),
-    buyer: z
-      .enum(['agent', 'human'])
-      .default('agent')
-      .meta({ description: 'Whose price budget_max is compared with: agent (default, agent_price) or human (human_price).' }),
+    buyer: z.enum(['agent', 'human']).default('agent').meta({
+      description: 'Whose price budget_max is compared with: agent (default, agent_price) or human (human_price).',
+    }),
   })
   .meta({ id: 'DiscoveryQuery' });
 /** Parsed discovery filters (numbers as numbers, capabilities as normalised tags). */
@@ -143,7 +153,8 @@ export type DiscoveryFilters = z.output<typeof DiscoveryQuery>;
 export type DiscoveryFiltersInput = z.input<typeof DiscoveryQuery>;
 
 /** Result of {@link parseDiscoveryQuery}: the filters, or the first wrong parameter with a message. */
-export type ParsedDiscoveryQuery = { ok: true; filters: DiscoveryFilters } | { ok: false; param: string; message: string };
+export type ParsedDiscoveryQuery =
+  { ok: true; filters: DiscoveryFilters } | { ok: false; param: string; message: string };
 
 const KNOWN_PARAMS = new Set<string>([...DISCOVERY_FILTERS, 'buyer']);
 
@@ -185,12 +196,16 @@ function check(filter: DiscoveryFilter, f: DiscoveryFilters, s: ServiceDefinitio
       for (const cap of f.capability ?? []) {
         const tags = matchingTags(cap, s.capabilities);
         if (tags.length === 0) return null;
-        parts.push(tags.length === 1 && tags[0] === cap ? `has capability ${cap}` : `${cap} matches ${tags.join(', ')}`);
+        parts.push(
+          tags.length === 1 && tags[0] === cap ? `has capability ${cap}` : `${cap} matches ${tags.join(', ')}`,
+        );
       }
       return parts.join('; ');
     }
     case 'budget_max':
-      return s[priceField] <= (f.budget_max ?? Infinity) ? `${priceField} ${s[priceField]} USD ≤ budget_max ${f.budget_max} USD` : null;
+      return s[priceField] <= (f.budget_max ?? Infinity)
+        ? `${priceField} ${s[priceField]} USD ≤ budget_max ${f.budget_max} USD`
+        : null;
     case 'billing':
       if (canonicalBilling(s.billing) !== canonicalBilling(f.billing ?? '')) return null;
       return s.billing === f.billing ? `billing is ${s.billing}` : `billing ${s.billing} is the same as ${f.billing}`;
@@ -220,7 +235,10 @@ function check(filter: DiscoveryFilter, f: DiscoveryFilters, s: ServiceDefinitio
  * @param filters - parsed filters ({@link parseDiscoveryQuery} or `DiscoveryQuery.parse`).
  * @param services - the catalogue (default {@link SERVICES}); tests may pass another list.
  */
-export function discoverServices(filters: DiscoveryFilters, services: readonly ServiceDefinition[] = SERVICES): DiscoveryMatch[] {
+export function discoverServices(
+  filters: DiscoveryFilters,
+  services: readonly ServiceDefinition[] = SERVICES,
+): DiscoveryMatch[] {
   const active = DISCOVERY_FILTERS.filter((name) => filters[name] !== undefined);
   const out: DiscoveryMatch[] = [];
   for (const service of services) {
@@ -234,7 +252,12 @@ export function discoverServices(filters: DiscoveryFilters, services: readonly S
       }
       because[name] = reason;
     }
-    if (ok) out.push({ service, price: filters.buyer === 'human' ? service.human_price : service.agent_price, matched_because: because });
+    if (ok)
+      out.push({
+        service,
+        price: filters.buyer === 'human' ? service.human_price : service.agent_price,
+        matched_because: because,
+      });
   }
   return out;
 }

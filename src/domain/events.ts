@@ -28,27 +28,92 @@ const ORDER_DESCRIPTIONS: Readonly<Record<OrderStatus, string>> = {
   failed: 'Fulfillment failed after every retry; a refund follows.',
   refunded: 'The payment of a failed order was refunded.',
   in_engineering: 'An expert-delivery order got its blueprint and was assigned to the engineer queue.',
-  sla_breached: 'An expert-delivery order missed its fulfillment deadline; the buyer may cancel for a full refund or keep waiting.',
+  sla_breached:
+    'An expert-delivery order missed its fulfillment deadline; the buyer may cancel for a full refund or keep waiting.',
   cancelled: 'The buyer cancelled an order past its SLA; the payment is refunded.',
 };
 
 /** The catalogue, order events first (in lifecycle order), then reserved types. */
 export const EVENT_CATALOGUE: readonly EventTypeInfo[] = Object.freeze([
-  ...(Object.entries(ORDER_EVENT_TYPES) as [OrderStatus, string][]).map(
-    ([status, type]): EventTypeInfo => ({ type, group: 'order', description: ORDER_DESCRIPTIONS[status], status, emitted: true }),
-  ),
-  { type: 'order.sla_escalated', group: 'order', description: 'An expert-delivery order reached 80% of its fulfillment time and was escalated.', emitted: true },
-  { type: 'order.engineer_claimed', group: 'order', description: 'An engineer claimed an expert-delivery order.', emitted: true },
-  { type: 'order.deliverable_uploaded', group: 'order', description: 'The engineer uploaded a deliverable of an expert-delivery order.', emitted: true },
-  { type: 'order.task_delivered', group: 'order', description: 'A further task of a per-task order was charged and delivered.', emitted: true },
-  { type: 'order.task_failed', group: 'order', description: 'A further task of a per-task order failed (payment refused, or refunded after a production failure).', emitted: true },
-  { type: 'procurement.completed', group: 'procurement', description: 'A goal-based procurement chose a service and placed (and paid) its order.', emitted: true },
-  { type: 'subscription.created', group: 'subscription', description: 'A monthly subscription started (period 1 paid by the order).', emitted: true },
-  { type: 'subscription.renewed', group: 'subscription', description: 'A subscription period was charged and renewed.', emitted: true },
-  { type: 'subscription.invoice_issued', group: 'subscription', description: 'A renewal invoice was issued (rails other than agent_wallet).', emitted: true },
-  { type: 'subscription.payment_failed', group: 'subscription', description: 'A renewal charge failed; dunning retries it.', emitted: true },
-  { type: 'subscription.suspended', group: 'subscription', description: 'A renewal stayed unpaid after the last retry (or past the invoice due date); the subscription ended.', emitted: true },
-  { type: 'subscription.cancelled', group: 'subscription', description: 'A subscription ended after the buyer cancelled it (at the end of the period).', emitted: true },
+  ...(Object.entries(ORDER_EVENT_TYPES) as [OrderStatus, string][]).map(([status, type]): EventTypeInfo => ({
+    type,
+    group: 'order',
+    description: ORDER_DESCRIPTIONS[status],
+    status,
+    emitted: true,
+  })),
+  {
+    type: 'order.sla_escalated',
+    group: 'order',
+    description: 'An expert-delivery order reached 80% of its fulfillment time and was escalated.',
+    emitted: true,
+  },
+  {
+    type: 'order.engineer_claimed',
+    group: 'order',
+    description: 'An engineer claimed an expert-delivery order.',
+    emitted: true,
+  },
+  {
+    type: 'order.deliverable_uploaded',
+    group: 'order',
+    description: 'The engineer uploaded a deliverable of an expert-delivery order.',
+    emitted: true,
+  },
+  {
+    type: 'order.task_delivered',
+    group: 'order',
+    description: 'A further task of a per-task order was charged and delivered.',
+    emitted: true,
+  },
+  {
+    type: 'order.task_failed',
+    group: 'order',
+    description: 'A further task of a per-task order failed (payment refused, or refunded after a production failure).',
+    emitted: true,
+  },
+  {
+    type: 'procurement.completed',
+    group: 'procurement',
+    description: 'A goal-based procurement chose a service and placed (and paid) its order.',
+    emitted: true,
+  },
+  {
+    type: 'subscription.created',
+    group: 'subscription',
+    description: 'A monthly subscription started (period 1 paid by the order).',
+    emitted: true,
+  },
+  {
+    type: 'subscription.renewed',
+    group: 'subscription',
+    description: 'A subscription period was charged and renewed.',
+    emitted: true,
+  },
+  {
+    type: 'subscription.invoice_issued',
+    group: 'subscription',
+    description: 'A renewal invoice was issued (rails other than agent_wallet).',
+    emitted: true,
+  },
+  {
+    type: 'subscription.payment_failed',
+    group: 'subscription',
+    description: 'A renewal charge failed; dunning retries it.',
+    emitted: true,
+  },
+  {
+    type: 'subscription.suspended',
+    group: 'subscription',
+    description: 'A renewal stayed unpaid after the last retry (or past the invoice due date); the subscription ended.',
+    emitted: true,
+  },
+  {
+    type: 'subscription.cancelled',
+    group: 'subscription',
+    description: 'A subscription ended after the buyer cancelled it (at the end of the period).',
+    emitted: true,
+  },
 ]);
 
 /** Every catalogued type name. */

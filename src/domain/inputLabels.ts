@@ -27,7 +27,12 @@ const f = (label: string, help: string, control: InputField['control'] = 'text',
 
 /** Inputs that mean the same in every service that asks for them. */
 const COMMON: Record<string, InputField> = {
-  business_name: f('Business name', 'The name your customers know you by; it appears in what we deliver.', 'text', 'Cedar Dental'),
+  business_name: f(
+    'Business name',
+    'The name your customers know you by; it appears in what we deliver.',
+    'text',
+    'Cedar Dental',
+  ),
   contact_email: f(
     'Business contact e-mail',
     'Where your customers’ requests and escalations are sent (it goes into the delivered configuration).',
@@ -52,7 +57,12 @@ const BY_SERVICE: Record<string, Record<string, InputField>> = {
       'textarea',
       'Check-up and cleaning, 30 minutes\nEmergency appointment, 45 minutes',
     ),
-    whatsapp: f('WhatsApp number', 'Optional. The business’s WhatsApp number in international form (+country code), to answer there too.', 'tel', '+44 7700 900123'),
+    whatsapp: f(
+      'WhatsApp number',
+      'Optional. The business’s WhatsApp number in international form (+country code), to answer there too.',
+      'tel',
+      '+44 7700 900123',
+    ),
   },
   'website-booking': {
     services: f(
@@ -63,52 +73,140 @@ const BY_SERVICE: Record<string, Record<string, InputField>> = {
     ),
   },
   'automation-wf': {
-    workflow_type: f('What the workflow should do', 'In a few words, e.g. sync new leads, log orders, send follow-ups.', 'text', 'Sync new leads'),
-    source_app: f('Where the data comes from', 'The app that starts the workflow (its form, webhook or new record).', 'text', 'Typeform'),
+    workflow_type: f(
+      'What the workflow should do',
+      'In a few words, e.g. sync new leads, log orders, send follow-ups.',
+      'text',
+      'Sync new leads',
+    ),
+    source_app: f(
+      'Where the data comes from',
+      'The app that starts the workflow (its form, webhook or new record).',
+      'text',
+      'Typeform',
+    ),
     target_app: f('Where the data goes', 'The app the workflow writes to.', 'text', 'HubSpot'),
   },
   'task-worker': {
-    task_prompt: f('The task', 'Describe exactly what you want done, with any names, numbers and tone that matter.', 'textarea', 'Write five follow-up e-mails to trial users who did not convert'),
+    task_prompt: f(
+      'The task',
+      'Describe exactly what you want done, with any names, numbers and tone that matter.',
+      'textarea',
+      'Write five follow-up e-mails to trial users who did not convert',
+    ),
     format: f('Result format', 'Optional: json (default), markdown or text.', 'text', 'markdown'),
   },
   'smart-consultation': {
-    type: f('Topic of the consultation', 'What you need advice on, in a few words.', 'text', 'Opening a subsidiary abroad'),
-    description: f('Your situation and question', 'Describe the business, what you want to do and what you want to know; the report answers this.', 'textarea'),
+    type: f(
+      'Topic of the consultation',
+      'What you need advice on, in a few words.',
+      'text',
+      'Opening a subsidiary abroad',
+    ),
+    description: f(
+      'Your situation and question',
+      'Describe the business, what you want to do and what you want to know; the report answers this.',
+      'textarea',
+    ),
     current_country: f('Country you operate in now', 'Optional.', 'text', 'Germany'),
-    target_country: f('Country you are expanding to', 'Optional, if the question is about another country.', 'text', 'United States'),
+    target_country: f(
+      'Country you are expanding to',
+      'Optional, if the question is about another country.',
+      'text',
+      'United States',
+    ),
   },
   'robot-control-system': {
-    robot_type: f('Robot', 'Make and model, or the kind of robot (arm, mobile base, drone), with its payload if known.', 'text', 'UR10e collaborative arm, 12.5 kg payload'),
-    controller: f('Controller', 'What controls it today: robot controller, PLC, microcontroller or ROS 2 version.', 'text', 'UR control box with ROS 2 Humble'),
-    objective: f('What the robot should do', 'The task, with the figures that matter (cycle time, weights, accuracy).', 'textarea', 'Pick mixed parcels from a bin onto a conveyor, 6 picks per minute'),
+    robot_type: f(
+      'Robot',
+      'Make and model, or the kind of robot (arm, mobile base, drone), with its payload if known.',
+      'text',
+      'UR10e collaborative arm, 12.5 kg payload',
+    ),
+    controller: f(
+      'Controller',
+      'What controls it today: robot controller, PLC, microcontroller or ROS 2 version.',
+      'text',
+      'UR control box with ROS 2 Humble',
+    ),
+    objective: f(
+      'What the robot should do',
+      'The task, with the figures that matter (cycle time, weights, accuracy).',
+      'textarea',
+      'Pick mixed parcels from a bin onto a conveyor, 6 picks per minute',
+    ),
     site_constraints: f('Site constraints', 'Optional: space, safety rules, networks, shifts.', 'textarea'),
   },
   'agent-development': {
-    use_case: f('What the agent should do', 'The job, who uses it, and what a good result looks like.', 'textarea', 'Answer customer support tickets and draft replies for review'),
-    tools_required: f('Tools and apps it must use', 'The products it works with, separated by commas.', 'text', 'Zendesk, Slack, Google Drive'),
-    data_sources: f('Data it should read', 'Optional: documents, databases or sites it draws answers from.', 'text', 'Help-centre articles, order database'),
+    use_case: f(
+      'What the agent should do',
+      'The job, who uses it, and what a good result looks like.',
+      'textarea',
+      'Answer customer support tickets and draft replies for review',
+    ),
+    tools_required: f(
+      'Tools and apps it must use',
+      'The products it works with, separated by commas.',
+      'text',
+      'Zendesk, Slack, Google Drive',
+    ),
+    data_sources: f(
+      'Data it should read',
+      'Optional: documents, databases or sites it draws answers from.',
+      'text',
+      'Help-centre articles, order database',
+    ),
   },
   'integration-project': {
     systems: f('Systems to connect', 'The products to integrate, separated by commas.', 'text', 'Shopify, ShipStation'),
-    direction: f('Direction of the data', 'One-way (say which way) or two-way.', 'text', 'One-way, Shopify to ShipStation'),
+    direction: f(
+      'Direction of the data',
+      'One-way (say which way) or two-way.',
+      'text',
+      'One-way, Shopify to ShipStation',
+    ),
     volume: f('Volume', 'Optional: how many records, with the unit and period.', 'text', '5,000 orders per day'),
   },
   'automation-audit': {
-    business_description: f('Your business and how it runs', 'What you do, who does what, and the tools you use day to day.', 'textarea'),
-    current_tools: f('Tools you use now', 'Optional: the software you already use, separated by commas.', 'text', 'ServiceM8, Xero, Gmail'),
+    business_description: f(
+      'Your business and how it runs',
+      'What you do, who does what, and the tools you use day to day.',
+      'textarea',
+    ),
+    current_tools: f(
+      'Tools you use now',
+      'Optional: the software you already use, separated by commas.',
+      'text',
+      'ServiceM8, Xero, Gmail',
+    ),
     pain_points: f('What takes too long', 'Optional: the tasks you would most like to automate.', 'textarea'),
   },
   'clinic-pack': {
-    practice_type: f('Kind of practice', 'E.g. dental clinic, physiotherapy, veterinary practice.', 'text', 'Physiotherapy practice'),
+    practice_type: f(
+      'Kind of practice',
+      'E.g. dental clinic, physiotherapy, veterinary practice.',
+      'text',
+      'Physiotherapy practice',
+    ),
   },
   'store-pack': {
     category: f('What the store sells', 'The kind of shop, in a few words.', 'text', 'Independent bookshop'),
   },
   'growth-pack': {
-    growth_goals: f('Growth goals', 'What you want to achieve, with numbers and dates where you have them.', 'textarea', 'Double monthly bookings by June; launch a referral programme'),
+    growth_goals: f(
+      'Growth goals',
+      'What you want to achieve, with numbers and dates where you have them.',
+      'textarea',
+      'Double monthly bookings by June; launch a referral programme',
+    ),
   },
   'robotics-bundle': {
-    objective: f('What the robot should do', 'The task, with the figures that matter (cycle time, weights, accuracy).', 'textarea', 'Bin-picking of mixed parts onto a conveyor'),
+    objective: f(
+      'What the robot should do',
+      'The task, with the figures that matter (cycle time, weights, accuracy).',
+      'textarea',
+      'Bin-picking of mixed parts onto a conveyor',
+    ),
     robot_type: f('Robot', 'Optional: make and model, or the kind of robot.', 'text', 'ABB GoFa CRB 15000'),
   },
 };
@@ -126,5 +224,9 @@ export function inputField(serviceId: string, name: string): InputField {
 
 /** Inputs of catalogued services that have no entry in the tables above (a unit test keeps this empty). */
 export function inputsWithoutWords(): string[] {
-  return SERVICES.flatMap((s) => Object.keys(s.inputs).filter((name) => !BY_SERVICE[s.id]?.[name] && !COMMON[name]).map((name) => `${s.id}.${name}`));
+  return SERVICES.flatMap((s) =>
+    Object.keys(s.inputs)
+      .filter((name) => !BY_SERVICE[s.id]?.[name] && !COMMON[name])
+      .map((name) => `${s.id}.${name}`),
+  );
 }

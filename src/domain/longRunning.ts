@@ -36,7 +36,9 @@ export function subscriptionTerms(service: ServiceDefinition): SubscriptionTerms
 export function longRunningTerms(service: ServiceDefinition): Pick<OrderWorkflowInput, 'expert' | 'subscription'> {
   const subscription = subscriptionTerms(service);
   return {
-    ...(isExpertService(service) ? { expert: { maxFulfillmentHours: service.max_fulfillment_hours, escalateAtPercent: SLA_ESCALATION_PERCENT } } : {}),
+    ...(isExpertService(service)
+      ? { expert: { maxFulfillmentHours: service.max_fulfillment_hours, escalateAtPercent: SLA_ESCALATION_PERCENT } }
+      : {}),
     ...(subscription ? { subscription } : {}),
   };
 }

@@ -51,7 +51,10 @@ export interface NegotiationResult {
  * @param services - the catalogue (default {@link SERVICES}).
  * @throws RangeError when no non-empty capability is given (the route answers 400 before that).
  */
-export function negotiateCapabilities(required: readonly string[], services: readonly ServiceDefinition[] = SERVICES): NegotiationResult {
+export function negotiateCapabilities(
+  required: readonly string[],
+  services: readonly ServiceDefinition[] = SERVICES,
+): NegotiationResult {
   const wanted = [...new Set(required.map(normaliseTag).filter((t) => t.length > 0))];
   if (wanted.length === 0) throw new RangeError('required_capabilities must hold at least one capability');
   const matches: (NegotiationMatch & { order: number })[] = [];
@@ -86,6 +89,8 @@ export function negotiateCapabilities(required: readonly string[], services: rea
     }
     matches.push({ service, coverage: covered.length / wanted.length, covered, missing, matched_tags, order });
   });
-  matches.sort((a, b) => b.covered.length - a.covered.length || a.service.agent_price - b.service.agent_price || a.order - b.order);
+  matches.sort(
+    (a, b) => b.covered.length - a.covered.length || a.service.agent_price - b.service.agent_price || a.order - b.order,
+  );
   return { required: wanted, matches: matches.map(({ order: _order, ...m }) => m), excluded, unmatched };
 }

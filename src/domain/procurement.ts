@@ -27,7 +27,14 @@
  * Source: seed §2.8 (request), §4 (procure row), §7 (422 when nothing matches), §8 (defaults); issue 4 §3.
  */
 import { SERVICES, getService, type ServiceDefinition } from './catalogue';
-import { DISCOVERY_FILTERS, DiscoveryQuery, discoverServices, matchingTags, normaliseTag, type DiscoveryFilters } from './discovery';
+import {
+  DISCOVERY_FILTERS,
+  DiscoveryQuery,
+  discoverServices,
+  matchingTags,
+  normaliseTag,
+  type DiscoveryFilters,
+} from './discovery';
 import { microsToUsd, usdToMicros, type Micros } from './money';
 
 /**
@@ -140,7 +147,14 @@ const CATALOGUE_TAGS: ReadonlySet<string> = new Set(
 );
 
 /** Inputs a procurement can fill from its own fields when the caller gave none (objective text, e-mail). */
-const TEXT_INPUTS_FROM_OBJECTIVE = ['description', 'task_prompt', 'objective', 'business_description', 'use_case', 'growth_goals'];
+const TEXT_INPUTS_FROM_OBJECTIVE = [
+  'description',
+  'task_prompt',
+  'objective',
+  'business_description',
+  'use_case',
+  'growth_goals',
+];
 
 /** Filters a `key:value` requirement may set (discovery filters without capability and budget). */
 const REQUIREMENT_FILTERS = DISCOVERY_FILTERS.filter((f) => f !== 'capability' && f !== 'budget_max');
@@ -216,7 +230,8 @@ export function parseRequirements(requirements: readonly string[]): Requirements
     if (kv && key && (REQUIREMENT_FILTERS as readonly string[]).includes(key)) {
       const value = kv[2] ?? '';
       const check = DiscoveryQuery.safeParse({ [key]: value });
-      if (!check.success) return { ok: false, index, message: `${key}: ${check.error.issues[0]?.message ?? 'invalid value'}` };
+      if (!check.success)
+        return { ok: false, index, message: `${key}: ${check.error.issues[0]?.message ?? 'invalid value'}` };
       if (raw[key] !== undefined && raw[key] !== value) return { ok: false, index, message: `${key} is given twice` };
       raw[key] = value;
       parsed.push({ requirement, kind: 'filter', filter: key, value });
@@ -231,7 +246,11 @@ export function parseRequirements(requirements: readonly string[]): Requirements
       continue;
     }
     const tags = [...new Set(readObjective(requirement).terms.flatMap((t) => t.tags))];
-    parsed.push(tags.length > 0 ? { requirement, kind: 'capability', any_of: tags, via: 'keyword' } : { requirement, kind: 'unrecognised' });
+    parsed.push(
+      tags.length > 0
+        ? { requirement, kind: 'capability', any_of: tags, via: 'keyword' }
+        : { requirement, kind: 'unrecognised' },
+    );
   }
   return { ok: true, requirements: parsed, filters: DiscoveryQuery.parse(raw) };
 }
@@ -300,15 +319,21 @@ type Stage = { name: string; check: (s: ServiceDefinition) => string[] };
  * @throws RangeError only for a malformed ask (negative or non-integer budget) or a `key:value` requirement with an
  *   invalid value (validate with {@link parseRequirements} first).
  */
-export function planProcurement(ask: ProcurementAsk, services: readonly ServiceDefinition[] = SERVICES): ProcurementPlan {
-  if (!Number.isSafeInteger(ask.budgetMicros) || ask.budgetMicros < 0) throw new RangeError('budgetMicros must be a non-negative integer');
+export function planProcurement(
+  ask: ProcurementAsk,
+  services: readonly ServiceDefinition[] = SERVICES,
+): ProcurementPlan {
+  if (!Number.isSafeInteger(ask.budgetMicros) || ask.budgetMicros < 0)
+    throw new RangeError('budgetMicros must be a non-negative integer');
   const reqs = parseRequirements(ask.requirements);
   if (!reqs.ok) throw new RangeError(`requirements[${reqs.index}]: ${reqs.message}`);
   const { terms: rawTerms, ignored } = readObjective(ask.objective);
   // Terms standing for the same tags count once ("dental clinic" is one wish).
   const terms = rawTerms.filter((t, i) => rawTerms.findIndex((u) => u.tags.join() === t.tags.join()) === i);
   const wanted = [...new Set(terms.flatMap((t) => t.tags))];
-  const hard = reqs.requirements.filter((r): r is Extract<ParsedRequirement, { kind: 'capability' }> => r.kind === 'capability');
+  const hard = reqs.requirements.filter(
+    (r): r is Extract<ParsedRequirement, { kind: 'capability' }> => r.kind === 'capability',
+  );
   const unrecognised = reqs.requirements.filter((r) => r.kind === 'unrecognised').map((r) => r.requirement);
   const filters = reqs.filters;
   const explanation: string[] = [];
@@ -318,27 +343,43 @@ export function planProcurement(ask: ProcurementAsk, services: readonly ServiceD
     if (r.kind === 'filter') explanation.push(`requirement "${r.requirement}" filters ${r.filter} = ${r.value}`);
     if (r.kind === 'unrecognised') explanation.push(`requirement "${r.requirement}" matches no capability or filter`);
   }
-  const base = { objective_terms: rawTerms, ignored_words: ignored, wanted_capabilities: wanted, requirements: reqs.requirements, budget: microsToUsd(ask.budgetMicros) };
+  const base = {
+    objective_terms: rawTerms,
+    ignored_words: ignored,
+    wanted_capabilities: wanted,
+    requirements: reqs.requirements,
+    budget: microsToUsd(ask.budgetMicros),
+  };
   const fail = (missing: string[], candidates: PlanCandidate[]): ProcurementPlan => {
     explanation.push(...missing);
     return { ...base, candidates, chosen: null, explanation, missing, inputs: {}, missing_inputs: [] };
   };
-  if (unrecognised.length > 0) return fail(unrecognised.map((r) => `requirement "${r}" is not a known capability or filter`), []);
-  if (terms.length === 0 && hard.length === 0) return fail(['the objective and requirements name no capability this catalogue knows'], []);
+  if (unrecognised.length > 0)
+    return fail(
+      unrecognised.map((r) => `requirement "${r}" is not a known capability or filter`),
+      [],
+    );
+  if (terms.length === 0 && hard.length === 0)
+    return fail(['the objective and requirements name no capability this catalogue knows'], []);
 
-  const coveredTerms = (s: ServiceDefinition) => terms.filter((t) => t.tags.some((tag) => s.capabilities.includes(tag))).map((t) => t.term);
+  const coveredTerms = (s: ServiceDefinition) =>
+    terms.filter((t) => t.tags.some((tag) => s.capabilities.includes(tag))).map((t) => t.term);
   const stages: Stage[] = [
     {
       name: 'capabilities',
       check: (s) => [
-        ...hard.filter((r) => !r.any_of.some((tag) => s.capabilities.includes(tag))).map((r) => `lacks required "${r.requirement}"`),
+        ...hard
+          .filter((r) => !r.any_of.some((tag) => s.capabilities.includes(tag)))
+          .map((r) => `lacks required "${r.requirement}"`),
         ...(hard.length === 0 && coveredTerms(s).length === 0 ? ['covers none of the objective'] : []),
       ],
     },
     {
       name: 'negative constraints',
       check: (s) => {
-        const conflicts = [...new Set([...wanted, ...hard.flatMap((r) => r.any_of)])].filter((tag) => s.constraints.does_not_support.includes(tag));
+        const conflicts = [...new Set([...wanted, ...hard.flatMap((r) => r.any_of)])].filter((tag) =>
+          s.constraints.does_not_support.includes(tag),
+        );
         return conflicts.length > 0 ? [`does not support ${conflicts.join(', ')}`] : [];
       },
     },
@@ -346,10 +387,15 @@ export function planProcurement(ask: ProcurementAsk, services: readonly ServiceD
       name: 'requirements filters',
       check: (s) =>
         REQUIREMENT_FILTERS.filter(
-          (name) => filters[name] !== undefined && discoverServices({ [name]: filters[name], buyer: 'agent' } as DiscoveryFilters, [s]).length === 0,
+          (name) =>
+            filters[name] !== undefined &&
+            discoverServices({ [name]: filters[name], buyer: 'agent' } as DiscoveryFilters, [s]).length === 0,
         ).map((name) => `fails ${name}=${String(filters[name])}`),
     },
-    { name: 'payment rail', check: (s) => (ask.autoPurchase && !s.payment_rails.includes('agent_wallet') ? ['not sold on agent_wallet'] : []) },
+    {
+      name: 'payment rail',
+      check: (s) => (ask.autoPurchase && !s.payment_rails.includes('agent_wallet') ? ['not sold on agent_wallet'] : []),
+    },
     {
       name: 'budget',
       check: (s) => {
@@ -392,13 +438,21 @@ export function planProcurement(ask: ProcurementAsk, services: readonly ServiceD
         continue;
       }
       if (stage.name === 'capabilities') {
-        for (const r of hard.filter((r) => !services.some((s) => r.any_of.some((tag) => s.capabilities.includes(tag))))) {
+        for (const r of hard.filter(
+          (r) => !services.some((s) => r.any_of.some((tag) => s.capabilities.includes(tag))),
+        )) {
           missing.push(`no service offers "${r.requirement}" (${r.any_of.join(' or ')})`);
         }
-        if (missing.length === 0) missing.push(`no service offers all of: ${[...hard.map((r) => r.requirement), ...(hard.length === 0 ? terms.map((t) => t.term) : [])].join(', ')}`);
+        if (missing.length === 0)
+          missing.push(
+            `no service offers all of: ${[...hard.map((r) => r.requirement), ...(hard.length === 0 ? terms.map((t) => t.term) : [])].join(', ')}`,
+          );
       } else if (stage.name === 'budget') {
         const cheapest = [...alive].sort((a, b) => a.agent_price - b.agent_price)[0];
-        if (cheapest) missing.push(`budget: the cheapest matching service, ${cheapest.id}, costs ${cheapest.agent_price} USD, above the budget of ${microsToUsd(ask.budgetMicros)} USD`);
+        if (cheapest)
+          missing.push(
+            `budget: the cheapest matching service, ${cheapest.id}, costs ${cheapest.agent_price} USD, above the budget of ${microsToUsd(ask.budgetMicros)} USD`,
+          );
       } else {
         missing.push(`${stage.name}: ${alive.map((s) => `${s.id} ${stage.check(s).join('; ')}`).join('; ')}`);
       }
@@ -416,7 +470,9 @@ export function planProcurement(ask: ProcurementAsk, services: readonly ServiceD
   );
   const runnerUp = ranked[1];
   if (runnerUp) {
-    explanation.push(`next best: ${runnerUp.service.id} (${terms.length > 0 ? `covers ${runnerUp.covered.length}, ` : ''}${runnerUp.service.agent_price} USD)`);
+    explanation.push(
+      `next best: ${runnerUp.service.id} (${terms.length > 0 ? `covers ${runnerUp.covered.length}, ` : ''}${runnerUp.service.agent_price} USD)`,
+    );
   }
   for (const c of evaluated.filter((c) => c.rejected.length > 0 && c.covered.length > best.covered.length)) {
     explanation.push(`${c.service.id} covers more (${c.covered.length}) but ${c.rejected.join('; ')}`);
@@ -453,7 +509,10 @@ function isPresent(v: unknown): boolean {
 }
 
 /** Inputs for the order: the caller's, then obvious fills (objective text, e-mail) for required ones still absent. */
-function fillInputs(service: ServiceDefinition, ask: ProcurementAsk): Record<string, string | number | boolean | string[]> {
+function fillInputs(
+  service: ServiceDefinition,
+  ask: ProcurementAsk,
+): Record<string, string | number | boolean | string[]> {
   const out: Record<string, string | number | boolean | string[]> = { ...(ask.inputs ?? {}) };
   for (const [name, req] of Object.entries(service.inputs)) {
     if (req !== 'required' || isPresent(out[name])) continue;

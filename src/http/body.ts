@@ -31,7 +31,10 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
 function parserProblem(err: unknown): unknown {
   // @hapi/bourne (inside co-body) refuses own `__proto__` keys with this SyntaxError, status 400.
   if (err instanceof SyntaxError && /forbidden prototype property/.test(err.message)) {
-    return problem('json_forbidden_key', 'The JSON body contains a "__proto__" key, which is not accepted at any level');
+    return problem(
+      'json_forbidden_key',
+      'The JSON body contains a "__proto__" key, which is not accepted at any level',
+    );
   }
   if (err instanceof SyntaxError) return problem('invalid_json', 'The request body is not valid JSON');
   return err;
@@ -64,7 +67,9 @@ export function bodyMiddleware(): Middleware {
     await parse(ctx, async () => {
       const body = (ctx.request as { body?: unknown }).body;
       if (jsonDepth(body) > MAX_JSON_DEPTH) {
-        throw problem('json_too_deep', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, { max_depth: MAX_JSON_DEPTH });
+        throw problem('json_too_deep', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`, {
+          max_depth: MAX_JSON_DEPTH,
+        });
       }
       await next();
     });

@@ -31,7 +31,11 @@ export interface WalletKeys {
  * Orders created before order secrets existed and without an agent have no buyer credential: nobody may act on them
  * through the API (the review window still accepts them).
  */
-export async function isBuyer(wallets: WalletKeys, order: Pick<OrderDoc, 'agent_id' | 'buyer_secret_hash'>, token: string | undefined): Promise<boolean> {
+export async function isBuyer(
+  wallets: WalletKeys,
+  order: Pick<OrderDoc, 'agent_id' | 'buyer_secret_hash'>,
+  token: string | undefined,
+): Promise<boolean> {
   if (!token) return false;
   if (order.agent_id) {
     const wallet = await wallets.get(order.agent_id);
@@ -46,8 +50,11 @@ export async function isBuyer(wallets: WalletKeys, order: Pick<OrderDoc, 'agent_
  */
 export async function requireBuyer(ctx: Context, wallets: WalletKeys, order: OrderDoc, action: string): Promise<void> {
   const token = bearerToken(ctx);
-  const credential = order.agent_id ? `the agent key of wallet ${order.agent_id}` : 'the order secret returned when the order was created';
+  const credential = order.agent_id
+    ? `the agent key of wallet ${order.agent_id}`
+    : 'the order secret returned when the order was created';
   // The operator key (X-Operator-Key) is a credential too, just not the buyer's.
   if (!hasCredential(ctx)) throw unauthorized(`To ${action} order ${order._id}, send ${credential} as a Bearer token`);
-  if (!(await isBuyer(wallets, order, token))) throw forbidden(`Only the buyer may ${action} order ${order._id}; the credential sent is not ${credential}`);
+  if (!(await isBuyer(wallets, order, token)))
+    throw forbidden(`Only the buyer may ${action} order ${order._id}; the credential sent is not ${credential}`);
 }

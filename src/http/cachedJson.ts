@@ -117,7 +117,11 @@ export class ResponseCache {
       await next();
       const ttl = (ctx.state as { sharedResponseTtlMs?: number }).sharedResponseTtlMs;
       if (!ttl || ctx.status === 304 || ctx.body === undefined || ctx.body === null) return;
-      const body = Buffer.isBuffer(ctx.body) ? ctx.body : typeof ctx.body === 'string' ? Buffer.from(ctx.body) : Buffer.from(JSON.stringify(ctx.body));
+      const body = Buffer.isBuffer(ctx.body)
+        ? ctx.body
+        : typeof ctx.body === 'string'
+          ? Buffer.from(ctx.body)
+          : Buffer.from(JSON.stringify(ctx.body));
       const headers = Object.entries(ctx.response.headers)
         .filter(([k]) => k !== 'content-length' && k !== 'date')
         .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)] as [string, string]);

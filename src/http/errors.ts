@@ -33,13 +33,27 @@ const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
  * `database`, `temporal` or null. Source: issue 14.
  */
 export function dependencyDown(err: unknown): 'database' | 'temporal' | null {
-  for (let e = err as { name?: string; code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { name?: string; code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 6;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e !== 'object') return null;
     if (e.name && DATABASE_DOWN.has(e.name)) return 'database';
-    if ((e.name === 'ServiceError' || e.name === 'GrpcError' || 'metadata' in e) && typeof e.code === 'number' && TEMPORAL_DOWN.has(e.code)) return 'temporal';
+    if (
+      (e.name === 'ServiceError' || e.name === 'GrpcError' || 'metadata' in e) &&
+      typeof e.code === 'number' &&
+      TEMPORAL_DOWN.has(e.code)
+    )
+      return 'temporal';
     if (e.name === 'WorkflowUpdateRPCTimeoutOrCancelledError') return 'temporal';
     // FAILED_PRECONDITION while the workflow task is failing (a worker retrying it): the Update may be sent again.
-    if ('metadata' in e && e.code === 9 && /Workflow Task in failed state/.test(String((e as { details?: unknown }).details))) return 'temporal';
+    if (
+      'metadata' in e &&
+      e.code === 9 &&
+      /Workflow Task in failed state/.test(String((e as { details?: unknown }).details))
+    )
+      return 'temporal';
   }
   return null;
 }
@@ -50,16 +64,26 @@ export function toProblem(err: unknown): ProblemError {
   if (err instanceof ZodError) return zodProblem(err);
   // A dependency that is down is 503 with Retry-After (issue 14), not a 500: the request may be retried as it is.
   const down = dependencyDown(err);
-  if (down) return unavailable(`The ${down === 'database' ? 'database' : 'workflow service (Temporal)'} is unavailable; retry shortly`, DEPENDENCY_RETRY_AFTER_SECONDS, down);
+  if (down)
+    return unavailable(
+      `The ${down === 'database' ? 'database' : 'workflow service (Temporal)'} is unavailable; retry shortly`,
+      DEPENDENCY_RETRY_AFTER_SECONDS,
+      down,
+    );
   const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
   const status = e?.status ?? e?.statusCode;
   // Errors raised by koa's body parser and ctx.throw.
   if (status === 413) return problem('payload_too_large', 'The request body exceeds the limit');
-  if (status === 400 && (e.type === 'entity.parse.failed' || err instanceof SyntaxError || /JSON/i.test(e.message ?? ''))) {
+  if (
+    status === 400 &&
+    (e.type === 'entity.parse.failed' || err instanceof SyntaxError || /JSON/i.test(e.message ?? ''))
+  ) {
     return problem('invalid_json', 'The request body is not valid JSON');
   }
-  if (status === 415) return problem('unsupported_media_type', e.expose && e.message ? e.message : 'Send bodies as application/json');
-  if (status && status >= 400 && status < 500 && e.expose) return new ProblemError(status, 'invalid_request', e.message);
+  if (status === 415)
+    return problem('unsupported_media_type', e.expose && e.message ? e.message : 'Send bodies as application/json');
+  if (status && status >= 400 && status < 500 && e.expose)
+    return new ProblemError(status, 'invalid_request', e.message);
   return problem('internal_error');
 }
 
@@ -87,7 +111,14 @@ export function problemMiddleware(log: (err: unknown, ctx: Context) => void): Mi
         ctx.remove('Allow');
         renderProblem(ctx, problem('not_found', `No route for ${ctx.method} ${ctx.path}`));
       } else if (ctx.status === 405 || ctx.status === 501) {
-        renderProblem(ctx, problem('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, allow ? { allow: allow.split(/,\s*/) } : {}));
+        renderProblem(
+          ctx,
+          problem(
+            'method_not_allowed',
+            `${ctx.method} is not allowed on ${ctx.path}`,
+            allow ? { allow: allow.split(/,\s*/) } : {},
+          ),
+        );
       }
     } catch (err) {
       const problem = toProblem(err);

@@ -67,7 +67,12 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
           continue;
         }
         if (existing.state === 'in_flight' || !existing.response) {
-          throw problem('idempotency_in_flight', 'The first request with this Idempotency-Key is still running', {}, { headers: { 'Retry-After': '1' } });
+          throw problem(
+            'idempotency_in_flight',
+            'The first request with this Idempotency-Key is still running',
+            {},
+            { headers: { 'Retry-After': '1' } },
+          );
         }
         ctx.status = existing.response.status;
         for (const [k, v] of Object.entries(existing.response.headers)) ctx.set(k, v);
@@ -79,7 +84,10 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
 
     const renewal = setInterval(() => {
       db.idempotencyKeys
-        .updateOne({ _id: id, state: 'in_flight' }, { $set: { lease_until: new Date(Date.now() + IN_FLIGHT_LEASE_SECONDS * 1000) } })
+        .updateOne(
+          { _id: id, state: 'in_flight' },
+          { $set: { lease_until: new Date(Date.now() + IN_FLIGHT_LEASE_SECONDS * 1000) } },
+        )
         .catch(() => undefined); // a missed renewal only shortens the lease; the next one or the final write follows
     }, RENEW_EVERY_MS);
     renewal.unref();

@@ -64,7 +64,10 @@ export function addressKey(ip: string): string {
   const h = head ? head.split(':') : [];
   const t = tail !== undefined && tail !== '' ? tail.split(':') : [];
   const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /** What a request is counted as: its credential (hashed) when it carries one, else its client address. */
@@ -92,7 +95,12 @@ function duplicateKeyAsMongoSays(collection: Collection): Collection {
           return await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
         } catch (err) {
           if (err instanceof MongoServerError && err.code === 1 && /exclusion constraint/.test(err.message)) {
-            throw new MongoServerError({ ...err.errorResponse, code: 11000, codeName: 'DuplicateKey', errmsg: err.message });
+            throw new MongoServerError({
+              ...err.errorResponse,
+              code: 11000,
+              codeName: 'DuplicateKey',
+              errmsg: err.message,
+            });
           }
           throw err;
         }
@@ -127,13 +135,26 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
     const limiter =
       duration === 1
         ? new RateLimiterMemory({ keyPrefix, points, duration })
-        : new RateLimiterMongo({ storeClient: counters, tableName: RATE_LIMIT_COLLECTION, disableIndexesCreation: true, keyPrefix, points, duration });
+        : new RateLimiterMongo({
+            storeClient: counters,
+            tableName: RATE_LIMIT_COLLECTION,
+            disableIndexesCreation: true,
+            keyPrefix,
+            points,
+            duration,
+          });
     return { points, duration, limiter };
   };
   // Per subject kind: the burst window first (it refuses a quick burst), then the minute's.
   const windows = {
-    credential: [make(limits.perCredentialPerSecond ?? 0, 1, 'cred-s'), make(limits.perCredential, RATE_LIMIT_WINDOW_SECONDS, 'cred')],
-    address: [make(limits.perAddressPerSecond ?? 0, 1, 'addr-s'), make(limits.perAddress, RATE_LIMIT_WINDOW_SECONDS, 'addr')],
+    credential: [
+      make(limits.perCredentialPerSecond ?? 0, 1, 'cred-s'),
+      make(limits.perCredential, RATE_LIMIT_WINDOW_SECONDS, 'cred'),
+    ],
+    address: [
+      make(limits.perAddressPerSecond ?? 0, 1, 'addr-s'),
+      make(limits.perAddress, RATE_LIMIT_WINDOW_SECONDS, 'addr'),
+    ],
   };
 
   // Concurrent first requests of one subject race to insert its counter; the losers count again (the document exists then).

@@ -45,7 +45,8 @@ export interface TelemetryOptions {
 }
 
 /** Tokens that mark automated clients even when the UA starts with Mozilla/ (crawler and AI agent UAs do). */
-const AGENT_HINTS = /(bot|crawler|spider|agent|gpt|claude|anthropic|openai|perplexity|python|curl|wget|node|undici|axios|go-http|okhttp|java|httpx|aiohttp|x402|langchain|llama|headless)/i;
+const AGENT_HINTS =
+  /(bot|crawler|spider|agent|gpt|claude|anthropic|openai|perplexity|python|curl|wget|node|undici|axios|go-http|okhttp|java|httpx|aiohttp|x402|langchain|llama|headless)/i;
 
 /** Classifies a User-Agent: its first product token and whether it looks automated. */
 export function classifyUserAgent(ua: string): { client: string; agent: boolean } {
@@ -100,7 +101,13 @@ export class RequestTelemetry {
 
   /** Counters for the methodology: size, capacity, how many records the full buffer dropped. */
   stats(): { stored: number; capacity: number; dropped: number; since: string; retention_hours: number } {
-    return { stored: this.size, capacity: this.capacity, dropped: this.dropped, since: new Date(this.since).toISOString(), retention_hours: this.retentionMs / 3_600_000 };
+    return {
+      stored: this.size,
+      capacity: this.capacity,
+      dropped: this.dropped,
+      since: new Date(this.since).toISOString(),
+      retention_hours: this.retentionMs / 3_600_000,
+    };
   }
 
   /** {@link classifyUserAgent}, remembered per User-Agent string (clients repeat theirs; the regexes cost). */

@@ -34,7 +34,8 @@ function verify(state: unknown): Record<string, unknown> {
   const [body, mac] = typeof state === 'string' ? state.split('.') : [];
   const want = body ? createHmac('sha256', STATE_KEY).update(body).digest() : Buffer.alloc(0);
   const got = Buffer.from(mac ?? '', 'base64url');
-  if (!body || got.length !== want.length || !timingSafeEqual(got, want)) throw new RpcError(RPC.InvalidParams, 'requestState failed its integrity check');
+  if (!body || got.length !== want.length || !timingSafeEqual(got, want))
+    throw new RpcError(RPC.InvalidParams, 'requestState failed its integrity check');
   return JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
 }
 
@@ -42,19 +43,41 @@ const elicit = (message: string, properties: Record<string, unknown>, required: 
   method: 'elicitation/create',
   params: { mode: 'form', message, requestedSchema: { type: 'object', properties, required } },
 });
-const sampling = (prompt: string, maxTokens: number) => ({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens } });
+const sampling = (prompt: string, maxTokens: number) => ({
+  method: 'sampling/createMessage',
+  params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens },
+});
 const roots = { method: 'roots/list', params: {} };
-const inputRequired = (inputRequests: Record<string, unknown>, requestState?: string) => ({ resultType: 'input_required', inputRequests, ...(requestState ? { requestState } : {}) });
-const responses = (ctx: RequestContext) => (ctx.params.inputResponses ?? {}) as Record<string, Record<string, unknown> | undefined>;
+const inputRequired = (inputRequests: Record<string, unknown>, requestState?: string) => ({
+  resultType: 'input_required',
+  inputRequests,
+  ...(requestState ? { requestState } : {}),
+});
+const responses = (ctx: RequestContext) =>
+  (ctx.params.inputResponses ?? {}) as Record<string, Record<string, unknown> | undefined>;
 const missing = (ctx: RequestContext, keys: string[]) => keys.some((k) => responses(ctx)[k] === undefined);
-const elicited = (r: Record<string, unknown> | undefined, field: string) => String(((r?.content ?? {}) as Record<string, unknown>)[field] ?? '');
-const sampled = (r: Record<string, unknown> | undefined) => String(((r?.content ?? {}) as { text?: unknown }).text ?? '');
+const elicited = (r: Record<string, unknown> | undefined, field: string) =>
+  String(((r?.content ?? {}) as Record<string, unknown>)[field] ?? '');
+const sampled = (r: Record<string, unknown> | undefined) =>
+  String(((r?.content ?? {}) as { text?: unknown }).text ?? '');
 
 const JSON_SCHEMA_2020_12 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-  properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' }, contactMethod: { type: 'string', enum: ['phone', 'email'] }, phone: { type: 'string' }, email: { type: 'string' } },
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
   allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
   if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
   then: { required: ['phone'] },
@@ -70,13 +93,36 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
     inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
     run: async (a) => ({ content: [text(`Hello, ${String(a.name ?? 'World')}!`)] }),
   },
-  { name: 'test_simple_text', description: 'Simple text content', run: async () => ({ content: [text('This is a simple text response for testing.')] }) },
-  { name: 'test_image_content', description: 'Image content', run: async () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }) },
-  { name: 'test_audio_content', description: 'Audio content', run: async () => ({ content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] }) },
+  {
+    name: 'test_simple_text',
+    description: 'Simple text content',
+    run: async () => ({ content: [text('This is a simple text response for testing.')] }),
+  },
+  {
+    name: 'test_image_content',
+    description: 'Image content',
+    run: async () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }),
+  },
+  {
+    name: 'test_audio_content',
+    description: 'Audio content',
+    run: async () => ({ content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] }),
+  },
   {
     name: 'test_embedded_resource',
     description: 'Embedded resource content',
-    run: async () => ({ content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }] }),
+    run: async () => ({
+      content: [
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://embedded-resource',
+            mimeType: 'text/plain',
+            text: 'This is an embedded resource content.',
+          },
+        },
+      ],
+    }),
   },
   {
     name: 'test_multiple_content_types',
@@ -85,7 +131,14 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
       content: [
         text('Multiple content types test:'),
         { type: 'image', data: PNG, mimeType: 'image/png' },
-        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: JSON.stringify({ test: 'data', value: 123 }),
+          },
+        },
       ],
     }),
   },
@@ -109,7 +162,13 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
       const token = (ctx.params._meta as Record<string, unknown> | undefined)?.progressToken;
       for (const p of [0, 50, 100]) {
         if (p) await sleep(50);
-        if (token !== undefined) await ctx.notify('notifications/progress', { progressToken: token, progress: p, total: 100, message: `Completed step ${p} of 100` });
+        if (token !== undefined)
+          await ctx.notify('notifications/progress', {
+            progressToken: token,
+            progress: p,
+            total: 100,
+            message: `Completed step ${p} of 100`,
+          });
       }
       return { content: [text(String(token ?? 'no progress token'))] };
     },
@@ -119,12 +178,23 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
     description: 'Always fails',
     run: async () => ({ isError: true, content: [text('This tool intentionally returns an error for testing')] }),
   },
-  { name: 'json_schema_2020_12_tool', description: 'Tool with JSON Schema 2020-12 features', inputSchema: JSON_SCHEMA_2020_12, run: async () => ({ content: [text('ok')] }) },
+  {
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features',
+    inputSchema: JSON_SCHEMA_2020_12,
+    run: async () => ({ content: [text('ok')] }),
+  },
   {
     name: 'test_missing_capability',
     description: 'Needs the sampling client capability (2026-07-28)',
     run: async (_a, ctx) => {
-      if (!ctx.clientCapabilities?.sampling) throw new RpcError(RPC.MissingClientCapability, 'This tool needs the sampling client capability', { requiredCapabilities: { sampling: {} } }, 400);
+      if (!ctx.clientCapabilities?.sampling)
+        throw new RpcError(
+          RPC.MissingClientCapability,
+          'This tool needs the sampling client capability',
+          { requiredCapabilities: { sampling: {} } },
+          400,
+        );
       return inputRequired({ sample: sampling('Say hello', 20) });
     },
   },
@@ -140,7 +210,10 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
   {
     name: 'test_streaming_elicitation',
     description: 'Asks for input with an InputRequiredResult, never a server-initiated request',
-    run: async (_a, ctx) => (missing(ctx, ['answer']) ? inputRequired({ answer: elicit('Anything to add?', { note: { type: 'string' } }, []) }) : { content: [text('thanks')] }),
+    run: async (_a, ctx) =>
+      missing(ctx, ['answer'])
+        ? inputRequired({ answer: elicit('Anything to add?', { note: { type: 'string' } }, []) })
+        : { content: [text('thanks')] },
   },
   {
     name: 'test_input_required_result_elicitation',
@@ -172,7 +245,10 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
     description: 'InputRequiredResult with a signed requestState',
     run: async (_a, ctx) => {
       if (missing(ctx, ['confirm']) || ctx.params.requestState === undefined)
-        return inputRequired({ confirm: elicit('Please confirm', { ok: { type: 'boolean' } }, ['ok']) }, sign({ tool: 'request_state' }));
+        return inputRequired(
+          { confirm: elicit('Please confirm', { ok: { type: 'boolean' } }, ['ok']) },
+          sign({ tool: 'request_state' }),
+        );
       verify(ctx.params.requestState);
       return { content: [text('state-ok: confirmed')] };
     },
@@ -183,7 +259,14 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
     run: async (_a, ctx) => {
       const keys = ['user_name', 'greeting', 'client_roots'];
       if (missing(ctx, keys) || ctx.params.requestState === undefined)
-        return inputRequired({ user_name: elicit('What is your name?', { name: { type: 'string' } }, ['name']), greeting: sampling('Generate a greeting', 50), client_roots: roots }, sign({ tool: 'multiple' }));
+        return inputRequired(
+          {
+            user_name: elicit('What is your name?', { name: { type: 'string' } }, ['name']),
+            greeting: sampling('Generate a greeting', 50),
+            client_roots: roots,
+          },
+          sign({ tool: 'multiple' }),
+        );
       verify(ctx.params.requestState);
       return { content: [text(`Got ${keys.join(', ')}`)] };
     },
@@ -192,8 +275,16 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
     name: 'test_input_required_result_multi_round',
     description: 'Two rounds of InputRequiredResult, then a result',
     run: async (_a, ctx) => {
-      const step1 = () => inputRequired({ step1: elicit('Step 1: What is your name?', { name: { type: 'string' } }, ['name']) }, sign({ round: 1 }));
-      const step2 = (name: string) => inputRequired({ step2: elicit('Step 2: What is your favorite color?', { color: { type: 'string' } }, ['color']) }, sign({ round: 2, name }));
+      const step1 = () =>
+        inputRequired(
+          { step1: elicit('Step 1: What is your name?', { name: { type: 'string' } }, ['name']) },
+          sign({ round: 1 }),
+        );
+      const step2 = (name: string) =>
+        inputRequired(
+          { step2: elicit('Step 2: What is your favorite color?', { color: { type: 'string' } }, ['color']) },
+          sign({ round: 2, name }),
+        );
       const state = ctx.params.requestState === undefined ? undefined : verify(ctx.params.requestState);
       if (!state) return step1();
       if (state.round === 1) return missing(ctx, ['step1']) ? step1() : step2(elicited(responses(ctx).step1, 'name'));
@@ -205,7 +296,11 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
     name: 'test_input_required_result_tampered_state',
     description: 'InputRequiredResult whose requestState is HMAC-signed',
     run: async (_a, ctx) => {
-      if (ctx.params.requestState === undefined) return inputRequired({ confirm: elicit('Please confirm', { ok: { type: 'boolean' } }, ['ok']) }, sign({ tool: 'tampered' }));
+      if (ctx.params.requestState === undefined)
+        return inputRequired(
+          { confirm: elicit('Please confirm', { ok: { type: 'boolean' } }, ['ok']) },
+          sign({ tool: 'tampered' }),
+        );
       verify(ctx.params.requestState);
       return { content: [text('state-ok')] };
     },
@@ -233,7 +328,11 @@ export function findFixtureTool(name: string): FixtureTool | undefined {
 
 /** `tools/list` entries of the fixtures. */
 export function fixtureToolList(): Record<string, unknown>[] {
-  return FIXTURE_TOOLS.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema ?? { type: 'object', properties: {} } }));
+  return FIXTURE_TOOLS.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema ?? { type: 'object', properties: {} },
+  }));
 }
 
 /** Fixture resources (`resources/list`); the watched one only answers reads. */
@@ -242,16 +341,38 @@ export const FIXTURE_RESOURCES = [
   { uri: 'test://static-binary', name: 'static-binary', description: 'Static PNG', mimeType: 'image/png' },
 ];
 /** Fixture URI templates. */
-export const FIXTURE_TEMPLATES = [{ uriTemplate: 'test://template/{id}/data', name: 'template-data', description: 'Data by id', mimeType: 'application/json' }];
+export const FIXTURE_TEMPLATES = [
+  {
+    uriTemplate: 'test://template/{id}/data',
+    name: 'template-data',
+    description: 'Data by id',
+    mimeType: 'application/json',
+  },
+];
 
 /** Reads a fixture resource; undefined when `uri` is not one. */
 export function readFixtureResource(uri: string): ReadResult | undefined {
   const hints = { ttlMs: 0, cacheScope: 'public' as const };
-  if (uri === 'test://static-text') return { contents: [{ uri, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }], hints };
+  if (uri === 'test://static-text')
+    return {
+      contents: [{ uri, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
+      hints,
+    };
   if (uri === 'test://static-binary') return { contents: [{ uri, mimeType: 'image/png', blob: PNG }], hints };
-  if (uri === 'test://watched-resource') return { contents: [{ uri, mimeType: 'text/plain', text: 'Watched resource content' }], hints };
+  if (uri === 'test://watched-resource')
+    return { contents: [{ uri, mimeType: 'text/plain', text: 'Watched resource content' }], hints };
   const m = /^test:\/\/template\/([^/]+)\/data$/.exec(uri);
-  if (m) return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id: m[1], templateTest: true, data: `Data for ID: ${m[1]}` }) }], hints };
+  if (m)
+    return {
+      contents: [
+        {
+          uri,
+          mimeType: 'application/json',
+          text: JSON.stringify({ id: m[1], templateTest: true, data: `Data for ID: ${m[1]}` }),
+        },
+      ],
+      hints,
+    };
   return undefined;
 }
 
@@ -266,13 +387,21 @@ export const FIXTURE_PROMPTS = [
       { name: 'arg2', description: 'Second argument', required: true },
     ],
   },
-  { name: 'test_prompt_with_embedded_resource', description: 'A prompt with an embedded resource', arguments: [{ name: 'resourceUri', description: 'URI to embed', required: true }] },
+  {
+    name: 'test_prompt_with_embedded_resource',
+    description: 'A prompt with an embedded resource',
+    arguments: [{ name: 'resourceUri', description: 'URI to embed', required: true }],
+  },
   { name: 'test_prompt_with_image', description: 'A prompt with an image' },
   { name: 'test_input_required_result_prompt', description: 'A prompt that asks for context first (2026-07-28)' },
 ];
 
 /** `prompts/get` of a fixture prompt: messages, an InputRequiredResult, or undefined when not a fixture. */
-export function getFixturePrompt(name: string, args: Record<string, unknown>, ctx: RequestContext): { messages: PromptMessage[] } | FixtureResult | undefined {
+export function getFixturePrompt(
+  name: string,
+  args: Record<string, unknown>,
+  ctx: RequestContext,
+): { messages: PromptMessage[] } | FixtureResult | undefined {
   const u = (content: Record<string, unknown>): PromptMessage => ({ role: 'user', content });
   switch (name) {
     case 'test_simple_prompt':
@@ -282,14 +411,26 @@ export function getFixturePrompt(name: string, args: Record<string, unknown>, ct
     case 'test_prompt_with_embedded_resource':
       return {
         messages: [
-          u({ type: 'resource', resource: { uri: String(args.resourceUri), mimeType: 'text/plain', text: 'Embedded resource content for testing.' } }),
+          u({
+            type: 'resource',
+            resource: {
+              uri: String(args.resourceUri),
+              mimeType: 'text/plain',
+              text: 'Embedded resource content for testing.',
+            },
+          }),
           u(text('Please process the embedded resource above.')),
         ],
       };
     case 'test_prompt_with_image':
-      return { messages: [u({ type: 'image', data: PNG, mimeType: 'image/png' }), u(text('Please analyze the image above.'))] };
+      return {
+        messages: [u({ type: 'image', data: PNG, mimeType: 'image/png' }), u(text('Please analyze the image above.'))],
+      };
     case 'test_input_required_result_prompt':
-      if (missing(ctx, ['user_context'])) return inputRequired({ user_context: elicit('What context should the prompt use?', { context: { type: 'string' } }, ['context']) });
+      if (missing(ctx, ['user_context']))
+        return inputRequired({
+          user_context: elicit('What context should the prompt use?', { context: { type: 'string' } }, ['context']),
+        });
       return { messages: [u(text(`Use this context: ${elicited(responses(ctx).user_context, 'context')}`))] };
     default:
       return undefined;

@@ -25,7 +25,15 @@ export class RpcError extends Error {
 }
 
 /** JSON-RPC error codes used here (MCP 2026-07-28 adds -32020 to -32022). */
-export const RPC = { InvalidRequest: -32600, MethodNotFound: -32601, InvalidParams: -32602, InternalError: -32603, HeaderMismatch: -32020, MissingClientCapability: -32021, UnsupportedVersion: -32022 } as const;
+export const RPC = {
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  HeaderMismatch: -32020,
+  MissingClientCapability: -32021,
+  UnsupportedVersion: -32022,
+} as const;
 
 /** Answer of one in-process REST request: status, headers, parsed JSON body (or null) and the raw bytes. */
 export interface DispatchResult {
@@ -71,9 +79,28 @@ const JSON_TYPE = 'application/json';
 
 /** The fixed resources: `resources/list`. */
 export const RESOURCES = [
-  { uri: `${SCHEME}catalogue`, name: 'catalogue', title: 'Service catalogue', description: 'Every service with agent prices, capabilities, negative constraints, payment rails and inputs (GET /api/v1/services).', mimeType: JSON_TYPE },
-  { uri: `${SCHEME}micro-catalogue`, name: 'micro-catalogue', title: 'Micro catalogue', description: 'Items sold per request over x402 (GET /api/v1/x402/micro).', mimeType: JSON_TYPE },
-  { uri: `${SCHEME}webhook-events`, name: 'webhook-events', title: 'Webhook event catalogue', description: 'Every webhook event type, the signing scheme and the retry schedule (GET /api/v1/webhooks/events).', mimeType: JSON_TYPE },
+  {
+    uri: `${SCHEME}catalogue`,
+    name: 'catalogue',
+    title: 'Service catalogue',
+    description:
+      'Every service with agent prices, capabilities, negative constraints, payment rails and inputs (GET /api/v1/services).',
+    mimeType: JSON_TYPE,
+  },
+  {
+    uri: `${SCHEME}micro-catalogue`,
+    name: 'micro-catalogue',
+    title: 'Micro catalogue',
+    description: 'Items sold per request over x402 (GET /api/v1/x402/micro).',
+    mimeType: JSON_TYPE,
+  },
+  {
+    uri: `${SCHEME}webhook-events`,
+    name: 'webhook-events',
+    title: 'Webhook event catalogue',
+    description: 'Every webhook event type, the signing scheme and the retry schedule (GET /api/v1/webhooks/events).',
+    mimeType: JSON_TYPE,
+  },
 ] as const;
 const RESOURCE_PATHS: Record<string, string> = {
   [`${SCHEME}catalogue`]: '/api/v1/services',
@@ -83,24 +110,45 @@ const RESOURCE_PATHS: Record<string, string> = {
 
 /** The URI templates: `resources/templates/list`. Orders and deliverables need the buyer's credential (Authorization). */
 export const RESOURCE_TEMPLATES = [
-  { uriTemplate: `${SCHEME}services/{service_id}`, name: 'service', title: 'One service', description: 'One catalogue entry by service id.', mimeType: JSON_TYPE },
-  { uriTemplate: `${SCHEME}orders/{order_id}`, name: 'order', title: 'An order', description: "An order's status, payment and deliverables (GET /api/v1/orders/{order_id}); the buyer's credential as Authorization.", mimeType: JSON_TYPE },
+  {
+    uriTemplate: `${SCHEME}services/{service_id}`,
+    name: 'service',
+    title: 'One service',
+    description: 'One catalogue entry by service id.',
+    mimeType: JSON_TYPE,
+  },
+  {
+    uriTemplate: `${SCHEME}orders/{order_id}`,
+    name: 'order',
+    title: 'An order',
+    description:
+      "An order's status, payment and deliverables (GET /api/v1/orders/{order_id}); the buyer's credential as Authorization.",
+    mimeType: JSON_TYPE,
+  },
   {
     uriTemplate: `${SCHEME}orders/{order_id}/deliverables/{name}`,
     name: 'deliverable',
     title: 'A deliverable of an order',
-    description: 'The bytes of one deliverable (GET /api/v1/orders/{order_id}/deliverables/{name}); text as text, anything else as base64 blob.',
+    description:
+      'The bytes of one deliverable (GET /api/v1/orders/{order_id}/deliverables/{name}); text as text, anything else as base64 blob.',
   },
 ] as const;
 
-const TEMPLATE_PATTERNS: { re: RegExp; path: (m: string[]) => string; pick?: (body: unknown, m: string[]) => unknown }[] = [
+const TEMPLATE_PATTERNS: {
+  re: RegExp;
+  path: (m: string[]) => string;
+  pick?: (body: unknown, m: string[]) => unknown;
+}[] = [
   {
     re: /^agent-commerce:\/\/services\/([^/]+)$/,
     path: () => '/api/v1/services',
     pick: (body, m) => ((body as { services?: { id: string }[] })?.services ?? []).find((s) => s.id === m[1]),
   },
   { re: /^agent-commerce:\/\/orders\/([^/]+)$/, path: (m) => `/api/v1/orders/${m[1]}` },
-  { re: /^agent-commerce:\/\/orders\/([^/]+)\/deliverables\/([^/]+)$/, path: (m) => `/api/v1/orders/${m[1]}/deliverables/${m[2]}` },
+  {
+    re: /^agent-commerce:\/\/orders\/([^/]+)\/deliverables\/([^/]+)$/,
+    path: (m) => `/api/v1/orders/${m[1]}/deliverables/${m[2]}`,
+  },
 ];
 
 const notFound = (uri: string) => new RpcError(RPC.InvalidParams, 'Resource not found', { uri });
@@ -135,7 +183,11 @@ export async function readResource(uri: string, dispatch: Dispatch): Promise<Rea
   if (res.status === 404) throw notFound(uri);
   if (res.status < 200 || res.status >= 300) {
     const p = (res.body ?? {}) as { title?: string; detail?: string; code?: string };
-    throw new RpcError(RPC.InvalidParams, `${p.title ?? `HTTP ${res.status}`}${p.detail ? `: ${p.detail}` : ''}`, { uri, status: res.status, code: p.code });
+    throw new RpcError(RPC.InvalidParams, `${p.title ?? `HTTP ${res.status}`}${p.detail ? `: ${p.detail}` : ''}`, {
+      uri,
+      status: res.status,
+      code: p.code,
+    });
   }
   const hints = hintsFromCacheControl(res.headers.get('cache-control'));
   const type = (res.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]!.trim();
@@ -217,7 +269,12 @@ export const PROMPTS: readonly PromptDefinition[] = [
 
 /** `prompts/list` entries. */
 export function promptList(): Record<string, unknown>[] {
-  return PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args }));
+  return PROMPTS.map(({ name, title, description, arguments: args }) => ({
+    name,
+    title,
+    description,
+    arguments: args,
+  }));
 }
 
 /**
@@ -225,7 +282,10 @@ export function promptList(): Record<string, unknown>[] {
  * @returns the description and messages, or undefined when no product prompt has that name
  * @throws RpcError -32602 when a required argument is missing
  */
-export function getPrompt(name: string, args: Record<string, unknown> = {}): { description: string; messages: PromptMessage[] } | undefined {
+export function getPrompt(
+  name: string,
+  args: Record<string, unknown> = {},
+): { description: string; messages: PromptMessage[] } | undefined {
   const p = PROMPTS.find((x) => x.name === name);
   if (!p) return undefined;
   const values: Record<string, string> = {};
@@ -254,12 +314,24 @@ export interface CompletionRef {
  * `agent-commerce://services/{service_id}`) and capabilities (prompt `procure_for_goal`). Prefix match first, then
  * substring; at most 100 values. Any other argument completes to nothing.
  */
-export function complete(ref: CompletionRef, argument: { name: string; value: string }): { values: string[]; total: number; hasMore: boolean } {
+export function complete(
+  ref: CompletionRef,
+  argument: { name: string; value: string },
+): { values: string[]; total: number; hasMore: boolean } {
   let pool: readonly string[] = [];
-  if (argument.name === 'service_id' && ((ref.type === 'ref/prompt' && ref.name === 'buy_service') || (ref.type === 'ref/resource' && ref.uri === `${SCHEME}services/{service_id}`))) pool = SERVICE_IDS;
-  if (argument.name === 'capability' && ref.type === 'ref/prompt' && ref.name === 'procure_for_goal') pool = CAPABILITIES;
+  if (
+    argument.name === 'service_id' &&
+    ((ref.type === 'ref/prompt' && ref.name === 'buy_service') ||
+      (ref.type === 'ref/resource' && ref.uri === `${SCHEME}services/{service_id}`))
+  )
+    pool = SERVICE_IDS;
+  if (argument.name === 'capability' && ref.type === 'ref/prompt' && ref.name === 'procure_for_goal')
+    pool = CAPABILITIES;
   const v = (argument.value ?? '').toLowerCase();
-  const matches = [...pool.filter((x) => x.toLowerCase().startsWith(v)), ...pool.filter((x) => !x.toLowerCase().startsWith(v) && x.toLowerCase().includes(v))];
+  const matches = [
+    ...pool.filter((x) => x.toLowerCase().startsWith(v)),
+    ...pool.filter((x) => !x.toLowerCase().startsWith(v) && x.toLowerCase().includes(v)),
+  ];
   return { values: matches.slice(0, 100), total: matches.length, hasMore: matches.length > 100 };
 }
 

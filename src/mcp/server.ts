@@ -21,7 +21,11 @@ import {
   ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
 import { X402_PAYMENT_META, X402_PAYMENT_RESPONSE_META, findTool, toolList } from './tools';
 import {
   LIST_HINTS,
@@ -53,7 +57,15 @@ import {
   serveTaskMethod,
   tasksNegotiated,
 } from './tasks';
-import { FIXTURE_PROMPTS, FIXTURE_RESOURCES, FIXTURE_TEMPLATES, findFixtureTool, fixtureToolList, getFixturePrompt, readFixtureResource } from './conformance';
+import {
+  FIXTURE_PROMPTS,
+  FIXTURE_RESOURCES,
+  FIXTURE_TEMPLATES,
+  findFixtureTool,
+  fixtureToolList,
+  getFixturePrompt,
+  readFixtureResource,
+} from './conformance';
 
 export { RpcError, type Dispatch, type ToolResult } from './features';
 
@@ -81,7 +93,6 @@ export interface McpOptions {
   db?: Db;
 }
 
-
 /**
  * Dispatch over the very socket server that received the MCP request (its local address and port), so tool calls
  * go through the whole middleware stack (errors, idempotency) exactly like REST calls. The caller's Authorization
@@ -99,7 +110,11 @@ export function loopbackDispatch(ctx: Context): Dispatch {
     if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
     else if (authorization) headers.authorization = authorization;
     if (req.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(url, { method: req.method, headers, ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}) });
+    const res = await fetch(url, {
+      method: req.method,
+      headers,
+      ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
+    });
     const bytes = Buffer.from(await res.arrayBuffer());
     let body: unknown = null;
     if (/json/.test(res.headers.get('content-type') ?? '') || !res.headers.get('content-type')) {
@@ -124,7 +139,10 @@ function problemResult(status: number, problem: Record<string, unknown>, hasOutp
   const title = typeof problem.title === 'string' ? problem.title : `HTTP ${status}`;
   const detail = typeof problem.detail === 'string' ? `: ${problem.detail}` : '';
   return {
-    content: [text(`${title}${detail} (HTTP ${status}, code ${String(problem.code ?? 'unknown')})`), text(JSON.stringify(problem))],
+    content: [
+      text(`${title}${detail} (HTTP ${status}, code ${String(problem.code ?? 'unknown')})`),
+      text(JSON.stringify(problem)),
+    ],
     ...(hasOutputSchema ? {} : { structuredContent: problem }),
     isError: true,
   };
@@ -136,19 +154,33 @@ function problemResult(status: number, problem: Record<string, unknown>, hasOutp
  * refused argument (SEP-1303), so the model can correct them.
  * @throws RpcError -32602 for an unknown tool, or a `_meta["x402/payment"]` that is not an x402 PaymentPayload
  */
-export async function callTool(name: string, args: unknown, ctx: Pick<RequestContext, 'dispatch' | 'log'>, meta?: Record<string, unknown>): Promise<ToolResult> {
+export async function callTool(
+  name: string,
+  args: unknown,
+  ctx: Pick<RequestContext, 'dispatch' | 'log'>,
+  meta?: Record<string, unknown>,
+): Promise<ToolResult> {
   const tool = findTool(name);
   if (!tool) throw new RpcError(RPC.InvalidParams, `Unknown tool: ${name}`);
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 20).map((i) => ({ param: i.path.join('.') || '(root)', message: i.message }));
-    return { content: [text(`Invalid arguments for ${name}: ${issues.map((i) => `${i.param}: ${i.message}`).join('; ')}`)], isError: true };
+    const issues = parsed.error.issues
+      .slice(0, 20)
+      .map((i) => ({ param: i.path.join('.') || '(root)', message: i.message }));
+    return {
+      content: [text(`Invalid arguments for ${name}: ${issues.map((i) => `${i.param}: ${i.message}`).join('; ')}`)],
+      isError: true,
+    };
   }
   const payment = tool.paid ? meta?.[X402_PAYMENT_META] : undefined;
   let extra: Record<string, string> = {};
   if (payment !== undefined) {
     try {
-      extra = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payment as Parameters<typeof encodePaymentSignatureHeader>[0]) };
+      extra = {
+        'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(
+          payment as Parameters<typeof encodePaymentSignatureHeader>[0],
+        ),
+      };
     } catch {
       throw new RpcError(RPC.InvalidParams, `_meta["${X402_PAYMENT_META}"] is not an x402 PaymentPayload`);
     }
@@ -156,7 +188,8 @@ export async function callTool(name: string, args: unknown, ctx: Pick<RequestCon
   const req = tool.request(args ?? {});
   const { status, headers, body } = await ctx.dispatch(req, extra);
   await ctx.log(status < 400 ? 'debug' : 'warning', `${name}: ${req.method} ${req.path} answered ${status}`);
-  const structured = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body };
+  const structured =
+    body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body };
   if (status >= 200 && status < 300) {
     const settled = tool.paid ? headers.get('payment-response') : null;
     return {
@@ -170,7 +203,11 @@ export async function callTool(name: string, args: unknown, ctx: Pick<RequestCon
     // x402 MCP transport: the PaymentRequired object is the structured content of an isError result.
     const paymentRequired = decodePaymentRequiredHeader(required) as unknown as Record<string, unknown>;
     return {
-      content: [text(`Payment required: pay with x402 and retry with _meta["${X402_PAYMENT_META}"]. ${JSON.stringify(paymentRequired)}`)],
+      content: [
+        text(
+          `Payment required: pay with x402 and retry with _meta["${X402_PAYMENT_META}"]. ${JSON.stringify(paymentRequired)}`,
+        ),
+      ],
       structuredContent: paymentRequired,
       isError: true,
     };
@@ -179,27 +216,39 @@ export async function callTool(name: string, args: unknown, ctx: Pick<RequestCon
 }
 
 /** The request's params as an object ({} when absent). */
-const paramsOf = (p: unknown): Record<string, unknown> => (p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {});
+const paramsOf = (p: unknown): Record<string, unknown> =>
+  p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {};
 
 /**
  * Serves one MCP method for either revision (without the protocol envelope): tools, resources, prompts, completion.
  * @returns the result and, for cacheable results, the caching hints (SEP-2549); undefined for a method not served
  * @throws RpcError -32602 for unknown tools, prompts or resources (resources: `data.uri`, SEP-2164)
  */
-export async function serveMethod(method: string, ctx: RequestContext, opts: McpOptions): Promise<{ result: Record<string, unknown>; hints?: CacheHints } | undefined> {
+export async function serveMethod(
+  method: string,
+  ctx: RequestContext,
+  opts: McpOptions,
+): Promise<{ result: Record<string, unknown>; hints?: CacheHints } | undefined> {
   const p = ctx.params;
   const stateless = ctx.revision === STATELESS_PROTOCOL_VERSION;
   switch (method) {
     case 'tools/list': {
       // 2026-07-28: tools that run as tasks say so (SEP-2663 `execution.taskSupport`).
-      const product = stateless ? toolList().map((t) => (ORDER_TASK_TOOLS.has(String(t.name)) ? { ...t, execution: { taskSupport: 'optional' } } : t)) : toolList();
+      const product = stateless
+        ? toolList().map((t) =>
+            ORDER_TASK_TOOLS.has(String(t.name)) ? { ...t, execution: { taskSupport: 'optional' } } : t,
+          )
+        : toolList();
       const fixtureTasks = Object.entries(FIXTURE_TASK_TOOLS).map(([name, t]) => ({
         name,
         description: t.description,
         inputSchema: t.inputSchema,
         ...(stateless ? { execution: { taskSupport: t.taskSupport } } : {}),
       }));
-      return { result: { tools: [...product, ...(opts.fixtures ? [...fixtureToolList(), ...fixtureTasks] : [])] }, hints: LIST_HINTS };
+      return {
+        result: { tools: [...product, ...(opts.fixtures ? [...fixtureToolList(), ...fixtureTasks] : [])] },
+        hints: LIST_HINTS,
+      };
     }
     case 'tools/call': {
       const name = String(p.name ?? '');
@@ -212,7 +261,8 @@ export async function serveMethod(method: string, ctx: RequestContext, opts: Mcp
         if (fixtureTask.taskSupport === 'required') throw missingTasksCapability(`Tool ${name}`);
         return { result: await runFixtureSync(name, paramsOf(p.arguments)) };
       }
-      if (tasks && ORDER_TASK_TOOLS.has(name)) return { result: createOrderTask(await callTool(name, p.arguments, ctx, paramsOf(p._meta))) };
+      if (tasks && ORDER_TASK_TOOLS.has(name))
+        return { result: createOrderTask(await callTool(name, p.arguments, ctx, paramsOf(p._meta))) };
       return { result: await callTool(name, p.arguments, ctx, paramsOf(p._meta)) };
     }
     case 'tasks/get':
@@ -224,7 +274,10 @@ export async function serveMethod(method: string, ctx: RequestContext, opts: Mcp
     case 'resources/list':
       return { result: { resources: [...RESOURCES, ...(opts.fixtures ? FIXTURE_RESOURCES : [])] }, hints: LIST_HINTS };
     case 'resources/templates/list':
-      return { result: { resourceTemplates: [...RESOURCE_TEMPLATES, ...(opts.fixtures ? FIXTURE_TEMPLATES : [])] }, hints: LIST_HINTS };
+      return {
+        result: { resourceTemplates: [...RESOURCE_TEMPLATES, ...(opts.fixtures ? FIXTURE_TEMPLATES : [])] },
+        hints: LIST_HINTS,
+      };
     case 'resources/read': {
       const uri = String(p.uri ?? '');
       const read = (opts.fixtures ? readFixtureResource(uri) : undefined) ?? (await readResource(uri, ctx.dispatch));
@@ -232,13 +285,23 @@ export async function serveMethod(method: string, ctx: RequestContext, opts: Mcp
     }
     case 'prompts/list':
       return {
-        result: { prompts: [...promptList(), ...(opts.fixtures ? FIXTURE_PROMPTS.filter((f) => stateless || !f.name.startsWith('test_input_required')) : [])] },
+        result: {
+          prompts: [
+            ...promptList(),
+            ...(opts.fixtures
+              ? FIXTURE_PROMPTS.filter((f) => stateless || !f.name.startsWith('test_input_required'))
+              : []),
+          ],
+        },
         hints: LIST_HINTS,
       };
     case 'prompts/get': {
       const name = String(p.name ?? '');
       const args = paramsOf(p.arguments);
-      const fixture = opts.fixtures && (stateless || !name.startsWith('test_input_required')) ? getFixturePrompt(name, args, ctx) : undefined;
+      const fixture =
+        opts.fixtures && (stateless || !name.startsWith('test_input_required'))
+          ? getFixturePrompt(name, args, ctx)
+          : undefined;
       const prompt = fixture ?? getPrompt(name, args);
       if (!prompt) throw new RpcError(RPC.InvalidParams, `Unknown prompt: ${name}`);
       return { result: prompt as Record<string, unknown> };
@@ -246,7 +309,9 @@ export async function serveMethod(method: string, ctx: RequestContext, opts: Mcp
     case 'completion/complete': {
       const ref = paramsOf(p.ref) as { type: string; name?: string; uri?: string };
       const arg = paramsOf(p.argument) as { name: string; value: string };
-      return { result: { completion: complete(ref, { name: String(arg.name ?? ''), value: String(arg.value ?? '') }) } };
+      return {
+        result: { completion: complete(ref, { name: String(arg.name ?? ''), value: String(arg.value ?? '') }) },
+      };
     }
     default:
       return undefined;
@@ -257,7 +322,11 @@ export async function serveMethod(method: string, ctx: RequestContext, opts: Mcp
 function wantsStream(method: unknown, params: Record<string, unknown>, opts: McpOptions): boolean {
   if (method !== 'tools/call') return false;
   const meta = paramsOf(params._meta);
-  return meta.progressToken !== undefined || meta[META.logLevel] !== undefined || (opts.fixtures && findFixtureTool(String(params.name ?? ''))?.streams === true);
+  return (
+    meta.progressToken !== undefined ||
+    meta[META.logLevel] !== undefined ||
+    (opts.fixtures && findFixtureTool(String(params.name ?? ''))?.streams === true)
+  );
 }
 
 const CAPABILITIES = { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {}, logging: {} };
@@ -294,7 +363,11 @@ function sdkServer(dispatch: Dispatch, opts: McpOptions): Server {
 }
 
 type JsonRpcId = string | number | null;
-const rpcError = (id: JsonRpcId, code: number, message: string, data?: unknown) => ({ jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined ? { data } : {}) } });
+const rpcError = (id: JsonRpcId, code: number, message: string, data?: unknown) => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code, message, ...(data !== undefined ? { data } : {}) },
+});
 const rpcResult = (id: JsonRpcId, result: unknown) => ({ jsonrpc: '2.0', id, result });
 
 /**
@@ -310,7 +383,13 @@ export function isStatelessRequest(ctx: Context, body: unknown): boolean {
 }
 
 /** Methods 2026-07-28 removed: answered 404 / -32601 like unknown ones. */
-const REMOVED_METHODS = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+const REMOVED_METHODS = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+]);
 
 /**
  * The 2026-07-28 revision: one JSON-RPC request per POST, each carrying `_meta` with the protocol version and the
@@ -320,7 +399,12 @@ const REMOVED_METHODS = new Set(['initialize', 'ping', 'logging/setLevel', 'reso
  * the server identity in `_meta`, and caching hints where cacheable. Removed and unknown methods: 404 / -32601.
  * A tool call that sends notifications (progress, `_meta` logLevel) is answered as an event stream.
  */
-export async function handleStateless(ctx: Context, body: unknown, dispatch: Dispatch, opts: McpOptions = { fixtures: false }): Promise<void> {
+export async function handleStateless(
+  ctx: Context,
+  body: unknown,
+  dispatch: Dispatch,
+  opts: McpOptions = { fixtures: false },
+): Promise<void> {
   ctx.type = 'application/json';
   ctx.set('MCP-Protocol-Version', STATELESS_PROTOCOL_VERSION);
   const msg = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | null;
@@ -329,7 +413,13 @@ export async function handleStateless(ctx: Context, body: unknown, dispatch: Dis
     ctx.status = status;
     ctx.body = rpcError(id, code, message, data);
   };
-  if (!msg || typeof msg !== 'object' || Array.isArray(msg) || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
+  if (
+    !msg ||
+    typeof msg !== 'object' ||
+    Array.isArray(msg) ||
+    msg.jsonrpc !== '2.0' ||
+    typeof msg.method !== 'string'
+  ) {
     return fail(400, RPC.InvalidRequest, 'Send one JSON-RPC 2.0 request per POST');
   }
   if (msg.id === undefined) {
@@ -342,24 +432,64 @@ export async function handleStateless(ctx: Context, body: unknown, dispatch: Dis
   const metaObj = paramsOf(meta);
   const version = metaObj[META.protocolVersion];
   const caps = metaObj[META.clientCapabilities];
-  if (meta !== Object(meta) || Array.isArray(meta) || typeof version !== 'string' || !caps || typeof caps !== 'object' || Array.isArray(caps)) {
-    return fail(400, RPC.InvalidParams, `Invalid params: _meta must carry "${META.protocolVersion}" and "${META.clientCapabilities}"`);
+  if (
+    meta !== Object(meta) ||
+    Array.isArray(meta) ||
+    typeof version !== 'string' ||
+    !caps ||
+    typeof caps !== 'object' ||
+    Array.isArray(caps)
+  ) {
+    return fail(
+      400,
+      RPC.InvalidParams,
+      `Invalid params: _meta must carry "${META.protocolVersion}" and "${META.clientCapabilities}"`,
+    );
   }
   const header = ctx.get('mcp-protocol-version');
-  if (header && header !== version) return fail(400, RPC.HeaderMismatch, `MCP-Protocol-Version header ${header} does not match _meta protocol version ${version}`);
+  if (header && header !== version)
+    return fail(
+      400,
+      RPC.HeaderMismatch,
+      `MCP-Protocol-Version header ${header} does not match _meta protocol version ${version}`,
+    );
   if (version !== STATELESS_PROTOCOL_VERSION) {
-    return fail(400, RPC.UnsupportedVersion, `Unsupported protocol version ${version} (2025-11-25 and earlier start with initialize)`, { supported: SUPPORTED_VERSIONS, requested: version });
+    return fail(
+      400,
+      RPC.UnsupportedVersion,
+      `Unsupported protocol version ${version} (2025-11-25 and earlier start with initialize)`,
+      { supported: SUPPORTED_VERSIONS, requested: version },
+    );
   }
   const method = msg.method;
   // SEP-2243: Mcp-Method must name the body's method, and Mcp-Name its tool, prompt or resource.
   const methodHeader = ctx.get('mcp-method').trim();
-  if (methodHeader !== method) return fail(400, RPC.HeaderMismatch, `Mcp-Method header ${methodHeader ? `"${methodHeader}"` : '(missing)'} does not match the method ${method}`);
+  if (methodHeader !== method)
+    return fail(
+      400,
+      RPC.HeaderMismatch,
+      `Mcp-Method header ${methodHeader ? `"${methodHeader}"` : '(missing)'} does not match the method ${method}`,
+    );
   const named =
-    method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : TASK_METHODS.has(method) ? params.taskId : undefined;
+    method === 'resources/read'
+      ? params.uri
+      : method === 'tools/call' || method === 'prompts/get'
+        ? params.name
+        : TASK_METHODS.has(method)
+          ? params.taskId
+          : undefined;
   const nameHeader = ctx.get('mcp-name').trim();
-  if (typeof named === 'string' && nameHeader !== named) return fail(400, RPC.HeaderMismatch, `Mcp-Name header ${nameHeader ? `"${nameHeader}"` : '(missing)'} does not match ${named}`);
+  if (typeof named === 'string' && nameHeader !== named)
+    return fail(
+      400,
+      RPC.HeaderMismatch,
+      `Mcp-Name header ${nameHeader ? `"${nameHeader}"` : '(missing)'} does not match ${named}`,
+    );
   const inputs = params.inputResponses;
-  if (inputs !== undefined && (paramsOf(inputs) !== inputs || Object.values(inputs as object).some((v) => paramsOf(v) !== v))) {
+  if (
+    inputs !== undefined &&
+    (paramsOf(inputs) !== inputs || Object.values(inputs as object).some((v) => paramsOf(v) !== v))
+  ) {
     return fail(200, RPC.InvalidParams, 'inputResponses must be an object of response objects');
   }
   const level = metaObj[META.logLevel];
@@ -377,12 +507,17 @@ export async function handleStateless(ctx: Context, body: unknown, dispatch: Dis
       if (!streaming) {
         streaming = true;
         ctx.respond = false;
-        ctx.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'mcp-protocol-version': STATELESS_PROTOCOL_VERSION });
+        ctx.res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          'mcp-protocol-version': STATELESS_PROTOCOL_VERSION,
+        });
       }
       send({ jsonrpc: '2.0', method: m, params: p });
     },
     async log(lvl, data) {
-      if (minLevel >= 0 && LOG_LEVELS.indexOf(lvl) >= minLevel) await this.notify('notifications/message', { level: lvl, logger: 'agent-commerce', data });
+      if (minLevel >= 0 && LOG_LEVELS.indexOf(lvl) >= minLevel)
+        await this.notify('notifications/message', { level: lvl, logger: 'agent-commerce', data });
     },
   };
   let answer: unknown;
@@ -391,7 +526,14 @@ export async function handleStateless(ctx: Context, body: unknown, dispatch: Dis
     answer = rpcResult(id, {
       resultType: 'complete',
       supportedVersions: SUPPORTED_VERSIONS,
-      capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {}, logging: {}, extensions: { [TASKS_EXTENSION]: {} } },
+      capabilities: {
+        tools: { listChanged: false },
+        resources: {},
+        prompts: {},
+        completions: {},
+        logging: {},
+        extensions: { [TASKS_EXTENSION]: {} },
+      },
       serverInfo: SERVER_INFO,
       instructions: INSTRUCTIONS,
       ...LIST_HINTS,
@@ -408,7 +550,12 @@ export async function handleStateless(ctx: Context, body: unknown, dispatch: Dis
         answer = rpcError(id, RPC.MethodNotFound, `Method not found: ${method}`);
       } else {
         const r = served.result;
-        answer = rpcResult(id, { resultType: 'complete', ...r, ...(served.hints ?? {}), _meta: { ...paramsOf(r._meta), [META.serverInfo]: SERVER_INFO } });
+        answer = rpcResult(id, {
+          resultType: 'complete',
+          ...r,
+          ...(served.hints ?? {}),
+          _meta: { ...paramsOf(r._meta), [META.serverInfo]: SERVER_INFO },
+        });
       }
     } catch (err) {
       if (!(err instanceof RpcError)) throw err;
@@ -430,10 +577,18 @@ export async function handleStateless(ctx: Context, body: unknown, dispatch: Dis
  * (`sessionIdGenerator: undefined`), closed when the response ends. JSON answers, except a tool call that sends
  * notifications (progress token, or a logging fixture), which is answered as an event stream.
  */
-export async function handleWithSdk(ctx: Context, body: unknown, dispatch: Dispatch, opts: McpOptions = { fixtures: false }): Promise<void> {
+export async function handleWithSdk(
+  ctx: Context,
+  body: unknown,
+  dispatch: Dispatch,
+  opts: McpOptions = { fixtures: false },
+): Promise<void> {
   const msg = paramsOf(body);
   const server = sdkServer(dispatch, opts);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsStream(msg.method, paramsOf(msg.params), opts) });
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: !wantsStream(msg.method, paramsOf(msg.params), opts),
+  });
   ctx.res.on('close', () => {
     void transport.close();
     void server.close();

@@ -49,9 +49,13 @@ export function tasksNegotiated(caps: Record<string, unknown> | undefined): bool
 
 /** The -32021 error of a task surface used without the extension (SEP-2575 Missing Required Capabilities). */
 export function missingTasksCapability(what: string): RpcError {
-  return new RpcError(RPC.MissingClientCapability, `${what} needs the ${TASKS_EXTENSION} extension in the client capabilities`, {
-    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
-  });
+  return new RpcError(
+    RPC.MissingClientCapability,
+    `${what} needs the ${TASKS_EXTENSION} extension in the client capabilities`,
+    {
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    },
+  );
 }
 
 /** A CreateTaskResult: the task's fields flat at the top level, never result / error / inputRequests. */
@@ -70,7 +74,8 @@ export function createTaskResult(t: TaskView, meta?: Record<string, unknown>): R
 }
 
 const text = (t: string) => ({ type: 'text', text: t });
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Orders as tasks
@@ -87,7 +92,12 @@ function orderTaskView(order: Record<string, unknown>): TaskView {
   const base = { taskId: `${ORDER_TASK}${id}`, createdAt, lastUpdatedAt, ttlMs: null };
   if (ORDER_WORKING.has(status)) {
     const next = status === 'awaiting_payment' ? ': pay it (confirm_payment, or payment_options in the order)' : '';
-    return { ...base, status: 'working', statusMessage: `Order ${id} is ${status}${next}`, pollIntervalMs: ORDER_POLL_MS };
+    return {
+      ...base,
+      status: 'working',
+      statusMessage: `Order ${id} is ${status}${next}`,
+      pollIntervalMs: ORDER_POLL_MS,
+    };
   }
   if (status === 'cancelled') return { ...base, status: 'cancelled', statusMessage: `Order ${id} was cancelled` };
   const isError = ORDER_UNSUCCESSFUL.has(status);
@@ -100,15 +110,24 @@ function orderTaskView(order: Record<string, unknown>): TaskView {
 }
 
 /** The order id of an order task id, or undefined. */
-const orderIdOf = (taskId: string) => (taskId.startsWith(ORDER_TASK) && taskId.length > ORDER_TASK.length ? taskId.slice(ORDER_TASK.length) : undefined);
+const orderIdOf = (taskId: string) =>
+  taskId.startsWith(ORDER_TASK) && taskId.length > ORDER_TASK.length ? taskId.slice(ORDER_TASK.length) : undefined;
 
 /** Reads the order behind a task; -32602 when there is none, the problem detail as the error otherwise. */
-async function readOrder(ctx: Pick<RequestContext, 'dispatch'>, taskId: string, orderId: string): Promise<Record<string, unknown>> {
+async function readOrder(
+  ctx: Pick<RequestContext, 'dispatch'>,
+  taskId: string,
+  orderId: string,
+): Promise<Record<string, unknown>> {
   const { status, body } = await ctx.dispatch({ method: 'GET', path: `/api/v1/orders/${encodeURIComponent(orderId)}` });
   if (status === 404) throw new RpcError(RPC.InvalidParams, `Unknown task: ${taskId}`);
   if (status < 200 || status >= 300) {
     const p = obj(body);
-    throw new RpcError(RPC.InvalidRequest, `Cannot read order ${orderId}: ${String(p.title ?? `HTTP ${status}`)}${p.detail ? `: ${String(p.detail)}` : ''} (send the agent key or order secret as Authorization)`, p);
+    throw new RpcError(
+      RPC.InvalidRequest,
+      `Cannot read order ${orderId}: ${String(p.title ?? `HTTP ${status}`)}${p.detail ? `: ${String(p.detail)}` : ''} (send the agent key or order secret as Authorization)`,
+      p,
+    );
   }
   return obj(body);
 }
@@ -156,20 +175,35 @@ const elicit = (message: string, properties: Record<string, unknown>, required: 
 });
 
 /** The task-supporting fixture tools: `required` ones refuse a client without the extension (-32021). */
-export const FIXTURE_TASK_TOOLS: Record<string, { taskSupport: 'optional' | 'required'; description: string; inputSchema: Record<string, unknown> }> = {
+export const FIXTURE_TASK_TOOLS: Record<
+  string,
+  { taskSupport: 'optional' | 'required'; description: string; inputSchema: Record<string, unknown> }
+> = {
   slow_compute: {
     taskSupport: 'optional',
     description: 'Sleeps `seconds` seconds, then returns a result (task-supporting)',
     inputSchema: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
   },
-  failing_job: { taskSupport: 'required', description: 'Returns a tool execution error after about a second (task required)', inputSchema: { type: 'object', properties: {} } },
-  protocol_error_job: { taskSupport: 'optional', description: 'Fails with a protocol error (task-supporting)', inputSchema: { type: 'object', properties: {} } },
+  failing_job: {
+    taskSupport: 'required',
+    description: 'Returns a tool execution error after about a second (task required)',
+    inputSchema: { type: 'object', properties: {} },
+  },
+  protocol_error_job: {
+    taskSupport: 'optional',
+    description: 'Fails with a protocol error (task-supporting)',
+    inputSchema: { type: 'object', properties: {} },
+  },
   confirm_delete: {
     taskSupport: 'optional',
     description: 'Asks to confirm deleting a file, then completes (task-supporting)',
     inputSchema: { type: 'object', properties: { filename: { type: 'string' } } },
   },
-  multi_input: { taskSupport: 'optional', description: 'Asks two questions at once, then completes (task-supporting)', inputSchema: { type: 'object', properties: {} } },
+  multi_input: {
+    taskSupport: 'optional',
+    description: 'Asks two questions at once, then completes (task-supporting)',
+    inputSchema: { type: 'object', properties: {} },
+  },
   test_tool_with_task: {
     taskSupport: 'required',
     description: 'Asks for a name (InputRequiredResult), then runs as a task whose result greets it',
@@ -185,7 +219,8 @@ export async function runFixtureSync(tool: string, args: Record<string, unknown>
     await new Promise((r) => setTimeout(r, seconds(args) * 1000));
     return { content: [text(`Computed ${String(args.label ?? 'result')} after ${seconds(args)}s`)] };
   }
-  if (tool === 'protocol_error_job') throw new RpcError(RPC.InternalError, 'protocol_error_job failed with a protocol error');
+  if (tool === 'protocol_error_job')
+    throw new RpcError(RPC.InternalError, 'protocol_error_job failed with a protocol error');
   throw missingTasksCapability(`Tool ${tool}`);
 }
 
@@ -193,7 +228,12 @@ export async function runFixtureSync(tool: string, args: Record<string, unknown>
  * Creates the task of a fixture tool (durably, before answering). `test_tool_with_task` first asks for `user_name`
  * with an InputRequiredResult (no task), and creates the task on the round that carries the answer.
  */
-export async function createFixtureTask(db: Db, tool: string, args: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+export async function createFixtureTask(
+  db: Db,
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: RequestContext,
+): Promise<Record<string, unknown>> {
   const now = new Date();
   let ready = now;
   let pending: Record<string, unknown> = {};
@@ -207,7 +247,11 @@ export async function createFixtureTask(db: Db, tool: string, args: Record<strin
       ready = new Date(now.getTime() + 1000);
       break;
     case 'confirm_delete':
-      pending = { confirm: elicit(`Delete ${String(args.filename ?? 'the file')}?`, { confirm: { type: 'boolean' } }, ['confirm']) };
+      pending = {
+        confirm: elicit(`Delete ${String(args.filename ?? 'the file')}?`, { confirm: { type: 'boolean' } }, [
+          'confirm',
+        ]),
+      };
       break;
     case 'multi_input':
       pending = {
@@ -217,7 +261,11 @@ export async function createFixtureTask(db: Db, tool: string, args: Record<strin
       break;
     case 'test_tool_with_task': {
       const answer = obj(obj(ctx.params.inputResponses).user_name);
-      if (!Object.keys(answer).length) return { resultType: 'input_required', inputRequests: { user_name: elicit('What is your name?', { name: { type: 'string' } }, ['name']) } };
+      if (!Object.keys(answer).length)
+        return {
+          resultType: 'input_required',
+          inputRequests: { user_name: elicit('What is your name?', { name: { type: 'string' } }, ['name']) },
+        };
       answers.user_name = answer;
       break;
     }
@@ -239,7 +287,13 @@ export async function createFixtureTask(db: Db, tool: string, args: Record<strin
 }
 
 function fixtureView(d: FixtureTaskDoc, now = new Date()): TaskView {
-  const base = { taskId: d._id, createdAt: d.created_at.toISOString(), lastUpdatedAt: d.updated_at.toISOString(), ttlMs: FIXTURE_TTL_MS, pollIntervalMs: 200 };
+  const base = {
+    taskId: d._id,
+    createdAt: d.created_at.toISOString(),
+    lastUpdatedAt: d.updated_at.toISOString(),
+    ttlMs: FIXTURE_TTL_MS,
+    pollIntervalMs: 200,
+  };
   if (d.cancelled) return { ...base, status: 'cancelled' };
   if (Object.keys(d.pending).length) return { ...base, status: 'input_required', inputRequests: d.pending };
   if (now < d.ready_at) return { ...base, status: 'working' };
@@ -247,17 +301,41 @@ function fixtureView(d: FixtureTaskDoc, now = new Date()): TaskView {
   const answered = (key: string, field: string) => String(obj(obj(d.answers[key]).content)[field] ?? '');
   switch (d.tool) {
     case 'failing_job':
-      return { ...done, status: 'completed', result: { content: [text('failing_job failed (a tool execution error)')], isError: true } };
+      return {
+        ...done,
+        status: 'completed',
+        result: { content: [text('failing_job failed (a tool execution error)')], isError: true },
+      };
     case 'protocol_error_job':
-      return { ...done, status: 'failed', error: { code: RPC.InternalError, message: 'protocol_error_job failed with a protocol error' } };
+      return {
+        ...done,
+        status: 'failed',
+        error: { code: RPC.InternalError, message: 'protocol_error_job failed with a protocol error' },
+      };
     case 'confirm_delete':
-      return { ...done, status: 'completed', result: { content: [text(answered('confirm', 'confirm') === 'true' ? `Deleted ${String(d.args.filename)}` : 'Not deleted')] } };
+      return {
+        ...done,
+        status: 'completed',
+        result: {
+          content: [
+            text(answered('confirm', 'confirm') === 'true' ? `Deleted ${String(d.args.filename)}` : 'Not deleted'),
+          ],
+        },
+      };
     case 'multi_input':
-      return { ...done, status: 'completed', result: { content: [text(`Got ${answered('name', 'name')}, confirm=${answered('confirm', 'confirm')}`)] } };
+      return {
+        ...done,
+        status: 'completed',
+        result: { content: [text(`Got ${answered('name', 'name')}, confirm=${answered('confirm', 'confirm')}`)] },
+      };
     case 'test_tool_with_task':
       return { ...done, status: 'completed', result: { content: [text(`Hello, ${answered('user_name', 'name')}!`)] } };
     default:
-      return { ...done, status: 'completed', result: { content: [text(`Computed ${String(d.args.label ?? 'result')} after ${seconds(d.args)}s`)] } };
+      return {
+        ...done,
+        status: 'completed',
+        result: { content: [text(`Computed ${String(d.args.label ?? 'result')} after ${seconds(d.args)}s`)] },
+      };
   }
 }
 
@@ -283,7 +361,11 @@ async function getTask(taskId: string, ctx: RequestContext, db: Db | undefined):
  * Serves `tasks/get`, `tasks/update` and `tasks/cancel` (the caller checked the extension was declared).
  * @throws RpcError -32602 for a missing or unknown taskId
  */
-export async function serveTaskMethod(method: string, ctx: RequestContext, db: Db | undefined): Promise<Record<string, unknown>> {
+export async function serveTaskMethod(
+  method: string,
+  ctx: RequestContext,
+  db: Db | undefined,
+): Promise<Record<string, unknown>> {
   const taskId = ctx.params.taskId;
   if (typeof taskId !== 'string' || !taskId) throw new RpcError(RPC.InvalidParams, 'params.taskId must be a task id');
   if (method === 'tasks/get') return { ...(await getTask(taskId, ctx, db)) };
@@ -312,10 +394,18 @@ export async function serveTaskMethod(method: string, ctx: RequestContext, db: D
   if (orderId) {
     const view = orderTaskView(await readOrder(ctx, taskId, orderId));
     if (view.status !== 'working' && view.status !== 'input_required') return {};
-    const { status, body } = await ctx.dispatch({ method: 'POST', path: `/api/v1/orders/${encodeURIComponent(orderId)}/cancel`, body: {} });
+    const { status, body } = await ctx.dispatch({
+      method: 'POST',
+      path: `/api/v1/orders/${encodeURIComponent(orderId)}/cancel`,
+      body: {},
+    });
     if (status >= 300) {
       const p = obj(body);
-      throw new RpcError(RPC.InvalidRequest, `Order ${orderId} cannot be cancelled: ${String(p.title ?? `HTTP ${status}`)}${p.detail ? `: ${String(p.detail)}` : ''}`, p);
+      throw new RpcError(
+        RPC.InvalidRequest,
+        `Order ${orderId} cannot be cancelled: ${String(p.title ?? `HTTP ${status}`)}${p.detail ? `: ${String(p.detail)}` : ''}`,
+        p,
+      );
     }
     return {};
   }

@@ -46,23 +46,17 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
   request(args: z.input<I>): ToolRequest;
 }
 
-const AgentKey = z
-  .string()
-  .min(1)
-  .max(256)
-  .optional()
-  .meta({ description: "The agent's wallet key (ak_...); sent as Authorization: Bearer. Default: the MCP request's Authorization header" });
-const BuyerKey = z
-  .string()
-  .min(1)
-  .max(256)
-  .optional()
-  .meta({
-    description:
-      "The buyer's credential: the agent key (ak_...) of the order's agent_id, or the order secret (os_...) returned when an order without agent_id was created; sent as Authorization: Bearer. Default: the MCP request's Authorization header",
-  });
+const AgentKey = z.string().min(1).max(256).optional().meta({
+  description:
+    "The agent's wallet key (ak_...); sent as Authorization: Bearer. Default: the MCP request's Authorization header",
+});
+const BuyerKey = z.string().min(1).max(256).optional().meta({
+  description:
+    "The buyer's credential: the agent key (ak_...) of the order's agent_id, or the order secret (os_...) returned when an order without agent_id was created; sent as Authorization: Bearer. Default: the MCP request's Authorization header",
+});
 const enc = encodeURIComponent;
-const without = <T extends Record<string, unknown>>(o: T, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
+const without = <T extends Record<string, unknown>>(o: T, ...keys: string[]) =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
 /** The first 2xx JSON schema of an operation: the tool's output schema. */
 function successSchema(def: OperationDefinition): z.ZodType | undefined {
@@ -109,7 +103,8 @@ export function toolOf(def: OperationDefinition): ToolDefinition {
       const path = def.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, p: string) => enc(String(a[argOf(p)] ?? '')));
       const rest = without(a, ...Object.keys(extra));
       const bearer = credential && typeof a.agent_key === 'string' && a.agent_key ? { bearer: a.agent_key } : {};
-      if (def.method === 'get') return { method: 'GET', path, ...(payload ? { query: rest as ToolRequest['query'] } : {}), ...bearer };
+      if (def.method === 'get')
+        return { method: 'GET', path, ...(payload ? { query: rest as ToolRequest['query'] } : {}), ...bearer };
       return { method: 'POST', path, ...(payload ? { body: rest } : {}), ...bearer };
     },
   };

@@ -44,7 +44,12 @@ export class LocalLinkPayProvider implements PaymentLinkProvider {
    * Records a succeeded payment for an order (the human pressed Pay on the checkout page).
    * Returns the existing succeeded transaction of the order instead of charging twice.
    */
-  async createTransaction(orderId: string, amountMicros: number, currency: string, payerEmail: string | null): Promise<LinkTransaction> {
+  async createTransaction(
+    orderId: string,
+    amountMicros: number,
+    currency: string,
+    payerEmail: string | null,
+  ): Promise<LinkTransaction> {
     const existing = await this.d.linkpayTransactions.findOne({ order_id: orderId, status: 'succeeded' });
     if (existing) return toTransaction(existing);
     const doc: LinkpayTransactionDoc = {

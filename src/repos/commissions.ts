@@ -54,7 +54,8 @@ export class CommissionRepository {
    * @throws RangeError when `amountMicros` is not a non-negative safe integer.
    */
   async record(c: CommissionCredit): Promise<CommissionDoc> {
-    if (!Number.isSafeInteger(c.amountMicros) || c.amountMicros < 0) throw new RangeError(`amountMicros must be a non-negative integer, got ${c.amountMicros}`);
+    if (!Number.isSafeInteger(c.amountMicros) || c.amountMicros < 0)
+      throw new RangeError(`amountMicros must be a non-negative integer, got ${c.amountMicros}`);
     const id = commissionTxId(c.orderId, c.period);
     const existing = await this.d.commissions.findOne({ _id: id });
     if (existing) return existing;
@@ -88,7 +89,10 @@ export class CommissionRepository {
   async release(orderId: string, period?: string | null): Promise<CommissionDoc | null> {
     const id = commissionTxId(orderId, period);
     // The claim comes first, so a concurrent cancel (conditional on `pending`) cannot follow a payout.
-    await this.d.commissions.updateOne({ _id: id, status: 'pending' }, { $set: { status: 'credited', credited_at: new Date(), releasing: true } });
+    await this.d.commissions.updateOne(
+      { _id: id, status: 'pending' },
+      { $set: { status: 'credited', credited_at: new Date(), releasing: true } },
+    );
     const doc = await this.d.commissions.findOne({ _id: id });
     if (doc?.status === 'credited' && doc.releasing) return this.settle(doc);
     return doc;
@@ -114,7 +118,10 @@ export class CommissionRepository {
    */
   async reverse(orderId: string, period?: string | null): Promise<CommissionDoc | null> {
     const id = commissionTxId(orderId, period);
-    await this.d.commissions.updateOne({ _id: id, status: 'pending' }, { $set: { status: 'cancelled', cancelled_at: new Date() } });
+    await this.d.commissions.updateOne(
+      { _id: id, status: 'pending' },
+      { $set: { status: 'cancelled', cancelled_at: new Date() } },
+    );
     let doc = await this.d.commissions.findOne({ _id: id });
     if (!doc || doc.status !== 'credited') return doc;
     if (doc.releasing) doc = await this.settle(doc); // finish a release cut short: take back what was given
@@ -183,14 +190,20 @@ export class CommissionRepository {
     }
     await this.d.commissions.updateOne(
       { _id: tx, releasing: true },
-      { $set: { credit_tx_id: net > 0 ? tx : null, debt_offset_micros: doc.commission_micros - net }, $unset: { releasing: '' } },
+      {
+        $set: { credit_tx_id: net > 0 ? tx : null, debt_offset_micros: doc.commission_micros - net },
+        $unset: { releasing: '' },
+      },
     );
     return (await this.d.commissions.findOne({ _id: tx })) ?? doc;
   }
 
   /** Amount of the wallet movement `txId` already applied, or null. */
   private async appliedAmount(agentId: string, txId: string): Promise<number | null> {
-    const entry = await this.d.walletEntries.findOne({ _id: entryId(agentId, txId) }, { projection: { amount_micros: 1 } });
+    const entry = await this.d.walletEntries.findOne(
+      { _id: entryId(agentId, txId) },
+      { projection: { amount_micros: 1 } },
+    );
     if (entry) return entry.amount_micros;
     // Applied but its ledger entry not yet written (see WalletRepository): the wallet remembers it.
     const recent = (await this.wallets.get(agentId))?.recent.find((m) => m.tx_id === txId);
@@ -204,7 +217,8 @@ export class CommissionRepository {
       if (amount <= 0) return 0;
       try {
         const memo = `Reversal of the commission on order ${orderId} (refunded)${amount < target ? `: ${target - amount} micro-USD owed` : ''}`;
-        return (await this.wallets.debit(agentId, amount, txId, memo, `commission-reversal:order:${orderId}`)).amount_micros;
+        return (await this.wallets.debit(agentId, amount, txId, memo, `commission-reversal:order:${orderId}`))
+          .amount_micros;
       } catch (err) {
         if (!(err instanceof InsufficientFundsError)) throw err; // spent meanwhile: read the balance again
       }
@@ -229,7 +243,11 @@ export class CommissionRepository {
     const at = new Date();
     await this.d.commissionDebts.updateOne(
       { _id: partnerId, 'moves.tx_id': { $ne: txId } },
-      { $inc: { owed_micros: amount }, $push: { moves: { tx_id: txId, delta_micros: amount, at } }, $set: { updated_at: at } },
+      {
+        $inc: { owed_micros: amount },
+        $push: { moves: { tx_id: txId, delta_micros: amount, at } },
+        $set: { updated_at: at },
+      },
     );
   }
 
@@ -245,7 +263,11 @@ export class CommissionRepository {
       const at = new Date();
       const res = await this.d.commissionDebts.updateOne(
         { _id: partnerId, owed_micros: debt.owed_micros, 'moves.tx_id': { $ne: txId } },
-        { $inc: { owed_micros: -offset }, $push: { moves: { tx_id: txId, delta_micros: -offset, at } }, $set: { updated_at: at } },
+        {
+          $inc: { owed_micros: -offset },
+          $push: { moves: { tx_id: txId, delta_micros: -offset, at } },
+          $set: { updated_at: at },
+        },
       );
       if (res.modifiedCount === 1) return offset;
     }
@@ -257,7 +279,7 @@ export class CommissionRepository {
       await this.d.commissions.insertOne(doc);
       return doc;
     } catch (err) {
-      if (!(isDuplicateKey(err))) throw err;
+      if (!isDuplicateKey(err)) throw err;
       return (await this.d.commissions.findOne({ _id: doc._id })) ?? doc;
     }
   }

@@ -28,7 +28,11 @@ export class EngineeringRepository {
       .filter((o) => o.engineering)
       .filter((o) => (filter.engineer ? o.engineering?.engineer === filter.engineer : true))
       .filter((o) => (filter.unclaimed ? !o.engineering?.engineer : true))
-      .sort((a, b) => (a.engineering?.sla_deadline ?? '').localeCompare(b.engineering?.sla_deadline ?? '') || a._id.localeCompare(b._id))
+      .sort(
+        (a, b) =>
+          (a.engineering?.sla_deadline ?? '').localeCompare(b.engineering?.sla_deadline ?? '') ||
+          a._id.localeCompare(b._id),
+      )
       .slice(0, filter.limit ?? 200);
   }
 
@@ -36,7 +40,14 @@ export class EngineeringRepository {
    * Applies progress entry number `version` (shared with the order's transitions) without changing the status:
    * a retried write of an applied version is a no-op and an old write never overwrites a newer one.
    */
-  async applyProgress(orderId: string, version: number, status: OrderStatus, event: OrderProgressEvent, at: string, patch: OrderPatch = {}): Promise<boolean> {
+  async applyProgress(
+    orderId: string,
+    version: number,
+    status: OrderStatus,
+    event: OrderProgressEvent,
+    at: string,
+    patch: OrderPatch = {},
+  ): Promise<boolean> {
     const res = await this.d.orders.updateOne(
       { _id: orderId, version: { $lt: version } },
       { $set: { ...patch, status, version, updated_at: new Date(at) }, $push: { progress: { status, at, event } } },

@@ -9,8 +9,21 @@ export class EventRepository {
   constructor(private readonly d: Database) {}
 
   /** Appends event `seq` of an order; returns the stored event (the first one on a retry). */
-  async append(orderId: string, seq: number, type: string, data: Record<string, unknown>, at: string): Promise<EventDoc> {
-    const doc: EventDoc = { _id: `msg_${orderId}_${seq}`, order_id: orderId, seq, type, data, created_at: new Date(at) };
+  async append(
+    orderId: string,
+    seq: number,
+    type: string,
+    data: Record<string, unknown>,
+    at: string,
+  ): Promise<EventDoc> {
+    const doc: EventDoc = {
+      _id: `msg_${orderId}_${seq}`,
+      order_id: orderId,
+      seq,
+      type,
+      data,
+      created_at: new Date(at),
+    };
     try {
       await this.d.events.insertOne(doc);
       return doc;

@@ -2,7 +2,9 @@ import { isDuplicateKey, type Database, type OrderDoc } from '../db';
 import { orderWorkflowId, type OrderStatus, type OrderWorkflowInput } from '../../workflows/shared';
 
 /** Fields a transition may set besides the status. */
-export type OrderPatch = Partial<Pick<OrderDoc, 'payment' | 'deliverables' | 'review' | 'refund' | 'failure' | 'engineering'>>;
+export type OrderPatch = Partial<
+  Pick<OrderDoc, 'payment' | 'deliverables' | 'review' | 'refund' | 'failure' | 'engineering'>
+>;
 
 /**
  * The order read model. The API inserts it when it starts the workflow and the workflow's activities insert it
@@ -65,7 +67,7 @@ export class OrderRepository {
     try {
       await this.d.orders.insertOne(doc);
     } catch (err) {
-      if (!(isDuplicateKey(err))) throw err;
+      if (!isDuplicateKey(err)) throw err;
     }
   }
 
@@ -79,7 +81,13 @@ export class OrderRepository {
    * no-op, and an old write never overwrites a newer state. Returns the order as written, or null when this
    * version (or a newer one) was already applied.
    */
-  applyTransition(orderId: string, version: number, status: OrderStatus, at: string, patch: OrderPatch = {}): Promise<OrderDoc | null> {
+  applyTransition(
+    orderId: string,
+    version: number,
+    status: OrderStatus,
+    at: string,
+    patch: OrderPatch = {},
+  ): Promise<OrderDoc | null> {
     return this.d.orders.findOneAndUpdate(
       { _id: orderId, version: { $lt: version } },
       {

@@ -9,7 +9,7 @@ export class ProcurementRepository {
     try {
       await this.d.procurements.insertOne(doc);
     } catch (err) {
-      if (!(isDuplicateKey(err))) throw err;
+      if (!isDuplicateKey(err)) throw err;
     }
   }
 

@@ -13,7 +13,7 @@ export class SubscriptionRepository {
     try {
       await this.d.subscriptions.insertOne(doc);
     } catch (err) {
-      if (!(isDuplicateKey(err))) throw err;
+      if (!isDuplicateKey(err)) throw err;
     }
   }
 
@@ -23,7 +23,12 @@ export class SubscriptionRepository {
   }
 
   /** Applies write `version`: the new state and, optionally, one more charge attempt. Returns true when applied. */
-  async apply(orderId: string, version: number, state: SubscriptionState, charge?: SubscriptionCharge): Promise<boolean> {
+  async apply(
+    orderId: string,
+    version: number,
+    state: SubscriptionState,
+    charge?: SubscriptionCharge,
+  ): Promise<boolean> {
     const set: Partial<SubscriptionDoc> = {
       status: state.status,
       current_period: state.current_period,

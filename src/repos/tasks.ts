@@ -2,7 +2,6 @@ import { isDuplicateKey, type Database, type TaskDoc } from '../db';
 import type { OrderInputs } from '../../workflows/shared';
 import { taskWorkflowId, type TaskResult } from '../../workflows/subscriptionShared';
 
-
 /** Further tasks of per-task orders (issue 6 §3). Task 1 is the order itself; further tasks are numbered from 2. */
 export class TaskRepository {
   constructor(private readonly d: Database) {}

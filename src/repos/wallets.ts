@@ -74,7 +74,10 @@ export class WalletRepository {
    */
   async claim(agentId: string): Promise<string | undefined> {
     const agentKey = newAgentKey();
-    const claimed = await this.d.wallets.findOneAndUpdate({ _id: agentId, key_hash: null }, { $set: { key_hash: hashAgentKey(agentKey) } });
+    const claimed = await this.d.wallets.findOneAndUpdate(
+      { _id: agentId, key_hash: null },
+      { $set: { key_hash: hashAgentKey(agentKey) } },
+    );
     return claimed ? agentKey : undefined;
   }
 
@@ -129,7 +132,13 @@ export class WalletRepository {
    * @throws InsufficientFundsError when the wallet is absent or its balance is lower than the amount.
    * @throws RangeError when the amount is not a positive safe integer.
    */
-  async debit(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<WalletEntryDoc> {
+  async debit(
+    agentId: string,
+    amountMicros: number,
+    txId: string,
+    memo: string,
+    source: string,
+  ): Promise<WalletEntryDoc> {
     checkAmount(amountMicros);
     const done = await this.applied(agentId, txId);
     if (done) return done;
@@ -152,7 +161,13 @@ export class WalletRepository {
    * Idempotent like {@link debit}.
    * @throws RangeError when the amount is not a positive safe integer.
    */
-  async credit(agentId: string, amountMicros: number, txId: string, memo: string, source: string): Promise<WalletEntryDoc> {
+  async credit(
+    agentId: string,
+    amountMicros: number,
+    txId: string,
+    memo: string,
+    source: string,
+  ): Promise<WalletEntryDoc> {
     checkAmount(amountMicros);
     const done = await this.applied(agentId, txId);
     if (done) return done;

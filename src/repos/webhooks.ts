@@ -1,5 +1,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { isDuplicateKey, type Database, type WebhookDeliveryDoc, type WebhookEndpointDoc, type WebhookMessageDoc } from '../db';
+import {
+  isDuplicateKey,
+  type Database,
+  type WebhookDeliveryDoc,
+  type WebhookEndpointDoc,
+  type WebhookMessageDoc,
+} from '../db';
 import { sha256Hex } from '../hash';
 import { newSigningSecret } from '../webhooks/signing';
 
@@ -31,7 +37,12 @@ export class WebhookRepository {
    * Registers an endpoint with a new secret (and a management token unless the agent's key manages it).
    * With `orderId` (an order's own `webhook_url`) the id is `we_<order_id>` and a second call returns the first.
    */
-  async register(input: { url: string; agentId: string | null; orderId?: string; events: string[] }): Promise<NewEndpoint> {
+  async register(input: {
+    url: string;
+    agentId: string | null;
+    orderId?: string;
+    events: string[];
+  }): Promise<NewEndpoint> {
     const now = new Date();
     const secret = newSigningSecret();
     const owner: WebhookEndpointDoc['owner'] = input.orderId ? 'order' : input.agentId ? 'agent' : 'token';
@@ -78,7 +89,12 @@ export class WebhookRepository {
   /** Endpoints managed by `token` (its own management token) or by the wallets in `agentIds`. */
   listOwned(token: string, agentIds: string[]): Promise<WebhookEndpointDoc[]> {
     return this.d.webhookEndpoints
-      .find({ $or: [{ token_hash: hashToken(token) }, ...(agentIds.length > 0 ? [{ agent_id: { $in: agentIds }, owner: 'agent' as const }] : [])] })
+      .find({
+        $or: [
+          { token_hash: hashToken(token) },
+          ...(agentIds.length > 0 ? [{ agent_id: { $in: agentIds }, owner: 'agent' as const }] : []),
+        ],
+      })
       .sort({ created_at: 1 })
       .toArray();
   }
@@ -105,7 +121,10 @@ export class WebhookRepository {
       const until = new Date(now.getTime() + (change.overlapSeconds ?? DEFAULT_ROTATION_OVERLAP_SECONDS) * 1000);
       set.secrets = [
         { secret, created_at: now, expires_at: null },
-        ...activeSecrets(current, now).map((s) => ({ ...s, expires_at: s.expires_at && s.expires_at < until ? s.expires_at : until })),
+        ...activeSecrets(current, now).map((s) => ({
+          ...s,
+          expires_at: s.expires_at && s.expires_at < until ? s.expires_at : until,
+        })),
       ];
     }
     await this.d.webhookEndpoints.updateOne({ _id: id }, { $set: set });
@@ -115,7 +134,10 @@ export class WebhookRepository {
 
   /** Disables an endpoint (e.g. the receiver answered 410 Gone). */
   async disable(id: string, reason: string): Promise<void> {
-    await this.d.webhookEndpoints.updateOne({ _id: id }, { $set: { status: 'disabled', disabled_reason: reason, updated_at: new Date() } });
+    await this.d.webhookEndpoints.updateOne(
+      { _id: id },
+      { $set: { status: 'disabled', disabled_reason: reason, updated_at: new Date() } },
+    );
   }
 
   /** Deletes an endpoint; its messages and delivery log stay for the record. Returns false when absent. */
@@ -157,18 +179,27 @@ export class WebhookRepository {
   }
 
   /** Sets a message's state fields. */
-  async setMessage(id: string, set: Partial<Pick<WebhookMessageDoc, 'status' | 'run' | 'attempts' | 'last_error'>>): Promise<void> {
+  async setMessage(
+    id: string,
+    set: Partial<Pick<WebhookMessageDoc, 'status' | 'run' | 'attempts' | 'last_error'>>,
+  ): Promise<void> {
     await this.d.webhookMessages.updateOne({ _id: id }, { $set: { ...set, updated_at: new Date() } });
   }
 
   /** The earliest still-pending message of the same order to the same endpoint with a lower sequence number. */
   pendingBefore(endpointId: string, orderId: string, seq: number): Promise<WebhookMessageDoc | null> {
-    return this.d.webhookMessages.findOne({ endpoint_id: endpointId, order_id: orderId, seq: { $lt: seq }, status: 'pending' }, { sort: { seq: 1 } });
+    return this.d.webhookMessages.findOne(
+      { endpoint_id: endpointId, order_id: orderId, seq: { $lt: seq }, status: 'pending' },
+      { sort: { seq: 1 } },
+    );
   }
 
   /** The next pending message of the same order to the same endpoint after `seq`. */
   pendingAfter(endpointId: string, orderId: string, seq: number): Promise<WebhookMessageDoc | null> {
-    return this.d.webhookMessages.findOne({ endpoint_id: endpointId, order_id: orderId, seq: { $gt: seq }, status: 'pending' }, { sort: { seq: 1 } });
+    return this.d.webhookMessages.findOne(
+      { endpoint_id: endpointId, order_id: orderId, seq: { $gt: seq }, status: 'pending' },
+      { sort: { seq: 1 } },
+    );
   }
 
   /** Records one attempt; a retried record of the same attempt keeps the first. */

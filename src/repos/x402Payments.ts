@@ -9,7 +9,18 @@ export const newX402PaymentId = (): string => `x4p_${randomBytes(12).toString('b
 /** What a claim records about the payment before it is settled. Amount in integer micro-units. */
 export type X402Claim = Pick<
   X402PaymentDoc,
-  'resource' | 'resource_kind' | 'resource_ref' | 'order_id' | 'amount_micros' | 'asset' | 'network' | 'pay_to' | 'payer' | 'nonce' | 'valid_before' | 'payment_id'
+  | 'resource'
+  | 'resource_kind'
+  | 'resource_ref'
+  | 'order_id'
+  | 'amount_micros'
+  | 'asset'
+  | 'network'
+  | 'pay_to'
+  | 'payer'
+  | 'nonce'
+  | 'valid_before'
+  | 'payment_id'
 >;
 
 /**
@@ -19,7 +30,8 @@ export type X402Claim = Pick<
 export const CLAIM_LEASE_MS = 15_000;
 
 /** Why {@link X402PaymentRepository.claim} refused: the authorization or the order is already taken. */
-export type ClaimRefusal = { refused: 'authorization'; existing: X402PaymentDoc | null } | { refused: 'order'; existing: X402PaymentDoc | null };
+export type ClaimRefusal =
+  { refused: 'authorization'; existing: X402PaymentDoc | null } | { refused: 'order'; existing: X402PaymentDoc | null };
 
 /** One page of the ledger, newest first; `next_cursor` is null on the last page. */
 export interface X402LedgerPage {
@@ -73,7 +85,8 @@ export class X402PaymentRepository {
       if (!isDuplicateKey(err)) throw err;
       const sameAuth = await this.d.x402Payments.findOne({ auth_key: doc.auth_key });
       if (sameAuth) return { refused: 'authorization', existing: sameAuth };
-      if (doc.order_key) return { refused: 'order', existing: await this.d.x402Payments.findOne({ order_key: doc.order_key }) };
+      if (doc.order_key)
+        return { refused: 'order', existing: await this.d.x402Payments.findOne({ order_key: doc.order_key }) };
       throw err;
     }
   }
@@ -86,7 +99,17 @@ export class X402PaymentRepository {
     const now = new Date();
     return this.d.x402Payments.findOneAndUpdate(
       { _id: id },
-      { $set: { status: 'settled', transaction, tx_key: transaction.toLowerCase(), error_reason: null, error_message: null, settled_at: now, updated_at: now } },
+      {
+        $set: {
+          status: 'settled',
+          transaction,
+          tx_key: transaction.toLowerCase(),
+          error_reason: null,
+          error_message: null,
+          settled_at: now,
+          updated_at: now,
+        },
+      },
       { returnDocument: 'after' },
     );
   }
@@ -95,7 +118,13 @@ export class X402PaymentRepository {
    * Records a settlement that came back pending with its transaction hash (null when the facilitator's answer was
    * lost), and the goods to hand out once it settles. Returns the delivery token (shown once; only its hash is kept).
    */
-  async markPending(id: string, transaction: string | null, reason: string, message: string | null, deliveryBody: unknown): Promise<string> {
+  async markPending(
+    id: string,
+    transaction: string | null,
+    reason: string,
+    message: string | null,
+    deliveryBody: unknown,
+  ): Promise<string> {
     const token = `dlv_${randomBytes(24).toString('base64url')}`;
     await this.d.x402Payments.updateOne(
       { _id: id },
@@ -119,7 +148,12 @@ export class X402PaymentRepository {
    * Records a failed settlement. The order claim is released (another payment may pay the order); the
    * authorization claim stays: a failed authorization is not settled again through this service.
    */
-  async markFailed(id: string, reason: string, message: string | null, transaction: string | null = null): Promise<void> {
+  async markFailed(
+    id: string,
+    reason: string,
+    message: string | null,
+    transaction: string | null = null,
+  ): Promise<void> {
     await this.d.x402Payments.updateOne(
       { _id: id },
       {
@@ -140,12 +174,18 @@ export class X402PaymentRepository {
    * the entry stays settled and carries `error_reason: delivery_failed` for operators (a refund may be due).
    */
   async noteDeliveryFailure(id: string, message: string): Promise<void> {
-    await this.d.x402Payments.updateOne({ _id: id }, { $set: { error_reason: 'delivery_failed', error_message: message, updated_at: new Date() } });
+    await this.d.x402Payments.updateOne(
+      { _id: id },
+      { $set: { error_reason: 'delivery_failed', error_message: message, updated_at: new Date() } },
+    );
   }
 
   /** Extends the lease of a claim still `settling` (its request is alive); see {@link CLAIM_LEASE_MS}. */
   async renewClaim(id: string): Promise<void> {
-    await this.d.x402Payments.updateOne({ _id: id, status: 'settling' }, { $set: { lease_until: new Date(Date.now() + CLAIM_LEASE_MS) } });
+    await this.d.x402Payments.updateOne(
+      { _id: id, status: 'settling' },
+      { $set: { lease_until: new Date(Date.now() + CLAIM_LEASE_MS) } },
+    );
   }
 
   /**
@@ -156,7 +196,10 @@ export class X402PaymentRepository {
     return this.d.x402Payments
       .find({
         status: 'settling',
-        $or: [{ lease_until: { $lt: now } }, { lease_until: { $exists: false }, created_at: { $lt: new Date(now.getTime() - legacyAgeMs) } }],
+        $or: [
+          { lease_until: { $lt: now } },
+          { lease_until: { $exists: false }, created_at: { $lt: new Date(now.getTime() - legacyAgeMs) } },
+        ],
       })
       .sort({ created_at: 1 })
       .limit(limit)
@@ -187,7 +230,12 @@ export class X402PaymentRepository {
    * Ledger page, newest first. `cursor` is the opaque `next_cursor` of the previous page.
    * @throws Error('bad cursor') when the cursor cannot be decoded.
    */
-  async list(opts: { limit: number; cursor?: string; status?: X402Status; resource_kind?: string }): Promise<X402LedgerPage> {
+  async list(opts: {
+    limit: number;
+    cursor?: string;
+    status?: X402Status;
+    resource_kind?: string;
+  }): Promise<X402LedgerPage> {
     const filter: Filter<X402PaymentDoc> = {};
     if (opts.status) filter.status = opts.status;
     if (opts.resource_kind) filter.resource_kind = opts.resource_kind;
@@ -202,7 +250,10 @@ export class X402PaymentRepository {
       .toArray();
     const page = docs.slice(0, opts.limit);
     const last = page[page.length - 1];
-    return { payments: page, next_cursor: docs.length > opts.limit && last ? encodeCursor(last.created_at.getTime(), last._id) : null };
+    return {
+      payments: page,
+      next_cursor: docs.length > opts.limit && last ? encodeCursor(last.created_at.getTime(), last._id) : null,
+    };
   }
 
   // --- payment-identifier store -------------------------------------------------------------------------------
@@ -222,11 +273,21 @@ export class X402PaymentRepository {
    * `staleMs` is taken over; the takeover is a delete followed by the same unique insert, so two takers cannot both win.
    * @returns null when claimed, else the record holding the id.
    */
-  async claimPaymentId(doc: Omit<X402PaymentIdDoc, 'state' | 'payment_ref' | 'response' | 'created_at' | 'updated_at'>, staleMs = 120_000): Promise<X402PaymentIdDoc | null> {
+  async claimPaymentId(
+    doc: Omit<X402PaymentIdDoc, 'state' | 'payment_ref' | 'response' | 'created_at' | 'updated_at'>,
+    staleMs = 120_000,
+  ): Promise<X402PaymentIdDoc | null> {
     const now = new Date();
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        await this.d.x402PaymentIds.insertOne({ ...doc, state: 'in_flight', payment_ref: null, response: null, created_at: now, updated_at: now });
+        await this.d.x402PaymentIds.insertOne({
+          ...doc,
+          state: 'in_flight',
+          payment_ref: null,
+          response: null,
+          created_at: now,
+          updated_at: now,
+        });
         return null;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
@@ -243,8 +304,16 @@ export class X402PaymentRepository {
   }
 
   /** Stores the delivered response under the payment id (state `done`) or the pending payment (state `pending`). */
-  async completePaymentId(key: string, state: 'done' | 'pending', paymentRef: string, response: X402PaymentIdDoc['response']): Promise<void> {
-    await this.d.x402PaymentIds.updateOne({ _id: key }, { $set: { state, payment_ref: paymentRef, response, updated_at: new Date() } });
+  async completePaymentId(
+    key: string,
+    state: 'done' | 'pending',
+    paymentRef: string,
+    response: X402PaymentIdDoc['response'],
+  ): Promise<void> {
+    await this.d.x402PaymentIds.updateOne(
+      { _id: key },
+      { $set: { state, payment_ref: paymentRef, response, updated_at: new Date() } },
+    );
   }
 
   /** Releases a payment id whose purchase did not deliver, so the buyer can retry with it. */
@@ -254,7 +323,8 @@ export class X402PaymentRepository {
 }
 
 /** The claim key of an authorization: network, lowercase payer and lowercase nonce. */
-export const authKey = (network: string, payer: string, nonce: string): string => `${network}|${payer.toLowerCase()}|${nonce.toLowerCase()}`;
+export const authKey = (network: string, payer: string, nonce: string): string =>
+  `${network}|${payer.toLowerCase()}|${nonce.toLowerCase()}`;
 
 function encodeCursor(t: number, id: string): string {
   return Buffer.from(JSON.stringify({ t, id })).toString('base64url');

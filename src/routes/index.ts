@@ -35,7 +35,16 @@ export interface RouteExtras {
 export function apiRouter(deps: AppDeps, extras: RouteExtras): Router {
   const root = new Router();
   const routers: (Router | OperationRouter)[] = [
-    ...[catalogueRoutes, quoteRoutes, orderRoutes, walletRoutes, payRoutes, openApiRoutes, webhookRoutes, mcpRoutes].map((f) => f(deps)),
+    ...[
+      catalogueRoutes,
+      quoteRoutes,
+      orderRoutes,
+      walletRoutes,
+      payRoutes,
+      openApiRoutes,
+      webhookRoutes,
+      mcpRoutes,
+    ].map((f) => f(deps)),
     // Agent self-service: discovery, negotiation, procurement, partner commissions, trust telemetry (issue 4).
     discoveryRoutes(deps),
     procurementRoutes(deps),

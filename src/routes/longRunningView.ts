@@ -52,7 +52,11 @@ export function subscriptionView(s: SubscriptionDoc, baseUrl: string): z.infer<t
     ended_at: s.ended_at,
     dunning: s.dunning,
     open_invoice: s.open_invoice
-      ? { ...s.open_invoice, amount: microsToUsd(s.open_invoice.amount_micros), pay_url: `${self}/invoices/${s.open_invoice.invoice_id}/pay` }
+      ? {
+          ...s.open_invoice,
+          amount: microsToUsd(s.open_invoice.amount_micros),
+          pay_url: `${self}/invoices/${s.open_invoice.invoice_id}/pay`,
+        }
       : null,
     past_charges: s.charges.map((c) => ({ ...c, amount: microsToUsd(c.amount_micros) })),
     links: { cancel: `${self}/cancel` },
@@ -69,7 +73,9 @@ export function taskView(t: TaskDoc, baseUrl: string): z.infer<typeof TaskView> 
     inputs: t.inputs,
     amount: microsToUsd(t.amount_micros),
     amount_micros: t.amount_micros,
-    charge: t.charge ? { transaction_id: t.charge.transaction_id, amount: microsToUsd(t.charge.amount_micros), at: t.charge.at } : null,
+    charge: t.charge
+      ? { transaction_id: t.charge.transaction_id, amount: microsToUsd(t.charge.amount_micros), at: t.charge.at }
+      : null,
     deliverables: t.deliverables.map((d) => ({
       name: d.name,
       url: `${self}/deliverables/${encodeURIComponent(d.name)}`,
@@ -104,14 +110,22 @@ export async function longRunningView(deps: AppDeps, doc: OrderDoc): Promise<Rec
     out.tasks = {
       submit_url: `${base}/api/v1/orders/${doc._id}/tasks`,
       price: microsToUsd(doc.amount_micros),
-      items: tasks.map((t) => ({ task: t.number, status: t.status, url: `${base}/api/v1/orders/${doc._id}/tasks/${t.number}` })),
+      items: tasks.map((t) => ({
+        task: t.number,
+        status: t.status,
+        url: `${base}/api/v1/orders/${doc._id}/tasks/${t.number}`,
+      })),
     };
   }
   return out;
 }
 
 /** An order answered after an Update (`state`, fresher than the read model for a moment) with its long-running members. */
-export async function orderWithLongRunning(deps: AppDeps, doc: OrderDoc, state: OrderState): Promise<Record<string, unknown>> {
+export async function orderWithLongRunning(
+  deps: AppDeps,
+  doc: OrderDoc,
+  state: OrderState,
+): Promise<Record<string, unknown>> {
   const fresh = (await deps.services.orders.get(doc._id)) ?? doc;
   return { ...orderView(fresh, deps, state), ...(await longRunningView(deps, fresh)) };
 }

@@ -2,7 +2,12 @@
  * The OpenAPI 3.1 document (`GET /api/v1/openapi.json`, issue 10 §5): every operation's definition
  * (src/routes/operations.ts) plus the answers the shared middleware gives to every operation.
  */
-import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject, type ZodOpenApiResponsesObject } from 'zod-openapi';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
 import { openApiOperation, problemResponse as problem } from './operation';
 import { API_OPERATIONS } from './operations';
 
@@ -29,14 +34,24 @@ function withCommonAnswers(paths: ZodOpenApiPathsObject): ZodOpenApiPathsObject 
       const o = item[method];
       if (!o) continue;
       const common: ZodOpenApiResponsesObject = {
-        '400': problem('Malformed or invalid request (JSON syntax, a forbidden key, nesting deeper than 64, an invalid parameter)'),
+        '400': problem(
+          'Malformed or invalid request (JSON syntax, a forbidden key, nesting deeper than 64, an invalid parameter)',
+        ),
         '429': problem('Rate limited: retry after Retry-After seconds'),
         '503': problem('A dependency (database or Temporal) is unavailable: retry after Retry-After seconds'),
         ...(path.includes('{') ? { '404': problem('Not found') } : {}),
         ...(method === 'post' || method === 'patch'
-          ? { '409': problem('A request with this Idempotency-Key is still running'), '422': problem('Idempotency-Key reused with another request') }
+          ? {
+              '409': problem('A request with this Idempotency-Key is still running'),
+              '422': problem('Idempotency-Key reused with another request'),
+            }
           : {}),
-        ...(o.requestBody ? { '413': problem('Request body too large'), '415': problem('The body is not JSON (forms only on /pay pages)') } : {}),
+        ...(o.requestBody
+          ? {
+              '413': problem('Request body too large'),
+              '415': problem('The body is not JSON (forms only on /pay pages)'),
+            }
+          : {}),
       };
       next[method] = { ...o, responses: { ...common, ...o.responses } };
     }
@@ -61,7 +76,8 @@ export function openApiDocument(baseUrl: string) {
     info: {
       title: 'Agent Commerce API',
       version: '2.3.0',
-      description: 'Commerce API for software agents and humans; every order is a durable Temporal workflow. Errors are RFC 9457 problem details.',
+      description:
+        'Commerce API for software agents and humans; every order is a durable Temporal workflow. Errors are RFC 9457 problem details.',
     },
     servers: [{ url: baseUrl }],
     paths: withCommonAnswers(operationPaths()),

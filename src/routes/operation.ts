@@ -10,7 +10,12 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { ZodOpenApiContentObject, ZodOpenApiOperationObject, ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi';
+import type {
+  ZodOpenApiContentObject,
+  ZodOpenApiOperationObject,
+  ZodOpenApiResponseObject,
+  ZodOpenApiResponsesObject,
+} from 'zod-openapi';
 import { ERRORS, type ErrorCode } from '../errors';
 import { requireOperator } from '../http/auth';
 import { zodProblem } from '../http/errors';
@@ -132,7 +137,8 @@ function inputOf<D extends OperationDefinition>(ctx: Context, def: D): Operation
 }
 
 /** The auth kinds of a definition as a list. */
-export const authKinds = (def: Pick<OperationDefinition, 'auth'>): readonly Auth[] => (typeof def.auth === 'string' ? [def.auth] : def.auth);
+export const authKinds = (def: Pick<OperationDefinition, 'auth'>): readonly Auth[] =>
+  typeof def.auth === 'string' ? [def.auth] : def.auth;
 
 /** Koa path of an OpenAPI path template (`{order_id}` → `:order_id`). */
 export const koaPath = (template: string): string => template.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
@@ -184,11 +190,18 @@ export const Problem = z
 /** A JSON body in OpenAPI terms. */
 export const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 /** A problem-details answer in OpenAPI terms. */
-export const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: Problem as z.ZodType } } });
+export const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: Problem as z.ZodType } },
+});
 
 /** `Idempotency-Key` (api-conventions): a retried POST answers as the first one did. */
 export const IdempotencyKeyHeader = z.object({
-  'Idempotency-Key': z.string().max(255).optional().meta({ description: 'Retry-safe POST (api-conventions: Idempotency-Key)' }),
+  'Idempotency-Key': z
+    .string()
+    .max(255)
+    .optional()
+    .meta({ description: 'Retry-safe POST (api-conventions: Idempotency-Key)' }),
 });
 
 const AUTH_HEADER: Partial<Record<Auth, string>> = {
@@ -213,7 +226,9 @@ const AUTH_403: Partial<Record<Auth, string>> = {
 const responseObject = (r: ResponseSpec): ZodOpenApiResponseObject => ({
   description: r.description,
   ...(r.headers ? { headers: r.headers } : {}),
-  ...(r.json || r.content ? { content: { ...(r.json ? { 'application/json': { schema: r.json } } : {}), ...(r.content ?? {}) } } : {}),
+  ...(r.json || r.content
+    ? { content: { ...(r.json ? { 'application/json': { schema: r.json } } : {}), ...(r.content ?? {}) } }
+    : {}),
 });
 
 /** The problem answers of the listed error codes, one per status, each naming its codes. */
@@ -232,11 +247,25 @@ function errorResponses(errors: OperationDefinition['errors'] = {}): ZodOpenApiR
 /** The OpenAPI operation of a definition (the document adds the answers every operation shares). */
 export function openApiOperation(def: OperationDefinition): ZodOpenApiOperationObject {
   const kinds = authKinds(def).filter((k) => AUTH_HEADER[k]);
-  const authHeader = kinds.length > 0 ? z.object({ Authorization: z.string().optional().meta({ description: kinds.map((k) => AUTH_HEADER[k]).join(', or ') }) }) : undefined;
-  const header = authHeader && def.request?.headers ? authHeader.extend(def.request.headers.shape) : (def.request?.headers ?? authHeader);
+  const authHeader =
+    kinds.length > 0
+      ? z.object({
+          Authorization: z
+            .string()
+            .optional()
+            .meta({ description: kinds.map((k) => AUTH_HEADER[k]).join(', or ') }),
+        })
+      : undefined;
+  const header =
+    authHeader && def.request?.headers
+      ? authHeader.extend(def.request.headers.shape)
+      : (def.request?.headers ?? authHeader);
   const authAnswers: ZodOpenApiResponsesObject =
     kinds.length > 0
-      ? { '401': problemResponse(kinds.map((k) => AUTH_401[k]).join('; ')), '403': problemResponse(kinds.map((k) => AUTH_403[k]).join('; ')) }
+      ? {
+          '401': problemResponse(kinds.map((k) => AUTH_401[k]).join('; ')),
+          '403': problemResponse(kinds.map((k) => AUTH_403[k]).join('; ')),
+        }
       : {};
   const requestParams = {
     ...(def.request?.params ? { path: def.request.params } : {}),

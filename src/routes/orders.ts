@@ -45,7 +45,12 @@ export function orderView(doc: OrderDoc, deps: AppDeps, live?: OrderState): Orde
     partner_id: doc.partner_id,
     webhook_url: doc.webhook_url,
     payment: payment
-      ? { rail: payment.rail, transaction_id: payment.transaction_id, amount: microsToUsd(payment.amount_micros), paid_at: payment.paid_at }
+      ? {
+          rail: payment.rail,
+          transaction_id: payment.transaction_id,
+          amount: microsToUsd(payment.amount_micros),
+          paid_at: payment.paid_at,
+        }
       : null,
     payment_options: status === 'awaiting_payment' ? paymentOptions(doc, deps) : null,
     payment_deadline: doc.payment_deadline.toISOString(),
@@ -74,9 +79,18 @@ function paymentOptions(doc: OrderDoc, deps: AppDeps): Order['payment_options'] 
     currency: doc.currency,
     rails,
     confirm_url: `${base}/api/v1/orders/${doc._id}/confirm_payment`,
-    ...(rails.includes('linkpay_ncp') ? { linkpay_ncp: { checkout_url: deps.services.linkpay.checkoutUrl(doc._id) } } : {}),
+    ...(rails.includes('linkpay_ncp')
+      ? { linkpay_ncp: { checkout_url: deps.services.linkpay.checkoutUrl(doc._id) } }
+      : {}),
     ...(rails.includes('agent_wallet')
-      ? { agent_wallet: { wallet_url: doc.agent_id ? `${base}/api/v1/wallets/${encodeURIComponent(doc.agent_id)}` : `${base}/api/v1/wallets/{agent_id}`, agent_id: doc.agent_id } }
+      ? {
+          agent_wallet: {
+            wallet_url: doc.agent_id
+              ? `${base}/api/v1/wallets/${encodeURIComponent(doc.agent_id)}`
+              : `${base}/api/v1/wallets/{agent_id}`,
+            agent_id: doc.agent_id,
+          },
+        }
       : {}),
     // x402: POST the resource with an x402 client; settlement confirms the order (issue 3 §8).
     ...(rails.includes('x402_usdc')

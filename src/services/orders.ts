@@ -35,7 +35,8 @@ export interface OrderCreationPorts {
    */
   startOrderWorkflow(input: OrderWorkflowInput, serviceName: string): Promise<void>;
   /** `DEV_MODE` lets `webhook_url` name private targets; the deadlines are seconds; TEXTGEN_* decide availability. */
-  config: Pick<Config, 'DEV_MODE' | 'PAYMENT_DEADLINE_SECONDS' | 'REVIEW_WINDOW_SECONDS'> & Parameters<typeof missingTextgenSettings>[0];
+  config: Pick<Config, 'DEV_MODE' | 'PAYMENT_DEADLINE_SECONDS' | 'REVIEW_WINDOW_SECONDS'> &
+    Parameters<typeof missingTextgenSettings>[0];
 }
 
 /** Facts an order is created from; shared by the JSON API, the hosted payment link and procurement. */
@@ -86,12 +87,18 @@ export async function createOrder(ports: OrderCreationPorts, req: NewOrder): Pro
   const quote = req.quote_id ? await ports.quotes.get(req.quote_id) : null;
   if (req.quote_id && !quote) throw problem('quote_not_found', `No quote ${req.quote_id}`);
   if (quote && quote.expires_at.getTime() <= now.getTime()) {
-    throw problem('quote_expired', `Quote ${quote._id} expired at ${quote.expires_at.toISOString()}; request a new one`, {
-      expired_at: quote.expires_at.toISOString(),
-    });
+    throw problem(
+      'quote_expired',
+      `Quote ${quote._id} expired at ${quote.expires_at.toISOString()}; request a new one`,
+      {
+        expired_at: quote.expires_at.toISOString(),
+      },
+    );
   }
   if (quote && req.service_id && req.service_id !== quote.service_id) {
-    throw problem('quote_service_mismatch', `Quote ${quote._id} is for ${quote.service_id}, not ${req.service_id}`, { param: 'service_id' });
+    throw problem('quote_service_mismatch', `Quote ${quote._id} is for ${quote.service_id}, not ${req.service_id}`, {
+      param: 'service_id',
+    });
   }
   const serviceId = quote?.service_id ?? req.service_id ?? '';
   const service = getService(serviceId);
@@ -132,7 +139,9 @@ export async function createOrder(ports: OrderCreationPorts, req: NewOrder): Pro
     ...longRunningTerms(service),
   };
   // The order's own webhook endpoint exists before the workflow emits order.created (issue 5 §1).
-  const webhook = req.webhook_url ? await ports.webhooks.register({ url: req.webhook_url, agentId: null, orderId, events: [] }) : undefined;
+  const webhook = req.webhook_url
+    ? await ports.webhooks.register({ url: req.webhook_url, agentId: null, orderId, events: [] })
+    : undefined;
   await ports.startOrderWorkflow(input, service.name);
   const doc = initialOrderDoc(input);
   await ports.orders.ensure(doc);

@@ -43,7 +43,10 @@ export async function chargeWallet(wallets: Pick<WalletLedger, 'debit'>, m: Wall
     return { transaction_id: tx.tx_id, amount_micros: tx.amount_micros };
   } catch (err) {
     if (err instanceof InsufficientFundsError) {
-      throw problem('insufficient_funds', err.message, { balance_micros: err.balanceMicros, amount_micros: err.amountMicros });
+      throw problem('insufficient_funds', err.message, {
+        balance_micros: err.balanceMicros,
+        amount_micros: err.amountMicros,
+      });
     }
     throw err;
   }
@@ -67,7 +70,8 @@ export async function verifyLinkPayment(
 ): Promise<MovedMoney> {
   const tx = await linkpay.getTransaction(req.transactionId);
   if (!tx) throw problem('transaction_not_found', `Unknown transaction ${req.transactionId}`);
-  if (tx.order_id !== req.payeeId) throw problem('transaction_already_used', `Transaction ${tx.id} belongs to another ${req.payee}`);
+  if (tx.order_id !== req.payeeId)
+    throw problem('transaction_already_used', `Transaction ${tx.id} belongs to another ${req.payee}`);
   if (tx.amount_micros !== req.amountMicros) {
     throw problem(
       'transaction_amount_mismatch',
@@ -126,7 +130,12 @@ export async function chargeOrder(ports: OrderPaymentPorts, req: ChargeRequest):
     }
     case 'linkpay_ncp': {
       if (!req.transactionId) throw problem('invalid_request', 'transaction_id is required for linkpay_ncp');
-      const tx = await verifyLinkPayment(ports.linkpay, { transactionId: req.transactionId, payeeId: req.orderId, payee: 'order', amountMicros: req.amountMicros });
+      const tx = await verifyLinkPayment(ports.linkpay, {
+        transactionId: req.transactionId,
+        payeeId: req.orderId,
+        payee: 'order',
+        amountMicros: req.amountMicros,
+      });
       return { rail: 'linkpay_ncp', ...tx, paid_at: req.paidAt };
     }
     case 'x402_usdc':
@@ -140,7 +149,10 @@ export async function chargeOrder(ports: OrderPaymentPorts, req: ChargeRequest):
  * refunds at the provider. Otherwise (x402_usdc, or a provider that refused) the refund is recorded as `due` (an
  * on-chain refund is an operator transfer).
  */
-export async function refundOrder(ports: Pick<OrderPaymentPorts, 'wallets' | 'linkpay'>, req: RefundRequest): Promise<RefundRecord> {
+export async function refundOrder(
+  ports: Pick<OrderPaymentPorts, 'wallets' | 'linkpay'>,
+  req: RefundRequest,
+): Promise<RefundRecord> {
   const base = { rail: req.payment.rail, amount_micros: req.payment.amount_micros, reason: req.reason, at: req.at };
   if (req.payment.rail === 'agent_wallet' && req.agentId) {
     const tx = await refundToWallet(ports.wallets, {

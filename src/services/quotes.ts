@@ -6,7 +6,13 @@
  * issue 2 §3 (binding, deterministic quotes).
  */
 import { randomBytes } from 'node:crypto';
-import { CATALOGUE_VERSION, PARTNER_COMMISSION_PERCENT, TERMS_VERSION, getService, priceMicros } from '../domain/catalogue';
+import {
+  CATALOGUE_VERSION,
+  PARTNER_COMMISSION_PERCENT,
+  TERMS_VERSION,
+  getService,
+  priceMicros,
+} from '../domain/catalogue';
 import { percentOf } from '../domain/money';
 import type { Config } from '../config';
 import type { QuoteDoc } from '../db';

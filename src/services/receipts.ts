@@ -31,12 +31,22 @@ export function receiptFacts(doc: OrderDoc): ReceiptFacts | null {
     amount_micros: doc.payment.amount_micros,
     currency: doc.currency,
     payment: { rail: doc.payment.rail, transaction_id: doc.payment.transaction_id, paid_at: doc.payment.paid_at },
-    deliverables: doc.deliverables.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size, media_type: d.media_type })),
+    deliverables: doc.deliverables.map((d) => ({
+      name: d.name,
+      sha256: d.sha256,
+      size: d.size,
+      media_type: d.media_type,
+    })),
     delivered_at: delivered?.at ?? doc.updated_at.toISOString(),
   };
 }
 
-const view = (r: ReceiptDoc): SignedReceipt => ({ jws: r.jws, kid: r.kid, issued_at: r.issued_at.toISOString(), expires_at: r.expires_at.toISOString() });
+const view = (r: ReceiptDoc): SignedReceipt => ({
+  jws: r.jws,
+  kid: r.kid,
+  issued_at: r.issued_at.toISOString(),
+  expires_at: r.expires_at.toISOString(),
+});
 
 /**
  * The order's signed delivery receipt, or null before delivery. Issued once (a unique insert: concurrent readers in
@@ -50,9 +60,17 @@ export async function orderReceipt(deps: ReceiptDeps, doc: OrderDoc, now = new D
   const stored = await receipts.findOne({ _id: doc._id });
   if (stored && stored.expires_at.getTime() > now.getTime()) return view(stored);
   const signed = await deps.signing.signReceipt(facts, now);
-  const next: ReceiptDoc = { _id: doc._id, jws: signed.jws, kid: signed.kid, issued_at: new Date(signed.issued_at), expires_at: new Date(signed.expires_at) };
+  const next: ReceiptDoc = {
+    _id: doc._id,
+    jws: signed.jws,
+    kid: signed.kid,
+    issued_at: new Date(signed.issued_at),
+    expires_at: new Date(signed.expires_at),
+  };
   if (stored) {
-    const replaced = await receipts.findOneAndReplace({ _id: doc._id, jws: stored.jws }, next, { returnDocument: 'after' });
+    const replaced = await receipts.findOneAndReplace({ _id: doc._id, jws: stored.jws }, next, {
+      returnDocument: 'after',
+    });
     if (replaced) return view(replaced);
   } else {
     try {

@@ -45,7 +45,11 @@ export function signingKeyAt(ring: KeyRing, now: Date): (SigningKey & { privateK
   for (let i = ring.keys.length - 1; i >= 0; i--) {
     const k = ring.keys[i];
     const t = now.getTime();
-    if (k?.privateKey && (!k.notBefore || k.notBefore.getTime() <= t) && (!k.retireAfter || k.retireAfter.getTime() > t)) {
+    if (
+      k?.privateKey &&
+      (!k.notBefore || k.notBefore.getTime() <= t) &&
+      (!k.retireAfter || k.retireAfter.getTime() > t)
+    ) {
       return k as SigningKey & { privateKey: CryptoKey };
     }
   }
@@ -75,7 +79,9 @@ export async function importKeyRing(jwks: SigningJwk[]): Promise<KeyRing> {
     const kid = k.kid ?? (await calculateJwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: k.x }));
     const publicJwk: JWK = { kty: 'OKP', crv: 'Ed25519', x: k.x, kid, alg: 'EdDSA', use: 'sig' };
     const retireAfter = k.retire_after ? new Date(k.retire_after) : null;
-    const privateKey = k.d ? ((await importJWK({ kty: 'OKP', crv: 'Ed25519', x: k.x, d: k.d }, 'EdDSA')) as CryptoKey) : null;
+    const privateKey = k.d
+      ? ((await importJWK({ kty: 'OKP', crv: 'Ed25519', x: k.x, d: k.d }, 'EdDSA')) as CryptoKey)
+      : null;
     // A public key that does not match its private part would publish a key nothing verifies against.
     if (privateKey) await importJWK(publicJwk, 'EdDSA');
     keys.push({ kid, publicJwk, privateKey, notBefore: k.not_before ? new Date(k.not_before) : null, retireAfter });
@@ -124,7 +130,10 @@ export async function rotateKeyFile(
   const kept = current
     .filter((k) => !k.retire_after || new Date(k.retire_after).getTime() > now.getTime())
     .map((k) => (k.retire_after || !k.d ? k : { ...k, retire_after: retireAfter }));
-  const fresh = { ...(await newSigningJwk(now)), ...(opts.activateAfterSeconds ? { not_before: activation.toISOString() } : {}) };
+  const fresh = {
+    ...(await newSigningJwk(now)),
+    ...(opts.activateAfterSeconds ? { not_before: activation.toISOString() } : {}),
+  };
   const keys = [...kept, fresh];
   const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   await fs.writeFile(tmp, `${JSON.stringify({ keys }, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
@@ -147,7 +156,10 @@ async function readKeyFile(file: string): Promise<SigningJwk[] | null> {
     throw new Error(`${file}: not valid JSON`);
   }
   const parsed = SigningKeySetSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'keys'}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'keys'}: ${i.message}`).join('; ')}`,
+    );
   return parsed.data;
 }
 

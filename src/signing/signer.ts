@@ -18,7 +18,16 @@ import {
 } from '@x402/extensions/offer-receipt';
 import type { Config } from '../config';
 import { problem } from '../errors';
-import { KEY_FILE_NAME, KEY_FILE_RECHECK_MS, importKeyRing, loadOrCreateKeyFile, publishedKeysAt, signingKeyAt, type KeyRing, type SigningKey } from './keys';
+import {
+  KEY_FILE_NAME,
+  KEY_FILE_RECHECK_MS,
+  importKeyRing,
+  loadOrCreateKeyFile,
+  publishedKeysAt,
+  signingKeyAt,
+  type KeyRing,
+  type SigningKey,
+} from './keys';
 
 /** JOSE `typ` of a signed quote. */
 export const QUOTE_TYP = 'quote+jwt';
@@ -112,7 +121,9 @@ export class KeySetSigner implements Signing {
   private file: { ring: KeyRing; mtimeMs: number; checkedAt: number } | null = null;
   private loading: Promise<KeyRing> | null = null;
 
-  constructor(private readonly config: Pick<Config, 'SIGNING_KEYS' | 'DATA_DIR' | 'PUBLIC_BASE_URL' | 'RECEIPT_TTL_SECONDS'>) {
+  constructor(
+    private readonly config: Pick<Config, 'SIGNING_KEYS' | 'DATA_DIR' | 'PUBLIC_BASE_URL' | 'RECEIPT_TTL_SECONDS'>,
+  ) {
     this.did = didWebOf(config.PUBLIC_BASE_URL);
   }
 
@@ -144,7 +155,12 @@ export class KeySetSigner implements Signing {
       .setIssuedAt(iat)
       .setExpirationTime(exp)
       .sign(key.privateKey);
-    return { jws, kid: key.kid, issued_at: new Date(iat * 1000).toISOString(), expires_at: new Date(exp * 1000).toISOString() };
+    return {
+      jws,
+      kid: key.kid,
+      issued_at: new Date(iat * 1000).toISOString(),
+      expires_at: new Date(exp * 1000).toISOString(),
+    };
   }
 
   async jwks(): Promise<Jwks> {
@@ -176,7 +192,8 @@ export class KeySetSigner implements Signing {
         kid: `${this.did}#${key.kid}`,
         format: 'jws',
         algorithm: 'EdDSA',
-        sign: async (bytes) => Buffer.from(await crypto.subtle.sign('Ed25519', key.privateKey, bytes)).toString('base64url'),
+        sign: async (bytes) =>
+          Buffer.from(await crypto.subtle.sign('Ed25519', key.privateKey, bytes)).toString('base64url'),
       };
     };
     return {
@@ -193,10 +210,16 @@ export class KeySetSigner implements Signing {
     try {
       ring = await this.ring();
     } catch (err) {
-      throw problem('signing_unavailable', 'The signing keys cannot be loaded', { cause: String(err) }, { headers: { 'Retry-After': '5' } });
+      throw problem(
+        'signing_unavailable',
+        'The signing keys cannot be loaded',
+        { cause: String(err) },
+        { headers: { 'Retry-After': '5' } },
+      );
     }
     const key = signingKeyAt(ring, now);
-    if (!key) throw problem('signing_unavailable', 'No signing key is active now', {}, { headers: { 'Retry-After': '5' } });
+    if (!key)
+      throw problem('signing_unavailable', 'No signing key is active now', {}, { headers: { 'Retry-After': '5' } });
     return key;
   }
 
@@ -216,7 +239,10 @@ export class KeySetSigner implements Signing {
     const file = path.join(this.config.DATA_DIR, KEY_FILE_NAME);
     const checkedAt = Date.now();
     if (this.file) {
-      const mtimeMs = await fs.stat(file).then((s) => s.mtimeMs, () => -1);
+      const mtimeMs = await fs.stat(file).then(
+        (s) => s.mtimeMs,
+        () => -1,
+      );
       if (mtimeMs === this.file.mtimeMs) {
         this.file.checkedAt = checkedAt;
         return this.file.ring;

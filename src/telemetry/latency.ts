@@ -57,7 +57,12 @@ export class RequestLatency {
     let g = this.groups.get(name);
     if (!g) {
       g = {
-        histogram: build({ lowestDiscernibleValue: 1, highestTrackableValue: MAX_MICROS, numberOfSignificantValueDigits: 3, autoResize: false }),
+        histogram: build({
+          lowestDiscernibleValue: 1,
+          highestTrackableValue: MAX_MICROS,
+          numberOfSignificantValueDigits: 3,
+          autoResize: false,
+        }),
         errors5xx: 0,
         errors4xx: 0,
       };

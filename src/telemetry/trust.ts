@@ -34,7 +34,8 @@ export function nearestRank(sorted: readonly number[], p: number): number | null
   return sorted[index] ?? null;
 }
 
-const round = (n: number | null, digits = 4): number | null => (n === null ? null : Math.round(n * 10 ** digits) / 10 ** digits);
+const round = (n: number | null, digits = 4): number | null =>
+  n === null ? null : Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** Measured fulfillment of one service. Hours rounded to 4 decimals. */
 export interface FulfillmentStats {
@@ -117,7 +118,9 @@ export async function trustStatus(d: Database, latency: RequestLatency, now = ne
       .limit(FULFILLMENT_SAMPLE)
       .toArray(),
   ]);
-  const statusCounts = Object.fromEntries(byStatus.map((s) => [s._id, s.count]).sort(([a], [b]) => String(a).localeCompare(String(b))));
+  const statusCounts = Object.fromEntries(
+    byStatus.map((s) => [s._id, s.count]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+  );
   const totalOrders = byStatus.reduce((n, s) => n + s.count, 0);
   const perService = fulfillmentStats(paidOrders, now);
   const decided = Object.values(perService).reduce((n, s) => n + s.sla_decided, 0);
@@ -133,7 +136,13 @@ export async function trustStatus(d: Database, latency: RequestLatency, now = ne
         uptime_seconds: Math.round((now.getTime() - PROCESS_STARTED_AT.getTime()) / 1000),
       },
       method: `an API process records each minute it runs (every ${HEARTBEAT_INTERVAL_MS / 1000} s); uptime = minutes recorded / minutes elapsed since records began`,
-      windows: { last_hour: lastHour, last_24h: lastDay, last_7d: last7d, last_30d: last30d, since_records_began: allTime },
+      windows: {
+        last_hour: lastHour,
+        last_24h: lastDay,
+        last_7d: last7d,
+        last_30d: last30d,
+        since_records_began: allTime,
+      },
     },
     latency: {
       scope: 'this API process, since it started',
@@ -147,7 +156,11 @@ export async function trustStatus(d: Database, latency: RequestLatency, now = ne
       overall: { sla_decided: decided, sla_met: met, sla_met_share: decided > 0 ? round(met / decided) : null },
       services: SERVICES.map((s) => ({
         service_id: s.id,
-        declared: { sla: s.sla, max_fulfillment_hours: s.max_fulfillment_hours, estimated_fulfillment: s.estimated_fulfillment },
+        declared: {
+          sla: s.sla,
+          max_fulfillment_hours: s.max_fulfillment_hours,
+          estimated_fulfillment: s.estimated_fulfillment,
+        },
         measured: perService[s.id],
       })),
     },

@@ -15,7 +15,11 @@ export const TEMPORAL_CALL_ATTEMPTS = 3;
 export function connectTemporal(address: string): Promise<Connection> {
   return Connection.connect({
     address,
-    interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: TEMPORAL_CALL_ATTEMPTS, initialIntervalMs: () => 100 }))],
+    interceptors: [
+      makeGrpcRetryInterceptor(
+        defaultGrpcRetryOptions({ maxAttempts: TEMPORAL_CALL_ATTEMPTS, initialIntervalMs: () => 100 }),
+      ),
+    ],
     // grpc-js backs off reconnects up to 120 s by default: a restarted server would stay unused that long.
     channelArgs: { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 1_000 },
   });

@@ -37,7 +37,14 @@ import {
 import { taskWorkflow } from '../../workflows/tasks';
 
 /** The failure types the long-running workflows raise (error codes, answered with their status). */
-const FAILURE_TYPES: readonly ErrorCode[] = [...ORDER_FAILURE_TYPES, 'already_claimed', 'engineering_not_claimed', 'deliverable_conflict', 'no_deliverables', 'invoice_not_found'];
+const FAILURE_TYPES: readonly ErrorCode[] = [
+  ...ORDER_FAILURE_TYPES,
+  'already_claimed',
+  'engineering_not_claimed',
+  'deliverable_conflict',
+  'no_deliverables',
+  'invoice_not_found',
+];
 
 const updateProblem = (err: WorkflowUpdateFailedError): ProblemError => orderUpdateProblem(err, FAILURE_TYPES);
 
@@ -110,12 +117,23 @@ export class LongRunningWorkflows {
     }
   }
 
-  private orderUpdate<T>(orderId: string, run: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>): Promise<T> {
+  private orderUpdate<T>(
+    orderId: string,
+    run: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
+  ): Promise<T> {
     return this.update(orderWorkflowId(orderId), `No order ${orderId}`, 'order_not_found', run);
   }
 
-  private subscriptionUpdate<T>(orderId: string, run: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>): Promise<T> {
-    return this.update(subscriptionWorkflowId(orderId), `Order ${orderId} has no subscription`, 'subscription_not_found', run);
+  private subscriptionUpdate<T>(
+    orderId: string,
+    run: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
+  ): Promise<T> {
+    return this.update(
+      subscriptionWorkflowId(orderId),
+      `Order ${orderId} has no subscription`,
+      'subscription_not_found',
+      run,
+    );
   }
 
   private async update<T>(

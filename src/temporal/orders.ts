@@ -36,7 +36,10 @@ export const FAILURE_TYPES: readonly ErrorCode[] = [
  * Turns a failed Update into the problem detail its failure type names, when it is one of `failureTypes` (the
  * failure's first detail object becomes extension members). Unknown types are a 500 that exposes nothing.
  */
-export function updateProblem(err: WorkflowUpdateFailedError, failureTypes: readonly ErrorCode[] = FAILURE_TYPES): ProblemError {
+export function updateProblem(
+  err: WorkflowUpdateFailedError,
+  failureTypes: readonly ErrorCode[] = FAILURE_TYPES,
+): ProblemError {
   const cause = err.cause;
   if (cause instanceof ApplicationFailure && cause.type && (failureTypes as readonly string[]).includes(cause.type)) {
     const extra = (cause.details?.[0] ?? {}) as Record<string, unknown>;
@@ -44,7 +47,8 @@ export function updateProblem(err: WorkflowUpdateFailedError, failureTypes: read
   }
   // Not a business refusal: the Update did not run to its end (lost by a restarting server, an activity cancelled
   // under it). Asking again is safe (payments are keyed by order), so 503 with Retry-After (issue 14).
-  if (!(cause instanceof ApplicationFailure) || !cause.type) return unavailable('The order workflow did not take the request; retry shortly', 2, 'temporal');
+  if (!(cause instanceof ApplicationFailure) || !cause.type)
+    return unavailable('The order workflow did not take the request; retry shortly', 2, 'temporal');
   return problem('internal_error', cause?.message ?? err.message);
 }
 

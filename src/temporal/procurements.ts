@@ -1,6 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { SA } from '../../workflows/shared';
-import { procurementWorkflowId, type ProcurementResult, type ProcurementWorkflowInput } from '../../workflows/procurementShared';
+import {
+  procurementWorkflowId,
+  type ProcurementResult,
+  type ProcurementWorkflowInput,
+} from '../../workflows/procurementShared';
 import { formatUsd } from '../domain/money';
 import { procurementWorkflow } from '../../workflows/procurement';
 

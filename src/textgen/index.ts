@@ -9,13 +9,21 @@ import { OpenAiCompatibleTextGenerator } from './openaiCompatible';
 import type { TextGenerator } from './port';
 
 export { OpenAiCompatibleTextGenerator, type OpenAiCompatibleOptions } from './openaiCompatible';
-export { TextGenerationError, type TextGenerationErrorCode, type TextGenerator, type TextRequest, type TextResult } from './port';
+export {
+  TextGenerationError,
+  type TextGenerationErrorCode,
+  type TextGenerator,
+  type TextRequest,
+  type TextResult,
+} from './port';
 
 type TextgenConfig = Pick<Config, 'TEXTGEN_BASE_URL' | 'TEXTGEN_MODEL' | 'TEXTGEN_API_KEY' | 'TEXTGEN_TIMEOUT_SECONDS'>;
 
 /** Names of the variables still needed for a model (empty when one is configured). */
 export function missingTextgenSettings(config: TextgenConfig): string[] {
-  return [config.TEXTGEN_BASE_URL ? null : 'TEXTGEN_BASE_URL', config.TEXTGEN_MODEL ? null : 'TEXTGEN_MODEL'].filter((v): v is string => v !== null);
+  return [config.TEXTGEN_BASE_URL ? null : 'TEXTGEN_BASE_URL', config.TEXTGEN_MODEL ? null : 'TEXTGEN_MODEL'].filter(
+    (v): v is string => v !== null,
+  );
 }
 
 /** The configured model behind the port, or `undefined` when none is configured. */

@@ -30,7 +30,12 @@ export interface OpenAiCompatibleOptions {
 const ChatCompletion = z.object({
   model: z.string().optional(),
   choices: z
-    .array(z.object({ message: z.object({ content: z.string().nullable().optional(), refusal: z.string().nullable().optional() }), finish_reason: z.string().nullable().optional() }))
+    .array(
+      z.object({
+        message: z.object({ content: z.string().nullable().optional(), refusal: z.string().nullable().optional() }),
+        finish_reason: z.string().nullable().optional(),
+      }),
+    )
     .min(1),
 });
 
@@ -71,45 +76,83 @@ export class OpenAiCompatibleTextGenerator implements TextGenerator {
       ],
       temperature: 0.3,
       ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
-      response_format: { type: 'json_schema', json_schema: { name: request.schemaName, strict: false, schema: request.schema } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: request.schemaName, strict: false, schema: request.schema },
+      },
     };
     let response: Response;
     try {
       response = await this.fetchFn(this.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}),
+        },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (err) {
       const name = (err as { name?: string }).name;
       if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new TextGenerationError('timeout', `The text-generation model did not answer within ${this.timeoutMs} ms`, true);
+        throw new TextGenerationError(
+          'timeout',
+          `The text-generation model did not answer within ${this.timeoutMs} ms`,
+          true,
+        );
       }
-      throw new TextGenerationError('network', `The text-generation model could not be reached: ${(err as Error).message}`, true);
+      throw new TextGenerationError(
+        'network',
+        `The text-generation model could not be reached: ${(err as Error).message}`,
+        true,
+      );
     }
     const raw = await response.text().catch(() => '');
     if (!response.ok) {
       const detail = raw.slice(0, 300).replace(/\s+/g, ' ');
-      const code = response.status === 429 ? 'rate_limited' : retryableStatus(response.status) ? 'upstream_error' : 'rejected';
-      throw new TextGenerationError(code, `The text-generation model answered HTTP ${response.status}: ${detail}`, retryableStatus(response.status), response.status);
+      const code =
+        response.status === 429 ? 'rate_limited' : retryableStatus(response.status) ? 'upstream_error' : 'rejected';
+      throw new TextGenerationError(
+        code,
+        `The text-generation model answered HTTP ${response.status}: ${detail}`,
+        retryableStatus(response.status),
+        response.status,
+      );
     }
     let parsed: z.infer<typeof ChatCompletion>;
     try {
       parsed = ChatCompletion.parse(JSON.parse(raw));
     } catch {
-      throw new TextGenerationError('bad_response', 'The text-generation model answered with something other than a chat completion', true, response.status);
+      throw new TextGenerationError(
+        'bad_response',
+        'The text-generation model answered with something other than a chat completion',
+        true,
+        response.status,
+      );
     }
     const choice = parsed.choices[0];
     const content = choice?.message.content ?? '';
     if (content.trim() === '') {
-      const why = choice?.message.refusal ? `refused: ${choice.message.refusal.slice(0, 200)}` : `finish_reason ${choice?.finish_reason ?? 'unknown'}`;
-      throw new TextGenerationError('bad_response', `The text-generation model returned no content (${why})`, true, response.status);
+      const why = choice?.message.refusal
+        ? `refused: ${choice.message.refusal.slice(0, 200)}`
+        : `finish_reason ${choice?.finish_reason ?? 'unknown'}`;
+      throw new TextGenerationError(
+        'bad_response',
+        `The text-generation model returned no content (${why})`,
+        true,
+        response.status,
+      );
     }
     try {
       return { value: JSON.parse(unfence(content)) as unknown, model: parsed.model ?? this.model };
     } catch {
-      throw new TextGenerationError('bad_response', 'The text-generation model did not return JSON', true, response.status);
+      throw new TextGenerationError(
+        'bad_response',
+        'The text-generation model did not return JSON',
+        true,
+        response.status,
+      );
     }
   }
 }

@@ -39,7 +39,8 @@ export interface TextGenerator {
 }
 
 /** Reasons a generation fails; `unavailable` means no model is configured. */
-export type TextGenerationErrorCode = 'unavailable' | 'timeout' | 'network' | 'rate_limited' | 'upstream_error' | 'rejected' | 'bad_response';
+export type TextGenerationErrorCode =
+  'unavailable' | 'timeout' | 'network' | 'rate_limited' | 'upstream_error' | 'rejected' | 'bad_response';
 
 /** Named error of the port; activities map `retryable` onto Temporal's retry policy. */
 export class TextGenerationError extends Error {

@@ -39,8 +39,21 @@ export function orderSnapshot(doc: OrderDoc, publicBaseUrl: string): Record<stri
     agent_id: doc.agent_id,
     quote_id: doc.quote_id,
     progress: doc.progress,
-    payment: doc.payment ? { rail: doc.payment.rail, transaction_id: doc.payment.transaction_id, amount: microsToUsd(doc.payment.amount_micros), paid_at: doc.payment.paid_at } : null,
-    deliverables: doc.deliverables.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size, media_type: d.media_type, url: `${self}/deliverables/${encodeURIComponent(d.name)}` })),
+    payment: doc.payment
+      ? {
+          rail: doc.payment.rail,
+          transaction_id: doc.payment.transaction_id,
+          amount: microsToUsd(doc.payment.amount_micros),
+          paid_at: doc.payment.paid_at,
+        }
+      : null,
+    deliverables: doc.deliverables.map((d) => ({
+      name: d.name,
+      sha256: d.sha256,
+      size: d.size,
+      media_type: d.media_type,
+      url: `${self}/deliverables/${encodeURIComponent(d.name)}`,
+    })),
     review: doc.review,
     refund: doc.refund ? { ...doc.refund, amount: microsToUsd(doc.refund.amount_micros) } : null,
     failure: doc.failure,
@@ -58,7 +71,11 @@ export function orderSnapshot(doc: OrderDoc, publicBaseUrl: string): Record<stri
 export function buildPayload(event: EventDoc, order: OrderDoc | null, publicBaseUrl: string): WebhookPayload {
   // Order ids start with ord_; other streams (a procurement) carry their own data.
   if (!order && !event.order_id.startsWith('ord_')) {
-    return { type: event.type, timestamp: event.created_at.toISOString(), data: { ...event.data, event_id: event._id, stream_id: event.order_id, seq: event.seq } };
+    return {
+      type: event.type,
+      timestamp: event.created_at.toISOString(),
+      data: { ...event.data, event_id: event._id, stream_id: event.order_id, seq: event.seq },
+    };
   }
   const status = typeof event.data.status === 'string' ? event.data.status : (order?.status ?? '');
   return {

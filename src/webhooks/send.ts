@@ -39,14 +39,25 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
 }
 
 /** POSTs `body` to `url` with `headers`. */
-export async function sendWebhook(url: string, body: string, headers: Record<string, string>, allowPrivate: boolean): Promise<SendResult> {
+export async function sendWebhook(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  allowPrivate: boolean,
+): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
     await assertPublicTarget(url, allowPrivate);
   } catch (err) {
     const reason = err instanceof ForbiddenTargetError ? err.reason : String(err);
-    return { status: null, latencyMs: elapsed(), retryAfterMs: null, error: `target refused: ${reason}`, forbidden: true };
+    return {
+      status: null,
+      latencyMs: elapsed(),
+      retryAfterMs: null,
+      error: `target refused: ${reason}`,
+      forbidden: true,
+    };
   }
   const target = new URL(url);
   const mod = target.protocol === 'https:' ? https : http;
@@ -90,7 +101,12 @@ export async function sendWebhook(url: string, body: string, headers: Record<str
     }, DELIVERY_TIMEOUT_MS);
     req.on('error', (err) => {
       const forbidden = err instanceof ForbiddenTargetError;
-      finish({ status: null, retryAfterMs: null, error: forbidden ? `target refused: ${err.message}` : err.message || String(err), forbidden });
+      finish({
+        status: null,
+        retryAfterMs: null,
+        error: forbidden ? `target refused: ${err.message}` : err.message || String(err),
+        forbidden,
+      });
     });
     req.end(body);
   });

@@ -50,7 +50,13 @@ metadata.addAddress('100.100.100.200', 'ipv4'); // Alibaba Cloud
 metadata.addSubnet('fe80::', 10, 'ipv6'); // link-local
 metadata.addAddress('fd00:ec2::254', 'ipv6'); // AWS IMDS over IPv6
 /** Host names of metadata services (compared lower-case, without a trailing dot). */
-const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+const METADATA_HOSTS = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
 
 /** The IPv4 address embedded in an IPv4-mapped (::ffff:a.b.c.d), compatible or NAT64 (64:ff9b::/96) IPv6 address. */
 function embeddedIpv4(ip: string): string | null {
@@ -115,10 +121,12 @@ export async function assertPublicTarget(rawUrl: string, allowPrivate: boolean):
   } catch {
     throw new ForbiddenTargetError('not a valid URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ForbiddenTargetError('only http and https targets are allowed');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ForbiddenTargetError('only http and https targets are allowed');
   if (url.username || url.password) throw new ForbiddenTargetError('URLs with credentials are not allowed');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (METADATA_HOSTS.has(host.toLowerCase().replace(/\.$/, ''))) throw new ForbiddenTargetError(`${host} is a cloud metadata host`);
+  if (METADATA_HOSTS.has(host.toLowerCase().replace(/\.$/, '')))
+    throw new ForbiddenTargetError(`${host} is a cloud metadata host`);
   let addresses: LookupAddress[];
   try {
     addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookupAll(host);
@@ -134,7 +142,9 @@ export async function assertPublicTarget(rawUrl: string, allowPrivate: boolean):
 }
 
 function lookupAll(host: string): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) => dnsLookup(host, { all: true }, (err, addrs) => (err ? reject(err) : resolve(addrs))));
+  return new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true }, (err, addrs) => (err ? reject(err) : resolve(addrs))),
+  );
 }
 
 /**
@@ -152,7 +162,8 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       }
       const first = list[0];
       if (!first) return callback(new Error(`${hostname} did not resolve`), '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
       callback(null, first.address, first.family);
     });
   };
@@ -172,4 +183,3 @@ export async function checkTarget(url: string, devMode: boolean, param = 'url'):
     throw err;
   }
 }
-

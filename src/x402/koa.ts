@@ -31,10 +31,26 @@ import {
   type HTTPResponseInstructions,
   type RouteConfig,
 } from '@x402/core/server';
-import { decodePaymentRequiredHeader, decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
-import type { Network, PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse, SupportedResponse } from '@x402/core/types';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+} from '@x402/core/http';
+import type {
+  Network,
+  PaymentPayload,
+  PaymentRequired,
+  PaymentRequirements,
+  SettleResponse,
+  SupportedResponse,
+} from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
-import { createOfferReceiptExtension, declareOfferReceiptExtension, type OfferReceiptIssuer } from '@x402/extensions/offer-receipt';
+import {
+  createOfferReceiptExtension,
+  declareOfferReceiptExtension,
+  type OfferReceiptIssuer,
+} from '@x402/extensions/offer-receipt';
 import { z } from 'zod';
 import type { X402PaymentDoc, X402PaymentIdDoc } from '../db';
 import { markShared } from '../http/cachedJson';
@@ -103,7 +119,12 @@ export interface PaidResource {
    * Runs after a successful settlement, with the settled ledger entry; its answer becomes the body. For effects
    * that must follow the payment (confirming an order).
    */
-  deliver?(ctx: Context, quote: PaidQuote, payment: X402PaymentDoc, goods: Record<string, unknown>): Promise<Record<string, unknown>>;
+  deliver?(
+    ctx: Context,
+    quote: PaidQuote,
+    payment: X402PaymentDoc,
+    goods: Record<string, unknown>,
+  ): Promise<Record<string, unknown>>;
 }
 
 /** Options of {@link X402Gateway}. */
@@ -167,7 +188,10 @@ export const PAYMENT_IDENTIFIER_EXTENSION = {
   schema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
-    properties: { required: { type: 'boolean' }, id: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' } },
+    properties: {
+      required: { type: 'boolean' },
+      id: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
+    },
     required: ['required'],
   },
 } as const;
@@ -207,11 +231,15 @@ export function parsePaymentHeader(header: string): PaymentPayload {
   const parsed = PaymentPayloadShape.safeParse(decoded);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw invalidHeader(`PAYMENT-SIGNATURE: ${issue ? `${issue.path.join('.') || 'payload'}: ${issue.message}` : 'not an x402 v2 payment payload'}`);
+    throw invalidHeader(
+      `PAYMENT-SIGNATURE: ${issue ? `${issue.path.join('.') || 'payload'}: ${issue.message}` : 'not an x402 v2 payment payload'}`,
+    );
   }
   const pid = paymentIdentifierOf(decoded as PaymentPayload);
   if (pid !== null && !PAYMENT_ID_RE.test(pid)) {
-    throw invalidHeader('payment-identifier id must be 16 to 128 characters of letters, digits, hyphens and underscores');
+    throw invalidHeader(
+      'payment-identifier id must be 16 to 128 characters of letters, digits, hyphens and underscores',
+    );
   }
   return decoded as PaymentPayload;
 }
@@ -237,7 +265,8 @@ export interface AuthorizationFacts {
 export function authorizationOf(payload: PaymentPayload): AuthorizationFacts {
   const p = payload.payload as Record<string, unknown>;
   const auth = (p.authorization ?? p.permit2Authorization) as Record<string, unknown> | undefined;
-  const str = (v: unknown) => (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : '');
+  const str = (v: unknown) =>
+    typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? String(v) : '';
   const payer = str(auth?.from).toLowerCase() || 'unknown';
   const nonce = str(auth?.nonce).toLowerCase() || `sig:${sha256Hex(str(p.signature))}`;
   const validBefore = Number(str(auth?.validBefore ?? auth?.deadline)) || 0;
@@ -270,21 +299,33 @@ export class X402Gateway {
 
   constructor(private readonly opts: X402GatewayOptions) {
     // Always the configured facilitator: HTTPFacilitatorClient's default is a public one.
-    this.facilitator = new HTTPFacilitatorClient({ url: opts.settings.facilitatorUrl, timeoutMs: opts.facilitatorTimeoutMs ?? 150_000 });
-    this.server = new x402ResourceServer(this.facilitator).register(opts.settings.network as Network, new ExactEvmScheme());
+    this.facilitator = new HTTPFacilitatorClient({
+      url: opts.settings.facilitatorUrl,
+      timeoutMs: opts.facilitatorTimeoutMs ?? 150_000,
+    });
+    this.server = new x402ResourceServer(this.facilitator).register(
+      opts.settings.network as Network,
+      new ExactEvmScheme(),
+    );
     if (opts.offerReceipt) {
       const extension = createOfferReceiptExtension(opts.offerReceipt);
       const settle = extension.enrichSettlementResponse?.bind(extension);
       const declaration = this.offerReceiptDeclaration();
       // x402ResourceServer writes the 402's offers over the route's declaration object, so the settlement hook
       // would no longer see `includeTxHash`: it is handed our declaration instead.
-      this.server.registerExtension({ ...extension, ...(settle ? { enrichSettlementResponse: (_declared, context) => settle(declaration, context) } : {}) });
+      this.server.registerExtension({
+        ...extension,
+        ...(settle ? { enrichSettlementResponse: (_declared, context) => settle(declaration, context) } : {}),
+      });
     }
   }
 
   /** Declaration of the `offer-receipt` extension (issue 12 §3). */
   private offerReceiptDeclaration() {
-    return declareOfferReceiptExtension({ includeTxHash: true, offerValiditySeconds: this.opts.settings.maxTimeoutSeconds + CHALLENGE_TTL_MS / 1000 })['offer-receipt'];
+    return declareOfferReceiptExtension({
+      includeTxHash: true,
+      offerValiditySeconds: this.opts.settings.maxTimeoutSeconds + CHALLENGE_TTL_MS / 1000,
+    })['offer-receipt'];
   }
 
   /**
@@ -339,7 +380,12 @@ export class X402Gateway {
     } catch (err) {
       this.init = null;
       this.opts.log?.(err);
-      throw problem('facilitator_error', 'The payment facilitator cannot be reached; try again shortly', {}, { headers: { 'Retry-After': '5' } });
+      throw problem(
+        'facilitator_error',
+        'The payment facilitator cannot be reached; try again shortly',
+        {},
+        { headers: { 'Retry-After': '5' } },
+      );
     }
   }
 
@@ -358,7 +404,11 @@ export class X402Gateway {
         scheme: 'exact',
         network: s.network as Network,
         payTo: s.payTo,
-        price: { amount: String(quote.priceMicros), asset: s.asset, extra: { name: s.assetName, version: s.assetVersion } },
+        price: {
+          amount: String(quote.priceMicros),
+          asset: s.asset,
+          extra: { name: s.assetName, version: s.assetVersion },
+        },
         maxTimeoutSeconds: s.maxTimeoutSeconds,
       },
       resource: `${s.publicBaseUrl}${ctx.path}${ctx.querystring ? `?${ctx.querystring}` : ''}`,
@@ -375,12 +425,19 @@ export class X402Gateway {
       const quote = await resource.quote(ctx);
       const header = ctx.get('payment-signature');
       if (!header && ctx.get('x-payment')) {
-        throw invalidHeader('X-PAYMENT (x402 version 1) is not supported: send an x402 v2 payload in PAYMENT-SIGNATURE');
+        throw invalidHeader(
+          'X-PAYMENT (x402 version 1) is not supported: send an x402 v2 payload in PAYMENT-SIGNATURE',
+        );
       }
       const payload = header ? parsePaymentHeader(header) : null;
       await this.ensureInitialized();
       const http = new x402HTTPResourceServer(this.server, this.routes(ctx, quote));
-      const context: HTTPRequestContext = { adapter: new KoaAdapter(ctx, this.opts.settings.publicBaseUrl), path: ctx.path, method: ctx.method, ...(header ? { paymentHeader: header } : {}) };
+      const context: HTTPRequestContext = {
+        adapter: new KoaAdapter(ctx, this.opts.settings.publicBaseUrl),
+        path: ctx.path,
+        method: ctx.method,
+        ...(header ? { paymentHeader: header } : {}),
+      };
       ctx.set('Cache-Control', 'no-store');
 
       const pid = payload ? this.paymentIdScope(ctx, payload, quote) : null;
@@ -430,25 +487,32 @@ export class X402Gateway {
     }
 
     const auth = authorizationOf(paymentPayload);
-    const claim = await this.opts.ledger.claim({
-      resource: ctx.path,
-      resource_kind: quote.kind,
-      resource_ref: quote.ref,
-      order_id: quote.orderId ?? null,
-      amount_micros: quote.priceMicros,
-      asset: paymentRequirements.asset,
-      network: paymentRequirements.network,
-      pay_to: paymentRequirements.payTo,
-      payer: auth.payer,
-      nonce: auth.nonce,
-      valid_before: auth.validBefore,
-      payment_id: paymentIdentifierOf(paymentPayload),
-    }, goods);
+    const claim = await this.opts.ledger.claim(
+      {
+        resource: ctx.path,
+        resource_kind: quote.kind,
+        resource_ref: quote.ref,
+        order_id: quote.orderId ?? null,
+        amount_micros: quote.priceMicros,
+        asset: paymentRequirements.asset,
+        network: paymentRequirements.network,
+        pay_to: paymentRequirements.payTo,
+        payer: auth.payer,
+        nonce: auth.nonce,
+        valid_before: auth.validBefore,
+        payment_id: paymentIdentifierOf(paymentPayload),
+      },
+      goods,
+    );
     if ('refused' in claim) {
       if (claim.refused === 'order') {
-        throw problem('payment_in_progress', `Another x402 payment for order ${quote.orderId} is being settled or has settled`, {
-          order_id: quote.orderId,
-        });
+        throw problem(
+          'payment_in_progress',
+          `Another x402 payment for order ${quote.orderId} is being settled or has settled`,
+          {
+            order_id: quote.orderId,
+          },
+        );
       }
       // The same signed authorization is being (or was) settled by another request: this one is not settled again.
       const reason = 'invalid_exact_evm_nonce_already_used';
@@ -459,10 +523,25 @@ export class X402Gateway {
     }
 
     // Renewed while settlement and delivery run, so only a claim whose request died lapses (see CLAIM_LEASE_MS).
-    const renewal = setInterval(() => void this.opts.ledger.renewClaim(claim._id).catch(() => undefined), CLAIM_LEASE_MS / 3);
+    const renewal = setInterval(
+      () => void this.opts.ledger.renewClaim(claim._id).catch(() => undefined),
+      CLAIM_LEASE_MS / 3,
+    );
     renewal.unref();
     try {
-      return await this.settleClaimed(ctx, resource, quote, http, context, paymentIdKey, claim, goods, paymentPayload, paymentRequirements, declaredExtensions);
+      return await this.settleClaimed(
+        ctx,
+        resource,
+        quote,
+        http,
+        context,
+        paymentIdKey,
+        claim,
+        goods,
+        paymentPayload,
+        paymentRequirements,
+        declaredExtensions,
+      );
     } finally {
       clearInterval(renewal);
     }
@@ -514,10 +593,16 @@ export class X402Gateway {
           payment = (await this.opts.ledger.get(claim._id)) ?? payment;
           if (err instanceof ProblemError) {
             // The payment itself settled: a refusal here is about the order's state, never "payment required".
-            throw new ProblemError(err.status === 402 ? 409 : err.status, err.code, `Payment ${payment._id} settled (${settled.transaction}) but: ${err.detail ?? err.message}`, {
-              ...err.extra,
-              payment: receipt(payment),
-            }, settled.headers);
+            throw new ProblemError(
+              err.status === 402 ? 409 : err.status,
+              err.code,
+              `Payment ${payment._id} settled (${settled.transaction}) but: ${err.detail ?? err.message}`,
+              {
+                ...err.extra,
+                payment: receipt(payment),
+              },
+              settled.headers,
+            );
           }
           throw err;
         }
@@ -534,7 +619,13 @@ export class X402Gateway {
 
     const reason = settled.errorReason || 'settlement_failed';
     if (reason === PENDING_REASON && settled.transaction) {
-      const token = await this.opts.ledger.markPending(claim._id, settled.transaction, reason, settled.errorMessage ?? null, goods);
+      const token = await this.opts.ledger.markPending(
+        claim._id,
+        settled.transaction,
+        reason,
+        settled.errorMessage ?? null,
+        goods,
+      );
       if (paymentIdKey) await this.opts.ledger.completePaymentId(paymentIdKey, 'pending', claim._id, null);
       await this.startReconcile(claim._id);
       for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
@@ -555,7 +646,12 @@ export class X402Gateway {
       return await http.processHTTPRequest(context);
     } catch (err) {
       if (err instanceof FacilitatorResponseError) {
-        throw problem('facilitator_error', `The payment facilitator failed: ${err.message}`, {}, { headers: { 'Retry-After': '5' } });
+        throw problem(
+          'facilitator_error',
+          `The payment facilitator failed: ${err.message}`,
+          {},
+          { headers: { 'Retry-After': '5' } },
+        );
       }
       throw err;
     }
@@ -594,9 +690,22 @@ export class X402Gateway {
     const id = paymentIdentifierOf(payload);
     if (!id) return null;
     const a = payload.accepted;
-    const bodyHash = ctx.method === 'GET' || ctx.method === 'HEAD' ? '' : sha256Hex(JSON.stringify((ctx.request as { body?: unknown }).body ?? null));
+    const bodyHash =
+      ctx.method === 'GET' || ctx.method === 'HEAD'
+        ? ''
+        : sha256Hex(JSON.stringify((ctx.request as { body?: unknown }).body ?? null));
     const fingerprint = sha256Hex(
-      JSON.stringify([a.scheme, a.network, a.asset.toLowerCase(), String(quote.priceMicros), this.opts.settings.payTo.toLowerCase(), ctx.method, ctx.path, ctx.querystring, bodyHash]),
+      JSON.stringify([
+        a.scheme,
+        a.network,
+        a.asset.toLowerCase(),
+        String(quote.priceMicros),
+        this.opts.settings.payTo.toLowerCase(),
+        ctx.method,
+        ctx.path,
+        ctx.querystring,
+        bodyHash,
+      ]),
     );
     const doc = {
       _id: X402PaymentRepository.paymentIdKey(ctx.path, id),
@@ -624,7 +733,9 @@ export class X402Gateway {
     quote: PaidQuote,
   ): Promise<void> {
     if (existing.fingerprint !== pid.doc.fingerprint) {
-      throw problem('payment_identifier_conflict', `payment-identifier ${pid.id} was used for another purchase`, { param: 'payment-identifier' });
+      throw problem('payment_identifier_conflict', `payment-identifier ${pid.id} was used for another purchase`, {
+        param: 'payment-identifier',
+      });
     }
     if (existing.state === 'in_flight') return this.answerInFlightPaymentId(ctx, pid, existing);
     if (existing.state === 'pending') {
@@ -636,7 +747,12 @@ export class X402Gateway {
       }
       if (payment?.status === 'failed') {
         await this.opts.ledger.releasePaymentId(existing._id);
-        throw problem('payment_in_progress', `The earlier payment with payment-identifier ${pid.id} failed (${payment.error_reason}); retry to pay again`, {}, { headers: { 'Retry-After': '0' } });
+        throw problem(
+          'payment_in_progress',
+          `The earlier payment with payment-identifier ${pid.id} failed (${payment.error_reason}); retry to pay again`,
+          {},
+          { headers: { 'Retry-After': '0' } },
+        );
       }
       if (!payment) throw problem('internal_error', `payment-identifier ${existing._id} points at no ledger entry`);
       ctx.status = 202;
@@ -653,7 +769,9 @@ export class X402Gateway {
     if (result.type === 'payment-verified') {
       await result.cancellationDispatcher.cancel({ reason: 'after_verify_aborted' }).catch(() => undefined);
       if (authorizationOf(result.paymentPayload).payer !== existing.payer) {
-        throw problem('payment_identifier_conflict', `payment-identifier ${pid.id} belongs to another payer`, { param: 'payment-identifier' });
+        throw problem('payment_identifier_conflict', `payment-identifier ${pid.id} belongs to another payer`, {
+          param: 'payment-identifier',
+        });
       }
     }
     this.replay(ctx, stored);
@@ -671,11 +789,19 @@ export class X402Gateway {
     pid: { id: string; doc: { _id: string; payload_hash: string } },
     existing: X402PaymentIdDoc,
   ): Promise<void> {
-    const running = () => problem('payment_in_progress', `A purchase with payment-identifier ${pid.id} is still running; retry shortly`, {}, { headers: { 'Retry-After': '2' } });
+    const running = () =>
+      problem(
+        'payment_in_progress',
+        `A purchase with payment-identifier ${pid.id} is still running; retry shortly`,
+        {},
+        { headers: { 'Retry-After': '2' } },
+      );
     if (existing.payload_hash !== pid.doc.payload_hash) throw running();
     const payload = parsePaymentHeader(ctx.get('payment-signature'));
     const auth = authorizationOf(payload);
-    const held = payload.accepted?.network ? await this.opts.ledger.getByAuthorization(payload.accepted.network, auth.payer, auth.nonce) : null;
+    const held = payload.accepted?.network
+      ? await this.opts.ledger.getByAuthorization(payload.accepted.network, auth.payer, auth.nonce)
+      : null;
     if (held && held.resource === existing.resource) {
       if (held.status === 'settled' && held.delivery != null) {
         const response = settledResponseOf(held);
@@ -687,7 +813,12 @@ export class X402Gateway {
       throw running();
     }
     await this.opts.ledger.releasePaymentId(existing._id);
-    throw problem('payment_in_progress', `The earlier purchase with payment-identifier ${pid.id} did not complete; retry to pay again`, {}, { headers: { 'Retry-After': '0' } });
+    throw problem(
+      'payment_in_progress',
+      `The earlier purchase with payment-identifier ${pid.id} did not complete; retry to pay again`,
+      {},
+      { headers: { 'Retry-After': '0' } },
+    );
   }
 
   private replay(ctx: Context, response: StoredResponse): void {
@@ -726,7 +857,12 @@ export class X402Gateway {
     quote: PaidQuote,
     extra: { detail: string; payment?: PaymentReceipt },
   ): Promise<void> {
-    const required = await this.server.createPaymentRequiredResponse([requirements], resourceInfo, reason, this.extensionsFor(quote));
+    const required = await this.server.createPaymentRequiredResponse(
+      [requirements],
+      resourceInfo,
+      reason,
+      this.extensionsFor(quote),
+    );
     ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(required));
     const refusal = problem('payment_required', extra.detail, {
       reason,
@@ -743,14 +879,19 @@ export class X402Gateway {
    * 202 `settlement_pending`: the payment is recorded and reconciled on chain; the goods wait at the delivery URL.
    * Not a 402: the buyer has paid, and a fresh PAYMENT-REQUIRED would invite a client to pay a second time.
    */
-  private writePending(ctx: Context, claim: X402PaymentDoc, transaction: string | null, token: string, reason: string): void {
+  private writePending(
+    ctx: Context,
+    claim: X402PaymentDoc,
+    transaction: string | null,
+    token: string,
+    reason: string,
+  ): void {
     const deliveryUrl = `${this.opts.settings.publicBaseUrl}/x402/deliveries/${token}`;
     ctx.status = 202;
     ctx.set('Retry-After', '5');
     ctx.set('Location', deliveryUrl);
     ctx.body = pendingBody(receipt({ ...claim, status: 'pending', transaction }), reason, deliveryUrl);
   }
-
 }
 
 function routeConfigResource(http: x402HTTPResourceServer): PaymentRequired['resource'] {
@@ -770,7 +911,12 @@ function writeStored(ctx: Context, response: StoredResponse): void {
 }
 
 /** A ledger entry as a buyer-facing receipt. */
-export function receipt(p: Pick<X402PaymentDoc, '_id' | 'status' | 'transaction' | 'network' | 'payer' | 'amount_micros' | 'asset' | 'pay_to'>): PaymentReceipt {
+export function receipt(
+  p: Pick<
+    X402PaymentDoc,
+    '_id' | 'status' | 'transaction' | 'network' | 'payer' | 'amount_micros' | 'asset' | 'pay_to'
+  >,
+): PaymentReceipt {
   return {
     payment_id: p._id,
     status: p.status,
@@ -785,11 +931,23 @@ export function receipt(p: Pick<X402PaymentDoc, '_id' | 'status' | 'transaction'
 }
 
 /** The 200 answer for a payment that settled after being pending (goods kept on the ledger entry). */
-export function settledResponseOf(p: X402PaymentDoc): { status: number; headers: Record<string, string>; body: unknown } {
-  const settle: SettleResponse = { success: true, transaction: p.transaction ?? '', network: p.network as Network, payer: p.payer };
+export function settledResponseOf(p: X402PaymentDoc): {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+} {
+  const settle: SettleResponse = {
+    success: true,
+    transaction: p.transaction ?? '',
+    network: p.network as Network,
+    payer: p.payer,
+  };
   return {
     status: 200,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', 'PAYMENT-RESPONSE': encodePaymentResponseHeader(settle) },
+    headers: {
+      'Content-Type': 'application/json; charset=utf-8',
+      'PAYMENT-RESPONSE': encodePaymentResponseHeader(settle),
+    },
     body: { ...((p.delivery as Record<string, unknown> | null) ?? {}), payment: receipt(p) },
   };
 }
@@ -826,4 +984,3 @@ function paymentDetail(reason: string | undefined, quote: PaidQuote): string {
   }
   return `Payment refused: ${reason}. Price: ${price}`;
 }
-

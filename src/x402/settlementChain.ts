@@ -34,7 +34,10 @@ export const AUTHORIZATION_SEARCH_BLOCKS = 50_000n;
 
 /** A {@link SettlementChain} over JSON-RPC at `rpcUrl` for chain `chainId`. */
 export function createSettlementChain(rpcUrl: string, chainId: number): SettlementChain {
-  const client: PublicClient = createPublicClient({ chain: defineEvmChain({ chainId, rpcUrl, name: 'x402 settlement chain' }), transport: http(rpcUrl) });
+  const client: PublicClient = createPublicClient({
+    chain: defineEvmChain({ chainId, rpcUrl, name: 'x402 settlement chain' }),
+    transport: http(rpcUrl),
+  });
   return {
     async receipt(hash) {
       let r;
@@ -44,12 +47,14 @@ export function createSettlementChain(rpcUrl: string, chainId: number): Settleme
         if ((err as { name?: string }).name === 'TransactionReceiptNotFoundError') return null;
         throw err;
       }
-      const transfers = parseEventLogs({ abi: SETTLEMENT_EVENTS_ABI, logs: r.logs, eventName: 'Transfer' }).map((l) => ({
-        token: l.address.toLowerCase(),
-        from: l.args.from.toLowerCase(),
-        to: l.args.to.toLowerCase(),
-        value: l.args.value,
-      }));
+      const transfers = parseEventLogs({ abi: SETTLEMENT_EVENTS_ABI, logs: r.logs, eventName: 'Transfer' }).map(
+        (l) => ({
+          token: l.address.toLowerCase(),
+          from: l.args.from.toLowerCase(),
+          to: l.args.to.toLowerCase(),
+          value: l.args.value,
+        }),
+      );
       return { status: r.status, blockNumber: r.blockNumber, transfers };
     },
     async findAuthorizationTx(token, authorizer, nonce) {

@@ -59,10 +59,14 @@ export function instanceOf(schema: JsonSchema | undefined, path: string, hint: s
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   switch (type) {
     case 'object':
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, instanceOf(v, path ? `${path}.${k}` : k, hint)]));
+      return Object.fromEntries(
+        Object.entries(schema.properties ?? {}).map(([k, v]) => [k, instanceOf(v, path ? `${path}.${k}` : k, hint)]),
+      );
     case 'array': {
       const n = Math.max(schema.minItems ?? 2, 1);
-      return Array.from({ length: Math.min(n, schema.maxItems ?? n) }, (_, i) => instanceOf(schema.items, `${path}[${i}]`, hint));
+      return Array.from({ length: Math.min(n, schema.maxItems ?? n) }, (_, i) =>
+        instanceOf(schema.items, `${path}[${i}]`, hint),
+      );
     }
     case 'integer':
     case 'number':
@@ -79,11 +83,22 @@ export function schemaReply(req: FakeRequest): FakeReply {
   const user = req.body.messages?.find((m) => m.role === 'user')?.content ?? '';
   const schema = req.body.response_format?.json_schema?.schema;
   const content = JSON.stringify(instanceOf(schema ?? { type: 'string' }, '', user));
-  return { status: 200, json: { id: 'chatcmpl-fake', object: 'chat.completion', created: 0, model: req.body.model ?? 'fake-model', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] } };
+  return {
+    status: 200,
+    json: {
+      id: 'chatcmpl-fake',
+      object: 'chat.completion',
+      created: 0,
+      model: req.body.model ?? 'fake-model',
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    },
+  };
 }
 
 /** Starts the fake on 127.0.0.1 (random port). */
-export async function startFakeTextModel(handler: (req: FakeRequest) => FakeReply = schemaReply): Promise<FakeTextModel> {
+export async function startFakeTextModel(
+  handler: (req: FakeRequest) => FakeReply = schemaReply,
+): Promise<FakeTextModel> {
   const requests: FakeRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -97,7 +112,10 @@ export async function startFakeTextModel(handler: (req: FakeRequest) => FakeRepl
       }
       const record: FakeRequest = { path: req.url ?? '', headers: req.headers, body };
       requests.push(record);
-      const reply = req.method === 'POST' && req.url === '/v1/chat/completions' ? handler(record) : { status: 404, json: { error: { message: 'not found' } } };
+      const reply =
+        req.method === 'POST' && req.url === '/v1/chat/completions'
+          ? handler(record)
+          : { status: 404, json: { error: { message: 'not found' } } };
       const send = (): void => {
         if (res.destroyed) return;
         res.writeHead(reply.status, { 'content-type': reply.text !== undefined ? 'text/plain' : 'application/json' });
@@ -128,5 +146,13 @@ export function fakeLanguage(
   tasks: readonly { key: string; request: { schema: Record<string, unknown>; prompt: string } }[],
   overrides: Record<string, unknown> = {},
 ): Record<string, { value: unknown; model: string }> {
-  return Object.fromEntries(tasks.map((t) => [t.key, { value: overrides[t.key] ?? instanceOf(t.request.schema as JsonSchema, '', t.request.prompt), model: 'fake-model' }]));
+  return Object.fromEntries(
+    tasks.map((t) => [
+      t.key,
+      {
+        value: overrides[t.key] ?? instanceOf(t.request.schema as JsonSchema, '', t.request.prompt),
+        model: 'fake-model',
+      },
+    ]),
+  );
 }

@@ -21,7 +21,11 @@ export class OpenApiConformance {
   private readonly routes: { template: string; re: RegExp; item: PathItem }[];
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(private readonly doc = JSON.parse(JSON.stringify(openApiDocument('http://127.0.0.1'))) as { paths: Record<string, PathItem> }) {
+  constructor(
+    private readonly doc = JSON.parse(JSON.stringify(openApiDocument('http://127.0.0.1'))) as {
+      paths: Record<string, PathItem>;
+    },
+  ) {
     addFormats(this.ajv);
     this.ajv.addSchema(this.doc as object, 'openapi.json');
     // Literal segments before templated ones, so /webhooks/events wins over /webhooks/{id}.
@@ -46,7 +50,9 @@ export class OpenApiConformance {
     if (!route) {
       // An unknown path (or method) may only be refused.
       if (status === 404 || status === 405) return [];
-      return [`${method} ${pathname}: ${this.routes.some((r) => r.re.test(pathname)) ? 'method' : 'path'} not in the OpenAPI document`];
+      return [
+        `${method} ${pathname}: ${this.routes.some((r) => r.re.test(pathname)) ? 'method' : 'path'} not in the OpenAPI document`,
+      ];
     }
     const op = route.item[m]!;
     const key = op.responses?.[String(status)] ? String(status) : op.responses?.default ? 'default' : null;
@@ -55,7 +61,10 @@ export class OpenApiConformance {
     if (!content || body === undefined) return [];
     const mediaType = (contentType ?? '').split(';')[0]!.trim();
     if (!mediaType.endsWith('json')) return [];
-    if (!content[mediaType]) return [`${method} ${route.template} → ${status}: media type ${mediaType} not documented (${Object.keys(content).join(', ')})`];
+    if (!content[mediaType])
+      return [
+        `${method} ${route.template} → ${status}: media type ${mediaType} not documented (${Object.keys(content).join(', ')})`,
+      ];
     if (!content[mediaType]!.schema) return [];
     const ref = `openapi.json#/paths/${pointer(route.template)}/${m}/responses/${key}/content/${pointer(mediaType)}/schema`;
     let validate = this.validators.get(ref);
@@ -64,7 +73,12 @@ export class OpenApiConformance {
       this.validators.set(ref, validate);
     }
     if (validate(body)) return [];
-    return (validate.errors ?? []).slice(0, 5).map((e) => `${method} ${route.template} → ${status}: body${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    return (validate.errors ?? [])
+      .slice(0, 5)
+      .map(
+        (e) =>
+          `${method} ${route.template} → ${status}: body${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+      );
   }
 }
 
@@ -74,7 +88,12 @@ let shared: OpenApiConformance | undefined;
  * Checks a response with the process-wide checker. Throws with every violation, so the test that saw the response
  * fails where it made the call (`OPENAPI_CONFORMANCE=report` prints them instead; `off` skips the check).
  */
-export function assertConforms(method: string, path: string, res: { status: number; headers: Headers }, body: unknown): void {
+export function assertConforms(
+  method: string,
+  path: string,
+  res: { status: number; headers: Headers },
+  body: unknown,
+): void {
   const mode = process.env.OPENAPI_CONFORMANCE ?? 'strict';
   if (mode === 'off') return;
   shared ??= new OpenApiConformance();
@@ -92,7 +111,7 @@ export interface ApiResponse {
   status: number;
   headers: Headers;
   // Tests read arbitrary JSON members.
-   
+
   body: any;
   text: string;
 }
@@ -101,11 +120,19 @@ export interface ApiResponse {
  * Calls the API at `baseUrl` (JSON body unless `body` is a string or bytes) and checks the response against the
  * OpenAPI document ({@link assertConforms}).
  */
-export async function callApi(baseUrl: string, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+export async function callApi(
+  baseUrl: string,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
   const res = await fetch(baseUrl + urlPath, {
     method,
     headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-    ...(body !== undefined ? { body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body) } : {}),
+    ...(body !== undefined
+      ? { body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body) }
+      : {}),
   });
   const text = await res.text();
   let parsed: unknown;

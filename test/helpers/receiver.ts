@@ -30,7 +30,11 @@ export interface Receiver {
   secrets: string[];
   respond: Responder;
   /** Payloads of accepted requests, parsed. */
-  events(): { type: string; timestamp: string; data: { event_id: string; order_id: string; seq: number; status: string; order: Record<string, unknown> | null } }[];
+  events(): {
+    type: string;
+    timestamp: string;
+    data: { event_id: string; order_id: string; seq: number; status: string; order: Record<string, unknown> | null };
+  }[];
   waitFor(predicate: (r: Receiver) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -49,7 +53,10 @@ export async function startReceiver(): Promise<Receiver> {
     async waitFor(predicate, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(receiver)) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met; got ${receiver.requests.length} requests: ${JSON.stringify(receiver.requests.map((r) => [r.id, r.answered]))}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `receiver: condition not met; got ${receiver.requests.length} requests: ${JSON.stringify(receiver.requests.map((r) => [r.id, r.answered]))}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     },

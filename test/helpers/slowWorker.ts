@@ -23,7 +23,12 @@ async function main(): Promise<void> {
   };
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
-  const worker = await createWorker({ connection, config, services, ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}) });
+  const worker = await createWorker({
+    connection,
+    config,
+    services,
+    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}),
+  });
   console.log(`worker: task queue ${config.TEMPORAL_TASK_QUEUE} on ${config.TEMPORAL_ADDRESS}`);
   await worker.run();
 }

@@ -42,7 +42,8 @@ export { workflowBundle } from './workflowBundle';
 export async function startStack(overrides: Record<string, string> = {}): Promise<Stack> {
   const temporalAddress = process.env.TEMPORAL_ADDRESS;
   const mongoUri = process.env.MONGODB_URI;
-  if (!temporalAddress || !mongoUri) throw new Error('TEMPORAL_ADDRESS and MONGODB_URI must be set (test/globalSetup.ts)');
+  if (!temporalAddress || !mongoUri)
+    throw new Error('TEMPORAL_ADDRESS and MONGODB_URI must be set (test/globalSetup.ts)');
   const port = await freePort();
   const suffix = randomBytes(4).toString('hex');
   const config = loadConfig({
@@ -78,7 +79,8 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     const s = app.listen(port, '127.0.0.1', () => resolve(s));
   });
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const makeWorker = async () => createWorker({ connection: nativeConnection, config, services, workflowBundle: await workflowBundle() });
+  const makeWorker = async () =>
+    createWorker({ connection: nativeConnection, config, services, workflowBundle: await workflowBundle() });
   let worker = await makeWorker();
   let running = worker.run();
   const url = `http://127.0.0.1:${port}`;
@@ -137,7 +139,12 @@ export async function fundedAgent(stack: Stack, agentId: string, usd: number): P
   const w = await stack.call('GET', `/api/v1/wallets/${agentId}`);
   if (w.status !== 200 || !w.body.agent_key) throw new Error(`wallet: ${w.status} ${w.text}`);
   if (usd > 0) {
-    const c = await stack.call('POST', `/api/v1/wallets/${agentId}/credits`, { amount: usd, transaction_id: `fund-${agentId}` }, { authorization: `Bearer ${OPERATOR_KEY}` });
+    const c = await stack.call(
+      'POST',
+      `/api/v1/wallets/${agentId}/credits`,
+      { amount: usd, transaction_id: `fund-${agentId}` },
+      { authorization: `Bearer ${OPERATOR_KEY}` },
+    );
     if (c.status !== 201) throw new Error(`credit: ${c.status} ${c.text}`);
   }
   return w.body.agent_key as string;

@@ -39,12 +39,20 @@ export interface TimeSkippingStack {
 export async function startTimeSkippingStack(): Promise<TimeSkippingStack> {
   const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
   const mongoUri = process.env.MONGODB_URI;
-  if (!testServer || !mongoUri) throw new Error('TEMPORAL_TEST_SERVER_PATH and MONGODB_URI must be set (test/globalSetup.ts)');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
+  if (!testServer || !mongoUri)
+    throw new Error('TEMPORAL_TEST_SERVER_PATH and MONGODB_URI must be set (test/globalSetup.ts)');
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testServer } },
+  });
   // The time-skipping server knows only the search attributes registered on it.
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(
+      Object.keys(SEARCH_ATTRIBUTES).map((name) => [
+        name,
+        temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+      ]),
+    ),
   });
   const port = await freePort();
   const suffix = randomBytes(4).toString('hex');
@@ -97,7 +105,13 @@ export async function startTimeSkippingStack(): Promise<TimeSkippingStack> {
     async startWorker() {
       // No workflow cache: the test server keeps routing a stopped worker's workflows to its sticky queue, and a
       // sticky timeout never passes while time is locked. Every task then replays the history from the start.
-      worker = await createWorker({ connection: env.nativeConnection, config, services, workflowBundle: await workflowBundle(), maxCachedWorkflows: 0 });
+      worker = await createWorker({
+        connection: env.nativeConnection,
+        config,
+        services,
+        workflowBundle: await workflowBundle(),
+        maxCachedWorkflows: 0,
+      });
       running = worker.run();
     },
     async stop() {
@@ -132,7 +146,12 @@ export async function waitForOrderTs(
 }
 
 /** Creates `agentId`'s wallet, credits `usd` (operator) under `txId`, returns the agent key. */
-export async function fundAgent(stack: TimeSkippingStack, agentId: string, usd: number, txId = `fund-${agentId}`): Promise<string> {
+export async function fundAgent(
+  stack: TimeSkippingStack,
+  agentId: string,
+  usd: number,
+  txId = `fund-${agentId}`,
+): Promise<string> {
   const w = await stack.call('GET', `/api/v1/wallets/${agentId}`);
   if (w.status !== 200) throw new Error(`wallet: ${w.status} ${w.text}`);
   if (usd > 0) await topUp(stack, agentId, usd, txId);
@@ -141,6 +160,11 @@ export async function fundAgent(stack: TimeSkippingStack, agentId: string, usd: 
 
 /** Operator credit of `usd` to a wallet under transaction id `txId`. */
 export async function topUp(stack: TimeSkippingStack, agentId: string, usd: number, txId: string): Promise<void> {
-  const c = await stack.call('POST', `/api/v1/wallets/${agentId}/credits`, { amount: usd, transaction_id: txId }, { authorization: `Bearer ${OPERATOR_KEY}` });
+  const c = await stack.call(
+    'POST',
+    `/api/v1/wallets/${agentId}/credits`,
+    { amount: usd, transaction_id: txId },
+    { authorization: `Bearer ${OPERATOR_KEY}` },
+  );
   if (c.status !== 201) throw new Error(`credit: ${c.status} ${c.text}`);
 }

@@ -29,4 +29,3 @@ const quietLogger = {
     console.error(message, meta);
   },
 };
-

@@ -13,7 +13,11 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityPorts } from '../../activities';
 import type { CommissionActivities } from '../../activities/commissions';
-import { createLongRunningActivities, type LongRunningActivities, type LongRunningPorts } from '../../activities/longRunning';
+import {
+  createLongRunningActivities,
+  type LongRunningActivities,
+  type LongRunningPorts,
+} from '../../activities/longRunning';
 import { InsufficientFundsError, type WalletRepository } from '../../src/repos/wallets';
 import type { WalletEntryDoc } from '../../src/db';
 import { ORDER_TRANSITIONS, SEARCH_ATTRIBUTES, type DeliverableRecord, type OrderState } from '../../workflows/shared';
@@ -23,11 +27,18 @@ import { workflowBundle } from './workflowBundle';
 export async function createWorkflowTestEnv(): Promise<TestWorkflowEnvironment> {
   const path = process.env.TEMPORAL_TEST_SERVER_PATH;
   if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH must be set (test/globalSetup.ts)');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path } },
+  });
   // The time-skipping server knows only the search attributes registered on it (the order workflow upserts some).
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(
+      Object.keys(SEARCH_ATTRIBUTES).map((name) => [
+        name,
+        temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+      ]),
+    ),
   });
   return env;
 }
@@ -104,7 +115,10 @@ export function fakeActivities(wallet: FakeWallet): MockedActivities {
     openSubscription: jest.fn(async () => undefined),
     recordSubscription: jest.fn(async () => undefined),
     chargeRenewal: jest.fn(longActs.chargeRenewal),
-    verifyInvoicePayment: jest.fn(async (req) => ({ transaction_id: req.transactionId, amount_micros: req.amountMicros })),
+    verifyInvoicePayment: jest.fn(async (req) => ({
+      transaction_id: req.transactionId,
+      amount_micros: req.amountMicros,
+    })),
     chargeTask: jest.fn(longActs.chargeTask),
     produceTask: jest.fn(async (req) => [fakeDeliverable(req.serviceId)]),
     refundTask: jest.fn(longActs.refundTask),
@@ -116,14 +130,27 @@ export function fakeActivities(wallet: FakeWallet): MockedActivities {
  * Runs `test` with a worker of the real workflows and `activities` on a fresh task queue of `env`, then shuts the
  * worker down. `test` gets the task queue to start workflows on.
  */
-export async function withWorker<T>(env: TestWorkflowEnvironment, activities: object, test: (taskQueue: string) => Promise<T>): Promise<T> {
+export async function withWorker<T>(
+  env: TestWorkflowEnvironment,
+  activities: object,
+  test: (taskQueue: string) => Promise<T>,
+): Promise<T> {
   const taskQueue = `wf-unit-${randomBytes(4).toString('hex')}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: await workflowBundle(), activities });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities,
+  });
   return worker.runUntil(test(taskQueue));
 }
 
 /** Polls `read` (real time) until `predicate` holds for its answer; throws with the last answer after `timeoutMs`. */
-export async function eventually<T>(read: () => Promise<T>, predicate: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  predicate: (value: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   while (Date.now() < deadline) {

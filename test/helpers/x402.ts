@@ -3,13 +3,24 @@
  * buyer, this project's facilitator) and buyers built from the unmodified x402 client packages.
  */
 import { x402Client } from '@x402/core/client';
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ANVIL_ADDRESSES, ANVIL_KEYS, deployLocalUsdc, fundBuyer, startAnvil, usdcBalanceOf } from '../../scripts/lib/chain';
+import {
+  ANVIL_ADDRESSES,
+  ANVIL_KEYS,
+  deployLocalUsdc,
+  fundBuyer,
+  startAnvil,
+  usdcBalanceOf,
+} from '../../scripts/lib/chain';
 import { startFacilitator } from '../../src/x402/facilitator';
 
 /** Anvil account #3 (mnemonic "test … junk"): ETH for gas, never any USDC. */
@@ -27,7 +38,9 @@ export interface X402Chain {
 }
 
 /** Starts anvil, deploys the token, funds the buyer with `buyerMicros` and starts a facilitator. */
-export async function startX402Chain(opts: { buyerMicros?: bigint; confirmationTimeoutMs?: number } = {}): Promise<X402Chain> {
+export async function startX402Chain(
+  opts: { buyerMicros?: bigint; confirmationTimeoutMs?: number } = {},
+): Promise<X402Chain> {
   const anvil = await startAnvil({});
   try {
     const { asset } = await deployLocalUsdc(anvil.rpcUrl);
@@ -43,7 +56,11 @@ export async function startX402Chain(opts: { buyerMicros?: bigint; confirmationT
       facilitatorUrl: facilitator.url,
       asset,
       balance: (address) => usdcBalanceOf(anvil.rpcUrl, asset, address as Address),
-      stackConfig: { X402_FACILITATOR_URL: facilitator.url, X402_PAY_TO: ANVIL_ADDRESSES.payTo, X402_RPC_URL: anvil.rpcUrl },
+      stackConfig: {
+        X402_FACILITATOR_URL: facilitator.url,
+        X402_PAY_TO: ANVIL_ADDRESSES.payTo,
+        X402_RPC_URL: anvil.rpcUrl,
+      },
       async stop() {
         await facilitator.stop().catch(() => undefined);
         await anvil.stop();
@@ -100,11 +117,16 @@ export async function signPayment(
   if (opts.paymentId) {
     payload.extensions = {
       ...(payload.extensions ?? {}),
-      'payment-identifier': { ...((required.extensions?.['payment-identifier'] as object | undefined) ?? {}), info: { required: false, id: opts.paymentId } },
+      'payment-identifier': {
+        ...((required.extensions?.['payment-identifier'] as object | undefined) ?? {}),
+        info: { required: false, id: opts.paymentId },
+      },
     };
   }
   return payload;
 }
 
 /** The PAYMENT-SIGNATURE header value of a payload. */
-export const signatureHeader = (payload: PaymentPayload): Record<string, string> => ({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
+export const signatureHeader = (payload: PaymentPayload): Record<string, string> => ({
+  'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload),
+});

@@ -23,7 +23,11 @@ const operator = { 'x-operator-key': OPERATOR_KEY };
 /** A delivered automation-wf order of a funded agent; returns its id and the agent key. */
 async function deliveredAgentOrder(agentId: string): Promise<{ id: string; key: string }> {
   const key = await fundedAgent(stack, agentId, 69);
-  const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: agentId, inputs: automationInputs });
+  const created = await stack.call('POST', '/api/v1/orders', {
+    service_id: 'automation-wf',
+    agent_id: agentId,
+    inputs: automationInputs,
+  });
   expect(created.status).toBe(201);
   expect(created.body.order_secret).toBeUndefined(); // the wallet key is this buyer's credential
   const id = created.body.order_id as string;
@@ -35,13 +39,17 @@ async function deliveredAgentOrder(agentId: string): Promise<{ id: string; key: 
 describe('actions on an order need the buyer', () => {
   test("a stranger can neither accept nor reject another agent's delivered order; the buyer's reject still refunds", async () => {
     const { id, key } = await deliveredAgentOrder('authz-victim');
-    const review = (body: unknown, headers?: Record<string, string>) => stack.call('POST', `/api/v1/orders/${id}/review`, body, headers);
+    const review = (body: unknown, headers?: Record<string, string>) =>
+      stack.call('POST', `/api/v1/orders/${id}/review`, body, headers);
 
     const none = await review({ action: 'accept' });
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer');
     expect(none.body.code).toBe('unauthorized');
-    expect((await review({ action: 'accept' }, bearer(strangerKey))).body).toMatchObject({ status: 403, code: 'forbidden' });
+    expect((await review({ action: 'accept' }, bearer(strangerKey))).body).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
     expect((await review({ action: 'reject' }, bearer(OPERATOR_KEY))).status).toBe(403);
     expect((await review({ action: 'accept' }, bearer('os_not-this-orders-secret-at-all'))).status).toBe(403);
     expect((await stack.call('GET', `/api/v1/orders/${id}`)).body.status).toBe('delivered');
@@ -53,7 +61,11 @@ describe('actions on an order need the buyer', () => {
   });
 
   test('an order without agent_id is acted on with its order secret, shown once at creation', async () => {
-    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', email: 'buyer@example.com', inputs: automationInputs });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'automation-wf',
+      email: 'buyer@example.com',
+      inputs: automationInputs,
+    });
     expect(created.status).toBe(201);
     const secret = created.body.order_secret as string;
     expect(secret).toMatch(/^os_[A-Za-z0-9_-]{43}$/);
@@ -66,18 +78,32 @@ describe('actions on an order need the buyer', () => {
     expect(JSON.stringify(stored)).not.toContain(secret);
 
     // Pay on the hosted-link rail, then review: strangers refused, the secret holder accepted.
-    const tx = await stack.services.linkpay.createTransaction(id, created.body.amount_micros, 'USD', 'buyer@example.com');
-    expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, { transaction_id: tx.id })).status).toBe(200);
+    const tx = await stack.services.linkpay.createTransaction(
+      id,
+      created.body.amount_micros,
+      'USD',
+      'buyer@example.com',
+    );
+    expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, { transaction_id: tx.id })).status).toBe(
+      200,
+    );
     await waitForOrder(stack, id, (o) => o.status === 'delivered');
     expect((await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject' })).status).toBe(401);
-    expect((await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject' }, bearer(strangerKey))).status).toBe(403);
+    expect(
+      (await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject' }, bearer(strangerKey))).status,
+    ).toBe(403);
     const accepted = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, bearer(secret));
     expect(accepted.status).toBe(200);
     expect(accepted.body.status).toBe('accepted');
   });
 
   test('a human on the payment link gets a link with the order secret and reviews from it', async () => {
-    const form = new URLSearchParams({ workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot', email: 'human@example.com' });
+    const form = new URLSearchParams({
+      workflow_type: 'lead_sync',
+      source_app: 'Typeform',
+      target_app: 'HubSpot',
+      email: 'human@example.com',
+    });
     const created = await fetch(`${stack.url}/pay/services/automation-wf`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -119,8 +145,14 @@ describe('actions on an order need the buyer', () => {
     const { id } = await deliveredAgentOrder('authz-actions');
     for (const path of [`/api/v1/orders/${id}/cancel`, `/api/v1/orders/${id}/tasks`, `/x402/orders/${id}`]) {
       const body = path.endsWith('/tasks') ? { task_prompt: 'write five e-mails' } : {};
-      expect({ path, status: (await stack.call('POST', path, body)).status }).toEqual({ path, status: path.endsWith('/tasks') ? 422 : 401 });
-      expect({ path, status: (await stack.call('POST', path, body, bearer(strangerKey))).status }).toEqual({ path, status: path.endsWith('/tasks') ? 422 : 403 });
+      expect({ path, status: (await stack.call('POST', path, body)).status }).toEqual({
+        path,
+        status: path.endsWith('/tasks') ? 422 : 401,
+      });
+      expect({ path, status: (await stack.call('POST', path, body, bearer(strangerKey))).status }).toEqual({
+        path,
+        status: path.endsWith('/tasks') ? 422 : 403,
+      });
     }
 
     // A monthly service: its subscription starts at delivery.
@@ -149,18 +181,30 @@ describe('actions on an order need the buyer', () => {
 
 describe('wallets are claimed only with a credential their owner holds', () => {
   test('a credit to a wallet without a key issues the key to the operator, not to the first reader', async () => {
-    const credit = await stack.call('POST', '/api/v1/wallets/authz-credited/credits', { amount: 40, transaction_id: 'grant-1' }, operator);
+    const credit = await stack.call(
+      'POST',
+      '/api/v1/wallets/authz-credited/credits',
+      { amount: 40, transaction_id: 'grant-1' },
+      operator,
+    );
     expect(credit.status).toBe(201);
     const issued = credit.body.agent_key as string;
     expect(issued).toMatch(/^ak_/);
     // A second credit issues nothing: the wallet has its key.
-    const again = await stack.call('POST', '/api/v1/wallets/authz-credited/credits', { amount: 1, transaction_id: 'grant-2' }, operator);
+    const again = await stack.call(
+      'POST',
+      '/api/v1/wallets/authz-credited/credits',
+      { amount: 1, transaction_id: 'grant-2' },
+      operator,
+    );
     expect(again.body.agent_key).toBeUndefined();
 
     const stranger = await stack.call('GET', '/api/v1/wallets/authz-credited');
     expect(stranger.status).toBe(401);
     expect(stranger.body.agent_key).toBeUndefined();
-    expect((await stack.call('GET', '/api/v1/wallets/authz-credited', undefined, bearer(strangerKey))).status).toBe(403);
+    expect((await stack.call('GET', '/api/v1/wallets/authz-credited', undefined, bearer(strangerKey))).status).toBe(
+      403,
+    );
     const owner = await stack.call('GET', '/api/v1/wallets/authz-credited', undefined, bearer(issued));
     expect(owner.status).toBe(200);
     expect(owner.body.balance_micros).toBe(41_000_000);
@@ -176,21 +220,31 @@ describe('wallets are claimed only with a credential their owner holds', () => {
     const issued = await stack.call('POST', '/api/v1/wallets/authz-keyless/key', {}, operator);
     expect(issued.status).toBe(201);
     const key = issued.body.agent_key as string;
-    expect((await stack.call('POST', '/api/v1/wallets/authz-keyless/key', {}, operator)).body).toMatchObject({ status: 409, code: 'wallet_claimed' });
+    expect((await stack.call('POST', '/api/v1/wallets/authz-keyless/key', {}, operator)).body).toMatchObject({
+      status: 409,
+      code: 'wallet_claimed',
+    });
 
     const rotated = await stack.call('POST', '/api/v1/wallets/authz-keyless/key', {}, bearer(key));
     expect(rotated.status).toBe(201);
     const next = rotated.body.agent_key as string;
     expect(next).not.toBe(key);
     expect((await stack.call('GET', '/api/v1/wallets/authz-keyless', undefined, bearer(key))).status).toBe(403);
-    expect((await stack.call('GET', '/api/v1/wallets/authz-keyless', undefined, bearer(next))).body.balance_micros).toBe(5_000_000);
+    expect(
+      (await stack.call('GET', '/api/v1/wallets/authz-keyless', undefined, bearer(next))).body.balance_micros,
+    ).toBe(5_000_000);
   });
 });
 
 describe('GETs that return buyer data refuse strangers', () => {
   test('each endpoint: no credential 401, another agent key 403, the owner 200', async () => {
     const ownerKey = await fundedAgent(stack, 'authz-reader', 10);
-    const hook = await stack.call('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/in', agent_id: 'authz-reader' }, bearer(ownerKey));
+    const hook = await stack.call(
+      'POST',
+      '/api/v1/webhooks',
+      { url: 'http://127.0.0.1:9/in', agent_id: 'authz-reader' },
+      bearer(ownerKey),
+    );
     expect(hook.status).toBe(200);
     const cases: { path: string; owner: Record<string, string> }[] = [
       { path: '/api/v1/wallets/authz-reader', owner: bearer(ownerKey) },
@@ -202,7 +256,10 @@ describe('GETs that return buyer data refuse strangers', () => {
     ];
     for (const { path, owner } of cases) {
       expect({ path, status: (await stack.call('GET', path)).status }).toEqual({ path, status: 401 });
-      expect({ path, status: (await stack.call('GET', path, undefined, bearer(strangerKey))).status }).toEqual({ path, status: 403 });
+      expect({ path, status: (await stack.call('GET', path, undefined, bearer(strangerKey))).status }).toEqual({
+        path,
+        status: 403,
+      });
       expect({ path, status: (await stack.call('GET', path, undefined, owner)).status }).toEqual({ path, status: 200 });
     }
     // Listing webhooks shows only the caller's own endpoints.

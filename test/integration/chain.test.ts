@@ -11,15 +11,7 @@ import { HTTPFacilitatorClient } from '@x402/core/http';
 import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import {
-  type Address,
-  type Hex,
-  createPublicClient,
-  createWalletClient,
-  http,
-  parseSignature,
-  toHex,
-} from 'viem';
+import { type Address, type Hex, createPublicClient, createWalletClient, http, parseSignature, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 import {
@@ -96,7 +88,9 @@ describe('local settlement chain and facilitator', () => {
     await fundBuyer(anvil.rpcUrl, asset, ANVIL_ADDRESSES.buyer, 100_000_000n);
     facilitator = await startFacilitator({ port: 0, rpcUrl: anvil.rpcUrl, privateKey: ANVIL_KEYS.facilitator });
     client = new HTTPFacilitatorClient({ url: facilitator.url });
-    console.log(`anvil start ${anvilUp - started} ms, deploy ${deployed - anvilUp} ms, total set-up ${Date.now() - started} ms`);
+    console.log(
+      `anvil start ${anvilUp - started} ms, deploy ${deployed - anvilUp} ms, total set-up ${Date.now() - started} ms`,
+    );
   });
 
   afterAll(async () => {
@@ -120,7 +114,10 @@ describe('local settlement chain and facilitator', () => {
 
     it('deployLocalUsdc is idempotent and keeps balances', async () => {
       const before = await balance(ANVIL_ADDRESSES.buyer);
-      await expect(deployLocalUsdc(anvil.rpcUrl)).resolves.toEqual({ asset: BASE_USDC_ADDRESS, multicall3: MULTICALL3_ADDRESS });
+      await expect(deployLocalUsdc(anvil.rpcUrl)).resolves.toEqual({
+        asset: BASE_USDC_ADDRESS,
+        multicall3: MULTICALL3_ADDRESS,
+      });
       expect(await balance(ANVIL_ADDRESSES.buyer)).toBe(before);
     });
 
@@ -185,7 +182,9 @@ describe('local settlement chain and facilitator', () => {
   describe('facilitator over HTTP', () => {
     it('GET /supported lists exact on eip155:8453 and the facilitator signer', async () => {
       const supported = await client.getSupported();
-      expect(supported.kinds).toContainEqual(expect.objectContaining({ x402Version: 2, scheme: 'exact', network: BASE_NETWORK }));
+      expect(supported.kinds).toContainEqual(
+        expect.objectContaining({ x402Version: 2, scheme: 'exact', network: BASE_NETWORK }),
+      );
       expect(Object.values(supported.signers).flat()).toContain(ANVIL_ADDRESSES.facilitator);
     });
 
@@ -210,7 +209,11 @@ describe('local settlement chain and facilitator', () => {
 
       // Settle does not simulate; gas estimation reverts with FiatTokenV2's message, which x402 maps.
       const resettled = await client.settle(payment, requirements);
-      expect(resettled).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '' });
+      expect(resettled).toMatchObject({
+        success: false,
+        errorReason: 'invalid_exact_evm_nonce_already_used',
+        transaction: '',
+      });
       expect(await balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - PRICE);
 
       // The failed settlement took no nonce: the next one goes through at once.
@@ -272,7 +275,9 @@ describe('local settlement chain and facilitator', () => {
       const results = await Promise.all(payments.map((payment) => client.settle(payment, requirements)));
       results.forEach((result, i) =>
         expect(result).toMatchObject(
-          keys[i] === UNFUNDED_BUYER_KEY ? { success: false, errorReason: 'invalid_exact_evm_insufficient_balance' } : { success: true },
+          keys[i] === UNFUNDED_BUYER_KEY
+            ? { success: false, errorReason: 'invalid_exact_evm_insufficient_balance' }
+            : { success: true },
         ),
       );
       expect(await balance(ANVIL_ADDRESSES.payTo)).toBe(payeeBefore + 8n * PRICE);
@@ -284,7 +289,9 @@ describe('local settlement chain and facilitator', () => {
       const buyerBefore = await balance(ANVIL_ADDRESSES.buyer);
       const results = await Promise.all([client.settle(payment, requirements), client.settle(payment, requirements)]);
       expect(results.filter((result) => result.success)).toHaveLength(1);
-      expect(results.find((result) => !result.success)).toMatchObject({ errorReason: 'invalid_exact_evm_nonce_already_used' });
+      expect(results.find((result) => !result.success)).toMatchObject({
+        errorReason: 'invalid_exact_evm_nonce_already_used',
+      });
       expect(await balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - PRICE);
     });
 
@@ -293,8 +300,14 @@ describe('local settlement chain and facilitator', () => {
       // the default asset of eip155:84532.
       const payment = await buildPayment(buildRequirements());
       const requirements = buildRequirements({ network: 'eip155:84532' });
-      await expect(client.verify(payment, requirements)).resolves.toMatchObject({ isValid: false, invalidReason: 'invalid_network' });
-      await expect(client.settle(payment, requirements)).resolves.toMatchObject({ success: false, errorReason: 'invalid_network' });
+      await expect(client.verify(payment, requirements)).resolves.toMatchObject({
+        isValid: false,
+        invalidReason: 'invalid_network',
+      });
+      await expect(client.settle(payment, requirements)).resolves.toMatchObject({
+        success: false,
+        errorReason: 'invalid_network',
+      });
     });
 
     it('answers 400 to malformed bodies', async () => {
@@ -304,12 +317,19 @@ describe('local settlement chain and facilitator', () => {
       const notJson = await postJson(`${facilitator.url}/verify`, '{"x402Version": 2,');
       expect(notJson.status).toBe(400);
 
-      const missing = await postJson(`${facilitator.url}/settle`, JSON.stringify({ x402Version: 2, paymentPayload: payment }));
+      const missing = await postJson(
+        `${facilitator.url}/settle`,
+        JSON.stringify({ x402Version: 2, paymentPayload: payment }),
+      );
       expect(missing).toMatchObject({ status: 400, json: { error: 'invalid_request', param: 'paymentRequirements' } });
 
       const badAmount = await postJson(
         `${facilitator.url}/verify`,
-        JSON.stringify({ x402Version: 2, paymentPayload: payment, paymentRequirements: { ...requirements, amount: '0.99' } }),
+        JSON.stringify({
+          x402Version: 2,
+          paymentPayload: payment,
+          paymentRequirements: { ...requirements, amount: '0.99' },
+        }),
       );
       expect(badAmount).toMatchObject({ status: 400, json: { param: 'paymentRequirements.amount' } });
 
@@ -360,7 +380,9 @@ describe('anvil lifecycle', () => {
         facilitator = await startFacilitator({ port: 0, rpcUrl: node.rpcUrl, privateKey: ANVIL_KEYS.facilitator });
         const client = new HTTPFacilitatorClient({ url: facilitator.url });
         const requirements = buildRequirements();
-        await expect(client.settle(await buildPayment(requirements), requirements)).resolves.toMatchObject({ success: true });
+        await expect(client.settle(await buildPayment(requirements), requirements)).resolves.toMatchObject({
+          success: true,
+        });
         expect(await usdcBalanceOf(node.rpcUrl, asset, ANVIL_ADDRESSES.buyer)).toBe(PRICE);
       } finally {
         await facilitator?.stop();
@@ -372,9 +394,9 @@ describe('anvil lifecycle', () => {
   it('refuses to start a facilitator whose RPC serves another chain', async () => {
     const node = await startAnvil({ chainId: 31337 });
     try {
-      await expect(startFacilitator({ port: 0, rpcUrl: node.rpcUrl, privateKey: ANVIL_KEYS.facilitator })).rejects.toThrow(
-        /serves chain 31337, not eip155:8453/,
-      );
+      await expect(
+        startFacilitator({ port: 0, rpcUrl: node.rpcUrl, privateKey: ANVIL_KEYS.facilitator }),
+      ).rejects.toThrow(/serves chain 31337, not eip155:8453/);
     } finally {
       await node.stop();
     }

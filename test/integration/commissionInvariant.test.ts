@@ -41,7 +41,14 @@ type Name = (typeof ALL)[number];
 
 type Cmd =
   | { t: 'credit'; w: Name; amount: number }
-  | { t: 'pay'; buyer: (typeof BUYERS)[number]; partner: (typeof PARTNERS)[number] | null; amount: number; legacy: boolean; external: boolean }
+  | {
+      t: 'pay';
+      buyer: (typeof BUYERS)[number];
+      partner: (typeof PARTNERS)[number] | null;
+      amount: number;
+      legacy: boolean;
+      external: boolean;
+    }
   | { t: 'accept'; k: number }
   | { t: 'refund'; k: number }
   | { t: 'stray'; k: number }
@@ -49,22 +56,45 @@ type Cmd =
   | { t: 'renew'; buyer: (typeof BUYERS)[number]; partner: (typeof PARTNERS)[number]; k: number }
   | { t: 'retry'; k: number };
 
-const money = fc.oneof({ weight: 1, arbitrary: fc.integer({ min: 1, max: 6 }) }, { weight: 5, arbitrary: fc.integer({ min: 1, max: 30_000_000 }) });
+const money = fc.oneof(
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 6 }) },
+  { weight: 5, arbitrary: fc.integer({ min: 1, max: 30_000_000 }) },
+);
 const cmd: fc.Arbitrary<Cmd> = fc.oneof(
-  fc.record({ t: fc.constant('credit' as const), w: fc.constantFrom(...ALL), amount: fc.integer({ min: 1, max: 150_000_000 }) }),
-  { weight: 4, arbitrary: fc.record({
-    t: fc.constant('pay' as const),
-    buyer: fc.constantFrom(...BUYERS),
-    partner: fc.option(fc.constantFrom('pA', 'pB', ...PARTNERS), { nil: null, freq: 8 }),
-    amount: money,
-    legacy: fc.boolean(),
-    external: fc.constantFrom(false, false, false, true),
-  }) },
+  fc.record({
+    t: fc.constant('credit' as const),
+    w: fc.constantFrom(...ALL),
+    amount: fc.integer({ min: 1, max: 150_000_000 }),
+  }),
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      t: fc.constant('pay' as const),
+      buyer: fc.constantFrom(...BUYERS),
+      partner: fc.option(fc.constantFrom('pA', 'pB', ...PARTNERS), { nil: null, freq: 8 }),
+      amount: money,
+      legacy: fc.boolean(),
+      external: fc.constantFrom(false, false, false, true),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('accept' as const), k: fc.nat() }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('refund' as const), k: fc.nat() }) },
   fc.record({ t: fc.constant('stray' as const), k: fc.nat() }),
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('spend' as const), w: fc.constantFrom('pA', 'pB', ...ALL), amount: money, all: fc.boolean() }) },
-  fc.record({ t: fc.constant('renew' as const), buyer: fc.constantFrom(...BUYERS), partner: fc.constantFrom(...PARTNERS), k: fc.nat({ max: 2 }) }),
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('spend' as const),
+      w: fc.constantFrom('pA', 'pB', ...ALL),
+      amount: money,
+      all: fc.boolean(),
+    }),
+  },
+  fc.record({
+    t: fc.constant('renew' as const),
+    buyer: fc.constantFrom(...BUYERS),
+    partner: fc.constantFrom(...PARTNERS),
+    k: fc.nat({ max: 2 }),
+  }),
   fc.record({ t: fc.constant('retry' as const), k: fc.nat() }),
 );
 
@@ -146,7 +176,16 @@ async function run(cmds: Cmd[]): Promise<void> {
         break;
       }
       case 'pay': {
-        const o: Order = { id: `ord_${r}_${i}`, buyer: id(c.buyer), partner: c.partner ? id(c.partner) : null, amount: c.amount, legacy: c.legacy, external: c.external, state: 'paid', commission: 0 };
+        const o: Order = {
+          id: `ord_${r}_${i}`,
+          buyer: id(c.buyer),
+          partner: c.partner ? id(c.partner) : null,
+          amount: c.amount,
+          legacy: c.legacy,
+          external: c.external,
+          state: 'paid',
+          commission: 0,
+        };
         if (!c.external) {
           const debit = () => wallets.debit(o.buyer, o.amount, `order:${o.id}`, 'order', `order:${o.id}`);
           if ((bal.get(o.buyer) ?? 0) < o.amount) {
@@ -162,7 +201,12 @@ async function run(cmds: Cmd[]): Promise<void> {
         kept += o.amount;
         orders.push(o);
         if (o.partner) {
-          const req = { orderId: o.id, partnerId: o.partner, amountMicros: o.amount, ...(c.external ? {} : { agentId: o.buyer }) };
+          const req = {
+            orderId: o.id,
+            partnerId: o.partner,
+            amountMicros: o.amount,
+            ...(c.external ? {} : { agentId: o.buyer }),
+          };
           o.commission = eligible(c.external ? undefined : o.buyer, o.partner, o.amount);
           const call = () => (o.legacy ? commissions.credit(req) : commissions.record(req));
           const doc = await call();
@@ -233,7 +277,13 @@ async function run(cmds: Cmd[]): Promise<void> {
         add(buyer, -1_000_003);
         subs.set(sid, period);
         kept += 1_000_003;
-        const req = { orderId: sid, period: String(period), partnerId: partner, amountMicros: 1_000_003, agentId: buyer };
+        const req = {
+          orderId: sid,
+          period: String(period),
+          partnerId: partner,
+          amountMicros: 1_000_003,
+          agentId: buyer,
+        };
         const call = () => commissions.credit(req);
         await call();
         replays.push(call);
@@ -243,9 +293,10 @@ async function run(cmds: Cmd[]): Promise<void> {
       }
       case 'retry': {
         const again = replays[c.k % Math.max(1, replays.length)];
-        if (again) await again().catch((err: unknown) => {
-          if (!(err instanceof InsufficientFundsError)) throw err;
-        });
+        if (again)
+          await again().catch((err: unknown) => {
+            if (!(err instanceof InsufficientFundsError)) throw err;
+          });
         break;
       }
     }
@@ -304,17 +355,27 @@ test('a reversal the partner cannot cover is owed, and the next commission pays 
   await wallets.credit(b, 200_000_000, `fund-${b}`, 'fund', 'operator');
   await wallets.debit(b, 50_000_000, `order:o1-${p}`, 'order', 'order');
   // An order paid before issue 10: credited at payment; the partner spends it, then the buyer gets a refund.
-  expect((await commissions.credit({ orderId: `o1-${p}`, partnerId: p, amountMicros: 50_000_000, agentId: b })).status).toBe('credited');
+  expect(
+    (await commissions.credit({ orderId: `o1-${p}`, partnerId: p, amountMicros: 50_000_000, agentId: b })).status,
+  ).toBe('credited');
   await wallets.debit(p, 6_000_000, `spent-${p}`, 'spent', 'test');
   const reversed = await commissions.reverse(`o1-${p}`);
-  expect(reversed).toMatchObject({ status: 'reversal_owed', reversal_debited_micros: 4_000_000, owed_micros: 6_000_000 });
+  expect(reversed).toMatchObject({
+    status: 'reversal_owed',
+    reversal_debited_micros: 4_000_000,
+    owed_micros: 6_000_000,
+  });
   expect(await wallets.balance(p)).toBe(0);
   expect(await commissions.owed(p)).toBe(6_000_000);
   // A new order's commission: pending (nothing spendable), then on acceptance 6 of its 8 USD pay off the debt.
   await commissions.record({ orderId: `o2-${p}`, partnerId: p, amountMicros: 40_000_000, agentId: b });
   expect(await wallets.balance(p)).toBe(0);
   const released = await commissions.release(`o2-${p}`);
-  expect(released).toMatchObject({ status: 'credited', debt_offset_micros: 6_000_000, credit_tx_id: `commission:o2-${p}` });
+  expect(released).toMatchObject({
+    status: 'credited',
+    debt_offset_micros: 6_000_000,
+    credit_tx_id: `commission:o2-${p}`,
+  });
   expect(await commissions.release(`o2-${p}`)).toMatchObject({ status: 'credited', debt_offset_micros: 6_000_000 });
   expect(await wallets.balance(p)).toBe(2_000_000);
   expect(await commissions.owed(p)).toBe(0);

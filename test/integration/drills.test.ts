@@ -10,12 +10,16 @@ import path from 'node:path';
 const root = path.resolve(__dirname, '..', '..');
 
 test('drill two-of-each passes within 3 minutes', () => {
-  const res = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), [path.join(root, 'scripts', 'drill.ts'), 'two-of-each', '--orders', '16'], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 180_000,
-    env: { ...process.env, TEMPORAL_ADDRESS: '', MONGODB_URI: '' },
-  });
+  const res = spawnSync(
+    path.join(root, 'node_modules', '.bin', 'tsx'),
+    [path.join(root, 'scripts', 'drill.ts'), 'two-of-each', '--orders', '16'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 180_000,
+      env: { ...process.env, TEMPORAL_ADDRESS: '', MONGODB_URI: '' },
+    },
+  );
   const out = `${res.stdout}\n${res.stderr}`;
   if (res.status !== 0) console.log(out.slice(-6000));
   expect(res.error).toBeUndefined();

@@ -8,7 +8,12 @@
 import path from 'node:path';
 import { saveHistory } from '../helpers/histories';
 import { OPERATOR_KEY } from '../helpers/stack';
-import { fundAgent, startTimeSkippingStack, waitForOrderTs, type TimeSkippingStack } from '../helpers/timeSkippingStack';
+import {
+  fundAgent,
+  startTimeSkippingStack,
+  waitForOrderTs,
+  type TimeSkippingStack,
+} from '../helpers/timeSkippingStack';
 import { orderWorkflowId } from '../../workflows/shared';
 
 let stack: TimeSkippingStack;
@@ -23,21 +28,35 @@ afterEach(async () => {
   await stack?.stop();
 });
 
-const robotInputs = { robot_type: 'six-axis arm', controller: 'ROS 2 Humble', objective: 'pick and place parcels from a conveyor' };
+const robotInputs = {
+  robot_type: 'six-axis arm',
+  controller: 'ROS 2 Humble',
+  objective: 'pick and place parcels from a conveyor',
+};
 
 /** Creates a robot-control-system order for a funded agent, pays it from the wallet, waits for the engineer queue. */
 async function paidExpertOrder(agentId: string): Promise<{ orderId: string; key: string }> {
   const key = await fundAgent(stack, agentId, 499);
-  const created = await stack.call('POST', '/api/v1/orders', { service_id: 'robot-control-system', agent_id: agentId, inputs: robotInputs });
+  const created = await stack.call('POST', '/api/v1/orders', {
+    service_id: 'robot-control-system',
+    agent_id: agentId,
+    inputs: robotInputs,
+  });
   expect(created.status).toBe(201);
   const orderId = created.body.order_id as string;
-  const paid = await stack.call('POST', `/api/v1/orders/${orderId}/confirm_payment`, { rail: 'agent_wallet' }, { authorization: `Bearer ${key}` });
+  const paid = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/confirm_payment`,
+    { rail: 'agent_wallet' },
+    { authorization: `Bearer ${key}` },
+  );
   expect(paid.status).toBe(200);
   await waitForOrderTs(stack, orderId, (o) => o.status === 'in_engineering');
   return { orderId, key };
 }
 
-const statuses = (o: { progress: { status: string; event?: string }[] }) => o.progress.map((p) => (p.event ? `${p.status}:${p.event}` : p.status));
+const statuses = (o: { progress: { status: string; event?: string }[] }) =>
+  o.progress.map((p) => (p.event ? `${p.status}:${p.event}` : p.status));
 
 async function eventTypes(orderId: string): Promise<string[]> {
   const res = await stack.call('GET', `/api/v1/orders/${orderId}/events`);
@@ -64,7 +83,13 @@ test('custom_7_days order: blueprint at once, engineer queue, escalation at 80%,
   const paidAt = Date.parse(order.payment.paid_at);
   expect(Date.parse(order.engineering.sla_deadline) - paidAt).toBe(168 * HOUR);
   expect(Date.parse(order.engineering.escalate_at) - paidAt).toBe(Math.round(0.8 * 168 * HOUR));
-  expect(order.engineering).toMatchObject({ queue: 'expert', engineer: null, escalated_at: null, breached_at: null, can_cancel: false });
+  expect(order.engineering).toMatchObject({
+    queue: 'expert',
+    engineer: null,
+    escalated_at: null,
+    breached_at: null,
+    can_cancel: false,
+  });
 
   // Operators only.
   expect((await stack.call('GET', '/api/v1/engineering/queue')).status).toBe(401);
@@ -74,7 +99,12 @@ test('custom_7_days order: blueprint at once, engineer queue, escalation at 80%,
   expect(item).toMatchObject({ service_id: 'robot-control-system', engineer: null, breached: false });
 
   // Uploads before a claim are refused; the claim is an Update with a validator.
-  const early = await stack.call('POST', `/api/v1/engineering/${orderId}/deliverables`, { engineer: 'alice', name: 'x.txt', content_base64: 'aGk=' }, op);
+  const early = await stack.call(
+    'POST',
+    `/api/v1/engineering/${orderId}/deliverables`,
+    { engineer: 'alice', name: 'x.txt', content_base64: 'aGk=' },
+    op,
+  );
   expect(early.status).toBe(409);
   expect(early.body.code).toBe('engineering_not_claimed');
   const claim = await stack.call('POST', `/api/v1/engineering/${orderId}/claim`, { engineer: 'alice' }, op);
@@ -88,13 +118,23 @@ test('custom_7_days order: blueprint at once, engineer queue, escalation at 80%,
   const up1 = await stack.call(
     'POST',
     `/api/v1/engineering/${orderId}/deliverables`,
-    { engineer: 'alice', name: 'robot-controller.py', media_type: 'text/x-python', content_base64: controller.toString('base64') },
+    {
+      engineer: 'alice',
+      name: 'robot-controller.py',
+      media_type: 'text/x-python',
+      content_base64: controller.toString('base64'),
+    },
     op,
   );
   expect(up1.status).toBe(201);
   expect(up1.body.deliverable.size).toBe(controller.length);
   // Another file under a taken name is refused; the same file again is a harmless retry.
-  const clash = await stack.call('POST', `/api/v1/engineering/${orderId}/deliverables`, { engineer: 'alice', name: 'robot-controller.py', content_base64: 'b3RoZXI=' }, op);
+  const clash = await stack.call(
+    'POST',
+    `/api/v1/engineering/${orderId}/deliverables`,
+    { engineer: 'alice', name: 'robot-controller.py', content_base64: 'b3RoZXI=' },
+    op,
+  );
   expect(clash.status).toBe(409);
   expect(clash.body.code).toBe('deliverable_conflict');
 
@@ -106,13 +146,21 @@ test('custom_7_days order: blueprint at once, engineer queue, escalation at 80%,
 
   // A raw upload (the file as the body), then ready: delivered with the blueprint and the engineer's files.
   const report = Buffer.from('%PDF-1.4 commissioning report\n');
-  const up2 = await fetch(`${stack.url}/api/v1/engineering/${orderId}/deliverables?engineer=alice&name=commissioning-report.pdf`, {
-    method: 'POST',
-    headers: { ...op, 'content-type': 'application/pdf' },
-    body: report,
-  });
+  const up2 = await fetch(
+    `${stack.url}/api/v1/engineering/${orderId}/deliverables?engineer=alice&name=commissioning-report.pdf`,
+    {
+      method: 'POST',
+      headers: { ...op, 'content-type': 'application/pdf' },
+      body: report,
+    },
+  );
   expect(up2.status).toBe(201);
-  const ready = await stack.call('POST', `/api/v1/engineering/${orderId}/ready`, { engineer: 'alice', note: 'tested on the line' }, op);
+  const ready = await stack.call(
+    'POST',
+    `/api/v1/engineering/${orderId}/ready`,
+    { engineer: 'alice', note: 'tested on the line' },
+    op,
+  );
   expect(ready.status).toBe(200);
   expect(ready.body.status).toBe('delivered');
   const names = (ready.body.deliverables as { name: string }[]).map((d) => d.name);
@@ -125,7 +173,12 @@ test('custom_7_days order: blueprint at once, engineer queue, escalation at 80%,
   expect(Buffer.from(await pdf.arrayBuffer()).equals(report)).toBe(true);
 
   // The buyer reviews as for any order.
-  const review = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
+  const review = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/review`,
+    { action: 'accept' },
+    { authorization: `Bearer ${key}` },
+  );
   expect(review.status).toBe(200);
   expect(review.body.status).toBe('accepted');
   const final = await waitForOrderTs(stack, orderId, (o) => o.status === 'accepted');
@@ -167,7 +220,12 @@ test('custom_7_days order: blueprint at once, engineer queue, escalation at 80%,
 test('SLA breach: the buyer is told, may cancel for a full refund', async () => {
   const { orderId, key } = await paidExpertOrder('agent-expert-2');
   // Before the deadline the buyer cannot cancel.
-  const tooEarly = await stack.call('POST', `/api/v1/orders/${orderId}/cancel`, { reason: 'impatient' }, { authorization: `Bearer ${key}` });
+  const tooEarly = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/cancel`,
+    { reason: 'impatient' },
+    { authorization: `Bearer ${key}` },
+  );
   expect(tooEarly.status).toBe(409);
   expect(tooEarly.body.current_status).toBe('in_engineering');
   await stack.env.sleep(169 * HOUR);
@@ -179,7 +237,12 @@ test('SLA breach: the buyer is told, may cancel for a full refund', async () => 
   expect(types).toEqual(expect.arrayContaining(['order.sla_escalated', 'order.sla_breached']));
   expect(types.indexOf('order.sla_escalated')).toBeLessThan(types.indexOf('order.sla_breached'));
 
-  const cancelled = await stack.call('POST', `/api/v1/orders/${orderId}/cancel`, { reason: 'needed it this week' }, { authorization: `Bearer ${key}` });
+  const cancelled = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/cancel`,
+    { reason: 'needed it this week' },
+    { authorization: `Bearer ${key}` },
+  );
   expect(cancelled.status).toBe(200);
   expect(cancelled.body.status).toBe('cancelled');
   expect(cancelled.body.refund).toMatchObject({ status: 'completed', rail: 'agent_wallet', amount: 499 });
@@ -195,14 +258,33 @@ test('SLA breach: the buyer keeps waiting, the engineer delivers, the buyer acce
   await stack.env.sleep(170 * HOUR);
   await waitForOrderTs(stack, orderId, (o) => o.status === 'sla_breached');
   expect((await stack.call('POST', `/api/v1/engineering/${orderId}/claim`, { engineer: 'dave' }, op)).status).toBe(200);
-  expect((await stack.call('POST', `/api/v1/engineering/${orderId}/ready`, { engineer: 'dave' }, op)).body.code).toBe('no_deliverables');
-  const up = await stack.call('POST', `/api/v1/engineering/${orderId}/deliverables`, { engineer: 'dave', name: 'late-delivery.md', media_type: 'text/markdown', content_base64: Buffer.from('# done\n').toString('base64') }, op);
+  expect((await stack.call('POST', `/api/v1/engineering/${orderId}/ready`, { engineer: 'dave' }, op)).body.code).toBe(
+    'no_deliverables',
+  );
+  const up = await stack.call(
+    'POST',
+    `/api/v1/engineering/${orderId}/deliverables`,
+    {
+      engineer: 'dave',
+      name: 'late-delivery.md',
+      media_type: 'text/markdown',
+      content_base64: Buffer.from('# done\n').toString('base64'),
+    },
+    op,
+  );
   expect(up.status).toBe(201);
   const ready = await stack.call('POST', `/api/v1/engineering/${orderId}/ready`, { engineer: 'dave' }, op);
   expect(ready.body.status).toBe('delivered');
   // Cancelling is over once delivered.
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/cancel`, {}, { authorization: `Bearer ${key}` })).status).toBe(409);
-  const review = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
+  expect(
+    (await stack.call('POST', `/api/v1/orders/${orderId}/cancel`, {}, { authorization: `Bearer ${key}` })).status,
+  ).toBe(409);
+  const review = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/review`,
+    { action: 'accept' },
+    { authorization: `Bearer ${key}` },
+  );
   expect(review.body.status).toBe('accepted');
   expect(statuses(review.body)).toEqual(expect.arrayContaining(['sla_breached', 'delivered', 'accepted']));
 });
@@ -221,11 +303,21 @@ test('a worker shut down during the days-long wait is replaced; the order comple
   await stack.startWorker();
   await stack.env.sleep(10 * HOUR);
   await waitForOrderTs(stack, orderId, (o) => o.engineering?.escalated_at !== null);
-  const up = await stack.call('POST', `/api/v1/engineering/${orderId}/deliverables`, { engineer: 'erin', name: 'firmware.bin', content_base64: Buffer.from([1, 2, 3, 4]).toString('base64') }, op);
+  const up = await stack.call(
+    'POST',
+    `/api/v1/engineering/${orderId}/deliverables`,
+    { engineer: 'erin', name: 'firmware.bin', content_base64: Buffer.from([1, 2, 3, 4]).toString('base64') },
+    op,
+  );
   expect(up.status).toBe(201);
   const ready = await stack.call('POST', `/api/v1/engineering/${orderId}/ready`, { engineer: 'erin' }, op);
   expect(ready.body.status).toBe('delivered');
-  const review = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
+  const review = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/review`,
+    { action: 'accept' },
+    { authorization: `Bearer ${key}` },
+  );
   expect(review.body.status).toBe('accepted');
   // Exactly once: one escalation, one debit.
   await waitForEvent(orderId, 'order.accepted');

@@ -44,9 +44,16 @@ beforeAll(async () => {
   }
   stack = await startStack();
   profile = mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, acceptDownloads: true });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    acceptDownloads: true,
+  });
   // The one refusal the tests cause on purpose (the form sent incomplete, 422) is not an error of the page.
-  context.on('page', (p) => p.on('console', (m) => m.type() === 'error' && !/status of 422/.test(m.text()) && consoleErrors.push(m.text())));
+  context.on('page', (p) =>
+    p.on('console', (m) => m.type() === 'error' && !/status of 422/.test(m.text()) && consoleErrors.push(m.text())),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -64,7 +71,8 @@ const service = getService('automation-wf');
  */
 async function orderAndPay(page: Page): Promise<{ id: string; secret: string }> {
   await page.goto(`${stack.url}/pay/services/automation-wf`);
-  for (const [name, value] of Object.entries(automationInputs)) await page.getByLabel(inputField('automation-wf', name).label).fill(value);
+  for (const [name, value] of Object.entries(automationInputs))
+    await page.getByLabel(inputField('automation-wf', name).label).fill(value);
   await page.getByLabel('Your e-mail').fill('owner@lakeside-physio.example');
   await page.getByRole('button', { name: 'Continue to payment' }).click();
 
@@ -125,12 +133,16 @@ describe('a human buys on the payment link and follows the order in a browser', 
     await waitForStatus(page, 'delivered');
 
     // Progress: each step in order, in words.
-    const steps = await page.locator('#progress li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-status')));
+    const steps = await page
+      .locator('#progress li')
+      .evaluateAll((lis) => lis.map((li) => li.getAttribute('data-status')));
     expect(steps).toEqual(['awaiting_payment', 'paid', 'fulfilling', 'delivered']);
     expect(await page.locator('#progress').innerText()).toContain('Being prepared');
 
     // Each file: downloaded by the browser, its bytes hash to the sha256 and size the page shows and the API reports.
-    const api = (await stack.call('GET', `/api/v1/orders/${id}`)).body as { deliverables: { name: string; sha256: string; size: number }[] };
+    const api = (await stack.call('GET', `/api/v1/orders/${id}`)).body as {
+      deliverables: { name: string; sha256: string; size: number }[];
+    };
     expect(api.deliverables.length).toBeGreaterThan(0);
     const rows = page.locator('#deliverables tr.deliverable');
     expect(await rows.count()).toBe(api.deliverables.length);
@@ -139,7 +151,10 @@ describe('a human buys on the payment link and follows the order in a browser', 
       expect(await row.locator('code.sha256').innerText()).toBe(d.sha256);
       expect(await row.locator('td.size').getAttribute('data-bytes')).toBe(String(d.size));
       expect(await row.locator('td.size').innerText()).toContain(`${d.size.toLocaleString('en-US')} bytes`);
-      const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('link', { name: d.name }).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        row.getByRole('link', { name: d.name }).click(),
+      ]);
       const bytes = readFileSync((await download.path()) ?? '');
       expect(bytes.length).toBe(d.size);
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(d.sha256);
@@ -175,7 +190,11 @@ describe('a human buys on the payment link and follows the order in a browser', 
     await stranger.close();
     // The review form posted with a wrong secret (well formed or not) is refused; without one it asks for it.
     const post = (form: Record<string, string>) =>
-      fetch(`${stack.url}/pay/orders/${id}/review`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+      fetch(`${stack.url}/pay/orders/${id}/review`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+      });
     expect((await post({ secret: `os_${'y'.repeat(43)}`, action: 'reject' })).status).toBe(403);
     expect((await post({ secret: 'not-a-secret', action: 'reject' })).status).toBe(403);
     expect((await post({ action: 'reject' })).status).toBe(401);

@@ -21,7 +21,8 @@ export function fullScans(explain: Document): string[] {
     const cond = String(node['Index Cond'] ?? '');
     if (type === 'Seq Scan') found.push(`Seq Scan on ${String(node['Relation Name'])}`);
     if (type === 'Function Scan') found.push('Function Scan (collection missing?)');
-    if (/Index/.test(type) && index === '_id_' && !cond.includes('object_id')) found.push(`${type} of _id_ without an _id condition`);
+    if (/Index/.test(type) && index === '_id_' && !cond.includes('object_id'))
+      found.push(`${type} of _id_ without an _id condition`);
     for (const child of (node.Plans as Document[] | undefined) ?? []) visitPg(child);
   };
   const visitMongo = (stage: Document): void => {
@@ -39,7 +40,10 @@ export function fullScans(explain: Document): string[] {
 const at = new Date('2026-01-01T00:00:00Z');
 
 beforeAll(async () => {
-  d = await connectDatabase(process.env.MONGODB_URI as string, `indexes_${randomUUID().replace(/-/g, '').slice(0, 12)}`);
+  d = await connectDatabase(
+    process.env.MONGODB_URI as string,
+    `indexes_${randomUUID().replace(/-/g, '').slice(0, 12)}`,
+  );
   const range = (f: (i: number) => Document) => Array.from({ length: N }, (_, i) => f(i));
   await Promise.all([
     d.db.collection('orders').insertMany(
@@ -52,12 +56,27 @@ beforeAll(async () => {
         updated_at: at,
       })),
     ),
-    d.db.collection('wallets').insertMany(range((i) => ({ _id: `agent-${i}`, balance_micros: i, seq: 1, recent: [{ tx_id: `t${i}` }] }))),
-    d.db.collection('wallet_entries').insertMany(range((i) => ({ _id: `agent-${i % 100}#${i}`, agent_id: `agent-${i % 100}`, seq: i, tx_id: `tx-${i}` }))),
+    d.db
+      .collection('wallets')
+      .insertMany(range((i) => ({ _id: `agent-${i}`, balance_micros: i, seq: 1, recent: [{ tx_id: `t${i}` }] }))),
+    d.db
+      .collection('wallet_entries')
+      .insertMany(
+        range((i) => ({ _id: `agent-${i % 100}#${i}`, agent_id: `agent-${i % 100}`, seq: i, tx_id: `tx-${i}` })),
+      ),
     d.db.collection('idempotency_keys').insertMany(range((i) => ({ _id: `idem-${i}`, created_at: at }))),
-    d.db.collection('events').insertMany(range((i) => ({ _id: `ord_${i % 300}:${i}`, order_id: `ord_${i % 300}`, seq: i }))),
+    d.db
+      .collection('events')
+      .insertMany(range((i) => ({ _id: `ord_${i % 300}:${i}`, order_id: `ord_${i % 300}`, seq: i }))),
     d.db.collection('webhook_endpoints').insertMany(
-      range((i) => ({ _id: `whe_${i}`, status: 'enabled', agent_id: i % 2 ? `agent-${i}` : null, order_id: i % 2 ? null : `ord_${i}`, owner: i % 2 ? 'agent' : 'order', token_hash: `h${i}` })),
+      range((i) => ({
+        _id: `whe_${i}`,
+        status: 'enabled',
+        agent_id: i % 2 ? `agent-${i}` : null,
+        order_id: i % 2 ? null : `ord_${i}`,
+        owner: i % 2 ? 'agent' : 'order',
+        token_hash: `h${i}`,
+      })),
     ),
     d.db.collection('x402_payments').insertMany(
       range((i) => ({
@@ -75,8 +94,18 @@ beforeAll(async () => {
     ),
     d.db.collection('x402_payment_ids').insertMany(range((i) => ({ _id: `pid-${i}` }))),
     d.db.collection('subscriptions').insertMany(range((i) => ({ _id: `ord_${i}`, status: 'active' }))),
-    d.db.collection('order_tasks').insertMany(range((i) => ({ _id: `ord_${i % 100}#${i}`, order_id: `ord_${i % 100}`, number: i }))),
-    d.db.collection('webhook_messages').insertMany(range((i) => ({ _id: `m${i}`, endpoint_id: `whe_${i % 50}`, order_id: `ord_${i % 200}`, seq: i, status: 'pending' }))),
+    d.db
+      .collection('order_tasks')
+      .insertMany(range((i) => ({ _id: `ord_${i % 100}#${i}`, order_id: `ord_${i % 100}`, number: i }))),
+    d.db.collection('webhook_messages').insertMany(
+      range((i) => ({
+        _id: `m${i}`,
+        endpoint_id: `whe_${i % 50}`,
+        order_id: `ord_${i % 200}`,
+        seq: i,
+        status: 'pending',
+      })),
+    ),
   ]);
 });
 
@@ -87,34 +116,90 @@ afterAll(async () => {
 
 const hotQueries: Array<[string, () => FindCursor<Document>]> = [
   ['order by id', () => d.orders.find({ _id: 'ord_17' }) as FindCursor<Document>],
-  ['orders of an agent, newest first', () => d.orders.find({ agent_id: 'agent-3' }).sort({ created_at: -1 }) as FindCursor<Document>],
+  [
+    'orders of an agent, newest first',
+    () => d.orders.find({ agent_id: 'agent-3' }).sort({ created_at: -1 }) as FindCursor<Document>,
+  ],
   ['wallet balance', () => d.wallets.find({ _id: 'agent-9' }) as FindCursor<Document>],
   [
-    'wallet debit (the conditional update\'s filter)',
-    () => d.wallets.find({ _id: 'agent-9', balance_micros: { $gte: 5 }, 'recent.tx_id': { $ne: 'tx' } }) as FindCursor<Document>,
+    "wallet debit (the conditional update's filter)",
+    () =>
+      d.wallets.find({
+        _id: 'agent-9',
+        balance_micros: { $gte: 5 },
+        'recent.tx_id': { $ne: 'tx' },
+      }) as FindCursor<Document>,
   ],
-  ['wallet movement applied once (ledger entry by transaction id)', () => d.walletEntries.find({ _id: 'agent-9#tx-9' }) as FindCursor<Document>],
-  ['wallet ledger in order', () => d.walletEntries.find({ agent_id: 'agent-9' }).sort({ seq: 1 }) as FindCursor<Document>],
+  [
+    'wallet movement applied once (ledger entry by transaction id)',
+    () => d.walletEntries.find({ _id: 'agent-9#tx-9' }) as FindCursor<Document>,
+  ],
+  [
+    'wallet ledger in order',
+    () => d.walletEntries.find({ agent_id: 'agent-9' }).sort({ seq: 1 }) as FindCursor<Document>,
+  ],
   ['idempotency record', () => d.idempotencyKeys.find({ _id: 'idem-5' }) as FindCursor<Document>],
   ['events of an order', () => d.events.find({ order_id: 'ord_5' }).sort({ seq: 1 }) as FindCursor<Document>],
   [
     'webhook endpoints of an order and its agent',
-    () => d.webhookEndpoints.find({ status: 'enabled', $or: [{ order_id: 'ord_4' }, { agent_id: 'agent-5', owner: 'agent' }] }) as FindCursor<Document>,
+    () =>
+      d.webhookEndpoints.find({
+        status: 'enabled',
+        $or: [{ order_id: 'ord_4' }, { agent_id: 'agent-5', owner: 'agent' }],
+      }) as FindCursor<Document>,
   ],
-  ['webhook endpoints managed by a token', () => d.webhookEndpoints.find({ $or: [{ token_hash: 'h5' }, { agent_id: { $in: ['agent-5'] }, owner: 'agent' }] }) as FindCursor<Document>],
-  ['earlier pending webhook message of the order', () => d.webhookMessages.find({ endpoint_id: 'whe_1', order_id: 'ord_1', seq: { $lt: 500 }, status: 'pending' }).sort({ seq: 1 }).limit(1) as FindCursor<Document>],
-  ['x402 claim (authorization)', () => d.x402Payments.find({ auth_key: 'eip155:8453|0x1|0xn41' }) as FindCursor<Document>],
+  [
+    'webhook endpoints managed by a token',
+    () =>
+      d.webhookEndpoints.find({
+        $or: [{ token_hash: 'h5' }, { agent_id: { $in: ['agent-5'] }, owner: 'agent' }],
+      }) as FindCursor<Document>,
+  ],
+  [
+    'earlier pending webhook message of the order',
+    () =>
+      d.webhookMessages
+        .find({ endpoint_id: 'whe_1', order_id: 'ord_1', seq: { $lt: 500 }, status: 'pending' })
+        .sort({ seq: 1 })
+        .limit(1) as FindCursor<Document>,
+  ],
+  [
+    'x402 claim (authorization)',
+    () => d.x402Payments.find({ auth_key: 'eip155:8453|0x1|0xn41' }) as FindCursor<Document>,
+  ],
   ['x402 claim (order)', () => d.x402Payments.find({ order_key: 'order:ord_10' }) as FindCursor<Document>],
   ['x402 payment by transaction hash', () => d.x402Payments.find({ tx_key: '0xtx10' }) as FindCursor<Document>],
-  ['x402 pending goods by delivery token', () => d.x402Payments.find({ delivery_token_hash: 'dlv14' }) as FindCursor<Document>],
-  ['x402 payment-identifier', () => d.x402PaymentIds.find({ _id: X402PaymentRepository.paymentIdKey('/x402/item/a', 'pid-1') }) as FindCursor<Document>],
+  [
+    'x402 pending goods by delivery token',
+    () => d.x402Payments.find({ delivery_token_hash: 'dlv14' }) as FindCursor<Document>,
+  ],
+  [
+    'x402 payment-identifier',
+    () =>
+      d.x402PaymentIds.find({
+        _id: X402PaymentRepository.paymentIdKey('/x402/item/a', 'pid-1'),
+      }) as FindCursor<Document>,
+  ],
   ['subscription of an order', () => d.subscriptions.find({ _id: 'ord_3' }) as FindCursor<Document>],
-  ['newest task of an order', () => d.tasks.find({ order_id: 'ord_3' }).sort({ number: -1 }).limit(1) as FindCursor<Document>],
+  [
+    'newest task of an order',
+    () => d.tasks.find({ order_id: 'ord_3' }).sort({ number: -1 }).limit(1) as FindCursor<Document>,
+  ],
   [
     'the engineer queue',
-    () => d.orders.find({ status: { $in: ['in_engineering', 'sla_breached'] }, engineering: { $type: 'object' } }).sort({ updated_at: -1 }) as FindCursor<Document>,
+    () =>
+      d.orders
+        .find({ status: { $in: ['in_engineering', 'sla_breached'] }, engineering: { $type: 'object' } })
+        .sort({ updated_at: -1 }) as FindCursor<Document>,
   ],
-  ['stale x402 claims', () => d.x402Payments.find({ status: 'settling', created_at: { $lt: at } }).sort({ created_at: 1 }).limit(50) as FindCursor<Document>],
+  [
+    'stale x402 claims',
+    () =>
+      d.x402Payments
+        .find({ status: 'settling', created_at: { $lt: at } })
+        .sort({ created_at: 1 })
+        .limit(50) as FindCursor<Document>,
+  ],
 ];
 
 describe(`hot queries on ${N} documents per collection`, () => {

@@ -24,24 +24,38 @@ afterAll(async () => {
 const operator = { authorization: `Bearer ${OPERATOR_KEY}` };
 
 /** A request with any method (fetch refuses TRACE) and a raw body; JSON bodies parsed. */
-function raw(base: string, method: string, urlPath: string, body?: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
+function raw(
+  base: string,
+  method: string,
+  urlPath: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request(base + urlPath, { method, headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = text ? JSON.parse(text) : undefined;
-        } catch {
-          parsed = undefined;
-        }
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-        resolve({ status: res.statusCode ?? 0, headers: h, body: parsed, text });
-      });
-    });
+    const req = http.request(
+      base + urlPath,
+      {
+        method,
+        headers: { ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            parsed = undefined;
+          }
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+          resolve({ status: res.statusCode ?? 0, headers: h, body: parsed, text });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -81,7 +95,8 @@ describe('JSON bodies with "__proto__" keys', () => {
     for (const op of ops) {
       for (const body of bodies) {
         const res = await stack.call(op.method, op.path, body, operator);
-        if (res.status !== 400 || res.body?.code !== 'json_forbidden_key') failures.push(`${op.method} ${op.path} ${body} → ${res.status} ${res.text.slice(0, 120)}`);
+        if (res.status !== 400 || res.body?.code !== 'json_forbidden_key')
+          failures.push(`${op.method} ${op.path} ${body} → ${res.status} ${res.text.slice(0, 120)}`);
       }
     }
     expect(failures).toEqual([]);
@@ -97,20 +112,24 @@ describe('deeply nested JSON bodies', () => {
   const arrays = '['.repeat(10_000) + ']'.repeat(10_000);
   const objects = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
 
-  test.each(['/api/v1/quote', '/api/v1/orders'])('POST %s with an Idempotency-Key answers 400 json_too_deep', async (p) => {
-    for (const [i, body] of [arrays, objects].entries()) {
-      const res = await stack.call('POST', p, body, { 'idempotency-key': `deep-${i}-${p}` });
-      expectProblem(res, 400, 'json_too_deep');
-      expect(res.body.max_depth).toBe(64);
-    }
-  });
+  test.each(['/api/v1/quote', '/api/v1/orders'])(
+    'POST %s with an Idempotency-Key answers 400 json_too_deep',
+    async (p) => {
+      for (const [i, body] of [arrays, objects].entries()) {
+        const res = await stack.call('POST', p, body, { 'idempotency-key': `deep-${i}-${p}` });
+        expectProblem(res, 400, 'json_too_deep');
+        expect(res.body.max_depth).toBe(64);
+      }
+    },
+  );
 
   test('every operation refuses them, with or without an Idempotency-Key', async () => {
     const failures: string[] = [];
     for (const op of await bodyOperations()) {
       for (const headers of [{}, { 'idempotency-key': `deep-${op.method}-${op.path}` }] as Record<string, string>[]) {
         const res = await stack.call(op.method, op.path, arrays, { ...operator, ...headers });
-        if (res.status !== 400 || res.body?.code !== 'json_too_deep') failures.push(`${op.method} ${op.path} → ${res.status}`);
+        if (res.status !== 400 || res.body?.code !== 'json_too_deep')
+          failures.push(`${op.method} ${op.path} → ${res.status}`);
       }
     }
     expect(failures).toEqual([]);
@@ -119,7 +138,12 @@ describe('deeply nested JSON bodies', () => {
   test('64 levels are still accepted by the parser', async () => {
     let inputs: unknown = 'x';
     for (let i = 0; i < 63; i++) inputs = { a: inputs }; // the body, then 63 nested objects: depth 64
-    const res = await stack.call('POST', '/api/v1/quote', { service_id: 'automation-wf', inputs }, { 'idempotency-key': 'depth-64' });
+    const res = await stack.call(
+      'POST',
+      '/api/v1/quote',
+      { service_id: 'automation-wf', inputs },
+      { 'idempotency-key': 'depth-64' },
+    );
     expect(res.body?.code).not.toBe('json_too_deep');
     expect(res.status).toBeLessThan(500);
     let deeper: unknown = inputs;
@@ -134,20 +158,38 @@ describe('USD amounts with more than six decimals', () => {
     await fundedAgent(stack, 'agent-decimals', 0);
   });
 
-  test.each(['1e-7', '5e-324', '0.0000005', '1.0000001', '2.1234564'])('a wallet credit of %s is 400 naming amount, nothing credited', async (amount) => {
-    const res = await stack.call('POST', '/api/v1/wallets/agent-decimals/credits', `{"amount": ${amount}, "transaction_id": "t-${amount}"}`, operator);
-    expectProblem(res, 400, 'invalid_request');
-    expect(res.body.param).toBe('amount');
-    const wallet = await stack.call('GET', '/api/v1/wallets/agent-decimals', undefined, operator);
-    expect(wallet.body.balance_micros).toBe(0);
-  });
+  test.each(['1e-7', '5e-324', '0.0000005', '1.0000001', '2.1234564'])(
+    'a wallet credit of %s is 400 naming amount, nothing credited',
+    async (amount) => {
+      const res = await stack.call(
+        'POST',
+        '/api/v1/wallets/agent-decimals/credits',
+        `{"amount": ${amount}, "transaction_id": "t-${amount}"}`,
+        operator,
+      );
+      expectProblem(res, 400, 'invalid_request');
+      expect(res.body.param).toBe('amount');
+      const wallet = await stack.call('GET', '/api/v1/wallets/agent-decimals', undefined, operator);
+      expect(wallet.body.balance_micros).toBe(0);
+    },
+  );
 
   test('six decimals are exact, not rounded', async () => {
     await fundedAgent(stack, 'agent-micro', 0);
-    const res = await stack.call('POST', '/api/v1/wallets/agent-micro/credits', '{"amount": 0.000001, "transaction_id": "one-micro"}', operator);
+    const res = await stack.call(
+      'POST',
+      '/api/v1/wallets/agent-micro/credits',
+      '{"amount": 0.000001, "transaction_id": "one-micro"}',
+      operator,
+    );
     expect(res.status).toBe(201);
     expect(res.body.transaction.amount_micros).toBe(1);
-    const more = await stack.call('POST', '/api/v1/wallets/agent-micro/credits', '{"amount": 19.999999, "transaction_id": "more"}', operator);
+    const more = await stack.call(
+      'POST',
+      '/api/v1/wallets/agent-micro/credits',
+      '{"amount": 19.999999, "transaction_id": "more"}',
+      operator,
+    );
     expect(more.body.balance_micros).toBe(20_000_000);
   });
 
@@ -163,15 +205,18 @@ describe('USD amounts with more than six decimals', () => {
 });
 
 describe('methods no route has', () => {
-  test.each(['TRACE', 'QUERY'])('%s on a route is 405 method_not_allowed with Allow; on no route 404', async (method) => {
-    const res = await raw(stack.url, method, '/api/v1/services');
-    expectProblem(res, 405, 'method_not_allowed');
-    expect(res.headers.get('allow')).toMatch(/\bGET\b/);
-    expect(res.body.allow).toContain('GET');
-    const none = await raw(stack.url, method, '/no/such/route');
-    expectProblem(none, 404, 'not_found');
-    expect(none.headers.get('allow')).toBeNull();
-  });
+  test.each(['TRACE', 'QUERY'])(
+    '%s on a route is 405 method_not_allowed with Allow; on no route 404',
+    async (method) => {
+      const res = await raw(stack.url, method, '/api/v1/services');
+      expectProblem(res, 405, 'method_not_allowed');
+      expect(res.headers.get('allow')).toMatch(/\bGET\b/);
+      expect(res.body.allow).toContain('GET');
+      const none = await raw(stack.url, method, '/no/such/route');
+      expectProblem(none, 404, 'not_found');
+      expect(none.headers.get('allow')).toBeNull();
+    },
+  );
 
   test('a method the path lacks is still 405 with the new code', async () => {
     const res = await stack.call('DELETE', '/api/v1/services');
@@ -278,7 +323,9 @@ describe('rate limits', () => {
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(last!.headers.get('ratelimit')).toMatch(/^"address";r=0;t=\d+$/);
     // A forged X-Forwarded-For does not escape (no proxy is trusted by default).
-    const spoofed = await raw(limited.url, 'GET', '/api/v1/orders/ord_x', undefined, { 'x-forwarded-for': '203.0.113.7' });
+    const spoofed = await raw(limited.url, 'GET', '/api/v1/orders/ord_x', undefined, {
+      'x-forwarded-for': '203.0.113.7',
+    });
     expect(spoofed.status).toBe(429);
     // Cached anonymous public GETs are not counted.
     expect((await limited.call('GET', '/api/v1/services')).status).toBe(200);
@@ -287,10 +334,13 @@ describe('rate limits', () => {
   test('each credential has its own budget', async () => {
     const a = { authorization: 'Bearer ak_rate_a' };
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, a)).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, a)).status);
     expect(statuses.slice(0, 4).every((s) => s !== 429)).toBe(true);
     expect(statuses.slice(4)).toEqual([429, 429]);
-    const b = await limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, { authorization: 'Bearer ak_rate_b' });
+    const b = await limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, {
+      authorization: 'Bearer ak_rate_b',
+    });
     expect(b.status).not.toBe(429);
     expect(b.headers.get('ratelimit-policy')).toBe('"credential";q=4;w=60');
   });
@@ -298,7 +348,9 @@ describe('rate limits', () => {
   test('a counter whose window ended but is not swept yet starts a new window (not a request uncounted)', async () => {
     const h = { authorization: 'Bearer ak_rate_expired' };
     expect((await limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, h)).status).not.toBe(429);
-    const counters = limited.services.db.db.collection<{ key: string; points: number; expire: Date }>(RATE_LIMIT_COLLECTION);
+    const counters = limited.services.db.db.collection<{ key: string; points: number; expire: Date }>(
+      RATE_LIMIT_COLLECTION,
+    );
     const key = { key: `cred:${createHash('sha256').update('ak_rate_expired').digest('hex')}` };
     expect(await counters.findOne(key)).toMatchObject({ points: 1 });
     // The TTL monitor has not run yet: the spent window's counter is still there, expired.
@@ -312,7 +364,9 @@ describe('rate limits', () => {
   test('concurrent first requests of a credential all count (the upserts that lose the race to create its counter count again)', async () => {
     for (let n = 0; n < 5; n++) {
       const h = { authorization: `Bearer ak_rate_race_${n}` };
-      const burst = await Promise.all(Array.from({ length: 12 }, () => limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, h)));
+      const burst = await Promise.all(
+        Array.from({ length: 12 }, () => limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, h)),
+      );
       // A budget of 4: exactly 4 pass, however the 12 raced to create the counter.
       expect(burst.filter((r) => r.status !== 429)).toHaveLength(4);
     }
@@ -331,7 +385,8 @@ describe('burst limits', () => {
   test('a quick burst meets the per-second limit long before the minute one: 429 with window_seconds 1', async () => {
     for (const headers of [{}, { authorization: 'Bearer ak_burst' }] as Record<string, string>[]) {
       const answers: ApiResponse[] = [];
-      for (let i = 0; i < 20; i++) answers.push(await bursty.call('GET', `/api/v1/orders/ord_burst${i}`, undefined, headers));
+      for (let i = 0; i < 20; i++)
+        answers.push(await bursty.call('GET', `/api/v1/orders/ord_burst${i}`, undefined, headers));
       const limited = answers.filter((a) => a.status === 429);
       // At most 5 per one-second window pass; 20 quick requests span one or two windows.
       expect(limited.length).toBeGreaterThanOrEqual(10);

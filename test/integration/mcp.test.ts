@@ -29,14 +29,23 @@ async function connect(headers: Record<string, string> = {}): Promise<Client> {
 }
 
 // Tool results are loosely typed by the SDK; tests read JSON members.
- 
+
 type Structured = any;
 /** Calls a tool; `problem` is the problem detail an error result carries as its second text block. */
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; data: Structured; text: string; problem: Structured }> {
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ isError: boolean; data: Structured; text: string; problem: Structured }> {
   const res = await client.callTool({ name, arguments: args });
   const content = res.content as { type: string; text?: string }[];
   const isError = res.isError === true;
-  return { isError, data: res.structuredContent, text: content[0]?.text ?? '', problem: isError && content[1]?.text ? JSON.parse(content[1].text) : undefined };
+  return {
+    isError,
+    data: res.structuredContent,
+    text: content[0]?.text ?? '',
+    problem: isError && content[1]?.text ? JSON.parse(content[1].text) : undefined,
+  };
 }
 
 const TOOL_NAMES = [
@@ -70,7 +79,9 @@ test('initialize, ping and tools/list: one tool per operation, each with an obje
     expect(t.description).toBeTruthy();
   }
   const createOrder = tools.find((t) => t.name === 'create_order')!;
-  expect(Object.keys(createOrder.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['service_id', 'quote_id', 'agent_id', 'email', 'webhook_url', 'inputs']));
+  expect(Object.keys(createOrder.inputSchema.properties ?? {})).toEqual(
+    expect.arrayContaining(['service_id', 'quote_id', 'agent_id', 'email', 'webhook_url', 'inputs']),
+  );
   expect(createOrder.outputSchema?.properties).toHaveProperty('status');
   const confirm = tools.find((t) => t.name === 'confirm_payment')!;
   expect(confirm.inputSchema.required).toEqual(['order_id']);
@@ -87,7 +98,12 @@ test('a whole purchase through tools: quote, order, wallet, payment with the age
   expect(wallet.isError).toBe(false);
   const agentKey = wallet.data.agent_key as string;
   expect(agentKey).toMatch(/^ak_/);
-  const credit = await stack.call('POST', '/api/v1/wallets/mcp-agent/credits', { amount: 100, transaction_id: 'mcp-fund' }, { authorization: `Bearer ${OPERATOR_KEY}` });
+  const credit = await stack.call(
+    'POST',
+    '/api/v1/wallets/mcp-agent/credits',
+    { amount: 100, transaction_id: 'mcp-fund' },
+    { authorization: `Bearer ${OPERATOR_KEY}` },
+  );
   expect(credit.status).toBe(201);
 
   const quote = await call(client, 'create_quote', { service_id: 'automation-wf' });
@@ -127,7 +143,9 @@ test('a whole purchase through tools: quote, order, wallet, payment with the age
 
   // Each deliverable is a resource; its bytes hash to the recorded sha256.
   const d = current.deliverables[0] as { name: string; sha256: string; media_type: string };
-  const file = (await client.readResource({ uri: `agent-commerce://orders/${orderId}/deliverables/${encodeURIComponent(d.name)}` })).contents[0] as { text?: string; blob?: string; mimeType?: string };
+  const file = (
+    await client.readResource({ uri: `agent-commerce://orders/${orderId}/deliverables/${encodeURIComponent(d.name)}` })
+  ).contents[0] as { text?: string; blob?: string; mimeType?: string };
   const bytes = file.blob !== undefined ? Buffer.from(file.blob, 'base64') : Buffer.from(String(file.text), 'utf8');
   expect(createHash('sha256').update(bytes).digest('hex')).toBe(d.sha256);
   expect(file.mimeType).toBe(d.media_type.split(';')[0]);
@@ -185,7 +203,11 @@ test('resources, prompts, completion and logging with the official client', asyn
   const client = await connect();
   expect(client.getServerCapabilities()).toMatchObject({ resources: {}, prompts: {}, completions: {}, logging: {} });
   const { resources } = await client.listResources();
-  expect(resources.map((r) => r.uri)).toEqual(['agent-commerce://catalogue', 'agent-commerce://micro-catalogue', 'agent-commerce://webhook-events']);
+  expect(resources.map((r) => r.uri)).toEqual([
+    'agent-commerce://catalogue',
+    'agent-commerce://micro-catalogue',
+    'agent-commerce://webhook-events',
+  ]);
   const { resourceTemplates } = await client.listResourceTemplates();
   expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
     'agent-commerce://services/{service_id}',
@@ -200,28 +222,54 @@ test('resources, prompts, completion and logging with the official client', asyn
   expect(JSON.parse(String((service.contents[0] as { text?: string }).text))).toMatchObject({ id: 'automation-wf' });
 
   // An order as a resource (whoever holds the order id can follow it, as with GET /api/v1/orders/{order_id}).
-  const created = await stack.call('POST', '/api/v1/orders', { service_id: 'task-worker', email: 'buyer@example.com', inputs: { task_prompt: 'summarise this' } });
+  const created = await stack.call('POST', '/api/v1/orders', {
+    service_id: 'task-worker',
+    email: 'buyer@example.com',
+    inputs: { task_prompt: 'summarise this' },
+  });
   const orderUri = `agent-commerce://orders/${created.body.order_id}`;
   const order = await client.readResource({ uri: orderUri });
   expect(order.contents[0]).toMatchObject({ uri: orderUri, mimeType: 'application/json' });
-  expect(JSON.parse(String((order.contents[0] as { text?: string }).text))).toMatchObject({ order_id: created.body.order_id, status: 'awaiting_payment' });
+  expect(JSON.parse(String((order.contents[0] as { text?: string }).text))).toMatchObject({
+    order_id: created.body.order_id,
+    status: 'awaiting_payment',
+  });
 
   // SEP-2164: an unknown resource is -32602 with the URI.
-  const unknown = await client.readResource({ uri: 'agent-commerce://orders/ord_doesnotexist0000000000000' }).catch((e: unknown) => e);
-  expect(unknown).toMatchObject({ code: ErrorCode.InvalidParams, data: { uri: 'agent-commerce://orders/ord_doesnotexist0000000000000' } });
+  const unknown = await client
+    .readResource({ uri: 'agent-commerce://orders/ord_doesnotexist0000000000000' })
+    .catch((e: unknown) => e);
+  expect(unknown).toMatchObject({
+    code: ErrorCode.InvalidParams,
+    data: { uri: 'agent-commerce://orders/ord_doesnotexist0000000000000' },
+  });
 
   const { prompts } = await client.listPrompts();
   expect(prompts.map((p) => p.name)).toEqual(['procure_for_goal', 'buy_service']);
-  const prompt = await client.getPrompt({ name: 'procure_for_goal', arguments: { goal: 'answer the phone for my clinic', budget: '300' } });
+  const prompt = await client.getPrompt({
+    name: 'procure_for_goal',
+    arguments: { goal: 'answer the phone for my clinic', budget: '300' },
+  });
   expect(JSON.stringify(prompt.messages)).toContain('answer the phone for my clinic');
-  await expect(client.getPrompt({ name: 'procure_for_goal', arguments: {} })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+  await expect(client.getPrompt({ name: 'procure_for_goal', arguments: {} })).rejects.toMatchObject({
+    code: ErrorCode.InvalidParams,
+  });
 
-  const ids = await client.complete({ ref: { type: 'ref/prompt', name: 'buy_service' }, argument: { name: 'service_id', value: 'ai-' } });
+  const ids = await client.complete({
+    ref: { type: 'ref/prompt', name: 'buy_service' },
+    argument: { name: 'service_id', value: 'ai-' },
+  });
   expect(ids.completion.values).toContain('ai-receptionist');
   expect(ids.completion.values.every((v) => v.includes('ai-'))).toBe(true);
-  const byTemplate = await client.complete({ ref: { type: 'ref/resource', uri: 'agent-commerce://services/{service_id}' }, argument: { name: 'service_id', value: 'automation' } });
+  const byTemplate = await client.complete({
+    ref: { type: 'ref/resource', uri: 'agent-commerce://services/{service_id}' },
+    argument: { name: 'service_id', value: 'automation' },
+  });
   expect(byTemplate.completion.values).toContain('automation-wf');
-  const caps = await client.complete({ ref: { type: 'ref/prompt', name: 'procure_for_goal' }, argument: { name: 'capability', value: 'appointment' } });
+  const caps = await client.complete({
+    ref: { type: 'ref/prompt', name: 'procure_for_goal' },
+    argument: { name: 'capability', value: 'appointment' },
+  });
   expect(caps.completion.values).toContain('appointment_scheduling');
   await expect(client.setLoggingLevel('info')).resolves.toEqual({});
 });
@@ -229,11 +277,19 @@ test('resources, prompts, completion and logging with the official client', asyn
 test('discovery, negotiation, procurement, trust and micro catalogue tools answer within their output schemas', async () => {
   const client = await connect();
   // The client checks structuredContent against each tool's outputSchema and throws on a mismatch.
-  const discovered = await call(client, 'discover_services', { capability: 'appointment_scheduling', budget_max: '100' });
+  const discovered = await call(client, 'discover_services', {
+    capability: 'appointment_scheduling',
+    budget_max: '100',
+  });
   expect(discovered.isError).toBe(false);
   expect(discovered.data.services.length).toBeGreaterThan(0);
-  expect(await call(client, 'discover_services', { budget_max: 'lots' })).toMatchObject({ isError: true, text: expect.stringContaining('budget_max') });
-  const negotiated = await call(client, 'negotiate_capabilities', { required_capabilities: ['appointment_scheduling'] });
+  expect(await call(client, 'discover_services', { budget_max: 'lots' })).toMatchObject({
+    isError: true,
+    text: expect.stringContaining('budget_max'),
+  });
+  const negotiated = await call(client, 'negotiate_capabilities', {
+    required_capabilities: ['appointment_scheduling'],
+  });
   expect(negotiated.isError).toBe(false);
   expect(negotiated.data.matches.length).toBeGreaterThan(0);
   const trust = await call(client, 'trust_status');
@@ -242,13 +298,24 @@ test('discovery, negotiation, procurement, trust and micro catalogue tools answe
   const micro = await call(client, 'micro_catalogue');
   expect(micro.isError).toBe(false);
   expect(micro.data).toMatchObject({ tier: 'impulse', version: 2 });
-  const tooCheap = await call(client, 'procure', { objective: 'answer the phone for my clinic', budget: 60, auto_purchase: false });
+  const tooCheap = await call(client, 'procure', {
+    objective: 'answer the phone for my clinic',
+    budget: 60,
+    auto_purchase: false,
+  });
   expect(tooCheap).toMatchObject({ isError: true, problem: { status: 422, code: 'no_matching_service' } });
-  const planned = await call(client, 'procure', { objective: 'answer the phone for my clinic', budget: 300, auto_purchase: false });
+  const planned = await call(client, 'procure', {
+    objective: 'answer the phone for my clinic',
+    budget: 300,
+    auto_purchase: false,
+  });
   expect(planned.isError).toBe(false);
   expect(planned.data).toMatchObject({ status: 'planned' });
   expect(planned.data.procurement_id).toBeTruthy();
-  expect(await call(client, 'procure', { budget: 'cheap' })).toMatchObject({ isError: true, text: expect.stringContaining('budget') });
+  expect(await call(client, 'procure', { budget: 'cheap' })).toMatchObject({
+    isError: true,
+    text: expect.stringContaining('budget'),
+  });
 }, 60_000);
 
 test('register_webhook over MCP returns the signing secret once', async () => {
@@ -261,7 +328,11 @@ test('register_webhook over MCP returns the signing secret once', async () => {
 
 describe('raw HTTP', () => {
   const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${stack.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+    fetch(`${stack.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
 
   test('GET and DELETE answer 405 (stateless: no SSE stream, no sessions)', async () => {
     for (const method of ['GET', 'DELETE']) {
@@ -272,14 +343,28 @@ describe('raw HTTP', () => {
   });
 
   // 2026-07-28: every request carries _meta with the version and client capabilities, and Mcp-Method / Mcp-Name headers.
-  const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-  const rpc = (id: number, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) => {
+  const META = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const rpc = (
+    id: number,
+    method: string,
+    params: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) => {
     const name = method === 'resources/read' ? params.uri : params.name;
     return stack.call(
       'POST',
       '/mcp',
       { jsonrpc: '2.0', id, method, params: { _meta: META, ...params } },
-      { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}), ...headers },
+      {
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+        ...headers,
+      },
     );
   };
 
@@ -298,7 +383,10 @@ describe('raw HTTP', () => {
     expect(list.body.result.tools.map((t: { name: string }) => t.name)).toEqual(TOOL_NAMES);
     expect(list.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'public', ttlMs: 300_000 });
     const quote = await rpc(3, 'tools/call', { name: 'create_quote', arguments: { service_id: 'task-worker' } });
-    expect(quote.body.result).toMatchObject({ resultType: 'complete', structuredContent: { service_id: 'task-worker', amount: 15 } });
+    expect(quote.body.result).toMatchObject({
+      resultType: 'complete',
+      structuredContent: { service_id: 'task-worker', amount: 15 },
+    });
     const unknownTool = await rpc(4, 'tools/call', { name: 'nope', arguments: {} });
     expect(unknownTool.body).toMatchObject({ id: 4, error: { code: -32602, message: 'Unknown tool: nope' } });
 
@@ -307,12 +395,20 @@ describe('raw HTTP', () => {
     expect(catalogue.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'public', ttlMs: 60_000 });
     const prompt = await rpc(6, 'prompts/get', { name: 'buy_service', arguments: { service_id: 'automation-wf' } });
     expect(JSON.stringify(prompt.body.result.messages)).toContain('automation-wf');
-    const completion = await rpc(7, 'completion/complete', { ref: { type: 'ref/prompt', name: 'buy_service' }, argument: { name: 'service_id', value: 'task' } });
+    const completion = await rpc(7, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'buy_service' },
+      argument: { name: 'service_id', value: 'task' },
+    });
     expect(completion.body.result.completion.values).toContain('task-worker');
   });
 
   test('2026-07-28: missing _meta 400/-32602, header mismatch 400/-32020, unknown version 400/-32022, removed and unknown methods 404/-32601', async () => {
-    const noMeta = await stack.call('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' });
+    const noMeta = await stack.call(
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+    );
     expect(noMeta.status).toBe(400);
     expect(noMeta.body).toMatchObject({ id: 1, error: { code: -32602 } });
 
@@ -324,9 +420,17 @@ describe('raw HTTP', () => {
     expect(methodHeader.body.error.code).toBe(-32020);
 
     const v999 = { ...META, 'io.modelcontextprotocol/protocolVersion': 'v999' };
-    const unsupported = await stack.call('POST', '/mcp', { jsonrpc: '2.0', id: 4, method: 'server/discover', params: { _meta: v999 } }, { 'mcp-protocol-version': 'v999', 'mcp-method': 'server/discover' });
+    const unsupported = await stack.call(
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', id: 4, method: 'server/discover', params: { _meta: v999 } },
+      { 'mcp-protocol-version': 'v999', 'mcp-method': 'server/discover' },
+    );
     expect(unsupported.status).toBe(400);
-    expect(unsupported.body.error).toMatchObject({ code: -32022, data: { requested: 'v999', supported: expect.arrayContaining(['2026-07-28']) } });
+    expect(unsupported.body.error).toMatchObject({
+      code: -32022,
+      data: { requested: 'v999', supported: expect.arrayContaining(['2026-07-28']) },
+    });
 
     for (const method of ['ping', 'initialize', 'logging/setLevel', 'resources/subscribe', 'resources/teleport']) {
       const res = await rpc(5, method);
@@ -336,23 +440,50 @@ describe('raw HTTP', () => {
   });
 
   test('2026-07-28 Tasks extension: create_order creates the task order-<order_id>, followed and cancelled through the order', async () => {
-    const TASKS = { ...META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
-    const taskRpc = (id: number, method: string, params: Record<string, unknown>, headers: Record<string, string> = {}) =>
-      rpc(id, method, { ...params, _meta: TASKS }, { ...(typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {}), ...headers });
+    const TASKS = {
+      ...META,
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    };
+    const taskRpc = (
+      id: number,
+      method: string,
+      params: Record<string, unknown>,
+      headers: Record<string, string> = {},
+    ) =>
+      rpc(
+        id,
+        method,
+        { ...params, _meta: TASKS },
+        { ...(typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {}), ...headers },
+      );
     const discover = await rpc(1, 'server/discover');
     expect(discover.body.result.capabilities.extensions).toHaveProperty(['io.modelcontextprotocol/tasks']);
     const list = await rpc(2, 'tools/list');
-    expect(list.body.result.tools.find((t: { name: string }) => t.name === 'create_order').execution).toEqual({ taskSupport: 'optional' });
+    expect(list.body.result.tools.find((t: { name: string }) => t.name === 'create_order').execution).toEqual({
+      taskSupport: 'optional',
+    });
 
-    const args = { service_id: 'automation-wf', email: 'tasks@example.com', inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' } };
+    const args = {
+      service_id: 'automation-wf',
+      email: 'tasks@example.com',
+      inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
+    };
     // Without the extension: the plain tool result.
     const plain = await rpc(3, 'tools/call', { name: 'create_order', arguments: args });
-    expect(plain.body.result).toMatchObject({ resultType: 'complete', structuredContent: { status: 'awaiting_payment' } });
+    expect(plain.body.result).toMatchObject({
+      resultType: 'complete',
+      structuredContent: { status: 'awaiting_payment' },
+    });
     expect(plain.body.result.taskId).toBeUndefined();
 
     const created = await taskRpc(4, 'tools/call', { name: 'create_order', arguments: args });
     const task = created.body.result;
-    expect(task).toMatchObject({ resultType: 'task', status: 'working', ttlMs: null, taskId: expect.stringMatching(/^order-/) });
+    expect(task).toMatchObject({
+      resultType: 'task',
+      status: 'working',
+      ttlMs: null,
+      taskId: expect.stringMatching(/^order-/),
+    });
     expect(task.result).toBeUndefined();
     const order = task._meta['agent-commerce/order'];
     expect(task.taskId).toBe(`order-${order.order_id}`);
@@ -361,12 +492,20 @@ describe('raw HTTP', () => {
 
     // Followed later by task id alone (GET /api/v1/orders/{order_id}, like get_order): the order's status, nothing held in the process.
     const got = await taskRpc(5, 'tasks/get', { taskId: task.taskId });
-    expect(got.body.result).toMatchObject({ resultType: 'complete', taskId: task.taskId, status: 'working', statusMessage: expect.stringContaining('awaiting_payment') });
+    expect(got.body.result).toMatchObject({
+      resultType: 'complete',
+      taskId: task.taskId,
+      status: 'working',
+      statusMessage: expect.stringContaining('awaiting_payment'),
+    });
     expect(got.body.result.result).toBeUndefined();
     const unknown = await taskRpc(7, 'tasks/get', { taskId: 'order-ord_nope' }, secret);
     expect(unknown.body.error.code).toBe(-32602);
     const notDeclared = await rpc(8, 'tasks/get', { taskId: task.taskId }, { 'mcp-name': task.taskId, ...secret });
-    expect(notDeclared.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } } });
+    expect(notDeclared.body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+    });
     const wrongName = await taskRpc(9, 'tasks/get', { taskId: task.taskId }, { 'mcp-name': 'order-other', ...secret });
     expect(wrongName.body.error.code).toBe(-32020);
 
@@ -377,8 +516,15 @@ describe('raw HTTP', () => {
     expect(still.body.result.status).toBe('working');
 
     // Paid later (hosted link), the task is followed to its end by id alone: completed, the delivered order as result.
-    const tx = await stack.services.linkpay.createTransaction(order.order_id, order.amount_micros, 'USD', 'tasks@example.com');
-    expect((await stack.call('POST', `/api/v1/orders/${order.order_id}/confirm_payment`, { transaction_id: tx.id })).status).toBe(200);
+    const tx = await stack.services.linkpay.createTransaction(
+      order.order_id,
+      order.amount_micros,
+      'USD',
+      'tasks@example.com',
+    );
+    expect(
+      (await stack.call('POST', `/api/v1/orders/${order.order_id}/confirm_payment`, { transaction_id: tx.id })).status,
+    ).toBe(200);
     let done = still.body.result;
     for (let i = 12, deadline = Date.now() + 30_000; done.status === 'working' && Date.now() < deadline; i++) {
       await new Promise((r) => setTimeout(r, 200));
@@ -393,7 +539,9 @@ describe('raw HTTP', () => {
 
   test('a stack without MCP_CONFORMANCE_FIXTURES serves none of the suite fixtures', async () => {
     const resources = await rpc(1, 'resources/list');
-    expect(resources.body.result.resources.every((r: { uri: string }) => r.uri.startsWith('agent-commerce://'))).toBe(true);
+    expect(resources.body.result.resources.every((r: { uri: string }) => r.uri.startsWith('agent-commerce://'))).toBe(
+      true,
+    );
     const fixture = await rpc(2, 'tools/call', { name: 'test_simple_text', arguments: {} });
     expect(fixture.body.error.code).toBe(-32602);
   });

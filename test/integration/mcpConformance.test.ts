@@ -32,9 +32,23 @@ afterAll(async () => {
 });
 
 /** Runs the suite; resolves with its exit code, output and results folder. */
-function runSuite(revision: string, expectedFailures: string): Promise<{ code: number | null; output: string; results: string }> {
+function runSuite(
+  revision: string,
+  expectedFailures: string,
+): Promise<{ code: number | null; output: string; results: string }> {
   const results = fs.mkdtempSync(path.join(os.tmpdir(), `mcp-conformance-${revision}-`));
-  const args = [SUITE, 'server', '--url', `${stack.url}/mcp`, '--requirements', revision, '--expected-failures', expectedFailures, '-o', results];
+  const args = [
+    SUITE,
+    'server',
+    '--url',
+    `${stack.url}/mcp`,
+    '--requirements',
+    revision,
+    '--expected-failures',
+    expectedFailures,
+    '-o',
+    results,
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(NODE22, args, { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -62,8 +76,13 @@ function failures(results: string, listed: string[]): string[] {
   const out = new Set<string>();
   for (const dir of fs.readdirSync(results)) {
     const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '');
-    const checks = JSON.parse(fs.readFileSync(path.join(results, dir, 'checks.json'), 'utf8')) as { id: string; status: string }[];
-    for (const c of checks) if (c.status === 'FAILURE' || c.status === 'WARNING') out.add(listed.includes(scenario) ? scenario : `${scenario}:${c.id}`);
+    const checks = JSON.parse(fs.readFileSync(path.join(results, dir, 'checks.json'), 'utf8')) as {
+      id: string;
+      status: string;
+    }[];
+    for (const c of checks)
+      if (c.status === 'FAILURE' || c.status === 'WARNING')
+        out.add(listed.includes(scenario) ? scenario : `${scenario}:${c.id}`);
   }
   return [...out].sort();
 }

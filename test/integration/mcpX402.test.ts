@@ -37,20 +37,36 @@ test('buy_micro_item: payment required as isError, paid through _meta, settled o
   expect(unpaid.isError).toBe(true);
   const required = unpaid.structuredContent as unknown as PaymentRequired;
   expect(required.x402Version).toBe(2);
-  expect(required.accepts[0]).toMatchObject({ scheme: 'exact', network: 'eip155:8453', amount: String(item.price_micros) });
+  expect(required.accepts[0]).toMatchObject({
+    scheme: 'exact',
+    network: 'eip155:8453',
+    amount: String(item.price_micros),
+  });
 
   const before = await chain.balance(ANVIL_ADDRESSES.payTo);
   const payload = await signPayment(required);
-  const paid = await client.callTool({ name: 'buy_micro_item', arguments: { item_id: item.id }, _meta: { 'x402/payment': payload } });
+  const paid = await client.callTool({
+    name: 'buy_micro_item',
+    arguments: { item_id: item.id },
+    _meta: { 'x402/payment': payload },
+  });
   expect(paid.isError).toBeFalsy();
   expect(JSON.stringify(paid.structuredContent)).toContain(item.id);
-  const settlement = paid._meta?.['x402/payment-response'] as { success: boolean; transaction: string; network: string };
+  const settlement = paid._meta?.['x402/payment-response'] as {
+    success: boolean;
+    transaction: string;
+    network: string;
+  };
   expect(settlement).toMatchObject({ success: true, network: 'eip155:8453' });
   expect(settlement.transaction).toMatch(/^0x[0-9a-f]{64}$/);
   expect((await chain.balance(ANVIL_ADDRESSES.payTo)) - before).toBe(BigInt(item.price_micros));
 
   // A payload that is not an x402 PaymentPayload is refused by the resource like a bad PAYMENT-SIGNATURE header.
-  const garbage = await client.callTool({ name: 'buy_micro_item', arguments: { item_id: item.id }, _meta: { 'x402/payment': 'nope' } });
+  const garbage = await client.callTool({
+    name: 'buy_micro_item',
+    arguments: { item_id: item.id },
+    _meta: { 'x402/payment': 'nope' },
+  });
   expect(garbage.isError).toBe(true);
   expect(garbage.structuredContent).toMatchObject({ status: 400, code: 'invalid_payment_header' });
 });

@@ -23,11 +23,18 @@ let services: Services;
 beforeAll(async () => {
   const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
   if (!testServer) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set (test/globalSetup.ts)');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
+  env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testServer } },
+  });
   // The time-skipping server knows only the search attributes registered on it.
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(
+      Object.keys(SEARCH_ATTRIBUTES).map((name) => [
+        name,
+        temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+      ]),
+    ),
   });
   const config = loadConfig({
     MONGODB_URI: process.env.MONGODB_URI,
@@ -50,7 +57,13 @@ async function withWorker<T>(taskQueue: string, fn: () => Promise<T>): Promise<T
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: createActivities({ orders: services.orders, events: services.events, wallets: services.wallets, linkpay: services.linkpay, store: services.store }),
+    activities: createActivities({
+      orders: services.orders,
+      events: services.events,
+      wallets: services.wallets,
+      linkpay: services.linkpay,
+      store: services.store,
+    }),
   });
   return worker.runUntil(fn);
 }

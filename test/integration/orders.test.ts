@@ -32,7 +32,16 @@ describe('catalogue and quotes', () => {
   test('POST /api/v1/quote returns a binding quote with a partner commission', async () => {
     const res = await stack.call('POST', '/api/v1/quote', { service_id: 'ai-receptionist', partner_id: 'partner-7' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ service_id: 'ai-receptionist', amount: 39, amount_micros: 39_000_000, currency: 'USD', billing: 'monthly', partner_id: 'partner-7', commission: 7.8, commission_micros: 7_800_000 });
+    expect(res.body).toMatchObject({
+      service_id: 'ai-receptionist',
+      amount: 39,
+      amount_micros: 39_000_000,
+      currency: 'USD',
+      billing: 'monthly',
+      partner_id: 'partner-7',
+      commission: 7.8,
+      commission_micros: 7_800_000,
+    });
     expect(res.body.quote_id).toMatch(/^quo_/);
     expect(Date.parse(res.body.expires_at)).toBeGreaterThan(Date.parse(res.body.created_at));
     const human = await stack.call('POST', '/api/v1/quote', { service_id: 'ai-receptionist', is_agent: false });
@@ -58,7 +67,11 @@ describe('orders', () => {
   test('wallet-paid order runs awaiting_payment → paid → fulfilling → delivered → accepted with verifiable deliverables', async () => {
     const agentKey = await fundedAgent(stack, 'agent-happy', 100);
     const quote = await stack.call('POST', '/api/v1/quote', { service_id: 'automation-wf' });
-    const created = await stack.call('POST', '/api/v1/orders', { quote_id: quote.body.quote_id, agent_id: 'agent-happy', inputs: automationInputs });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      quote_id: quote.body.quote_id,
+      agent_id: 'agent-happy',
+      inputs: automationInputs,
+    });
     expect(created.status).toBe(201);
     expect(created.body.order_id).toMatch(/^ord_[A-Za-z0-9_-]{22}$/);
     expect(created.body).toMatchObject({ status: 'awaiting_payment', amount: 69, service_id: 'automation-wf' });
@@ -67,20 +80,40 @@ describe('orders', () => {
 
     const noKey = await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {});
     expect(noKey.status).toBe(401);
-    const wrongKey = await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: 'Bearer ak_wrong' });
+    const wrongKey = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/confirm_payment`,
+      {},
+      { authorization: 'Bearer ak_wrong' },
+    );
     expect(wrongKey.status).toBe(403);
 
-    const paid = await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${agentKey}` });
+    const paid = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/confirm_payment`,
+      {},
+      { authorization: `Bearer ${agentKey}` },
+    );
     expect(paid.status).toBe(200);
     expect(paid.body.payment).toMatchObject({ rail: 'agent_wallet', amount: 69 });
     expect(['paid', 'fulfilling', 'delivered']).toContain(paid.body.status);
 
     // Confirming again with the same payment is idempotent and charges nothing more.
-    const again = await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${agentKey}` });
+    const again = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/confirm_payment`,
+      {},
+      { authorization: `Bearer ${agentKey}` },
+    );
     expect(again.status).toBe(200);
 
     const delivered = await waitForOrder(stack, id, (o) => o.status === 'delivered');
-    expect(delivered.progress.map((p: { status: string }) => p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling', 'delivered']);
+    expect(delivered.progress.map((p: { status: string }) => p.status)).toEqual([
+      'awaiting_payment',
+      'paid',
+      'fulfilling',
+      'delivered',
+    ]);
     expect(delivered.deliverables.length).toBeGreaterThan(0);
     for (const d of delivered.deliverables) {
       const res = await fetch(d.url);
@@ -90,7 +123,9 @@ describe('orders', () => {
       expect(bytes.length).toBe(d.size);
       expect(res.headers.get('content-type')).toContain(d.media_type.split(';')[0]);
     }
-    const workflowJson = delivered.deliverables.find((d: { media_type: string }) => d.media_type === 'application/json');
+    const workflowJson = delivered.deliverables.find(
+      (d: { media_type: string }) => d.media_type === 'application/json',
+    );
     expect(workflowJson).toBeDefined();
 
     const verification = await stack.call('GET', `/api/v1/orders/${id}/verification`);
@@ -98,24 +133,46 @@ describe('orders', () => {
     expect(verification.body.status).toBe('verified');
     expect(verification.body.manifest).toHaveLength(delivered.deliverables.length);
 
-    const accepted = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, { authorization: `Bearer ${agentKey}` });
+    const accepted = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/review`,
+      { action: 'accept' },
+      { authorization: `Bearer ${agentKey}` },
+    );
     expect(accepted.status).toBe(200);
     expect(accepted.body.status).toBe('accepted');
     expect(accepted.body.review).toMatchObject({ action: 'accept', automatic: false });
 
-    const wallet = await stack.call('GET', '/api/v1/wallets/agent-happy', undefined, { authorization: `Bearer ${agentKey}` });
+    const wallet = await stack.call('GET', '/api/v1/wallets/agent-happy', undefined, {
+      authorization: `Bearer ${agentKey}`,
+    });
     expect(wallet.body.balance_micros).toBe(31_000_000);
     expect(wallet.body.transactions.filter((t: { type: string }) => t.type === 'debit')).toHaveLength(1);
 
     const events = await stack.call('GET', `/api/v1/orders/${id}/events`);
-    expect(events.body.events.map((e: { type: string }) => e.type)).toEqual(['order.created', 'order.paid', 'order.fulfillment_started', 'order.delivered', 'order.accepted']);
+    expect(events.body.events.map((e: { type: string }) => e.type)).toEqual([
+      'order.created',
+      'order.paid',
+      'order.fulfillment_started',
+      'order.delivered',
+      'order.accepted',
+    ]);
   });
 
   test('a transition asked in the wrong state is 409 naming the current state', async () => {
     const key = (await stack.call('GET', '/api/v1/wallets/agent-409')).body.agent_key as string;
-    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: 'agent-409', inputs: automationInputs });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'automation-wf',
+      agent_id: 'agent-409',
+      inputs: automationInputs,
+    });
     const id = created.body.order_id as string;
-    const review = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
+    const review = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/review`,
+      { action: 'accept' },
+      { authorization: `Bearer ${key}` },
+    );
     expect(review.status).toBe(409);
     expect(review.body).toMatchObject({ code: 'invalid_state_transition', current_status: 'awaiting_payment' });
     const verify = await stack.call('GET', `/api/v1/orders/${id}/verification`);
@@ -124,11 +181,24 @@ describe('orders', () => {
 
   test('insufficient wallet balance is 402 and the order keeps awaiting payment', async () => {
     const key = await fundedAgent(stack, 'agent-poor', 10);
-    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: 'agent-poor', inputs: automationInputs });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'automation-wf',
+      agent_id: 'agent-poor',
+      inputs: automationInputs,
+    });
     const id = created.body.order_id as string;
-    const res = await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${key}` });
+    const res = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/confirm_payment`,
+      {},
+      { authorization: `Bearer ${key}` },
+    );
     expect(res.status).toBe(402);
-    expect(res.body).toMatchObject({ code: 'insufficient_funds', balance_micros: 10_000_000, amount_micros: 69_000_000 });
+    expect(res.body).toMatchObject({
+      code: 'insufficient_funds',
+      balance_micros: 10_000_000,
+      amount_micros: 69_000_000,
+    });
     const order = await stack.call('GET', `/api/v1/orders/${id}`);
     expect(order.body.status).toBe('awaiting_payment');
     const wallet = await stack.call('GET', '/api/v1/wallets/agent-poor', undefined, { authorization: `Bearer ${key}` });
@@ -136,7 +206,10 @@ describe('orders', () => {
   });
 
   test('missing required inputs are 422 naming them; bad bodies 400; unknown order 404', async () => {
-    const res = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', inputs: { workflow_type: 'x' } });
+    const res = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'automation-wf',
+      inputs: { workflow_type: 'x' },
+    });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject({ code: 'missing_inputs', missing: ['source_app', 'target_app'] });
     const none = await stack.call('POST', '/api/v1/orders', { agent_id: 'a' });
@@ -151,16 +224,29 @@ describe('orders', () => {
 
   test('a quote binds its amount; an expired quote is 409', async () => {
     const quote = await stack.call('POST', '/api/v1/quote', { service_id: 'automation-wf', is_agent: false });
-    const created = await stack.call('POST', '/api/v1/orders', { quote_id: quote.body.quote_id, inputs: automationInputs });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      quote_id: quote.body.quote_id,
+      inputs: automationInputs,
+    });
     expect(created.status).toBe(201);
     expect(created.body.amount).toBe(89);
     expect(created.body.quote_id).toBe(quote.body.quote_id);
-    await stack.services.db.quotes.updateOne({ _id: quote.body.quote_id }, { $set: { expires_at: new Date(Date.now() - 1000) } });
-    const late = await stack.call('POST', '/api/v1/orders', { quote_id: quote.body.quote_id, inputs: automationInputs });
+    await stack.services.db.quotes.updateOne(
+      { _id: quote.body.quote_id },
+      { $set: { expires_at: new Date(Date.now() - 1000) } },
+    );
+    const late = await stack.call('POST', '/api/v1/orders', {
+      quote_id: quote.body.quote_id,
+      inputs: automationInputs,
+    });
     expect(late.status).toBe(409);
     expect(late.body.code).toBe('quote_expired');
     const mismatch = await stack.call('POST', '/api/v1/quote', { service_id: 'task-worker' });
-    const bad = await stack.call('POST', '/api/v1/orders', { quote_id: mismatch.body.quote_id, service_id: 'automation-wf', inputs: automationInputs });
+    const bad = await stack.call('POST', '/api/v1/orders', {
+      quote_id: mismatch.body.quote_id,
+      service_id: 'automation-wf',
+      inputs: automationInputs,
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe('quote_service_mismatch');
   });
@@ -173,7 +259,12 @@ describe('orders', () => {
     expect(second.status).toBe(201);
     expect(second.body.order_id).toBe(first.body.order_id);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    const conflict = await stack.call('POST', '/api/v1/orders', { ...body, agent_id: 'other' }, { 'idempotency-key': 'key-1' });
+    const conflict = await stack.call(
+      'POST',
+      '/api/v1/orders',
+      { ...body, agent_id: 'other' },
+      { 'idempotency-key': 'key-1' },
+    );
     expect(conflict.status).toBe(422);
     expect(conflict.body.code).toBe('idempotency_conflict');
     expect(await stack.services.db.orders.countDocuments({ agent_id: 'agent-idem' })).toBe(1);
@@ -187,7 +278,10 @@ describe('orders', () => {
     const claim = await keys.findOne({ 'response.body.order_id': first.body.order_id });
     expect(claim?.state).toBe('done');
     // As if the first request's process had died mid-request: its claim is left in flight.
-    await keys.updateOne({ _id: claim!._id }, { $set: { state: 'in_flight', response: null, lease_until: new Date(Date.now() + 60_000) } });
+    await keys.updateOne(
+      { _id: claim!._id },
+      { $set: { state: 'in_flight', response: null, lease_until: new Date(Date.now() + 60_000) } },
+    );
     const during = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-lease' });
     expect(during.status).toBe(409);
     expect(during.body.code).toBe('idempotency_in_flight');
@@ -203,23 +297,49 @@ describe('orders', () => {
 
   test('reject refunds the wallet and ends the order rejected', async () => {
     const key = await fundedAgent(stack, 'agent-reject', 69);
-    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: 'agent-reject', inputs: automationInputs });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'automation-wf',
+      agent_id: 'agent-reject',
+      inputs: automationInputs,
+    });
     const id = created.body.order_id as string;
-    expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${key}` })).status).toBe(200);
+    expect(
+      (await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${key}` })).status,
+    ).toBe(200);
     await waitForOrder(stack, id, (o) => o.status === 'delivered');
-    const rejected = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject', reason: 'wrong target app' }, { authorization: `Bearer ${key}` });
+    const rejected = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/review`,
+      { action: 'reject', reason: 'wrong target app' },
+      { authorization: `Bearer ${key}` },
+    );
     expect(rejected.status).toBe(200);
     expect(rejected.body.status).toBe('rejected');
     expect(rejected.body.refund).toMatchObject({ status: 'completed', rail: 'agent_wallet', amount: 69 });
-    const wallet = await stack.call('GET', '/api/v1/wallets/agent-reject', undefined, { authorization: `Bearer ${key}` });
+    const wallet = await stack.call('GET', '/api/v1/wallets/agent-reject', undefined, {
+      authorization: `Bearer ${key}`,
+    });
     expect(wallet.body.balance_micros).toBe(69_000_000);
-    const twice = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
+    const twice = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/review`,
+      { action: 'accept' },
+      { authorization: `Bearer ${key}` },
+    );
     expect(twice.status).toBe(409);
   });
 
   test('hosted payment link: checkout page, Pay, and a transaction refused for another order', async () => {
-    const a = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', email: 'buyer@example.com', inputs: automationInputs });
-    const b = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', email: 'buyer@example.com', inputs: automationInputs });
+    const a = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'automation-wf',
+      email: 'buyer@example.com',
+      inputs: automationInputs,
+    });
+    const b = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'automation-wf',
+      email: 'buyer@example.com',
+      inputs: automationInputs,
+    });
     const page = await fetch(a.body.payment_options.linkpay_ncp.checkout_url);
     const html = await page.text();
     expect(html).toContain('$69.00');
@@ -239,15 +359,23 @@ describe('orders', () => {
     expect(reuse.body.code).toBe('transaction_already_used');
     const same = await stack.call('POST', `/api/v1/orders/${a.body.order_id}/confirm_payment`, { transaction_id: tx });
     expect(same.status).toBe(200);
-    const unknownTx = await stack.call('POST', `/api/v1/orders/${b.body.order_id}/confirm_payment`, { transaction_id: 'lp_doesnotexist' });
+    const unknownTx = await stack.call('POST', `/api/v1/orders/${b.body.order_id}/confirm_payment`, {
+      transaction_id: 'lp_doesnotexist',
+    });
     expect(unknownTx.status).toBe(402);
     expect(unknownTx.body.code).toBe('transaction_not_found');
   });
 
   test('a service not sold on a rail refuses it', async () => {
-    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'robot-control-system', inputs: { robot_type: 'arm', controller: 'ros2', objective: 'pick and place' } });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'robot-control-system',
+      inputs: { robot_type: 'arm', controller: 'ros2', objective: 'pick and place' },
+    });
     expect(created.status).toBe(201);
-    const res = await stack.call('POST', `/api/v1/orders/${created.body.order_id}/confirm_payment`, { rail: 'x402_usdc', transaction_id: '0x' + 'ab'.repeat(32) });
+    const res = await stack.call('POST', `/api/v1/orders/${created.body.order_id}/confirm_payment`, {
+      rail: 'x402_usdc',
+      transaction_id: '0x' + 'ab'.repeat(32),
+    });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('rail_not_offered');
   });
@@ -261,24 +389,40 @@ describe('orders', () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.order_id as string;
-    expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${key}` })).status).toBe(200);
+    expect(
+      (await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${key}` })).status,
+    ).toBe(200);
     const delivered = await waitForOrder(stack, id, (o) => o.status === 'delivered');
     const services = new Set(delivered.deliverables.map((d: { service_id: string }) => d.service_id));
     expect(services).toEqual(new Set(['starter-pack', 'smart-consultation', 'website-booking', 'ai-receptionist']));
     const children = [];
-    for await (const wf of stack.client.workflow.list({ query: `WorkflowType = 'fulfillmentWorkflow' AND WorkflowId STARTS_WITH 'order-${id}-part-'` })) {
+    for await (const wf of stack.client.workflow.list({
+      query: `WorkflowType = 'fulfillmentWorkflow' AND WorkflowId STARTS_WITH 'order-${id}-part-'`,
+    })) {
       children.push(wf.workflowId);
     }
-    expect(children.sort()).toEqual([`order-${id}-part-1-smart-consultation`, `order-${id}-part-2-website-booking`, `order-${id}-part-3-ai-receptionist`]);
+    expect(children.sort()).toEqual([
+      `order-${id}-part-1-smart-consultation`,
+      `order-${id}-part-2-website-booking`,
+      `order-${id}-part-3-ai-receptionist`,
+    ]);
   });
 
   test('operators find orders by search attributes', async () => {
-    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: 'agent-sa', inputs: automationInputs });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'automation-wf',
+      agent_id: 'agent-sa',
+      inputs: automationInputs,
+    });
     const id = created.body.order_id as string;
     const handle = stack.client.workflow.getHandle(`order-${id}`);
     const desc = await handle.describe();
     expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
-      expect.arrayContaining([['OrderStatus', 'awaiting_payment'], ['ServiceId', 'automation-wf'], ['AgentId', 'agent-sa']]),
+      expect.arrayContaining([
+        ['OrderStatus', 'awaiting_payment'],
+        ['ServiceId', 'automation-wf'],
+        ['AgentId', 'agent-sa'],
+      ]),
     );
     expect(await desc.staticSummary()).toContain(id);
   });
@@ -292,14 +436,29 @@ describe('wallets', () => {
     expect(first.body.balance).toBe(0);
     const second = await stack.call('GET', '/api/v1/wallets/agent-keys');
     expect(second.status).toBe(401);
-    const withKey = await stack.call('GET', '/api/v1/wallets/agent-keys', undefined, { authorization: `Bearer ${first.body.agent_key}` });
+    const withKey = await stack.call('GET', '/api/v1/wallets/agent-keys', undefined, {
+      authorization: `Bearer ${first.body.agent_key}`,
+    });
     expect(withKey.status).toBe(200);
     expect(withKey.body.agent_key).toBeUndefined();
-    const noOperator = await stack.call('POST', '/api/v1/wallets/agent-keys/credits', { amount: 5, transaction_id: 't1' });
+    const noOperator = await stack.call('POST', '/api/v1/wallets/agent-keys/credits', {
+      amount: 5,
+      transaction_id: 't1',
+    });
     expect(noOperator.status).toBe(401);
-    const credit = await stack.call('POST', '/api/v1/wallets/agent-keys/credits', { amount: 5.25, transaction_id: 't1' }, { authorization: `Bearer ${OPERATOR_KEY}` });
+    const credit = await stack.call(
+      'POST',
+      '/api/v1/wallets/agent-keys/credits',
+      { amount: 5.25, transaction_id: 't1' },
+      { authorization: `Bearer ${OPERATOR_KEY}` },
+    );
     expect(credit.status).toBe(201);
-    const replay = await stack.call('POST', '/api/v1/wallets/agent-keys/credits', { amount: 5.25, transaction_id: 't1' }, { 'x-operator-key': OPERATOR_KEY });
+    const replay = await stack.call(
+      'POST',
+      '/api/v1/wallets/agent-keys/credits',
+      { amount: 5.25, transaction_id: 't1' },
+      { 'x-operator-key': OPERATOR_KEY },
+    );
     expect(replay.body.balance_micros).toBe(5_250_000);
   });
 
@@ -319,23 +478,31 @@ describe('wallets', () => {
     expect(snap?.entries.every((e) => e.balance_after_micros >= 0)).toBe(true);
   });
 
-  test('parallel debits from two connections (two processes\' worth) never overdraw', async () => {
+  test("parallel debits from two connections (two processes' worth) never overdraw", async () => {
     const other = await connectDatabase(stack.config.MONGODB_URI, stack.config.MONGODB_DB);
     try {
       const a = stack.services.wallets;
       const b = new WalletRepository(other);
       await a.credit('agent-two-procs', 30_000_000, 'seed', 'seed', 'test');
       const results = await Promise.allSettled(
-        Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).debit('agent-two-procs', 1_000_000, `d-${i}`, 'parallel', 'test')),
+        Array.from({ length: 100 }, (_, i) =>
+          (i % 2 ? a : b).debit('agent-two-procs', 1_000_000, `d-${i}`, 'parallel', 'test'),
+        ),
       );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(30);
-      expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof InsufficientFundsError)).toBe(true);
+      expect(
+        results
+          .filter((r) => r.status === 'rejected')
+          .every((r) => (r as PromiseRejectedResult).reason instanceof InsufficientFundsError),
+      ).toBe(true);
       const snap = await a.snapshot('agent-two-procs');
       expect(snap?.balance_micros).toBe(0);
       // The ledger agrees with the wallet: 31 entries numbered 1..31, each balance the previous one minus its debit.
       expect(snap?.entries.map((e) => e.seq)).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
       for (let i = 1; i < (snap?.entries.length ?? 0); i++) {
-        expect(snap!.entries[i]!.balance_after_micros).toBe(snap!.entries[i - 1]!.balance_after_micros - snap!.entries[i]!.amount_micros);
+        expect(snap!.entries[i]!.balance_after_micros).toBe(
+          snap!.entries[i - 1]!.balance_after_micros - snap!.entries[i]!.amount_micros,
+        );
       }
     } finally {
       await other.close();
@@ -364,14 +531,21 @@ describe('wallets', () => {
 describe('long polling and cached reads', () => {
   test('GET /orders/{id} with Prefer: wait and the held ETag answers when the order changes, 304 when it does not', async () => {
     const agentKey = await fundedAgent(stack, 'agent-longpoll', 100);
-    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'automation-wf', agent_id: 'agent-longpoll', inputs: automationInputs });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'automation-wf',
+      agent_id: 'agent-longpoll',
+      inputs: automationInputs,
+    });
     const id = created.body.order_id as string;
     const first = await stack.call('GET', `/api/v1/orders/${id}`);
     const etag = first.headers.get('etag') as string;
     expect(etag).toMatch(/^W\/"[0-9a-f]{32}"$/);
     // Unchanged within the wait: 304 after about a second, no body.
     const t0 = Date.now();
-    const unchanged = await stack.call('GET', `/api/v1/orders/${id}`, undefined, { prefer: 'wait=1', 'if-none-match': etag });
+    const unchanged = await stack.call('GET', `/api/v1/orders/${id}`, undefined, {
+      prefer: 'wait=1',
+      'if-none-match': etag,
+    });
     expect(unchanged.status).toBe(304);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
     expect(unchanged.headers.get('preference-applied')).toBe('wait=1');
@@ -386,7 +560,9 @@ describe('long polling and cached reads', () => {
     expect(Date.now() - t1).toBeLessThan(10_000);
     // Without Prefer: wait, a matching ETag is a plain conditional GET.
     const now = await stack.call('GET', `/api/v1/orders/${id}`);
-    const conditional = await stack.call('GET', `/api/v1/orders/${id}`, undefined, { 'if-none-match': now.headers.get('etag') as string });
+    const conditional = await stack.call('GET', `/api/v1/orders/${id}`, undefined, {
+      'if-none-match': now.headers.get('etag') as string,
+    });
     expect([200, 304]).toContain(conditional.status);
     if (conditional.status === 200) expect(conditional.body.status).not.toBe(now.body.status);
   });
@@ -405,7 +581,9 @@ describe('long polling and cached reads', () => {
       expect(notModified.text).toBe('');
     }
     const other = await stack.call('GET', '/api/v1/discover?capability=crm');
-    expect(other.headers.get('etag')).not.toBe((await stack.call('GET', '/api/v1/discover?capability=booking')).headers.get('etag'));
+    expect(other.headers.get('etag')).not.toBe(
+      (await stack.call('GET', '/api/v1/discover?capability=booking')).headers.get('etag'),
+    );
   });
 });
 
@@ -413,7 +591,10 @@ describe('health and OpenAPI', () => {
   test('GET /health reports each dependency', async () => {
     const res = await stack.call('GET', '/health');
     expect(res.status).toBe(200);
-    expect(res.body.dependencies).toEqual({ database: { status: 'up' }, temporal: { status: 'up', namespace: expect.any(String) } });
+    expect(res.body.dependencies).toEqual({
+      database: { status: 'up' },
+      temporal: { status: 'up', namespace: expect.any(String) },
+    });
   });
 
   test('GET /api/v1/openapi.json is an OpenAPI 3.1 document generated from the schemas', async () => {

@@ -20,12 +20,29 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 describe('discovery and negotiation over HTTP', () => {
   test('GET /api/v1/discover filters and explains; bad values are 400 naming the parameter', async () => {
-    const res = await stack.call('GET', '/api/v1/discover?capability=appointment&budget_max=70&billing=one-time&region=europe&language=ar&payment_rail=x402_usdc&max_fulfillment=24&min_sla=99.5&automation=fully_automated_core');
+    const res = await stack.call(
+      'GET',
+      '/api/v1/discover?capability=appointment&budget_max=70&billing=one-time&region=europe&language=ar&payment_rail=x402_usdc&max_fulfillment=24&min_sla=99.5&automation=fully_automated_core',
+    );
     expect(res.status).toBe(200);
     expect(res.body.count).toBe(1);
-    expect(res.body.services[0]).toMatchObject({ id: 'website-booking', price: 69, linkpay_url: `${stack.url}/pay/services/website-booking` });
+    expect(res.body.services[0]).toMatchObject({
+      id: 'website-booking',
+      price: 69,
+      linkpay_url: `${stack.url}/pay/services/website-booking`,
+    });
     expect(Object.keys(res.body.services[0].matched_because).sort()).toEqual(
-      ['automation', 'billing', 'budget_max', 'capability', 'language', 'max_fulfillment', 'min_sla', 'payment_rail', 'region'].sort(),
+      [
+        'automation',
+        'billing',
+        'budget_max',
+        'capability',
+        'language',
+        'max_fulfillment',
+        'min_sla',
+        'payment_rail',
+        'region',
+      ].sort(),
     );
     const all = await stack.call('GET', '/api/v1/discover');
     expect(all.body.count).toBe(14);
@@ -43,16 +60,26 @@ describe('discovery and negotiation over HTTP', () => {
   });
 
   test('POST /api/v1/capabilities/negotiate sorts by coverage then price; conflicts are excluded; empty is 400', async () => {
-    const res = await stack.call('POST', '/api/v1/capabilities/negotiate', { required_capabilities: ['web_chat', 'whatsapp_booking', 'voice_calls'] });
+    const res = await stack.call('POST', '/api/v1/capabilities/negotiate', {
+      required_capabilities: ['web_chat', 'whatsapp_booking', 'voice_calls'],
+    });
     expect(res.status).toBe(200);
     expect(res.body.excluded.map((e: { service_id: string }) => e.service_id)).toContain('ai-receptionist');
     expect(res.body.matches.map((m: { service_id: string }) => m.service_id)).not.toContain('ai-receptionist');
-    const ok = await stack.call('POST', '/api/v1/capabilities/negotiate', { required_capabilities: ['rag_pipeline', 'api_integration'] });
-    const order = ok.body.matches.map((m: { service_id: string; coverage: number; agent_price: number }) => [m.service_id, m.coverage, m.agent_price]);
+    const ok = await stack.call('POST', '/api/v1/capabilities/negotiate', {
+      required_capabilities: ['rag_pipeline', 'api_integration'],
+    });
+    const order = ok.body.matches.map((m: { service_id: string; coverage: number; agent_price: number }) => [
+      m.service_id,
+      m.coverage,
+      m.agent_price,
+    ]);
     // agent-development alone covers both; then the services covering one, cheapest first.
     expect(order[0]).toEqual(['agent-development', 1, 299]);
     expect(order[1]).toEqual(['automation-wf', 0.5, 69]);
-    expect(order.slice(1).map((o: [string, number, number]) => o[2])).toEqual([...order.slice(1).map((o: [string, number, number]) => o[2])].sort((a, b) => a - b));
+    expect(order.slice(1).map((o: [string, number, number]) => o[2])).toEqual(
+      [...order.slice(1).map((o: [string, number, number]) => o[2])].sort((a, b) => a - b),
+    );
     expect(ok.body.matches[0]).toMatchObject({ fully_covered: true, missing: [] });
     for (const body of [{}, { required_capabilities: [] }, { required_capabilities: ['--'] }]) {
       const bad = await stack.call('POST', '/api/v1/capabilities/negotiate', body);
@@ -67,7 +94,12 @@ describe('goal-based procurement', () => {
     const res = await stack.call(
       'POST',
       '/api/v1/procure',
-      { objective: 'An n8n workflow to sync new Typeform leads into HubSpot', budget: 80, agent_id: 'buyer-ok', inputs: automationInputs },
+      {
+        objective: 'An n8n workflow to sync new Typeform leads into HubSpot',
+        budget: 80,
+        agent_id: 'buyer-ok',
+        inputs: automationInputs,
+      },
       bearer(key),
     );
     expect(res.status).toBe(201);
@@ -77,7 +109,11 @@ describe('goal-based procurement', () => {
     expect(res.body.plan.chosen).toMatchObject({ service_id: 'automation-wf', agent_price: 69 });
     expect(res.body.plan.explanation.join('\n')).toMatch(/chose automation-wf/);
     expect(res.body.quote).toMatchObject({ service_id: 'automation-wf', amount: 69, is_agent: true });
-    expect(res.body.order).toMatchObject({ service_id: 'automation-wf', agent_id: 'buyer-ok', quote_id: res.body.quote.quote_id });
+    expect(res.body.order).toMatchObject({
+      service_id: 'automation-wf',
+      agent_id: 'buyer-ok',
+      quote_id: res.body.quote.quote_id,
+    });
     expect(res.body.order.payment).toMatchObject({ rail: 'agent_wallet', amount: 69 });
     expect(res.headers.get('location')).toBe(`/api/v1/procurements/${res.body.procurement_id}`);
 
@@ -88,20 +124,35 @@ describe('goal-based procurement', () => {
 
     // The workflow is `procurement-<id>`, its search attribute ends `completed`, and the event was recorded.
     const desc = await stack.client.workflow.getHandle(`procurement-${res.body.procurement_id}`).describe();
-    expect(desc.typedSearchAttributes.getAll().find((p) => p.key.name === 'ProcurementStatus')?.value).toBe('completed');
+    expect(desc.typedSearchAttributes.getAll().find((p) => p.key.name === 'ProcurementStatus')?.value).toBe(
+      'completed',
+    );
     expect(await desc.staticSummary()).toContain(res.body.procurement_id);
-    const history = JSON.stringify((await stack.client.workflow.getHandle(`procurement-${res.body.procurement_id}`).fetchHistory()).events);
+    const history = JSON.stringify(
+      (await stack.client.workflow.getHandle(`procurement-${res.body.procurement_id}`).fetchHistory()).events,
+    );
     expect(history).not.toContain(key);
     const event = await stack.services.db.events.findOne({ order_id: res.body.procurement_id });
-    expect(event).toMatchObject({ type: 'procurement.completed', data: { order_id: res.body.order.order_id, procurement_id: res.body.procurement_id } });
+    expect(event).toMatchObject({
+      type: 'procurement.completed',
+      data: { order_id: res.body.order.order_id, procurement_id: res.body.procurement_id },
+    });
     const stored = await stack.call('GET', `/api/v1/procurements/${res.body.procurement_id}`);
     expect(stored.body).toMatchObject({ status: 'completed', service: { id: 'automation-wf' } });
   });
 
   test('auto_purchase false: 201 with plan and quote, nothing bought, no key needed', async () => {
-    const res = await stack.call('POST', '/api/v1/procure', { objective: 'AI receptionist answering FAQ on WhatsApp', auto_purchase: false });
+    const res = await stack.call('POST', '/api/v1/procure', {
+      objective: 'AI receptionist answering FAQ on WhatsApp',
+      auto_purchase: false,
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ status: 'planned', order: null, service: { id: 'ai-receptionist' }, quote: { service_id: 'ai-receptionist', amount: 39 } });
+    expect(res.body).toMatchObject({
+      status: 'planned',
+      order: null,
+      service: { id: 'ai-receptionist' },
+      quote: { service_id: 'ai-receptionist', amount: 39 },
+    });
     expect(res.body.plan.budget).toBe(100);
     expect(res.body.plan.missing_inputs).toEqual(['business_name', 'contact_email', 'services']);
     expect(await stack.services.db.orders.countDocuments({ quote_id: res.body.quote.quote_id })).toBe(0);
@@ -116,7 +167,11 @@ describe('goal-based procurement', () => {
       bearer(key),
     );
     expect(res.status).toBe(402);
-    expect(res.body).toMatchObject({ code: 'insufficient_funds', balance_micros: 20_000_000, amount_micros: 69_000_000 });
+    expect(res.body).toMatchObject({
+      code: 'insufficient_funds',
+      balance_micros: 20_000_000,
+      amount_micros: 69_000_000,
+    });
     expect(res.body.order).toMatchObject({ status: 'awaiting_payment', service_id: 'automation-wf' });
     expect(res.body.procurement_id).toMatch(/^prc_/);
     const wallet = await stack.call('GET', '/api/v1/wallets/buyer-poor', undefined, bearer(key));
@@ -127,17 +182,39 @@ describe('goal-based procurement', () => {
 
   test('422: nothing matches, saying what is missing', async () => {
     const key = await fundedAgent(stack, 'buyer-422', 1000);
-    const unknown = await stack.call('POST', '/api/v1/procure', { objective: 'robots', requirements: ['teleportation'], agent_id: 'buyer-422' }, bearer(key));
+    const unknown = await stack.call(
+      'POST',
+      '/api/v1/procure',
+      { objective: 'robots', requirements: ['teleportation'], agent_id: 'buyer-422' },
+      bearer(key),
+    );
     expect(unknown.status).toBe(422);
     expect(unknown.body.code).toBe('no_matching_service');
     expect(unknown.body.missing[0]).toMatch(/teleportation/);
-    const budget = await stack.call('POST', '/api/v1/procure', { objective: 'ROS2 robot control for a pick-and-place arm', budget: 100, agent_id: 'buyer-422' }, bearer(key));
+    const budget = await stack.call(
+      'POST',
+      '/api/v1/procure',
+      { objective: 'ROS2 robot control for a pick-and-place arm', budget: 100, agent_id: 'buyer-422' },
+      bearer(key),
+    );
     expect(budget.status).toBe(422);
-    expect(budget.body.missing.join(' ')).toMatch(/budget: the cheapest matching service, .* costs \d+ USD, above the budget of 100 USD/);
-    const filters = await stack.call('POST', '/api/v1/procure', { requirements: ['ros2', 'language:es'], budget: 1000, agent_id: 'buyer-422' }, bearer(key));
+    expect(budget.body.missing.join(' ')).toMatch(
+      /budget: the cheapest matching service, .* costs \d+ USD, above the budget of 100 USD/,
+    );
+    const filters = await stack.call(
+      'POST',
+      '/api/v1/procure',
+      { requirements: ['ros2', 'language:es'], budget: 1000, agent_id: 'buyer-422' },
+      bearer(key),
+    );
     expect(filters.status).toBe(422);
     expect(filters.body.missing.join(' ')).toMatch(/fails language=es/);
-    const inputs = await stack.call('POST', '/api/v1/procure', { objective: 'booking website', agent_id: 'buyer-422' }, bearer(key));
+    const inputs = await stack.call(
+      'POST',
+      '/api/v1/procure',
+      { objective: 'booking website', agent_id: 'buyer-422' },
+      bearer(key),
+    );
     expect(inputs.status).toBe(422);
     expect(inputs.body).toMatchObject({ code: 'missing_inputs', missing: ['business_name', 'industry', 'services'] });
     expect(await stack.services.db.orders.countDocuments({ agent_id: 'buyer-422' })).toBe(0);
@@ -150,12 +227,18 @@ describe('goal-based procurement', () => {
     expect([noAgent.status, noAgent.body.param]).toEqual([400, 'agent_id']);
     expect((await stack.call('POST', '/api/v1/procure', body)).status).toBe(401);
     expect((await stack.call('POST', '/api/v1/procure', body, bearer('ak_wrong'))).status).toBe(403);
-    expect((await stack.call('POST', '/api/v1/procure', { ...body, agent_id: 'nobody-has-this' }, bearer('ak_wrong'))).status).toBe(403);
+    expect(
+      (await stack.call('POST', '/api/v1/procure', { ...body, agent_id: 'nobody-has-this' }, bearer('ak_wrong')))
+        .status,
+    ).toBe(403);
     const badBudget = await stack.call('POST', '/api/v1/procure', { ...body, budget: -5 });
     expect([badBudget.status, badBudget.body.param]).toEqual([400, 'budget']);
     const badCurrency = await stack.call('POST', '/api/v1/procure', { ...body, currency: 'EUR' });
     expect([badCurrency.status, badCurrency.body.param]).toEqual([400, 'currency']);
-    const badRequirement = await stack.call('POST', '/api/v1/procure', { ...body, requirements: ['ok', 'language:xx'] });
+    const badRequirement = await stack.call('POST', '/api/v1/procure', {
+      ...body,
+      requirements: ['ok', 'language:xx'],
+    });
     expect([badRequirement.status, badRequirement.body.param]).toEqual([400, 'requirements.1']);
     expect(await stack.services.db.procurements.countDocuments({ agent_id: 'buyer-keys' })).toBe(0);
   });
@@ -167,18 +250,32 @@ describe('partner commissions', () => {
     const partnerKey = await fundedAgent(stack, 'partner-a', 0);
     const quote = await stack.call('POST', '/api/v1/quote', { service_id: 'automation-wf', partner_id: 'partner-a' });
     expect(quote.body.commission_micros).toBe(13_800_000);
-    const order = await stack.call('POST', '/api/v1/orders', { quote_id: quote.body.quote_id, agent_id: 'buyer-partnered', inputs: automationInputs });
+    const order = await stack.call('POST', '/api/v1/orders', {
+      quote_id: quote.body.quote_id,
+      agent_id: 'buyer-partnered',
+      inputs: automationInputs,
+    });
     const id = order.body.order_id as string;
     expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, bearer(buyerKey))).status).toBe(200);
     await waitForOrder(stack, id, (o) => o.status === 'delivered');
 
     const noKey = await stack.call('GET', '/api/v1/partners/partner-a/commissions');
     expect(noKey.status).toBe(401);
-    expect((await stack.call('GET', '/api/v1/partners/partner-a/commissions', undefined, bearer(buyerKey))).status).toBe(403);
+    expect(
+      (await stack.call('GET', '/api/v1/partners/partner-a/commissions', undefined, bearer(buyerKey))).status,
+    ).toBe(403);
     const listed = await stack.call('GET', '/api/v1/partners/partner-a/commissions', undefined, bearer(partnerKey));
     expect(listed.status).toBe(200);
     expect(listed.body.commissions).toEqual([
-      expect.objectContaining({ id: `commission:${id}`, order_id: id, status: 'pending', payment_micros: 69_000_000, commission_micros: 13_800_000, commission: 13.8, percent: 20 }),
+      expect.objectContaining({
+        id: `commission:${id}`,
+        order_id: id,
+        status: 'pending',
+        payment_micros: 69_000_000,
+        commission_micros: 13_800_000,
+        commission: 13.8,
+        percent: 20,
+      }),
     ]);
     expect(listed.body.totals).toMatchObject({ pending_micros: 13_800_000, credited_micros: 0, net_micros: 0 });
     // Not spendable before the order is final (issue 10 §3).
@@ -186,11 +283,23 @@ describe('partner commissions', () => {
     expect(partnerWallet.body.balance_micros).toBe(0);
     expect(partnerWallet.body.transactions).toEqual([]);
 
-    const rejected = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'reject', reason: 'not what I asked' }, bearer(buyerKey));
+    const rejected = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/review`,
+      { action: 'reject', reason: 'not what I asked' },
+      bearer(buyerKey),
+    );
     expect(rejected.body.status).toBe('rejected');
-    const after = await stack.call('GET', '/api/v1/partners/partner-a/commissions', undefined, { 'x-operator-key': OPERATOR_KEY });
+    const after = await stack.call('GET', '/api/v1/partners/partner-a/commissions', undefined, {
+      'x-operator-key': OPERATOR_KEY,
+    });
     expect(after.body.commissions[0]).toMatchObject({ status: 'cancelled', credit_tx_id: null, reversal_tx_id: null });
-    expect(after.body.totals).toMatchObject({ pending_micros: 0, cancelled_micros: 13_800_000, credited_micros: 0, net_micros: 0 });
+    expect(after.body.totals).toMatchObject({
+      pending_micros: 0,
+      cancelled_micros: 13_800_000,
+      credited_micros: 0,
+      net_micros: 0,
+    });
     const partnerAfter = await stack.call('GET', '/api/v1/wallets/partner-a', undefined, bearer(partnerKey));
     expect(partnerAfter.body.balance_micros).toBe(0);
     const buyerAfter = await stack.call('GET', '/api/v1/wallets/buyer-partnered', undefined, bearer(buyerKey));
@@ -199,12 +308,23 @@ describe('partner commissions', () => {
 
   test('self-referral earns nothing (the owed reversal of orders paid before issue 10: commissionInvariant.test.ts)', async () => {
     const selfKey = await fundedAgent(stack, 'self-referrer', 100);
-    const selfQuote = await stack.call('POST', '/api/v1/quote', { service_id: 'smart-consultation', partner_id: 'self-referrer' });
-    const selfOrder = await stack.call('POST', '/api/v1/orders', { quote_id: selfQuote.body.quote_id, agent_id: 'self-referrer', inputs: { type: 'market_entry', description: 'Opening a shop in Lisbon' } });
+    const selfQuote = await stack.call('POST', '/api/v1/quote', {
+      service_id: 'smart-consultation',
+      partner_id: 'self-referrer',
+    });
+    const selfOrder = await stack.call('POST', '/api/v1/orders', {
+      quote_id: selfQuote.body.quote_id,
+      agent_id: 'self-referrer',
+      inputs: { type: 'market_entry', description: 'Opening a shop in Lisbon' },
+    });
     await stack.call('POST', `/api/v1/orders/${selfOrder.body.order_id}/confirm_payment`, {}, bearer(selfKey));
     await waitForOrder(stack, selfOrder.body.order_id, (o) => o.status === 'delivered');
     const selfList = await stack.call('GET', '/api/v1/partners/self-referrer/commissions', undefined, bearer(selfKey));
-    expect(selfList.body.commissions[0]).toMatchObject({ status: 'not_eligible', commission_micros: 0, reason: 'the partner is the buying agent' });
+    expect(selfList.body.commissions[0]).toMatchObject({
+      status: 'not_eligible',
+      commission_micros: 0,
+      reason: 'the partner is the buying agent',
+    });
     expect(await stack.services.wallets.balance('self-referrer')).toBe(99_000_000);
   });
 });
@@ -237,14 +357,19 @@ describe('trust telemetry', () => {
     expect(wf.measured.p50_hours).toBeLessThan(0.05);
     expect(wf.measured.sla_met).toBe(wf.measured.sla_decided);
     expect(after.body.fulfillment.overall.sla_met_share).toBe(1);
-    const robot = after.body.fulfillment.services.find((s: { service_id: string }) => s.service_id === 'robot-control-system');
+    const robot = after.body.fulfillment.services.find(
+      (s: { service_id: string }) => s.service_id === 'robot-control-system',
+    );
     expect(robot.measured).toMatchObject({ delivered: 0, p50_hours: null, sla_met_share: null });
     expect(after.body.sla.declared).toHaveLength(14);
   });
 
   test('uptime counts missing minutes as downtime', async () => {
     // A collection of its own, so this API's live heartbeats do not mix in.
-    const db = { ...stack.services.db, uptimeSamples: stack.services.db.db.collection<UptimeSampleDoc>('uptime_samples_fixture') };
+    const db = {
+      ...stack.services.db,
+      uptimeSamples: stack.services.db.db.collection<UptimeSampleDoc>('uptime_samples_fixture'),
+    };
     // A service started 10 minutes before `now` that was up for 4 of its 10 complete minutes, and in the current one.
     const now = new Date(Date.UTC(2030, 0, 1, 12, 0, 30));
     const base = Date.UTC(2030, 0, 1, 11, 50);

@@ -23,7 +23,9 @@ import { loadHistory } from '../helpers/histories';
 import { workflowBundle } from '../helpers/workflowBundle';
 
 const dir = path.resolve(__dirname, '..', 'fixtures', 'histories');
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 test('the stored histories are there', () => {
   expect(files).toEqual(
@@ -41,7 +43,10 @@ test('the stored histories are there', () => {
 });
 
 test('every stored history replays against the current workflow code', async () => {
-  const histories = files.map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: loadHistory(path.join(dir, f)) }));
+  const histories = files.map((f) => ({
+    workflowId: f.replace(/\.json$/, ''),
+    history: loadHistory(path.join(dir, f)),
+  }));
   const results: { workflowId: string; error?: unknown }[] = [];
   for await (const r of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
     results.push({ workflowId: r.workflowId, ...(r.error ? { error: r.error } : {}) });
@@ -61,5 +66,7 @@ test('replay is not vacuous: a history from other code fails', async () => {
   const input = JSON.parse(Buffer.from(payload.data).toString('utf8')) as Record<string, unknown>;
   delete input.expert;
   payload.data = Buffer.from(JSON.stringify(input));
-  await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, 'tampered')).rejects.toThrow(/[Nn]ondetermin/);
+  await expect(
+    Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, 'tampered'),
+  ).rejects.toThrow(/[Nn]ondetermin/);
 });

@@ -33,7 +33,10 @@ afterAll(async () => {
 /** Runs schemathesis; resolves with its exit code and output. */
 function run(args: string[], timeoutMs: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(SCHEMATHESIS, args, { env: { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(SCHEMATHESIS, args, {
+      env: { ...process.env, NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -83,8 +86,14 @@ test('schemathesis finds no server error and no response outside the OpenAPI doc
   );
   // The summary names each failing operation and check; shown in full when the run fails, its figures always.
   if (code !== 0) console.log(output);
-  else console.log(`schemathesis: ${output.match(/\d+ generated[^\n]*/)?.[0] ?? 'no summary'}; ${output.match(/Tested: \d+/)?.[0] ?? ''} operations`);
-  expect({ code, failures: output.match(/^\S.*(Server error|Undocumented|Response violates schema|content type).*$/gim) ?? [] }).toEqual({ code: 0, failures: [] });
+  else
+    console.log(
+      `schemathesis: ${output.match(/\d+ generated[^\n]*/)?.[0] ?? 'no summary'}; ${output.match(/Tested: \d+/)?.[0] ?? ''} operations`,
+    );
+  expect({
+    code,
+    failures: output.match(/^\S.*(Server error|Undocumented|Response violates schema|content type).*$/gim) ?? [],
+  }).toEqual({ code: 0, failures: [] });
   // It really tested: every operation of the document, thousands of cases.
   expect(output).toMatch(/Tested: (5\d|[6-9]\d)\b/);
   expect(Number(output.match(/(\d+) generated/)?.[1] ?? 0)).toBeGreaterThan(1000);

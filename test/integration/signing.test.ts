@@ -18,7 +18,12 @@ import {
   type JSONWebKeySet,
   type JWTPayload,
 } from 'jose';
-import { verifyOfferSignatureJWS, verifyReceiptSignatureJWS, type JWSSignedOffer, type JWSSignedReceipt } from '@x402/extensions/offer-receipt';
+import {
+  verifyOfferSignatureJWS,
+  verifyReceiptSignatureJWS,
+  type JWSSignedOffer,
+  type JWSSignedReceipt,
+} from '@x402/extensions/offer-receipt';
 import { MICRO_ITEMS } from '../../src/domain/micro';
 import { loadConfig } from '../../src/config';
 import { KEY_FILE_NAME, rotateKeyFile } from '../../src/signing/keys';
@@ -63,7 +68,10 @@ async function verifyQuote(s: Stack, jws: string, keys?: JSONWebKeySet) {
 /** The same JWS with one claim changed, the signature kept. */
 function tamper(jws: string, change: Record<string, unknown>): string {
   const [h, p, sig] = jws.split('.');
-  const payload = { ...(JSON.parse(Buffer.from(p ?? '', 'base64url').toString()) as Record<string, unknown>), ...change };
+  const payload = {
+    ...(JSON.parse(Buffer.from(p ?? '', 'base64url').toString()) as Record<string, unknown>),
+    ...change,
+  };
   return `${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${sig}`;
 }
 
@@ -76,7 +84,14 @@ describe('keys', () => {
     const file = path.join(dataDir, KEY_FILE_NAME);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(jwks.keys).toHaveLength(1);
-    expect(jwks.keys[0]).toEqual({ kty: 'OKP', crv: 'Ed25519', x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), kid: expect.any(String), alg: 'EdDSA', use: 'sig' });
+    expect(jwks.keys[0]).toEqual({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      kid: expect.any(String),
+      alg: 'EdDSA',
+      use: 'sig',
+    });
     expect(jwks.keys[0]).not.toHaveProperty('d');
   });
 
@@ -93,9 +108,17 @@ describe('keys', () => {
 
 describe('signed quotes', () => {
   test('POST /api/v1/quote answers a JWS that jose verifies against the JWKS; its claims are the quote', async () => {
-    const res = await stack.call('POST', '/api/v1/quote', { service_id: 'automation-wf', partner_id: 'partner-signing' });
+    const res = await stack.call('POST', '/api/v1/quote', {
+      service_id: 'automation-wf',
+      partner_id: 'partner-signing',
+    });
     expect(res.status).toBe(201);
-    const quote = res.body as Record<string, unknown> & { jws: string; quote_id: string; expires_at: string; created_at: string };
+    const quote = res.body as Record<string, unknown> & {
+      jws: string;
+      quote_id: string;
+      expires_at: string;
+      created_at: string;
+    };
     const { payload, protectedHeader } = await verifyQuote(stack, quote.jws);
     const jwks = await jwksOf(stack);
     expect(protectedHeader).toEqual({ alg: 'EdDSA', kid: jwks.keys[0]?.kid, typ: 'quote+jwt' });
@@ -108,7 +131,13 @@ describe('signed quotes', () => {
       iat: Math.floor(Date.parse(quote.created_at) / 1000),
       exp: Math.floor(Date.parse(quote.expires_at) / 1000),
     });
-    expect(payload).toMatchObject({ amount: 69, amount_micros: 69_000_000, currency: 'USD', service_id: 'automation-wf', partner_id: 'partner-signing' });
+    expect(payload).toMatchObject({
+      amount: 69,
+      amount_micros: 69_000_000,
+      currency: 'USD',
+      service_id: 'automation-wf',
+      partner_id: 'partner-signing',
+    });
     expect(payload.terms_version).toEqual(expect.any(String));
     expect(payload.catalogue_version).toEqual(expect.any(String));
     firstQuote = { jws: quote.jws, kid: protectedHeader.kid ?? '', quote_id: quote.quote_id };
@@ -121,14 +150,22 @@ describe('signed quotes', () => {
 
   test('a tampered quote, a changed signature or another key fails verification', async () => {
     const keys = createLocalJWKSet(await jwksOf(stack));
-    await expect(jwtVerify(tamper(firstQuote.jws, { amount: 1, amount_micros: 1_000_000 }), keys)).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
+    await expect(
+      jwtVerify(tamper(firstQuote.jws, { amount: 1, amount_micros: 1_000_000 }), keys),
+    ).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
     const [h, p, sig] = firstQuote.jws.split('.');
     const flipped = `${sig?.startsWith('A') ? 'B' : 'A'}${sig?.slice(1)}`;
-    await expect(jwtVerify(`${h}.${p}.${flipped}`, keys)).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
+    await expect(jwtVerify(`${h}.${p}.${flipped}`, keys)).rejects.toMatchObject({
+      code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    });
     const { publicKey } = await generateKeyPair('Ed25519');
-    await expect(jwtVerify(firstQuote.jws, publicKey)).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
+    await expect(jwtVerify(firstQuote.jws, publicKey)).rejects.toMatchObject({
+      code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    });
     // A receipt-typed check refuses a quote (explicit typing, RFC 8725 §3.11).
-    await expect(jwtVerify(firstQuote.jws, keys, { typ: 'receipt+jwt' })).rejects.toMatchObject({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+    await expect(jwtVerify(firstQuote.jws, keys, { typ: 'receipt+jwt' })).rejects.toMatchObject({
+      code: 'ERR_JWT_CLAIM_VALIDATION_FAILED',
+    });
   });
 });
 
@@ -136,21 +173,34 @@ describe('signed delivery receipts', () => {
   test('a delivered order carries a receipt: verified with jose, the payment and every deliverable sha256 in it, the same on every read', async () => {
     const key = await fundedAgent(stack, 'agent-signing', 100);
     const quote = await stack.call('POST', '/api/v1/quote', { service_id: 'automation-wf' });
-    const created = await stack.call('POST', '/api/v1/orders', { quote_id: quote.body.quote_id, agent_id: 'agent-signing', inputs: automationInputs });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      quote_id: quote.body.quote_id,
+      agent_id: 'agent-signing',
+      inputs: automationInputs,
+    });
     expect(created.status).toBe(201);
     const id = created.body.order_id as string;
     expect((await stack.call('GET', `/api/v1/orders/${id}`)).body.receipt).toBeNull();
-    const paid = await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${key}` });
+    const paid = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/confirm_payment`,
+      {},
+      { authorization: `Bearer ${key}` },
+    );
     expect(paid.status).toBe(200);
     const order = await waitForOrder(stack, id, (o) => o.status === 'delivered' && o.receipt !== null);
     const receipt = order.receipt as { jws: string; kid: string; issued_at: string; expires_at: string };
 
-    const { payload, protectedHeader } = await jwtVerify(receipt.jws, createRemoteJWKSet(new URL(`${stack.url}/.well-known/jwks.json`)), {
-      issuer: stack.config.PUBLIC_BASE_URL,
-      subject: id,
-      typ: 'receipt+jwt',
-      algorithms: ['EdDSA'],
-    });
+    const { payload, protectedHeader } = await jwtVerify(
+      receipt.jws,
+      createRemoteJWKSet(new URL(`${stack.url}/.well-known/jwks.json`)),
+      {
+        issuer: stack.config.PUBLIC_BASE_URL,
+        subject: id,
+        typ: 'receipt+jwt',
+        algorithms: ['EdDSA'],
+      },
+    );
     expect(protectedHeader.kid).toBe(receipt.kid);
     expect(payload).toMatchObject({
       order_id: id,
@@ -166,22 +216,37 @@ describe('signed delivery receipts', () => {
     // Every deliverable, by name and sha256, and the sha256 is that of the bytes served.
     const deliverables = order.deliverables as { name: string; sha256: string; size: number; media_type: string }[];
     expect(deliverables.length).toBeGreaterThan(0);
-    expect(payload.deliverables).toEqual(deliverables.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size, media_type: d.media_type })));
+    expect(payload.deliverables).toEqual(
+      deliverables.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size, media_type: d.media_type })),
+    );
     for (const d of deliverables) {
-      const bytes = Buffer.from(await (await fetch(`${stack.url}/api/v1/orders/${id}/deliverables/${encodeURIComponent(d.name)}`)).arrayBuffer());
+      const bytes = Buffer.from(
+        await (
+          await fetch(`${stack.url}/api/v1/orders/${id}/deliverables/${encodeURIComponent(d.name)}`)
+        ).arrayBuffer(),
+      );
       expect(sha256(bytes)).toBe(d.sha256);
     }
 
     // Stable: every read (and another process, below) shows the same receipt.
     for (let i = 0; i < 3; i++) expect((await stack.call('GET', `/api/v1/orders/${id}`)).body.receipt).toEqual(receipt);
     // The accepted order keeps it.
-    const accepted = await stack.call('POST', `/api/v1/orders/${id}/review`, { action: 'accept' }, { authorization: `Bearer ${key}` });
+    const accepted = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/review`,
+      { action: 'accept' },
+      { authorization: `Bearer ${key}` },
+    );
     expect(accepted.status).toBe(200);
     expect((await stack.call('GET', `/api/v1/orders/${id}`)).body.receipt).toEqual(receipt);
 
     // Tampering with any deliverable's hash breaks the signature.
-    const forged = tamper(receipt.jws, { deliverables: [{ ...(payload.deliverables as object[])[0], sha256: '0'.repeat(64) }] });
-    await expect(jwtVerify(forged, createLocalJWKSet(await jwksOf(stack)))).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
+    const forged = tamper(receipt.jws, {
+      deliverables: [{ ...(payload.deliverables as object[])[0], sha256: '0'.repeat(64) }],
+    });
+    await expect(jwtVerify(forged, createLocalJWKSet(await jwksOf(stack)))).rejects.toMatchObject({
+      code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    });
     firstReceipt = { jws: receipt.jws, kid: receipt.kid, orderId: id };
   });
 });
@@ -204,9 +269,19 @@ describe('x402 offer-receipt extension (@x402/extensions)', () => {
     const offer = ext.info.offers[0]!;
     expect(offer).toMatchObject({ format: 'jws', acceptIndex: 0 });
     expect(decodeProtectedHeader(offer.signature)).toEqual({ alg: 'EdDSA', kid: `${did}#${jwks.keys[0]?.kid}` });
-    const offerPayload = JSON.parse(new TextDecoder().decode((await compactVerify(offer.signature, byFragment)).payload)) as Record<string, unknown>;
+    const offerPayload = JSON.parse(
+      new TextDecoder().decode((await compactVerify(offer.signature, byFragment)).payload),
+    ) as Record<string, unknown>;
     const accept = required.accepts[0]!;
-    expect(offerPayload).toMatchObject({ version: 1, resourceUrl: required.resource.url, scheme: 'exact', network: accept.network, asset: accept.asset, payTo: accept.payTo, amount: String(item.price_micros) });
+    expect(offerPayload).toMatchObject({
+      version: 1,
+      resourceUrl: required.resource.url,
+      scheme: 'exact',
+      network: accept.network,
+      asset: accept.asset,
+      payTo: accept.payTo,
+      amount: String(item.price_micros),
+    });
     expect(offerPayload.validUntil).toBeGreaterThan(Date.now() / 1000);
     // The package's own verifier resolves did:web from the API's /.well-known/did.json.
     expect(await verifyOfferSignatureJWS(offer)).toEqual(offerPayload);
@@ -231,7 +306,9 @@ describe('x402 offer-receipt extension (@x402/extensions)', () => {
     expect(body.payment.transaction).toBe(settle.transaction);
     // A tampered receipt fails with both verifiers.
     const forged = tamper(receipt.signature, { payer: '0x0000000000000000000000000000000000000001' });
-    await expect(compactVerify(forged, byFragment)).rejects.toMatchObject({ code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
+    await expect(compactVerify(forged, byFragment)).rejects.toMatchObject({
+      code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    });
     await expect(verifyReceiptSignatureJWS({ format: 'jws', signature: forged })).rejects.toThrow();
   });
 });
@@ -244,11 +321,16 @@ describe('several API processes and rotation', () => {
     expect(keysB).toEqual(keysA);
     const q = await second.call('POST', '/api/v1/quote', { service_id: 'task-worker' });
     expect(q.status).toBe(201);
-    const verified = await jwtVerify(q.body.jws as string, createLocalJWKSet(keysA), { issuer: second.config.PUBLIC_BASE_URL, typ: 'quote+jwt' });
+    const verified = await jwtVerify(q.body.jws as string, createLocalJWKSet(keysA), {
+      issuer: second.config.PUBLIC_BASE_URL,
+      typ: 'quote+jwt',
+    });
     expect(verified.protectedHeader.kid).toBe(firstQuote.kid);
     // What the first process signed verifies against the second's keys.
     await verifyQuote(second, firstQuote.jws);
-    await jwtVerify(firstReceipt.jws, createRemoteJWKSet(new URL(`${second.url}/.well-known/jwks.json`)), { typ: 'receipt+jwt' });
+    await jwtVerify(firstReceipt.jws, createRemoteJWKSet(new URL(`${second.url}/.well-known/jwks.json`)), {
+      typ: 'receipt+jwt',
+    });
   });
 
   test('rotation: the new key signs, the old kid stays published until retire_after and what it signed still verifies', async () => {
@@ -277,9 +359,13 @@ describe('several API processes and rotation', () => {
     // The stored receipt does not change with the key.
     expect((await stack.call('GET', `/api/v1/orders/${firstReceipt.orderId}`)).body.receipt.jws).toBe(firstReceipt.jws);
     // The old key's retire_after covers the longest validity of anything it signed.
-    const file = JSON.parse(readFileSync(path.join(dataDir, KEY_FILE_NAME), 'utf8')) as { keys: { kid: string; retire_after?: string }[] };
+    const file = JSON.parse(readFileSync(path.join(dataDir, KEY_FILE_NAME), 'utf8')) as {
+      keys: { kid: string; retire_after?: string }[];
+    };
     const old = file.keys.find((k) => k.kid === firstQuote.kid);
-    expect(Date.parse(old?.retire_after ?? '')).toBeGreaterThanOrEqual((decodeJwt(firstReceipt.jws) as JWTPayload).exp! * 1000);
+    expect(Date.parse(old?.retire_after ?? '')).toBeGreaterThanOrEqual(
+      (decodeJwt(firstReceipt.jws) as JWTPayload).exp! * 1000,
+    );
   });
 
   test('SIGNING_KEYS from the environment: a retired key past retire_after is not published, a key before not_before is published but does not sign', async () => {
@@ -295,7 +381,10 @@ describe('several API processes and rotation', () => {
       const jwks = await jwksOf(env);
       expect(jwks.keys.map((k) => k.kid)).toEqual(['current', 'next']);
       const q = await env.call('POST', '/api/v1/quote', { service_id: 'automation-wf' });
-      const { protectedHeader } = await jwtVerify(q.body.jws as string, createLocalJWKSet(jwks), { issuer: env.config.PUBLIC_BASE_URL, typ: 'quote+jwt' });
+      const { protectedHeader } = await jwtVerify(q.body.jws as string, createLocalJWKSet(jwks), {
+        issuer: env.config.PUBLIC_BASE_URL,
+        typ: 'quote+jwt',
+      });
       expect(protectedHeader.kid).toBe('current');
       // No key file is written when the keys come from the environment.
       expect(() => statSync(path.join(env.config.DATA_DIR, KEY_FILE_NAME))).toThrow();

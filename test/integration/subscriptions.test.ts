@@ -7,12 +7,22 @@
  */
 import path from 'node:path';
 import { saveHistory } from '../helpers/histories';
-import { fundAgent, startTimeSkippingStack, topUp, waitForOrderTs, type TimeSkippingStack } from '../helpers/timeSkippingStack';
+import {
+  fundAgent,
+  startTimeSkippingStack,
+  topUp,
+  waitForOrderTs,
+  type TimeSkippingStack,
+} from '../helpers/timeSkippingStack';
 import { addMonths, invoiceId, subscriptionWorkflowId } from '../../workflows/subscriptionShared';
 
 let stack: TimeSkippingStack;
 const DAY = 24 * 3600_000;
-const receptionistInputs = { business_name: 'Cedar Dental', contact_email: 'front@cedar.example', services: 'cleaning, whitening' };
+const receptionistInputs = {
+  business_name: 'Cedar Dental',
+  contact_email: 'front@cedar.example',
+  services: 'cleaning, whitening',
+};
 
 // One test server per test: its clock is global, and a scenario that ended its workflows can leave it unable to
 // skip time for the next one (seen on the Java test server: an env.sleep that never returns).
@@ -30,13 +40,25 @@ type Sub = {
   cancel_at_period_end: boolean;
   dunning: { retries_done: number; next_retry_at: string | null } | null;
   open_invoice: { invoice_id: string; amount: number; due_at: string; pay_url: string } | null;
-  past_charges: { period: number; attempt: number; status: string; amount: number; transaction_id: string | null; rail: string }[];
+  past_charges: {
+    period: number;
+    attempt: number;
+    status: string;
+    amount: number;
+    transaction_id: string | null;
+    rail: string;
+  }[];
   ended_at: string | null;
 };
 
 /** Polls the order (real time) until its subscription satisfies `predicate`. */
 async function waitForSub(orderId: string, predicate: (s: Sub) => boolean): Promise<Sub> {
-  const order = await waitForOrderTs(stack, orderId, (o) => o.subscription != null && predicate(o.subscription as Sub), 30_000);
+  const order = await waitForOrderTs(
+    stack,
+    orderId,
+    (o) => o.subscription != null && predicate(o.subscription as Sub),
+    30_000,
+  );
   return order.subscription as Sub;
 }
 
@@ -83,7 +105,12 @@ async function walletSubscription(agentId: string, fundUsd: number, partnerId?: 
   expect(created.body.subscription).toBeUndefined();
   const orderId = created.body.order_id as string;
   buyerKeys.set(orderId, key);
-  const paid = await stack.call('POST', `/api/v1/orders/${orderId}/confirm_payment`, { rail: 'agent_wallet' }, { authorization: `Bearer ${key}` });
+  const paid = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/confirm_payment`,
+    { rail: 'agent_wallet' },
+    { authorization: `Bearer ${key}` },
+  );
   expect(paid.status).toBe(200);
   return orderId;
 }
@@ -96,8 +123,12 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
   const paidAt = (await stack.call('GET', `/api/v1/orders/${orderId}`)).body.payment.paid_at as string;
   expect(first.current_period).toEqual({ number: 1, start: paidAt, end: addMonths(paidAt, 1) });
   expect(first.next_charge_at).toBe(addMonths(paidAt, 1));
-  expect(first.past_charges).toEqual([expect.objectContaining({ period: 1, status: 'paid', amount: 39, rail: 'agent_wallet' })]);
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' }, asBuyer(orderId))).body.status).toBe('accepted');
+  expect(first.past_charges).toEqual([
+    expect.objectContaining({ period: 1, status: 'paid', amount: 39, rail: 'agent_wallet' }),
+  ]);
+  expect(
+    (await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'accept' }, asBuyer(orderId))).body.status,
+  ).toBe('accepted');
   const handle = stack.env.client.workflow.getHandle(subscriptionWorkflowId(orderId));
   const firstRun = (await handle.describe()).runId;
 
@@ -105,7 +136,12 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
   await skipTo(first.current_period.end);
   const p2 = await waitForSub(orderId, (s) => s.current_period.number === 2 && s.past_charges.length === 2);
   expect(p2.status).toBe('active');
-  expect(p2.past_charges[1]).toMatchObject({ period: 2, attempt: 1, status: 'paid', transaction_id: `subscription:${orderId}:2` });
+  expect(p2.past_charges[1]).toMatchObject({
+    period: 2,
+    attempt: 1,
+    status: 'paid',
+    transaction_id: `subscription:${orderId}:2`,
+  });
   expect(await stack.services.wallets.balance(agent)).toBe(0);
   // One run per period: the workflow continued as new.
   const secondRun = (await handle.describe()).runId;
@@ -115,13 +151,21 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
   await skipTo(p2.current_period.end);
   const failed = await waitForSub(orderId, (s) => s.status === 'past_due');
   expect(failed.current_period.number).toBe(3);
-  expect(failed.dunning).toEqual({ retries_done: 0, next_retry_at: new Date(Date.parse(p2.current_period.end) + DAY).toISOString() });
+  expect(failed.dunning).toEqual({
+    retries_done: 0,
+    next_retry_at: new Date(Date.parse(p2.current_period.end) + DAY).toISOString(),
+  });
   expect(failed.past_charges[2]).toMatchObject({ period: 3, attempt: 1, status: 'failed', transaction_id: null });
   // The buyer tops up; the first retry, a day later, succeeds.
   await topUp(stack, agent, 39, 'topup-1');
   await skipTo(failed.dunning!.next_retry_at!);
   const recovered = await waitForSub(orderId, (s) => s.status === 'active' && s.past_charges.length === 4);
-  expect(recovered.past_charges[3]).toMatchObject({ period: 3, attempt: 2, status: 'paid', transaction_id: `subscription:${orderId}:3` });
+  expect(recovered.past_charges[3]).toMatchObject({
+    period: 3,
+    attempt: 2,
+    status: 'paid',
+    transaction_id: `subscription:${orderId}:3`,
+  });
   expect(recovered.dunning).toBeNull();
   // The period keeps its calendar dates: a late payment does not move the billing anchor.
   expect(recovered.current_period).toEqual({ number: 3, start: addMonths(paidAt, 2), end: addMonths(paidAt, 3) });
@@ -134,9 +178,19 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
 
   // Cancel: it takes effect at the end of period 4; nothing more is charged.
   await topUp(stack, agent, 39, 'topup-3');
-  const cancel = await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, { reason: 'switching provider' }, asBuyer(orderId));
+  const cancel = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/subscription/cancel`,
+    { reason: 'switching provider' },
+    asBuyer(orderId),
+  );
   expect(cancel.status).toBe(200);
-  expect(cancel.body).toMatchObject({ status: 'active', cancel_at_period_end: true, next_charge_at: null, cancel_reason: 'switching provider' });
+  expect(cancel.body).toMatchObject({
+    status: 'active',
+    cancel_at_period_end: true,
+    next_charge_at: null,
+    cancel_reason: 'switching provider',
+  });
   const final = (await runToEnd(orderId)) as { status: string; ended_at: string };
   expect(final.status).toBe('cancelled');
   expect(Date.parse(final.ended_at)).toBeGreaterThanOrEqual(Date.parse(p4.current_period.end));
@@ -144,19 +198,34 @@ test('three monthly renewals with a failed charge recovered after a top-up, comm
   expect(ended.past_charges).toHaveLength(5);
   expect(ended.ended_at).not.toBeNull();
   expect(await stack.services.wallets.balance(agent)).toBe(39_000_000);
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, {}, asBuyer(orderId))).status).toBe(409);
+  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, {}, asBuyer(orderId))).status).toBe(
+    409,
+  );
 
   // 20% of every paid period (the order's own payment, on acceptance, and three renewals, when paid) went to the partner.
   expect(await stack.services.wallets.balance('partner-sub-1')).toBe(4 * 7_800_000);
   const types = (await eventTypes(orderId)).filter((t) => t.startsWith('subscription.'));
-  expect(types).toEqual(['subscription.created', 'subscription.renewed', 'subscription.payment_failed', 'subscription.renewed', 'subscription.renewed', 'subscription.cancelled']);
+  expect(types).toEqual([
+    'subscription.created',
+    'subscription.renewed',
+    'subscription.payment_failed',
+    'subscription.renewed',
+    'subscription.renewed',
+    'subscription.cancelled',
+  ]);
 
   if (process.env.RECORD_HISTORIES === '1') {
     // Run 1 (period 1: created, renewal paid, commission, continue-as-new) and run 2 (failed charge, dunning, paid).
     const dir = path.resolve(__dirname, '..', 'fixtures', 'histories');
     const id = subscriptionWorkflowId(orderId);
-    saveHistory(path.join(dir, 'subscription-run-1.json'), await stack.env.client.workflow.getHandle(id, firstRun).fetchHistory());
-    saveHistory(path.join(dir, 'subscription-run-2-dunning.json'), await stack.env.client.workflow.getHandle(id, secondRun).fetchHistory());
+    saveHistory(
+      path.join(dir, 'subscription-run-1.json'),
+      await stack.env.client.workflow.getHandle(id, firstRun).fetchHistory(),
+    );
+    saveHistory(
+      path.join(dir, 'subscription-run-2-dunning.json'),
+      await stack.env.client.workflow.getHandle(id, secondRun).fetchHistory(),
+    );
   }
 });
 
@@ -169,48 +238,105 @@ test('a renewal unpaid after three retries over a week suspends the subscription
   await waitForSub(orderId, (s) => s.status === 'past_due');
   for (const days of [1, 3]) {
     await skipTo(new Date(Date.parse(renewal) + days * DAY).toISOString());
-    await waitForSub(orderId, (s) => s.past_charges.filter((c) => c.status === 'failed').length === (days === 1 ? 2 : 3));
+    await waitForSub(
+      orderId,
+      (s) => s.past_charges.filter((c) => c.status === 'failed').length === (days === 1 ? 2 : 3),
+    );
   }
   expect(((await runToEnd(orderId)) as { status: string }).status).toBe('suspended');
   const suspended = await waitForSub(orderId, (s) => s.status === 'suspended');
-  expect(suspended.past_charges.map((c) => `${c.period}:${c.attempt}:${c.status}`)).toEqual(['1:1:paid', '2:1:failed', '2:2:failed', '2:3:failed', '2:4:failed']);
+  expect(suspended.past_charges.map((c) => `${c.period}:${c.attempt}:${c.status}`)).toEqual([
+    '1:1:paid',
+    '2:1:failed',
+    '2:2:failed',
+    '2:3:failed',
+    '2:4:failed',
+  ]);
   expect(suspended.next_charge_at).toBeNull();
   const types = (await eventTypes(orderId)).filter((t) => t.startsWith('subscription.'));
-  expect(types).toEqual(['subscription.created', 'subscription.payment_failed', 'subscription.payment_failed', 'subscription.payment_failed', 'subscription.payment_failed', 'subscription.suspended']);
+  expect(types).toEqual([
+    'subscription.created',
+    'subscription.payment_failed',
+    'subscription.payment_failed',
+    'subscription.payment_failed',
+    'subscription.payment_failed',
+    'subscription.suspended',
+  ]);
 });
 
 test('on the hosted-link rail a renewal is an invoice with a due date, paid with a transaction bound to it', async () => {
-  const created = await stack.call('POST', '/api/v1/orders', { service_id: 'ai-receptionist', email: 'owner@cedar.example', inputs: receptionistInputs });
+  const created = await stack.call('POST', '/api/v1/orders', {
+    service_id: 'ai-receptionist',
+    email: 'owner@cedar.example',
+    inputs: receptionistInputs,
+  });
   const orderId = created.body.order_id as string;
   buyerKeys.set(orderId, created.body.order_secret as string);
   const tx = await stack.services.linkpay.createTransaction(orderId, 39_000_000, 'USD', 'owner@cedar.example');
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/confirm_payment`, { transaction_id: tx.id })).status).toBe(200);
+  expect(
+    (await stack.call('POST', `/api/v1/orders/${orderId}/confirm_payment`, { transaction_id: tx.id })).status,
+  ).toBe(200);
   const first = await waitForSub(orderId, (s) => s.status === 'active');
   await skipTo(first.current_period.end);
   const invoiced = await waitForSub(orderId, (s) => s.open_invoice !== null);
   const id = invoiceId(orderId, 2);
-  expect(invoiced.open_invoice).toMatchObject({ invoice_id: id, amount: 39, due_at: new Date(Date.parse(first.current_period.end) + 7 * DAY).toISOString() });
+  expect(invoiced.open_invoice).toMatchObject({
+    invoice_id: id,
+    amount: 39,
+    due_at: new Date(Date.parse(first.current_period.end) + 7 * DAY).toISOString(),
+  });
   expect(invoiced.past_charges[1]).toMatchObject({ period: 2, status: 'invoiced' });
   // A transaction bound to something else, or for another amount, does not pay it.
-  const wrong = await stack.call('POST', `/api/v1/orders/${orderId}/subscription/invoices/${id}/pay`, { transaction_id: tx.id }, asBuyer(orderId));
+  const wrong = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/subscription/invoices/${id}/pay`,
+    { transaction_id: tx.id },
+    asBuyer(orderId),
+  );
   expect(wrong.status).toBe(409);
   expect(wrong.body.code).toBe('transaction_already_used');
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/invoices/inv_nope/pay`, { transaction_id: tx.id }, asBuyer(orderId))).body.code).toBe('invoice_not_found');
+  expect(
+    (
+      await stack.call(
+        'POST',
+        `/api/v1/orders/${orderId}/subscription/invoices/inv_nope/pay`,
+        { transaction_id: tx.id },
+        asBuyer(orderId),
+      )
+    ).body.code,
+  ).toBe('invoice_not_found');
   const invoiceTx = await stack.services.linkpay.createTransaction(id, 39_000_000, 'USD', 'owner@cedar.example');
-  const pay = await stack.call('POST', `/api/v1/orders/${orderId}/subscription/invoices/${id}/pay`, { transaction_id: invoiceTx.id }, asBuyer(orderId));
+  const pay = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/subscription/invoices/${id}/pay`,
+    { transaction_id: invoiceTx.id },
+    asBuyer(orderId),
+  );
   expect(pay.status).toBe(200);
   const renewed = await waitForSub(orderId, (s) => s.open_invoice === null && s.past_charges.length === 3);
-  expect(renewed.past_charges[2]).toMatchObject({ period: 2, status: 'paid', transaction_id: invoiceTx.id, rail: 'linkpay_ncp' });
+  expect(renewed.past_charges[2]).toMatchObject({
+    period: 2,
+    status: 'paid',
+    transaction_id: invoiceTx.id,
+    rail: 'linkpay_ncp',
+  });
   expect(renewed.current_period.number).toBe(2);
 });
 
 test('a rejected order ends its subscription at once', async () => {
   const orderId = await walletSubscription('agent-sub-4', 39);
   await waitForSub(orderId, (s) => s.status === 'active');
-  const rejected = await stack.call('POST', `/api/v1/orders/${orderId}/review`, { action: 'reject', reason: 'wrong language' }, asBuyer(orderId));
+  const rejected = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/review`,
+    { action: 'reject', reason: 'wrong language' },
+    asBuyer(orderId),
+  );
   expect(rejected.body.status).toBe('rejected');
   const ended = await waitForSub(orderId, (s) => s.status === 'cancelled');
   expect(ended.past_charges).toHaveLength(1);
   expect(await stack.services.wallets.balance('agent-sub-4')).toBe(39_000_000);
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, {}, asBuyer(orderId))).status).toBe(409);
+  expect((await stack.call('POST', `/api/v1/orders/${orderId}/subscription/cancel`, {}, asBuyer(orderId))).status).toBe(
+    409,
+  );
 });

@@ -16,13 +16,27 @@ describe('without a model configured', () => {
   });
 
   test('task-worker and a bundle holding the consultation are refused up front, naming what is missing; the catalogue says so', async () => {
-    const refused = await stack.call('POST', '/api/v1/orders', { service_id: 'task-worker', inputs: { task_prompt: 'Write five e-mails for our spring sale' } });
+    const refused = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'task-worker',
+      inputs: { task_prompt: 'Write five e-mails for our spring sale' },
+    });
     expect(refused.status).toBe(422);
-    expect(refused.body).toMatchObject({ code: 'text_generation_unavailable', missing: ['TEXTGEN_BASE_URL', 'TEXTGEN_MODEL'], needed_by: ['task-worker'], param: 'service_id' });
-    const bundle = await stack.call('POST', '/api/v1/orders', { service_id: 'starter-pack', inputs: { business_name: 'Bright Smile', industry: 'Dental', contact_email: 'a@b.example' } });
+    expect(refused.body).toMatchObject({
+      code: 'text_generation_unavailable',
+      missing: ['TEXTGEN_BASE_URL', 'TEXTGEN_MODEL'],
+      needed_by: ['task-worker'],
+      param: 'service_id',
+    });
+    const bundle = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'starter-pack',
+      inputs: { business_name: 'Bright Smile', industry: 'Dental', contact_email: 'a@b.example' },
+    });
     expect(bundle.status).toBe(422);
     expect(bundle.body.needed_by).toEqual(['smart-consultation']);
-    const fine = await stack.call('POST', '/api/v1/orders', { service_id: 'website-booking', inputs: { business_name: 'Bright Smile', industry: 'Dental', services: 'Cleaning (45 min)' } });
+    const fine = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'website-booking',
+      inputs: { business_name: 'Bright Smile', industry: 'Dental', services: 'Cleaning (45 min)' },
+    });
     expect(fine.status).toBe(201);
     const catalogue = await stack.call('GET', '/api/v1/services');
     const tw = catalogue.body.services.find((s: { id: string }) => s.id === 'task-worker');
@@ -33,7 +47,12 @@ describe('without a model configured', () => {
     const res = await fetch(`${stack.url}/pay/services/starter-pack`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ business_name: 'Bright Smile', industry: 'Dental', contact_email: 'a@b.example', email: 'human@example.com' }),
+      body: new URLSearchParams({
+        business_name: 'Bright Smile',
+        industry: 'Dental',
+        contact_email: 'a@b.example',
+        email: 'human@example.com',
+      }),
       redirect: 'manual',
     });
     expect(res.status).toBe(422);
@@ -55,13 +74,31 @@ describe('with the model configured', () => {
 
   test('a task-worker order delivers the pieces it asks for, written through the model', async () => {
     const key = await fundedAgent(stack, 'agent-textgen', 20);
-    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'task-worker', agent_id: 'agent-textgen', inputs: { task_prompt: 'Write three taglines for Harbor Bikes, a bike repair shop.', format: 'markdown' } });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'task-worker',
+      agent_id: 'agent-textgen',
+      inputs: { task_prompt: 'Write three taglines for Harbor Bikes, a bike repair shop.', format: 'markdown' },
+    });
     expect(created.status).toBe(201);
     const id = created.body.order_id as string;
-    expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, { rail: 'agent_wallet' }, { authorization: `Bearer ${key}` })).status).toBe(200);
+    expect(
+      (
+        await stack.call(
+          'POST',
+          `/api/v1/orders/${id}/confirm_payment`,
+          { rail: 'agent_wallet' },
+          { authorization: `Bearer ${key}` },
+        )
+      ).status,
+    ).toBe(200);
     const order = await waitForOrder(stack, id, (o) => o.status === 'delivered');
-    const json = (order.deliverables as { name: string; url: string }[]).find((d) => d.name === 'task-worker-result.json');
-    const result = (await (await fetch(json!.url)).json()) as { result: { count: number }; written_by: { model: string } };
+    const json = (order.deliverables as { name: string; url: string }[]).find(
+      (d) => d.name === 'task-worker-result.json',
+    );
+    const result = (await (await fetch(json!.url)).json()) as {
+      result: { count: number };
+      written_by: { model: string };
+    };
     expect(result.result.count).toBe(3);
     expect(result.written_by.model).toBe('fake-model');
   });
@@ -76,7 +113,8 @@ describe('when the model fails', () => {
     model = await startFakeTextModel((req) => {
       const prompt = req.body.messages?.find((m) => m.role === 'user')?.content ?? '';
       if (prompt.includes('REFUSED')) return { status: 401, json: { error: { message: 'invalid api key' } } };
-      if (prompt.includes('FLAKY') && (flakyCalls += 1) <= 2) return { status: 503, json: { error: { message: 'overloaded' } } };
+      if (prompt.includes('FLAKY') && (flakyCalls += 1) <= 2)
+        return { status: 503, json: { error: { message: 'overloaded' } } };
       return schemaReply(req);
     });
     stack = await startStack({ TEXTGEN_BASE_URL: model.baseUrl, TEXTGEN_MODEL: 'scripted-model' });
@@ -88,10 +126,23 @@ describe('when the model fails', () => {
 
   async function orderAndPay(agent: string, prompt: string): Promise<string> {
     const key = await fundedAgent(stack, agent, 15);
-    const created = await stack.call('POST', '/api/v1/orders', { service_id: 'task-worker', agent_id: agent, inputs: { task_prompt: prompt } });
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'task-worker',
+      agent_id: agent,
+      inputs: { task_prompt: prompt },
+    });
     expect(created.status).toBe(201);
     const id = created.body.order_id as string;
-    expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, { rail: 'agent_wallet' }, { authorization: `Bearer ${key}` })).status).toBe(200);
+    expect(
+      (
+        await stack.call(
+          'POST',
+          `/api/v1/orders/${id}/confirm_payment`,
+          { rail: 'agent_wallet' },
+          { authorization: `Bearer ${key}` },
+        )
+      ).status,
+    ).toBe(200);
     return id;
   }
 

@@ -29,10 +29,17 @@ let receiver: Receiver;
 beforeAll(async () => {
   const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
   if (!testServer) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set (test/globalSetup.ts)');
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServer } } });
+  env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: testServer } },
+  });
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(Object.keys(SEARCH_ATTRIBUTES).map((name) => [name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(
+      Object.keys(SEARCH_ATTRIBUTES).map((name) => [
+        name,
+        temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+      ]),
+    ),
   });
   const config = loadConfig({
     MONGODB_URI: process.env.MONGODB_URI,
@@ -54,7 +61,13 @@ const orderInput = (orderId: string, agentId: string) => buildOrderInput({ order
 
 async function withWorker<T>(taskQueue: string, fn: () => Promise<T>): Promise<T> {
   // DEV_MODE: the receiver is on 127.0.0.1.
-  const ports: WebhookPorts = { webhooks: services.webhooks, orders: services.orders, deliveries: new DeliveryWorkflows(env.client, taskQueue), publicBaseUrl: 'http://api.test', allowPrivateTargets: true };
+  const ports: WebhookPorts = {
+    webhooks: services.webhooks,
+    orders: services.orders,
+    deliveries: new DeliveryWorkflows(env.client, taskQueue),
+    publicBaseUrl: 'http://api.test',
+    allowPrivateTargets: true,
+  };
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
@@ -140,7 +153,13 @@ test('a receiver down for six hours gets every event once it is up, exactly once
   expect(refused.map((r) => r.id)).toEqual(Array(5).fill(eventIds[0]));
   expect(receiver.accepted.map((r) => r.id)).toEqual(eventIds);
   expect(receiver.events().map((e) => e.data.seq)).toEqual([1, 2, 3, 4, 5]);
-  expect(receiver.events().map((e) => e.type)).toEqual(['order.created', 'order.paid', 'order.fulfillment_started', 'order.delivered', 'order.accepted']);
+  expect(receiver.events().map((e) => e.type)).toEqual([
+    'order.created',
+    'order.paid',
+    'order.fulfillment_started',
+    'order.delivered',
+    'order.accepted',
+  ]);
 
   // The timers follow the schedule with at most ±10% jitter.
   const waits = await timers(deliveryWorkflowId(eventIds[0]!, reg.endpoint._id));
@@ -156,7 +175,9 @@ test('a receiver down for six hours gets every event once it is up, exactly once
   expect(log).toHaveLength(receiver.requests.length);
   const first = log.filter((d) => d.event_id === eventIds[0]).sort((a, b) => a.attempt - b.attempt);
   expect(first.map((d) => d.response_code)).toEqual([503, 503, 503, 503, 503, 200]);
-  expect(first.slice(0, 5).every((d) => d.status === 'failed' && d.next_retry_at !== null && d.error === 'HTTP 503')).toBe(true);
+  expect(
+    first.slice(0, 5).every((d) => d.status === 'failed' && d.next_retry_at !== null && d.error === 'HTTP 503'),
+  ).toBe(true);
   expect(first[5]).toMatchObject({ status: 'delivered', next_retry_at: null });
   for (const id of eventIds.slice(1)) {
     expect(log.filter((d) => d.event_id === id).map((d) => [d.attempt, d.response_code])).toEqual([[1, 200]]);
@@ -189,7 +210,9 @@ test('Retry-After beyond the schedule is honoured; a receiver that never recover
   expect(total).toBeGreaterThan(2.8 * 24 * 3600_000);
   expect(total).toBeLessThan(3.6 * 24 * 3600_000);
 
-  const log = (await services.webhooks.deliveries(reg.endpoint._id, { limit: 500 })).sort((a, b) => a.attempt - b.attempt);
+  const log = (await services.webhooks.deliveries(reg.endpoint._id, { limit: 500 })).sort(
+    (a, b) => a.attempt - b.attempt,
+  );
   expect(log.map((d) => d.response_code)).toEqual([429, 500, 500, 500, 500, 500, 500, 500, 500, 500]);
   expect(log[0]!.next_retry_at!.getTime() - log[0]!.at.getTime()).toBeGreaterThanOrEqual(3600_000);
   expect(log[9]!.next_retry_at).toBeNull();

@@ -39,21 +39,25 @@ function startWorkerProcess(
   opts: { script?: string; env?: Record<string, string>; onOutput?: (text: string) => void } = {},
 ): Promise<ChildProcess> {
   const root = path.resolve(__dirname, '..', '..');
-  const child = spawn(path.join(root, 'node_modules', '.bin', 'tsx'), [opts.script ?? path.join(root, 'worker', 'index.ts')], {
-    env: {
-      ...process.env,
-      ...opts.env,
-      TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
-      TEMPORAL_NAMESPACE: stack.config.TEMPORAL_NAMESPACE,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      MONGODB_URI: stack.config.MONGODB_URI,
-      MONGODB_DB: stack.config.MONGODB_DB,
-      DATA_DIR: stack.config.DATA_DIR,
-      PUBLIC_BASE_URL: stack.config.PUBLIC_BASE_URL,
+  const child = spawn(
+    path.join(root, 'node_modules', '.bin', 'tsx'),
+    [opts.script ?? path.join(root, 'worker', 'index.ts')],
+    {
+      env: {
+        ...process.env,
+        ...opts.env,
+        TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
+        TEMPORAL_NAMESPACE: stack.config.TEMPORAL_NAMESPACE,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        MONGODB_URI: stack.config.MONGODB_URI,
+        MONGODB_DB: stack.config.MONGODB_DB,
+        DATA_DIR: stack.config.DATA_DIR,
+        PUBLIC_BASE_URL: stack.config.PUBLIC_BASE_URL,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  );
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
@@ -77,14 +81,20 @@ test('SIGKILL during fulfillment, restart: the order completes exactly once', as
   const created = await stack.call('POST', '/api/v1/orders', {
     service_id: 'growth-pack',
     agent_id: 'agent-crash',
-    inputs: { business_name: 'Northwind Clinic', growth_goals: 'more bookings', contact_email: 'ops@northwind.example' },
+    inputs: {
+      business_name: 'Northwind Clinic',
+      growth_goals: 'more bookings',
+      contact_email: 'ops@northwind.example',
+    },
   });
   expect(created.status).toBe(201);
   const id = created.body.order_id as string;
   const paid = await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, { authorization: `Bearer ${key}` });
   expect(paid.status).toBe(200);
   killGroup(first);
-  await new Promise<void>((resolve) => (first.exitCode !== null || first.signalCode !== null ? resolve() : first.once('exit', () => resolve())));
+  await new Promise<void>((resolve) =>
+    first.exitCode !== null || first.signalCode !== null ? resolve() : first.once('exit', () => resolve()),
+  );
   const statusAtKill = (await stack.call('GET', `/api/v1/orders/${id}`)).body.status;
 
   await startWorkerProcess(queue);
@@ -92,7 +102,12 @@ test('SIGKILL during fulfillment, restart: the order completes exactly once', as
   // The read model may still say awaiting_payment: the Update answers as soon as the workflow has the payment,
   // and the kill can land before the transition is written. Either way the order must complete once.
   expect(['awaiting_payment', 'paid', 'fulfilling', 'delivered']).toContain(statusAtKill);
-  expect(delivered.progress.map((p: { status: string }) => p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling', 'delivered']);
+  expect(delivered.progress.map((p: { status: string }) => p.status)).toEqual([
+    'awaiting_payment',
+    'paid',
+    'fulfilling',
+    'delivered',
+  ]);
   const names = delivered.deliverables.map((d: { name: string }) => d.name);
   expect(new Set(names).size).toBe(names.length);
   expect(new Set(delivered.deliverables.map((d: { service_id: string }) => d.service_id)).size).toBe(6);
@@ -102,7 +117,11 @@ test('SIGKILL during fulfillment, restart: the order completes exactly once', as
   expect(wallet?.balance_micros).toBe(500_000_000 - 299_000_000);
   // The transition's event is written beside the order, not before it: wait (bounded) for the last one.
   let events = await stack.services.events.list(id);
-  for (const deadline = Date.now() + 10_000; events.length < 4 && Date.now() < deadline; events = await stack.services.events.list(id)) {
+  for (
+    const deadline = Date.now() + 10_000;
+    events.length < 4 && Date.now() < deadline;
+    events = await stack.services.events.list(id)
+  ) {
     await new Promise((r) => setTimeout(r, 100));
   }
   expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]); // 1 = order.created (recordOrder)
@@ -116,7 +135,8 @@ test('issue 14: an order and a task whose fulfillment attempts died with the wor
   // Workers left by the test before would take the attempts that must stall in the slow worker.
   for (const c of children.splice(0)) {
     killGroup(c);
-    if (c.exitCode === null && c.signalCode === null) await new Promise<void>((resolve) => c.once('exit', () => resolve()));
+    if (c.exitCode === null && c.signalCode === null)
+      await new Promise<void>((resolve) => c.once('exit', () => resolve()));
   }
   // A prebuilt bundle, as npm start gives its worker: the replacement's start-up is not a webpack build.
   const bundleDir = mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-bundle-'));
@@ -138,24 +158,43 @@ test('issue 14: an order and a task whose fulfillment attempts died with the wor
     inputs: { task_prompt: 'List three CRM tools', format: 'markdown' },
   });
   const taskOrder = tasker.body.order_id as string;
-  expect((await stack.call('POST', `/api/v1/orders/${taskOrder}/confirm_payment`, {}, { authorization: `Bearer ${key}` })).status).toBe(200);
+  expect(
+    (await stack.call('POST', `/api/v1/orders/${taskOrder}/confirm_payment`, {}, { authorization: `Bearer ${key}` }))
+      .status,
+  ).toBe(200);
   await waitForOrder(stack, taskOrder, (o) => o.status === 'delivered');
   // Answers 202 (or times out) while the task runs; the outcome is read from GET below.
-  const submitted = stack.call('POST', `/api/v1/orders/${taskOrder}/tasks`, { task_prompt: `Compare CRMs ${marker}` }, { authorization: `Bearer ${key}` }).catch(() => undefined);
+  const submitted = stack
+    .call(
+      'POST',
+      `/api/v1/orders/${taskOrder}/tasks`,
+      { task_prompt: `Compare CRMs ${marker}` },
+      { authorization: `Bearer ${key}` },
+    )
+    .catch(() => undefined);
 
   // A bundle whose parts (local activities) stall while being stored.
   const created = await stack.call('POST', '/api/v1/orders', {
     service_id: 'growth-pack',
     agent_id: 'agent-crash-2',
-    inputs: { business_name: `Stall ${marker} Clinic`, growth_goals: 'more bookings', contact_email: 'ops@stall.example' },
+    inputs: {
+      business_name: `Stall ${marker} Clinic`,
+      growth_goals: 'more bookings',
+      contact_email: 'ops@stall.example',
+    },
   });
   const orderId = created.body.order_id as string;
-  expect((await stack.call('POST', `/api/v1/orders/${orderId}/confirm_payment`, {}, { authorization: `Bearer ${key}` })).status).toBe(200);
+  expect(
+    (await stack.call('POST', `/api/v1/orders/${orderId}/confirm_payment`, {}, { authorization: `Bearer ${key}` }))
+      .status,
+  ).toBe(200);
   const deadline = Date.now() + 30_000;
   while (stalls < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   expect(stalls).toBeGreaterThanOrEqual(2); // both attempts are in progress in the worker we kill
   killGroup(slow);
-  await new Promise<void>((resolve) => (slow.exitCode !== null || slow.signalCode !== null ? resolve() : slow.once('exit', () => resolve())));
+  await new Promise<void>((resolve) =>
+    slow.exitCode !== null || slow.signalCode !== null ? resolve() : slow.once('exit', () => resolve()),
+  );
 
   const spawnedAt = Date.now();
   await startWorkerProcess(queue, { env: { WORKFLOW_BUNDLE_PATH: bundlePath } });
@@ -183,8 +222,16 @@ test('issue 14: an order and a task whose fulfillment attempts died with the wor
   expect(taskAt - readyAt).toBeLessThan(30_000);
   // Charged once each: the order, the first task (the order itself) and task 2.
   const wallet = await stack.services.wallets.snapshot('agent-crash-2');
-  expect(wallet?.entries.filter((e) => e.type === 'debit').map((e) => e.tx_id).sort()).toEqual(
-    [`order:${orderId}`, `order:${taskOrder}`, `task:${taskOrder}:2`].sort(),
-  );
-  expect(order.progress.map((p: { status: string }) => p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling', 'delivered']);
+  expect(
+    wallet?.entries
+      .filter((e) => e.type === 'debit')
+      .map((e) => e.tx_id)
+      .sort(),
+  ).toEqual([`order:${orderId}`, `order:${taskOrder}`, `task:${taskOrder}:2`].sort());
+  expect(order.progress.map((p: { status: string }) => p.status)).toEqual([
+    'awaiting_payment',
+    'paid',
+    'fulfilling',
+    'delivered',
+  ]);
 }, 180_000);

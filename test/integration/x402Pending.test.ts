@@ -14,7 +14,14 @@ import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
 import type { X402PaymentDoc } from '../../src/db';
 import { MICRO_ITEMS, microItemGoods } from '../../src/domain/micro';
 import { startStack, waitForOrder, type Stack } from '../helpers/stack';
-import { paymentRequiredOf, paymentResponseOf, signPayment, signatureHeader, startX402Chain, type X402Chain } from '../helpers/x402';
+import {
+  paymentRequiredOf,
+  paymentResponseOf,
+  signPayment,
+  signatureHeader,
+  startX402Chain,
+  type X402Chain,
+} from '../helpers/x402';
 
 jest.setTimeout(120_000);
 
@@ -54,12 +61,19 @@ it('records a pending settlement, delivers nothing, then reconciles it by its tr
   await anvil.setAutomine(false);
   const pending = await stack.call('GET', path, undefined, headers);
   expect(pending.status).toBe(202);
-  expect(pending.body).toMatchObject({ status: 'settlement_pending', payment: { status: 'pending', amount_micros: item.price_micros } });
+  expect(pending.body).toMatchObject({
+    status: 'settlement_pending',
+    payment: { status: 'pending', amount_micros: item.price_micros },
+  });
   expect(pending.headers.get('payment-required')).toBeNull();
   expect(pending.headers.get('location')).toBe(pending.body.delivery_url);
   const tx = pending.body.payment.transaction as string;
   expect(tx).toMatch(/^0x[0-9a-f]{64}$/);
-  expect(paymentResponseOf(pending)).toMatchObject({ success: false, errorReason: 'settlement_pending', transaction: tx });
+  expect(paymentResponseOf(pending)).toMatchObject({
+    success: false,
+    errorReason: 'settlement_pending',
+    transaction: tx,
+  });
   expect(pending.body.content).toBeUndefined();
   expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore);
 
@@ -71,7 +85,10 @@ it('records a pending settlement, delivers nothing, then reconciles it by its tr
   // A retry with the same payment-identifier while it is pending: no goods, no second settlement.
   const retryWhilePending = await stack.call('GET', path, undefined, headers);
   expect(retryWhilePending.status).toBe(202);
-  expect(retryWhilePending.body).toMatchObject({ status: 'settlement_pending', payment: { payment_id: pending.body.payment.payment_id } });
+  expect(retryWhilePending.body).toMatchObject({
+    status: 'settlement_pending',
+    payment: { payment_id: pending.body.payment.payment_id },
+  });
 
   await anvil.mine({ blocks: 1 });
   await anvil.setAutomine(true);
@@ -80,7 +97,11 @@ it('records a pending settlement, delivers nothing, then reconciles it by its tr
     const res = await stack.call('GET', `/api/v1/x402/payments/${paymentId}`);
     return res.body.status === 'settled' ? res.body : undefined;
   });
-  expect(settled).toMatchObject({ transaction: tx, payer: ANVIL_ADDRESSES.buyer.toLowerCase(), amount_micros: item.price_micros });
+  expect(settled).toMatchObject({
+    transaction: tx,
+    payer: ANVIL_ADDRESSES.buyer.toLowerCase(),
+    amount_micros: item.price_micros,
+  });
   expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - BigInt(item.price_micros));
 
   const delivered = await stack.call('GET', deliveryPath);
@@ -99,7 +120,10 @@ it('records a pending settlement, delivers nothing, then reconciles it by its tr
 });
 
 it('an order whose x402 settlement came back pending is marked paid once the reconcile workflow sees it settle', async () => {
-  const created = await stack.call('POST', '/api/v1/orders', { service_id: 'smart-consultation', inputs: { type: 'visa', description: 'Pending settlement' } });
+  const created = await stack.call('POST', '/api/v1/orders', {
+    service_id: 'smart-consultation',
+    inputs: { type: 'visa', description: 'Pending settlement' },
+  });
   expect(created.status).toBe(201);
   const orderId = created.body.order_id as string;
   const path = `/x402/orders/${orderId}`;
@@ -111,10 +135,16 @@ it('an order whose x402 settlement came back pending is marked paid once the rec
   await anvil.setAutomine(false);
   const pending = await stack.call('POST', path, undefined, headers);
   expect(pending.status).toBe(202);
-  expect(pending.body).toMatchObject({ status: 'settlement_pending', payment: { status: 'pending', amount_micros: created.body.amount_micros } });
+  expect(pending.body).toMatchObject({
+    status: 'settlement_pending',
+    payment: { status: 'pending', amount_micros: created.body.amount_micros },
+  });
   expect((await stack.call('GET', `/api/v1/orders/${orderId}`)).body.status).toBe('awaiting_payment');
   // While that settlement is open, the order takes no second x402 payment.
-  const second = await stack.call('POST', path, undefined, { ...signatureHeader(await signPayment(required)), ...asBuyer });
+  const second = await stack.call('POST', path, undefined, {
+    ...signatureHeader(await signPayment(required)),
+    ...asBuyer,
+  });
   expect(second.status).toBe(409);
   expect(second.body.code).toBe('payment_in_progress');
 
@@ -165,20 +195,46 @@ it('reconciles claims orphaned by a dead request from the chain: settled when th
   const settled = await facilitator.settle(used, requirements);
   expect(settled.success).toBe(true);
   const usedAuth = used.payload.authorization as { nonce: string; validBefore: string };
-  await stack.services.db.x402Payments.insertOne(orphan('x4p_orphan_used', usedAuth.nonce, Number(usedAuth.validBefore)));
+  await stack.services.db.x402Payments.insertOne(
+    orphan('x4p_orphan_used', usedAuth.nonce, Number(usedAuth.validBefore)),
+  );
   // The request died before settling, and the authorization has expired: it can never move money now.
   const unused = await signPayment(required);
-  await stack.services.db.x402Payments.insertOne(orphan('x4p_orphan_unused', (unused.payload.authorization as { nonce: string }).nonce, Math.floor(Date.now() / 1000) - 3600));
+  await stack.services.db.x402Payments.insertOne(
+    orphan(
+      'x4p_orphan_unused',
+      (unused.payload.authorization as { nonce: string }).nonce,
+      Math.floor(Date.now() / 1000) - 3600,
+    ),
+  );
 
   const stale = await stack.services.x402Payments.staleClaims(new Date(), 10, 5 * 60_000);
   expect(stale.map((d) => d._id).sort()).toEqual(['x4p_orphan_unused', 'x4p_orphan_used']);
 
   const run = (paymentId: string) =>
-    stack.client.workflow.execute('x402ReconcileWorkflow', { taskQueue: stack.config.TEMPORAL_TASK_QUEUE, workflowId: `x402-reconcile-${paymentId}`, args: [{ paymentId }] });
-  await expect(run('x4p_orphan_used')).resolves.toMatchObject({ status: 'settled', transaction: settled.transaction, reason: 'delivery_failed' });
-  await expect(run('x4p_orphan_unused')).resolves.toMatchObject({ status: 'failed', reason: 'authorization_expired_unsettled' });
-  expect(await stack.services.x402Payments.get('x4p_orphan_used')).toMatchObject({ status: 'settled', transaction: settled.transaction, error_reason: 'delivery_failed' });
-  expect(await stack.services.x402Payments.get('x4p_orphan_unused')).toMatchObject({ status: 'failed', error_reason: 'authorization_expired_unsettled' });
+    stack.client.workflow.execute('x402ReconcileWorkflow', {
+      taskQueue: stack.config.TEMPORAL_TASK_QUEUE,
+      workflowId: `x402-reconcile-${paymentId}`,
+      args: [{ paymentId }],
+    });
+  await expect(run('x4p_orphan_used')).resolves.toMatchObject({
+    status: 'settled',
+    transaction: settled.transaction,
+    reason: 'delivery_failed',
+  });
+  await expect(run('x4p_orphan_unused')).resolves.toMatchObject({
+    status: 'failed',
+    reason: 'authorization_expired_unsettled',
+  });
+  expect(await stack.services.x402Payments.get('x4p_orphan_used')).toMatchObject({
+    status: 'settled',
+    transaction: settled.transaction,
+    error_reason: 'delivery_failed',
+  });
+  expect(await stack.services.x402Payments.get('x4p_orphan_unused')).toMatchObject({
+    status: 'failed',
+    error_reason: 'authorization_expired_unsettled',
+  });
 });
 
 it('a purchase whose request died after settling is reconciled within seconds, and a retry with its payment-identifier gets the goods, charged once', async () => {
@@ -197,18 +253,33 @@ it('a purchase whose request died after settling is reconciled within seconds, a
   const db = stack.services.db;
   await db.x402Payments.updateOne(
     { _id: paymentId },
-    { $set: { status: 'settling', transaction: null, tx_key: null, settled_at: null, lease_until: new Date(Date.now() - 1000) } },
+    {
+      $set: {
+        status: 'settling',
+        transaction: null,
+        tx_key: null,
+        settled_at: null,
+        lease_until: new Date(Date.now() - 1000),
+      },
+    },
   );
-  await db.x402PaymentIds.updateOne({ payment_ref: paymentId }, { $set: { state: 'in_flight', payment_ref: null, response: null } });
+  await db.x402PaymentIds.updateOne(
+    { payment_ref: paymentId },
+    { $set: { state: 'in_flight', payment_ref: null, response: null } },
+  );
   const during = await stack.call('GET', path, undefined, headers);
   expect(during.status).toBe(409);
   expect(during.body.code).toBe('payment_in_progress');
 
   // The sweeper (every 5 s in each API) hands the orphan to the reconcile workflow, which finds the transfer on chain.
-  const reconciled = await until('the orphan reconciled', async () => {
-    const p = await stack.services.x402Payments.get(paymentId);
-    return p?.status === 'settled' ? p : undefined;
-  }, 30_000);
+  const reconciled = await until(
+    'the orphan reconciled',
+    async () => {
+      const p = await stack.services.x402Payments.get(paymentId);
+      return p?.status === 'settled' ? p : undefined;
+    },
+    30_000,
+  );
   expect(reconciled).toMatchObject({ transaction: tx, error_reason: null });
   const retried = await stack.call('GET', path, undefined, headers);
   expect(retried.status).toBe(200);

@@ -33,7 +33,15 @@ const TABLE: [string, string, number, string[], string[] | null, number, number]
   ['starter-pack', 'one_time', 24, ALL, ['smart-consultation', 'website-booking', 'ai-receptionist'], 149, 129],
   ['clinic-pack', 'one_time', 24, ALL, ['website-booking', 'ai-receptionist', 'automation-wf'], 249, 199],
   ['store-pack', 'one_time', 24, ALL, ['website-booking', 'automation-wf', 'ai-receptionist'], 229, 179],
-  ['growth-pack', 'one_time', 48, ALL, ['website-booking', 'ai-receptionist', 'automation-wf', 'task-worker', 'smart-consultation'], 379, 299],
+  [
+    'growth-pack',
+    'one_time',
+    48,
+    ALL,
+    ['website-booking', 'ai-receptionist', 'automation-wf', 'task-worker', 'smart-consultation'],
+    379,
+    299,
+  ],
   ['robot-control-system', 'one_time', 168, LINK_WALLET, null, 749, 499],
   ['agent-development', 'one_time', 120, LINK_WALLET, null, 449, 299],
   ['integration-project', 'one_time', 72, LINK_WALLET, null, 299, 199],
@@ -47,7 +55,10 @@ const INPUTS: Record<string, [string[], string[]]> = {
   'website-booking': [['business_name', 'industry', 'services'], []],
   'automation-wf': [['workflow_type', 'source_app', 'target_app'], []],
   'task-worker': [['task_prompt'], ['format']],
-  'smart-consultation': [['type', 'description'], ['current_country', 'target_country']],
+  'smart-consultation': [
+    ['type', 'description'],
+    ['current_country', 'target_country'],
+  ],
   'starter-pack': [['business_name', 'industry', 'contact_email'], []],
   'clinic-pack': [['business_name', 'practice_type', 'contact_email'], []],
   'store-pack': [['business_name', 'category', 'contact_email'], []],
@@ -71,28 +82,34 @@ describe('SERVICES against seed §2.1', () => {
     expect(SERVICE_IDS).toEqual(TABLE.map((r) => r[0]));
   });
 
-  it.each(TABLE)('%s: billing %s, %p hours, rails, includes, prices', (id, billing, hours, rails, includes, human, agent) => {
-    const s = svc(id);
-    expect(s.billing).toBe(billing);
-    expect(s.max_fulfillment_hours).toBe(hours);
-    expect(s.payment_rails).toEqual(rails);
-    expect(s.human_price).toBe(human);
-    expect(s.agent_price).toBe(agent);
-    expect(s.currency).toBe('USD');
-    if (includes) {
-      expect(s.bundle).toBe(true);
-      expect(s.includes).toEqual(includes);
-      expect(isBundle(s)).toBe(true);
-    } else {
-      expect(s.bundle).toBeUndefined();
-      expect(s.includes).toBeUndefined();
-      expect(isBundle(s)).toBe(false);
-    }
-  });
+  it.each(TABLE)(
+    '%s: billing %s, %p hours, rails, includes, prices',
+    (id, billing, hours, rails, includes, human, agent) => {
+      const s = svc(id);
+      expect(s.billing).toBe(billing);
+      expect(s.max_fulfillment_hours).toBe(hours);
+      expect(s.payment_rails).toEqual(rails);
+      expect(s.human_price).toBe(human);
+      expect(s.agent_price).toBe(agent);
+      expect(s.currency).toBe('USD');
+      if (includes) {
+        expect(s.bundle).toBe(true);
+        expect(s.includes).toEqual(includes);
+        expect(isBundle(s)).toBe(true);
+      } else {
+        expect(s.bundle).toBeUndefined();
+        expect(s.includes).toBeUndefined();
+        expect(isBundle(s)).toBe(false);
+      }
+    },
+  );
 
   it.each(Object.entries(INPUTS))('%s: required and optional inputs', (id, [required, optional]) => {
     const s = svc(id);
-    const expected = Object.fromEntries([...required.map((k) => [k, 'required']), ...optional.map((k) => [k, 'optional'])]);
+    const expected = Object.fromEntries([
+      ...required.map((k) => [k, 'required']),
+      ...optional.map((k) => [k, 'optional']),
+    ]);
     expect(s.inputs).toEqual(expected);
   });
 
@@ -146,7 +163,7 @@ describe('SERVICES against seed §2.1', () => {
     expect(svc('task-worker').constraints.does_not_support).toContain('long_running_projects');
   });
 
-  it('bundles carry the union of their parts\' capabilities and only rails all parts accept', () => {
+  it("bundles carry the union of their parts' capabilities and only rails all parts accept", () => {
     for (const b of SERVICES.filter(isBundle)) {
       const parts = bundleParts(b);
       expect(parts.map((p) => p.id)).toEqual(b.includes);
@@ -196,7 +213,9 @@ describe('catalogue functions', () => {
   });
 
   it('serviceView completes the link', () => {
-    expect(serviceView(svc('clinic-pack'), 'http://localhost:3000').linkpay_url).toBe('http://localhost:3000/pay/services/clinic-pack');
+    expect(serviceView(svc('clinic-pack'), 'http://localhost:3000').linkpay_url).toBe(
+      'http://localhost:3000/pay/services/clinic-pack',
+    );
     expect(serviceView(svc('task-worker'), 'http://localhost:3000').linkpay_url).toBeNull();
   });
 
@@ -210,7 +229,10 @@ describe('catalogue functions', () => {
   it('missingInputs lists absent or empty required inputs in declared order', () => {
     const s = svc('ai-receptionist');
     expect(missingInputs(s, {})).toEqual(['business_name', 'contact_email', 'services']);
-    expect(missingInputs(s, { business_name: 'A', contact_email: '  ', services: [] })).toEqual(['contact_email', 'services']);
+    expect(missingInputs(s, { business_name: 'A', contact_email: '  ', services: [] })).toEqual([
+      'contact_email',
+      'services',
+    ]);
     expect(missingInputs(s, { business_name: 'A', contact_email: 'a@b.c', services: 'x', extra: 1 })).toEqual([]);
     expect(missingInputs(svc('task-worker'), { task_prompt: 'do it' })).toEqual([]);
     expect(missingInputs(svc('task-worker'), { task_prompt: null })).toEqual(['task_prompt']);

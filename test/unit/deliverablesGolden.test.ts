@@ -6,7 +6,15 @@
  */
 import { getService } from '../../src/domain/catalogue';
 import { N8N_NODE_TYPES, checkNodeUse, indexNodeTypes } from '../../src/domain/micro/snapshot';
-import { bundleConnections, bundleManifest, completeInputs, generateDeliverables, languageTasks, type DeliverableContext, type InputValue } from '../../src/domain/deliverables';
+import {
+  bundleConnections,
+  bundleManifest,
+  completeInputs,
+  generateDeliverables,
+  languageTasks,
+  type DeliverableContext,
+  type InputValue,
+} from '../../src/domain/deliverables';
 import { findProduct } from '../../src/domain/deliverables/products';
 import { fakeLanguage } from '../helpers/fakeTextModel';
 
@@ -15,14 +23,30 @@ const nodeIndex = indexNodeTypes(N8N_NODE_TYPES);
 
 type Files = Record<string, string>;
 
-function context(serviceId: string, inputs: Record<string, InputValue>, opts: { orderId?: string; bundleId?: string } = {}): DeliverableContext {
-  const base: DeliverableContext = { orderId: opts.orderId ?? 'ord_golden', serviceId, inputs, issuedAt: ISSUED, ...(opts.bundleId ? { bundleId: opts.bundleId } : {}) };
+function context(
+  serviceId: string,
+  inputs: Record<string, InputValue>,
+  opts: { orderId?: string; bundleId?: string } = {},
+): DeliverableContext {
+  const base: DeliverableContext = {
+    orderId: opts.orderId ?? 'ord_golden',
+    serviceId,
+    inputs,
+    issuedAt: ISSUED,
+    ...(opts.bundleId ? { bundleId: opts.bundleId } : {}),
+  };
   const required = languageTasks(base).filter((t) => t.required);
   return required.length > 0 ? { ...base, language: fakeLanguage(required) } : base;
 }
 
-function gen(serviceId: string, inputs: Record<string, InputValue>, opts: { orderId?: string; bundleId?: string } = {}): Files {
-  return Object.fromEntries(generateDeliverables(context(serviceId, inputs, opts)).map((f) => [f.name, f.content.toString('utf8')]));
+function gen(
+  serviceId: string,
+  inputs: Record<string, InputValue>,
+  opts: { orderId?: string; bundleId?: string } = {},
+): Files {
+  return Object.fromEntries(
+    generateDeliverables(context(serviceId, inputs, opts)).map((f) => [f.name, f.content.toString('utf8')]),
+  );
 }
 
 function json(files: Files, name: string): any {
@@ -32,8 +56,14 @@ function json(files: Files, name: string): any {
 }
 
 /** Every part of a bundle as the activity generates it (bundle id set), keyed by part id. */
-function genBundle(bundleId: string, inputs: Record<string, InputValue>, orderId = 'ord_bundle_golden'): Record<string, Files> {
-  return Object.fromEntries((getService(bundleId)?.includes ?? []).map((part) => [part, gen(part, inputs, { orderId, bundleId })]));
+function genBundle(
+  bundleId: string,
+  inputs: Record<string, InputValue>,
+  orderId = 'ord_bundle_golden',
+): Record<string, Files> {
+  return Object.fromEntries(
+    (getService(bundleId)?.includes ?? []).map((part) => [part, gen(part, inputs, { orderId, bundleId })]),
+  );
 }
 
 /** Runs an n8n Set node's assignments over a webhook body, as n8n evaluates `={{ … }}` expressions. */
@@ -44,7 +74,7 @@ function runSetNode(workflow: any, nodeName: string, body: unknown): Record<stri
   return Object.fromEntries(
     node.parameters.assignments.assignments.map((a: { name: string; value: string }) => {
       const m = /^=\{\{ ([\s\S]*) \}\}$/.exec(a.value);
-       
+
       return [a.name, m ? new Function('$json', '$now', `return (${m[1]});`)($json, { toISO: () => ISSUED }) : a.value];
     }),
   );
@@ -68,7 +98,11 @@ describe('ai-receptionist', () => {
       whatsapp: '+1 617 555 0142',
     });
     const config = json(f, 'ai-receptionist-config.json');
-    expect(config.business.services.map((s: any) => [s.name, s.default_duration_minutes])).toEqual([['Initial assessment', 60], ['Follow-up treatment', 30], ['Sports massage', 45]]);
+    expect(config.business.services.map((s: any) => [s.name, s.default_duration_minutes])).toEqual([
+      ['Initial assessment', 60],
+      ['Follow-up treatment', 30],
+      ['Sports massage', 45],
+    ]);
     expect(config.business_hours.timezone).toBe('America/New_York');
     expect(config.business_hours.weekly.mon).toEqual([['08:00', '18:00']]);
     expect(config.business_hours.weekly.sat).toEqual([['09:00', '13:00']]);
@@ -81,7 +115,16 @@ describe('ai-receptionist', () => {
   });
 
   test('salon in Berlin: an IANA zone as given, "2 hours" read as 120 minutes; no hours given stay to be confirmed', () => {
-    const config = json(gen('ai-receptionist', { business_name: 'Salon Lindenhof', contact_email: 'hallo@lindenhof.example', services: ['Haircut 45 min', 'Colour 2 hours', 'Blow-dry'], timezone: 'Europe/Berlin', industry: 'hair salon' }), 'ai-receptionist-config.json');
+    const config = json(
+      gen('ai-receptionist', {
+        business_name: 'Salon Lindenhof',
+        contact_email: 'hallo@lindenhof.example',
+        services: ['Haircut 45 min', 'Colour 2 hours', 'Blow-dry'],
+        timezone: 'Europe/Berlin',
+        industry: 'hair salon',
+      }),
+      'ai-receptionist-config.json',
+    );
     expect(config.business.services.map((s: any) => s.default_duration_minutes)).toEqual([45, 120, 45]);
     expect(config.business.services[2].duration_given).toBe(false);
     expect(config.business_hours.timezone).toBe('Europe/Berlin');
@@ -91,9 +134,17 @@ describe('ai-receptionist', () => {
 
 describe('website-booking', () => {
   test('defect: a 60-minute "Initial assessment" is a 60-minute slot, in the page and the config', () => {
-    const f = gen('website-booking', { business_name: 'Harbor Physio', industry: 'Physiotherapy clinic', services: '60-minute Initial assessment, 30-minute follow-up', timezone: 'America/Chicago' });
+    const f = gen('website-booking', {
+      business_name: 'Harbor Physio',
+      industry: 'Physiotherapy clinic',
+      services: '60-minute Initial assessment, 30-minute follow-up',
+      timezone: 'America/Chicago',
+    });
     const config = json(f, 'website-booking-config.json');
-    expect(config.services.map((s: any) => [s.name, s.duration_minutes])).toEqual([['Initial assessment', 60], ['Follow-up', 30]]);
+    expect(config.services.map((s: any) => [s.name, s.duration_minutes])).toEqual([
+      ['Initial assessment', 60],
+      ['Follow-up', 30],
+    ]);
     expect(config.availability.timezone).toBe('America/Chicago');
     const html = f['website-booking-index.html'] ?? '';
     expect(html).toContain('<li><span>Initial assessment</span><span class="duration">1 h</span></li>');
@@ -102,7 +153,11 @@ describe('website-booking', () => {
   });
 
   test('law firm: "1.5 hours" is 90 minutes; a service without a duration gets the industry default, flagged', () => {
-    const f = gen('website-booking', { business_name: 'Okafor & Reyes LLP', industry: 'Law firm', services: 'Initial consultation (1.5 hours); Document review' });
+    const f = gen('website-booking', {
+      business_name: 'Okafor & Reyes LLP',
+      industry: 'Law firm',
+      services: 'Initial consultation (1.5 hours); Document review',
+    });
     const config = json(f, 'website-booking-config.json');
     expect(config.services.map((s: any) => s.duration_minutes)).toEqual([90, 60]);
     expect(config.services.map((s: any) => s.duration_given)).toEqual([true, false]);
@@ -113,9 +168,18 @@ describe('website-booking', () => {
 
 describe('website-booking: prices and offsets', () => {
   test('massage studio: prices stay apart from names, a comma inside parentheses does not split, "UTC+4" is a fixed zone', () => {
-    const f = gen('website-booking', { business_name: 'Calm Hands', industry: 'Massage studio', services: 'Swedish massage (60 min, $80), Deep tissue 90 minutes - $110; Hot stone', timezone: 'UTC+4' });
+    const f = gen('website-booking', {
+      business_name: 'Calm Hands',
+      industry: 'Massage studio',
+      services: 'Swedish massage (60 min, $80), Deep tissue 90 minutes - $110; Hot stone',
+      timezone: 'UTC+4',
+    });
     const config = json(f, 'website-booking-config.json');
-    expect(config.services.map((s: any) => [s.name, s.duration_minutes, s.price])).toEqual([['Swedish massage', 60, '$80'], ['Deep tissue', 90, '$110'], ['Hot stone', 45, null]]);
+    expect(config.services.map((s: any) => [s.name, s.duration_minutes, s.price])).toEqual([
+      ['Swedish massage', 60, '$80'],
+      ['Deep tissue', 90, '$110'],
+      ['Hot stone', 45, null],
+    ]);
     expect(config.availability.timezone).toBe('Etc/GMT-4');
     expect(f['website-booking-index.html']).toContain('<span class="duration">1 h · $80</span>');
   });
@@ -123,25 +187,52 @@ describe('website-booking: prices and offsets', () => {
 
 describe('automation-wf', () => {
   test('defect: Typeform → HubSpot maps a real Typeform submission (form_response.answers[]), not top-level id/email', () => {
-    const wf = json(gen('automation-wf', { workflow_type: 'New enquiry to CRM', source_app: 'Typeform', target_app: 'HubSpot' }), 'automation-wf-workflow.json');
+    const wf = json(
+      gen('automation-wf', { workflow_type: 'New enquiry to CRM', source_app: 'Typeform', target_app: 'HubSpot' }),
+      'automation-wf-workflow.json',
+    );
     expectNodesInSnapshot(wf);
     const sample = findProduct('typeform')!.webhook!.sample;
     const mapped = runSetNode(wf, 'Map Typeform fields', sample);
-    expect(mapped).toMatchObject({ source: 'Typeform', external_id: 'a3a12ec67a1365927098a606107fac15', name: 'Dana Whitfield', email: 'dana@example.com', phone: '+15555550142', occurred_at: '2026-03-02T09:14:02Z' });
+    expect(mapped).toMatchObject({
+      source: 'Typeform',
+      external_id: 'a3a12ec67a1365927098a606107fac15',
+      name: 'Dana Whitfield',
+      email: 'dana@example.com',
+      phone: '+15555550142',
+      occurred_at: '2026-03-02T09:14:02Z',
+    });
     const send = wf.nodes.find((n: any) => n.name === 'Send to HubSpot');
     expect(send.parameters.url).toBe('https://api.hubapi.com/crm/v3/objects/contacts');
   });
 
   test('Shopify → Google Sheets: order number, total and line items from the orders/create payload', () => {
-    const wf = json(gen('automation-wf', { workflow_type: 'Log every new order', source_app: 'Shopify store', target_app: 'Google Sheets' }), 'automation-wf-workflow.json');
+    const wf = json(
+      gen('automation-wf', {
+        workflow_type: 'Log every new order',
+        source_app: 'Shopify store',
+        target_app: 'Google Sheets',
+      }),
+      'automation-wf-workflow.json',
+    );
     const mapped = runSetNode(wf, 'Map Shopify fields', findProduct('shopify')!.webhook!.sample);
-    expect(mapped).toMatchObject({ email: 'dana@example.com', name: 'Dana Whitfield', amount: '199.00', currency: 'USD' });
+    expect(mapped).toMatchObject({
+      email: 'dana@example.com',
+      name: 'Dana Whitfield',
+      amount: '199.00',
+      currency: 'USD',
+    });
     expect(String(mapped.summary)).toBe('Order #1001: 2 x TEE-BLK-M');
-    expect(wf.nodes.find((n: any) => n.name === 'Send to Google Sheets').parameters.url).toContain('sheets.googleapis.com');
+    expect(wf.nodes.find((n: any) => n.name === 'Send to Google Sheets').parameters.url).toContain(
+      'sheets.googleapis.com',
+    );
   });
 
   test('ShipStation → Slack: the reference-only webhook gets a fetch step reading resource_url', () => {
-    const wf = json(gen('automation-wf', { workflow_type: 'Alert on new orders', source_app: 'ShipStation', target_app: 'Slack' }), 'automation-wf-workflow.json');
+    const wf = json(
+      gen('automation-wf', { workflow_type: 'Alert on new orders', source_app: 'ShipStation', target_app: 'Slack' }),
+      'automation-wf-workflow.json',
+    );
     expectNodesInSnapshot(wf);
     const fetch = wf.nodes.find((n: any) => n.name === 'Fetch the ShipStation record');
     expect(fetch.parameters.url).toBe('={{ $json.body.resource_url }}');
@@ -151,7 +242,11 @@ describe('automation-wf', () => {
 
 describe('task-worker', () => {
   test('defect: "write five e-mails" delivers five e-mails, not a plan', () => {
-    const inputs = { task_prompt: 'Write five short e-mails inviting past customers of Harbor Bikes to our spring service week (April 6–12). Sign them "Maya, Harbor Bikes".', format: 'markdown' };
+    const inputs = {
+      task_prompt:
+        'Write five short e-mails inviting past customers of Harbor Bikes to our spring service week (April 6–12). Sign them "Maya, Harbor Bikes".',
+      format: 'markdown',
+    };
     const [task] = languageTasks({ orderId: 'o', serviceId: 'task-worker', inputs, issuedAt: ISSUED });
     expect(task?.request.system).toContain('exactly 5');
     expect(task?.request.prompt).toContain('Harbor Bikes');
@@ -162,8 +257,21 @@ describe('task-worker', () => {
   });
 
   test('"3 bullet points" asks for three pieces; a translation asks for one result in the requested text format', () => {
-    expect(languageTasks({ orderId: 'o', serviceId: 'task-worker', inputs: { task_prompt: 'Summarise these meeting notes in 3 bullet points: budget approved, launch moved to May, hire a designer.' }, issuedAt: ISSUED })[0]?.request.schema).toMatchObject({ properties: { pieces: { minItems: 3, maxItems: 3 } } });
-    const f = gen('task-worker', { task_prompt: 'Translate into German: "Our shop is closed on public holidays."', format: 'text' });
+    expect(
+      languageTasks({
+        orderId: 'o',
+        serviceId: 'task-worker',
+        inputs: {
+          task_prompt:
+            'Summarise these meeting notes in 3 bullet points: budget approved, launch moved to May, hire a designer.',
+        },
+        issuedAt: ISSUED,
+      })[0]?.request.schema,
+    ).toMatchObject({ properties: { pieces: { minItems: 3, maxItems: 3 } } });
+    const f = gen('task-worker', {
+      task_prompt: 'Translate into German: "Our shop is closed on public holidays."',
+      format: 'text',
+    });
     expect(Object.keys(f).sort()).toEqual(['task-worker-result.json', 'task-worker-result.txt']);
     expect(json(f, 'task-worker-result.json').task.requested).toBeNull();
   });
@@ -171,7 +279,13 @@ describe('task-worker', () => {
 
 describe('smart-consultation', () => {
   test('defect: a subsidiary and hiring question is what the model is asked and what the report answers', () => {
-    const inputs = { type: 'international expansion', description: 'We are a UK software company (12 staff). We want to open a subsidiary in Germany next year and start hiring two engineers there.', current_country: 'United Kingdom', target_country: 'Germany' };
+    const inputs = {
+      type: 'international expansion',
+      description:
+        'We are a UK software company (12 staff). We want to open a subsidiary in Germany next year and start hiring two engineers there.',
+      current_country: 'United Kingdom',
+      target_country: 'Germany',
+    };
     const [task] = languageTasks({ orderId: 'o', serviceId: 'smart-consultation', inputs, issuedAt: ISSUED });
     expect(task?.request.prompt).toMatch(/subsidiary in Germany/);
     expect(task?.request.prompt).toMatch(/hiring .*Germany/);
@@ -185,8 +299,11 @@ describe('smart-consultation', () => {
     expect(report.match(/^### \d\. /gm)?.length).toBe(plan.questions.length);
   });
 
-  test('the buyer\'s own question comes first, as written', () => {
-    const inputs = { type: 'pricing', description: 'I run a dog-grooming van in Leeds. Should I raise my full-groom price from £45 to £55?' };
+  test("the buyer's own question comes first, as written", () => {
+    const inputs = {
+      type: 'pricing',
+      description: 'I run a dog-grooming van in Leeds. Should I raise my full-groom price from £45 to £55?',
+    };
     const plan = json(gen('smart-consultation', inputs), 'smart-consultation-action-plan.json');
     expect(plan.questions[0].question).toBe('Should I raise my full-groom price from £45 to £55?');
   });
@@ -194,9 +311,16 @@ describe('smart-consultation', () => {
 
 describe('robot-control-system', () => {
   test('defect: UR10e joints from its driver, ROS 2 Humble as given, 8 kg boxes checked against 12.5 kg', () => {
-    const f = gen('robot-control-system', { robot_type: 'UR10e cobot', controller: 'ROS 2 Humble on an industrial PC', objective: 'Palletise 8 kg cartons from the end of line conveyor', site_constraints: 'Operators pass by the cell' });
+    const f = gen('robot-control-system', {
+      robot_type: 'UR10e cobot',
+      controller: 'ROS 2 Humble on an industrial PC',
+      objective: 'Palletise 8 kg cartons from the end of line conveyor',
+      site_constraints: 'Operators pass by the cell',
+    });
     const params = f['robot-control-system-params.yaml'] ?? '';
-    expect(params).toContain('joints: ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"]');
+    expect(params).toContain(
+      'joints: ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"]',
+    );
     expect(params).toContain('ros_distro: "humble"');
     expect(params).toContain('rated_payload_kg: 12.5');
     expect(params).toContain('payload_check: "ok"');
@@ -205,14 +329,22 @@ describe('robot-control-system', () => {
   });
 
   test('a 4 kg part on a Franka FR3 (3 kg rated) is flagged as over the payload', () => {
-    const f = gen('robot-control-system', { robot_type: 'Franka Research 3', controller: 'FCI', objective: 'Insert 4 kg motor housings into a press' });
+    const f = gen('robot-control-system', {
+      robot_type: 'Franka Research 3',
+      controller: 'FCI',
+      objective: 'Insert 4 kg motor housings into a press',
+    });
     expect(f['robot-control-system-params.yaml']).toContain('payload_check: "over"');
     expect(f['robot-control-system-architecture.md']).toContain('exceeds the Franka Research 3');
     expect(f['robot-control-system-params.yaml']).toContain('"fr3_joint7"');
   });
 
   test('TurtleBot 4 on Humble: its wheel geometry and Twist (not TwistStamped) velocity commands', () => {
-    const f = gen('robot-control-system', { robot_type: 'TurtleBot 4', controller: 'ROS 2 Humble', objective: 'Patrol the warehouse aisles at night' });
+    const f = gen('robot-control-system', {
+      robot_type: 'TurtleBot 4',
+      controller: 'ROS 2 Humble',
+      objective: 'Patrol the warehouse aisles at night',
+    });
     const params = f['robot-control-system-params.yaml'] ?? '';
     expect(params).toContain('wheel_separation: 0.233');
     expect(params).toContain('use_stamped_vel: false');
@@ -222,10 +354,27 @@ describe('robot-control-system', () => {
 
 describe('agent-development', () => {
   test('defect: Zendesk is ticketing, with real ticket tools and API calls; eval prompts come from the use case', () => {
-    const f = gen('agent-development', { use_case: 'Triage inbound support tickets for our Shopify store: tag them by topic and draft replies for refund requests.', tools_required: 'Zendesk, Shopify, Slack', data_sources: 'Refund policy PDF' });
+    const f = gen('agent-development', {
+      use_case:
+        'Triage inbound support tickets for our Shopify store: tag them by topic and draft replies for refund requests.',
+      tools_required: 'Zendesk, Shopify, Slack',
+      data_sources: 'Refund policy PDF',
+    });
     const tools = json(f, 'agent-development-tools.json').tools;
-    expect(tools.map((t: any) => t.name)).toEqual(expect.arrayContaining(['ticket_search', 'ticket_get', 'ticket_update', 'ticket_reply', 'order_lookup', 'post_message']));
-    expect(tools.find((t: any) => t.name === 'ticket_update')._meta.backend).toMatchObject({ product: 'Zendesk', call: 'PUT /api/v2/tickets/{ticket_id}.json' });
+    expect(tools.map((t: any) => t.name)).toEqual(
+      expect.arrayContaining([
+        'ticket_search',
+        'ticket_get',
+        'ticket_update',
+        'ticket_reply',
+        'order_lookup',
+        'post_message',
+      ]),
+    );
+    expect(tools.find((t: any) => t.name === 'ticket_update')._meta.backend).toMatchObject({
+      product: 'Zendesk',
+      call: 'PUT /api/v2/tickets/{ticket_id}.json',
+    });
     expect(tools.find((t: any) => t.name === 'ticket_reply')._meta.requires_confirmation).toBe(true);
     const cases = json(f, 'agent-development-eval-cases.json').cases;
     expect(cases.find((c: any) => c.expect.calls_tool === 'ticket_update').prompt).toContain('Zendesk ticket #4821');
@@ -234,66 +383,142 @@ describe('agent-development', () => {
   });
 
   test('lead qualification with Gmail, Google Calendar and HubSpot: e-mail, calendar and CRM tools, prompts name the use case', () => {
-    const f = gen('agent-development', { use_case: 'Qualify inbound demo requests and book a call with sales.', tools_required: ['Gmail', 'Google Calendar', 'HubSpot'] });
+    const f = gen('agent-development', {
+      use_case: 'Qualify inbound demo requests and book a call with sales.',
+      tools_required: ['Gmail', 'Google Calendar', 'HubSpot'],
+    });
     const names = json(f, 'agent-development-tools.json').tools.map((t: any) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['search_email', 'send_email', 'find_free_slots', 'create_event', 'crm_search', 'crm_upsert_contact']));
-    expect(json(f, 'agent-development-eval-cases.json').cases.some((c: any) => c.prompt.includes('HubSpot') && c.prompt.includes('demo requests'))).toBe(true);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'search_email',
+        'send_email',
+        'find_free_slots',
+        'create_event',
+        'crm_search',
+        'crm_upsert_contact',
+      ]),
+    );
+    expect(
+      json(f, 'agent-development-eval-cases.json').cases.some(
+        (c: any) => c.prompt.includes('HubSpot') && c.prompt.includes('demo requests'),
+      ),
+    ).toBe(true);
   });
 });
 
 describe('integration-project', () => {
   test('defect: "5,000 orders per day" is 5,000; ShipStation is shipping; field mappings are the systems\' real fields', () => {
-    const spec = json(gen('integration-project', { systems: 'Shopify, ShipStation', direction: 'one-way from Shopify to ShipStation', volume: '5,000 orders per day' }), 'integration-project-spec.json');
+    const spec = json(
+      gen('integration-project', {
+        systems: 'Shopify, ShipStation',
+        direction: 'one-way from Shopify to ShipStation',
+        volume: '5,000 orders per day',
+      }),
+      'integration-project-spec.json',
+    );
     const x = spec['x-integration'];
     expect(x.sizing.records_per_day).toBe(5000);
     expect(x.sizing.assumed).toBe(false);
-    expect(x.systems.find((s: any) => s.name === 'ShipStation')).toMatchObject({ category: 'shipping', known_product: true });
+    expect(x.systems.find((s: any) => s.name === 'ShipStation')).toMatchObject({
+      category: 'shipping',
+      known_product: true,
+    });
     const orderNumber = x.field_mapping.orders.find((r: any) => r.canonical === 'order_number');
     expect(orderNumber).toEqual({ canonical: 'order_number', shopify: 'name', shipstation: 'orderNumber' });
     expect(JSON.stringify(x.field_mapping)).not.toContain('REPLACE_WITH');
   });
 
   test('a volume without a period ("5000") is read per day and flagged', () => {
-    const spec = json(gen('integration-project', { systems: 'Stripe, Xero', direction: 'one-way', volume: '5000' }), 'integration-project-spec.json');
+    const spec = json(
+      gen('integration-project', { systems: 'Stripe, Xero', direction: 'one-way', volume: '5000' }),
+      'integration-project-spec.json',
+    );
     expect(spec['x-integration'].sizing).toMatchObject({ records_per_day: 5000, period_assumed: true });
   });
 
   test('Stripe ⇄ Xero and Salesforce ⇄ HubSpot: the shared records are found and mapped field by field', () => {
-    const stripeXero = json(gen('integration-project', { systems: 'Stripe, Xero', direction: 'two-way', volume: '300 invoices a week' }), 'integration-project-spec.json')['x-integration'];
+    const stripeXero = json(
+      gen('integration-project', { systems: 'Stripe, Xero', direction: 'two-way', volume: '300 invoices a week' }),
+      'integration-project-spec.json',
+    )['x-integration'];
     expect(stripeXero.sizing.records_per_day).toBe(43);
     expect(stripeXero.flows[0].entities).toEqual(['customers', 'invoices']);
-    expect(stripeXero.field_mapping.invoices.find((r: any) => r.canonical === 'number')).toEqual({ canonical: 'number', stripe: 'number', xero: 'InvoiceNumber' });
-    const crm = json(gen('integration-project', { systems: ['Salesforce', 'HubSpot'], direction: 'bidirectional' }), 'integration-project-spec.json')['x-integration'];
-    expect(crm.field_mapping.contacts.find((r: any) => r.canonical === 'first_name')).toEqual({ canonical: 'first_name', salesforce: 'FirstName', hubspot: 'properties.firstname' });
+    expect(stripeXero.field_mapping.invoices.find((r: any) => r.canonical === 'number')).toEqual({
+      canonical: 'number',
+      stripe: 'number',
+      xero: 'InvoiceNumber',
+    });
+    const crm = json(
+      gen('integration-project', { systems: ['Salesforce', 'HubSpot'], direction: 'bidirectional' }),
+      'integration-project-spec.json',
+    )['x-integration'];
+    expect(crm.field_mapping.contacts.find((r: any) => r.canonical === 'first_name')).toEqual({
+      canonical: 'first_name',
+      salesforce: 'FirstName',
+      hubspot: 'properties.firstname',
+    });
     expect(crm.sizing.assumed).toBe(true);
   });
 
   test('WooCommerce → ShipStation at "1.2k orders daily"', () => {
-    const spec = json(gen('integration-project', { systems: ['WooCommerce', 'ShipStation'], direction: 'one-way', volume: '1.2k orders daily' }), 'integration-project-spec.json');
+    const spec = json(
+      gen('integration-project', {
+        systems: ['WooCommerce', 'ShipStation'],
+        direction: 'one-way',
+        volume: '1.2k orders daily',
+      }),
+      'integration-project-spec.json',
+    );
     expect(spec['x-integration'].sizing.records_per_day).toBe(1200);
-    expect(spec['x-integration'].field_mapping.orders.find((r: any) => r.canonical === 'customer_email')).toEqual({ canonical: 'customer_email', woocommerce: 'billing.email', shipstation: 'customerEmail' });
+    expect(spec['x-integration'].field_mapping.orders.find((r: any) => r.canonical === 'customer_email')).toEqual({
+      canonical: 'customer_email',
+      woocommerce: 'billing.email',
+      shipstation: 'customerEmail',
+    });
   });
 });
 
 describe('automation-audit', () => {
   test('defect: ServiceM8 is job management that already schedules and invoices; the audit builds on it', () => {
-    const data = json(gen('automation-audit', { business_description: 'Plumbing company with 6 vans. Jobs are booked and invoiced in ServiceM8; phone enquiries are copied into ServiceM8 by hand.', current_tools: 'ServiceM8, Xero, Gmail', pain_points: 'missed calls after hours; double entry' }), 'automation-audit-findings.json');
-    expect(data.tool_inventory.find((t: any) => t.tool === 'ServiceM8')).toMatchObject({ category: 'job_management', does: expect.arrayContaining(['scheduling', 'invoicing']) });
+    const data = json(
+      gen('automation-audit', {
+        business_description:
+          'Plumbing company with 6 vans. Jobs are booked and invoiced in ServiceM8; phone enquiries are copied into ServiceM8 by hand.',
+        current_tools: 'ServiceM8, Xero, Gmail',
+        pain_points: 'missed calls after hours; double entry',
+      }),
+      'automation-audit-findings.json',
+    );
+    expect(data.tool_inventory.find((t: any) => t.tool === 'ServiceM8')).toMatchObject({
+      category: 'job_management',
+      does: expect.arrayContaining(['scheduling', 'invoicing']),
+    });
     expect(data.findings.find((f: any) => f.id === 'scheduling').covered_by).toEqual(['ServiceM8']);
     expect(data.findings.find((f: any) => f.id === 'invoicing').covered_by).toEqual(['ServiceM8', 'Xero']);
     expect(data.findings.find((f: any) => f.id === 'enquiry_handling').covered_by).toBeUndefined();
   });
 
   test('dental clinic on Calendly and Excel: scheduling is covered, re-typing into Excel is a finding', () => {
-    const data = json(gen('automation-audit', { business_description: 'Two-chair dental clinic. Patients book through Calendly; the receptionist re-types each booking into an Excel sheet.', current_tools: 'Calendly, Excel' }), 'automation-audit-findings.json');
+    const data = json(
+      gen('automation-audit', {
+        business_description:
+          'Two-chair dental clinic. Patients book through Calendly; the receptionist re-types each booking into an Excel sheet.',
+        current_tools: 'Calendly, Excel',
+      }),
+      'automation-audit-findings.json',
+    );
     expect(data.findings.find((f: any) => f.id === 'scheduling').covered_by).toEqual(['Calendly']);
     expect(data.findings.map((f: any) => f.id)).toContain('data_entry');
   });
 });
 
 describe('bundles', () => {
-  test('clinic-pack: the receptionist books into the booking page\'s endpoint, which is the workflow\'s webhook; the manifest says so', () => {
-    const inputs = { business_name: 'Harbor Physio', practice_type: 'Physiotherapy', contact_email: 'desk@harborphysio.example' };
+  test("clinic-pack: the receptionist books into the booking page's endpoint, which is the workflow's webhook; the manifest says so", () => {
+    const inputs = {
+      business_name: 'Harbor Physio',
+      practice_type: 'Physiotherapy',
+      contact_email: 'desk@harborphysio.example',
+    };
     const parts = genBundle('clinic-pack', inputs);
     const page = parts['website-booking']!;
     const endpoint = /data-endpoint="([^"]+)"/.exec(page['website-booking-index.html'] ?? '')?.[1];
@@ -303,29 +528,59 @@ describe('bundles', () => {
     const wf = json(parts['automation-wf']!, 'automation-wf-workflow.json');
     const hook = wf.nodes.find((n: any) => n.type === 'n8n-nodes-base.webhook');
     expect(endpoint?.endsWith(`/webhook/${hook.parameters.path}`)).toBe(true);
-    const booking = { service: 'new_patient_consultation', date: '2026-03-05', time: '15:00', name: 'Dana Whitfield', email: 'dana@example.com', phone: '+15555550142' };
-    expect(runSetNode(wf, 'Map Booking page fields', booking)).toMatchObject({ name: 'Dana Whitfield', email: 'dana@example.com', summary: 'New patient consultation (30 min) on 2026-03-05 at 15:00' });
+    const booking = {
+      service: 'new_patient_consultation',
+      date: '2026-03-05',
+      time: '15:00',
+      name: 'Dana Whitfield',
+      email: 'dana@example.com',
+      phone: '+15555550142',
+    };
+    expect(runSetNode(wf, 'Map Booking page fields', booking)).toMatchObject({
+      name: 'Dana Whitfield',
+      email: 'dana@example.com',
+      summary: 'New patient consultation (30 min) on 2026-03-05 at 15:00',
+    });
     const wiring = bundleConnections({ orderId: 'ord_bundle_golden', serviceId: 'clinic-pack' });
     expect(wiring?.booking_endpoint).toBe(endpoint);
-    expect(wiring?.connections.map((c) => c.from.split(':')[0])).toEqual(['website-booking', 'ai-receptionist', 'automation-wf']);
-    const manifest = JSON.parse(bundleManifest({ orderId: 'ord_bundle_golden', serviceId: 'clinic-pack', inputs, issuedAt: ISSUED }, []).content.toString());
+    expect(wiring?.connections.map((c) => c.from.split(':')[0])).toEqual([
+      'website-booking',
+      'ai-receptionist',
+      'automation-wf',
+    ]);
+    const manifest = JSON.parse(
+      bundleManifest(
+        { orderId: 'ord_bundle_golden', serviceId: 'clinic-pack', inputs, issuedAt: ISSUED },
+        [],
+      ).content.toString(),
+    );
     expect(manifest.wiring.booking_endpoint).toBe(endpoint);
     expect(manifest.readme).toContain('How the parts connect');
   });
 
-  test('store-pack: the workflow is an order workflow (Shopify orders/create) that also logs the page\'s bookings', () => {
-    const parts = genBundle('store-pack', { business_name: 'Nordic Threads', category: 'Clothing store on Shopify', contact_email: 'hello@nordicthreads.example' });
+  test("store-pack: the workflow is an order workflow (Shopify orders/create) that also logs the page's bookings", () => {
+    const parts = genBundle('store-pack', {
+      business_name: 'Nordic Threads',
+      category: 'Clothing store on Shopify',
+      contact_email: 'hello@nordicthreads.example',
+    });
     const wf = json(parts['automation-wf']!, 'automation-wf-workflow.json');
     expectNodesInSnapshot(wf);
     expect(wf.name).toMatch(/^Order and booking logging: Shopify \+ Booking page/);
     const mapped = runSetNode(wf, 'Orders: Map Shopify fields', findProduct('shopify')!.webhook!.sample);
     expect(mapped).toMatchObject({ table: 'Orders', amount: '199.00', summary: 'Order #1001: 2 x TEE-BLK-M' });
     expect(wf.nodes.some((n: any) => n.name === 'Bookings: Booking page webhook')).toBe(true);
-    expect(json(parts['ai-receptionist']!, 'ai-receptionist-config.json').tools[0].url).toBe(json(parts['website-booking']!, 'website-booking-config.json').endpoint.url);
+    expect(json(parts['ai-receptionist']!, 'ai-receptionist-config.json').tools[0].url).toBe(
+      json(parts['website-booking']!, 'website-booking-config.json').endpoint.url,
+    );
   });
 
   test('starter-pack: the consultation is about launching the booking page and receptionist; the receptionist posts where the page does', () => {
-    const inputs = { business_name: 'Bright Smile Dental', industry: 'Dental clinic', contact_email: 'front@brightsmile.example' };
+    const inputs = {
+      business_name: 'Bright Smile Dental',
+      industry: 'Dental clinic',
+      contact_email: 'front@brightsmile.example',
+    };
     const derived = completeInputs('smart-consultation', inputs);
     expect(String(derived.description)).toMatch(/booking page and an AI receptionist/);
     const [task] = languageTasks({ orderId: 'o', serviceId: 'smart-consultation', inputs, issuedAt: ISSUED });
@@ -337,15 +592,32 @@ describe('bundles', () => {
   });
 
   test('growth-pack: the task part works on the growth goals; every part is delivered', () => {
-    const inputs = { business_name: 'Peak Fitness', growth_goals: 'double personal-training clients by June', contact_email: 'owner@peakfitness.example' };
+    const inputs = {
+      business_name: 'Peak Fitness',
+      growth_goals: 'double personal-training clients by June',
+      contact_email: 'owner@peakfitness.example',
+    };
     const parts = genBundle('growth-pack', inputs);
-    expect(Object.keys(parts).sort()).toEqual(['ai-receptionist', 'automation-wf', 'smart-consultation', 'task-worker', 'website-booking']);
-    expect(json(parts['task-worker']!, 'task-worker-result.json').task.prompt).toContain('double personal-training clients by June');
-    expect(json(parts['smart-consultation']!, 'smart-consultation-action-plan.json').questions.length).toBeGreaterThan(0);
+    expect(Object.keys(parts).sort()).toEqual([
+      'ai-receptionist',
+      'automation-wf',
+      'smart-consultation',
+      'task-worker',
+      'website-booking',
+    ]);
+    expect(json(parts['task-worker']!, 'task-worker-result.json').task.prompt).toContain(
+      'double personal-training clients by June',
+    );
+    expect(json(parts['smart-consultation']!, 'smart-consultation-action-plan.json').questions.length).toBeGreaterThan(
+      0,
+    );
   });
 
   test('robotics-bundle: bin picking gets a 3D camera and a concrete robot and controller, nothing "to be confirmed"', () => {
-    const parts = genBundle('robotics-bundle', { objective: 'Bin picking of 2 kg aluminium castings from totes onto a CNC fixture', contact_email: 'eng@castworks.example' });
+    const parts = genBundle('robotics-bundle', {
+      objective: 'Bin picking of 2 kg aluminium castings from totes onto a CNC fixture',
+      contact_email: 'eng@castworks.example',
+    });
     const rcs = parts['robot-control-system']!;
     const params = rcs['robot-control-system-params.yaml'] ?? '';
     expect(params).toContain('3D structured-light camera');
@@ -354,48 +626,106 @@ describe('bundles', () => {
     expect(params).toContain('payload_check: "ok"');
     expect(rcs['robot-control-system-architecture.md']).not.toMatch(/to be confirmed/i);
     expect(rcs['robot-control-system-launch.yaml']).toContain('exec: "perception"');
-    expect(json(parts['automation-audit']!, 'automation-audit-findings.json').findings.map((f: any) => f.id)).toContain('physical_automation');
+    expect(json(parts['automation-audit']!, 'automation-audit-findings.json').findings.map((f: any) => f.id)).toContain(
+      'physical_automation',
+    );
   });
 });
 
 describe('bundles: second and third orders', () => {
   const cases: [string, Record<string, InputValue>, (parts: Record<string, Files>) => void][] = [
-    ['clinic-pack', { business_name: 'Cedar Vet Clinic', practice_type: 'Veterinary clinic', contact_email: 'front@cedarvet.example', services: 'Vaccination (20 min), Dental cleaning 1.5 hours', timezone: 'Pacific time', opening_hours: 'Mon-Sat 8:00-17:30' }, (parts) => {
-      const page = json(parts['website-booking']!, 'website-booking-config.json');
-      expect(page.services.map((s: any) => [s.name, s.duration_minutes])).toEqual([['Vaccination', 20], ['Dental cleaning', 90]]);
-      expect(page.availability.timezone).toBe('America/Los_Angeles');
-      const receptionist = json(parts['ai-receptionist']!, 'ai-receptionist-config.json');
-      expect(receptionist.business_hours.weekly.sat).toEqual([['08:00', '17:30']]);
-      expect(receptionist.business.services.map((s: any) => s.id)).toEqual(page.services.map((s: any) => s.id));
-      expect(receptionist.tools[0].url).toBe(page.endpoint.url);
-    }],
-    ['store-pack', { business_name: 'Copper Kettle Tea Co.', category: 'Tea shop selling online with WooCommerce', contact_email: 'orders@copperkettle.example' }, (parts) => {
-      const wf = json(parts['automation-wf']!, 'automation-wf-workflow.json');
-      expect(wf.name).toContain('WooCommerce');
-      const mapped = runSetNode(wf, 'Orders: Map WooCommerce fields', findProduct('woocommerce')!.webhook!.sample);
-      expect(mapped).toMatchObject({ email: 'dana@example.com', amount: '29.35', summary: 'Order 727: 1 x MUG-01' });
-    }],
-    ['starter-pack', { business_name: 'Okafor & Reyes LLP', industry: 'Law firm', contact_email: 'intake@okaforreyes.example' }, (parts) => {
-      expect(parts['website-booking']!['website-booking-index.html']).toContain('Okafor &amp; Reyes LLP');
-      expect(json(parts['smart-consultation']!, 'smart-consultation-action-plan.json').topics).toContain('bookings');
-    }],
-    ['growth-pack', { business_name: 'Lumen Yoga', growth_goals: '40 new members a month and fewer no-shows', contact_email: 'hi@lumenyoga.example', timezone: 'Europe/London' }, (parts) => {
-      expect(json(parts['website-booking']!, 'website-booking-config.json').availability.timezone).toBe('Europe/London');
-      expect(json(parts['task-worker']!, 'task-worker-result.json').task.prompt).toContain('40 new members a month');
-      const wf = json(parts['automation-wf']!, 'automation-wf-workflow.json');
-      expect(wf.nodes[0].parameters.path).toBe(/webhook\/(.+)$/.exec(json(parts['ai-receptionist']!, 'ai-receptionist-config.json').tools[0].url)?.[1]);
-    }],
-    ['robotics-bundle', { objective: 'Palletise 15 kg cartons at the end of line, ROS 2 Humble', contact_email: 'ops@boxline.example', robot_type: 'UR10e' }, (parts) => {
-      const params = parts['robot-control-system']!['robot-control-system-params.yaml'] ?? '';
-      expect(params).toContain('payload_check: "over"');
-      expect(params).toContain('ros_distro: "humble"');
-      expect(parts['robot-control-system']!['robot-control-system-architecture.md']).toContain('Universal Robots UR20 has the capacity');
-    }],
-    ['robotics-bundle', { objective: 'Move totes between the packing stations and the dispatch area', contact_email: 'ops@boxline.example' }, (parts) => {
-      const params = parts['robot-control-system']!['robot-control-system-params.yaml'] ?? '';
-      expect(params).toContain('robot_model: "mir250"');
-      expect(params).toContain('diff_drive_controller');
-    }],
+    [
+      'clinic-pack',
+      {
+        business_name: 'Cedar Vet Clinic',
+        practice_type: 'Veterinary clinic',
+        contact_email: 'front@cedarvet.example',
+        services: 'Vaccination (20 min), Dental cleaning 1.5 hours',
+        timezone: 'Pacific time',
+        opening_hours: 'Mon-Sat 8:00-17:30',
+      },
+      (parts) => {
+        const page = json(parts['website-booking']!, 'website-booking-config.json');
+        expect(page.services.map((s: any) => [s.name, s.duration_minutes])).toEqual([
+          ['Vaccination', 20],
+          ['Dental cleaning', 90],
+        ]);
+        expect(page.availability.timezone).toBe('America/Los_Angeles');
+        const receptionist = json(parts['ai-receptionist']!, 'ai-receptionist-config.json');
+        expect(receptionist.business_hours.weekly.sat).toEqual([['08:00', '17:30']]);
+        expect(receptionist.business.services.map((s: any) => s.id)).toEqual(page.services.map((s: any) => s.id));
+        expect(receptionist.tools[0].url).toBe(page.endpoint.url);
+      },
+    ],
+    [
+      'store-pack',
+      {
+        business_name: 'Copper Kettle Tea Co.',
+        category: 'Tea shop selling online with WooCommerce',
+        contact_email: 'orders@copperkettle.example',
+      },
+      (parts) => {
+        const wf = json(parts['automation-wf']!, 'automation-wf-workflow.json');
+        expect(wf.name).toContain('WooCommerce');
+        const mapped = runSetNode(wf, 'Orders: Map WooCommerce fields', findProduct('woocommerce')!.webhook!.sample);
+        expect(mapped).toMatchObject({ email: 'dana@example.com', amount: '29.35', summary: 'Order 727: 1 x MUG-01' });
+      },
+    ],
+    [
+      'starter-pack',
+      { business_name: 'Okafor & Reyes LLP', industry: 'Law firm', contact_email: 'intake@okaforreyes.example' },
+      (parts) => {
+        expect(parts['website-booking']!['website-booking-index.html']).toContain('Okafor &amp; Reyes LLP');
+        expect(json(parts['smart-consultation']!, 'smart-consultation-action-plan.json').topics).toContain('bookings');
+      },
+    ],
+    [
+      'growth-pack',
+      {
+        business_name: 'Lumen Yoga',
+        growth_goals: '40 new members a month and fewer no-shows',
+        contact_email: 'hi@lumenyoga.example',
+        timezone: 'Europe/London',
+      },
+      (parts) => {
+        expect(json(parts['website-booking']!, 'website-booking-config.json').availability.timezone).toBe(
+          'Europe/London',
+        );
+        expect(json(parts['task-worker']!, 'task-worker-result.json').task.prompt).toContain('40 new members a month');
+        const wf = json(parts['automation-wf']!, 'automation-wf-workflow.json');
+        expect(wf.nodes[0].parameters.path).toBe(
+          /webhook\/(.+)$/.exec(json(parts['ai-receptionist']!, 'ai-receptionist-config.json').tools[0].url)?.[1],
+        );
+      },
+    ],
+    [
+      'robotics-bundle',
+      {
+        objective: 'Palletise 15 kg cartons at the end of line, ROS 2 Humble',
+        contact_email: 'ops@boxline.example',
+        robot_type: 'UR10e',
+      },
+      (parts) => {
+        const params = parts['robot-control-system']!['robot-control-system-params.yaml'] ?? '';
+        expect(params).toContain('payload_check: "over"');
+        expect(params).toContain('ros_distro: "humble"');
+        expect(parts['robot-control-system']!['robot-control-system-architecture.md']).toContain(
+          'Universal Robots UR20 has the capacity',
+        );
+      },
+    ],
+    [
+      'robotics-bundle',
+      {
+        objective: 'Move totes between the packing stations and the dispatch area',
+        contact_email: 'ops@boxline.example',
+      },
+      (parts) => {
+        const params = parts['robot-control-system']!['robot-control-system-params.yaml'] ?? '';
+        expect(params).toContain('robot_model: "mir250"');
+        expect(params).toContain('diff_drive_controller');
+      },
+    ],
   ];
   test.each(cases)('%s: %j', (bundleId, inputs, check) => {
     const parts = genBundle(bundleId, inputs);

@@ -5,7 +5,12 @@
  * here, not from src/domain/discovery.ts.
  */
 import { SERVICES } from '../../src/domain/catalogue';
-import { DiscoveryQuery, discoverServices, parseDiscoveryQuery, type DiscoveryFilters } from '../../src/domain/discovery';
+import {
+  DiscoveryQuery,
+  discoverServices,
+  parseDiscoveryQuery,
+  type DiscoveryFilters,
+} from '../../src/domain/discovery';
 import { negotiateCapabilities } from '../../src/domain/negotiation';
 
 const ALL5 = ['en', 'ar', 'es', 'fr', 'de'];
@@ -28,34 +33,210 @@ interface Row {
 
 // id, agent/human price, billing, max_fulfillment_hours, rails (seed §2.1); automation, languages, regions, SLA (catalogue).
 const TABLE: Row[] = [
-  { id: 'ai-receptionist', agent: 39, human: 49, billing: 'monthly', hours: 0.02, rails: ALL_RAILS, automation: 'fully_automated', languages: ALL5, regions: ['global'], sla: 99.9 },
-  { id: 'website-booking', agent: 69, human: 89, billing: 'one_time', hours: 24, rails: ALL_RAILS, automation: 'fully_automated_core', languages: ALL5, regions: ['global'], sla: 99.5 },
-  { id: 'automation-wf', agent: 69, human: 89, billing: 'one_time', hours: 0.05, rails: ALL_RAILS, automation: 'fully_automated', languages: ALL5, regions: ['global'], sla: 99.9 },
-  { id: 'task-worker', agent: 15, human: 19, billing: 'per_task', hours: 0.01, rails: ALL_RAILS, automation: 'fully_automated', languages: ALL5, regions: ['global'], sla: 99.9 },
-  { id: 'smart-consultation', agent: 1, human: 1, billing: 'one-time', hours: 0.01, rails: ALL_RAILS, automation: 'fully_automated', languages: ALL5, regions: ['global'], sla: 99.9 },
-  { id: 'starter-pack', agent: 129, human: 149, billing: 'one_time', hours: 24, rails: ALL_RAILS, automation: 'fully_automated_core', languages: ALL5, regions: ['global'], sla: 99.5 },
-  { id: 'clinic-pack', agent: 199, human: 249, billing: 'one_time', hours: 24, rails: ALL_RAILS, automation: 'fully_automated_core', languages: ALL5, regions: ['global'], sla: 99.5 },
-  { id: 'store-pack', agent: 179, human: 229, billing: 'one_time', hours: 24, rails: ALL_RAILS, automation: 'fully_automated_core', languages: ALL5, regions: ['global'], sla: 99.5 },
-  { id: 'growth-pack', agent: 299, human: 379, billing: 'one_time', hours: 48, rails: ALL_RAILS, automation: 'fully_automated_core', languages: ALL5, regions: ['global'], sla: 99.5 },
-  { id: 'robot-control-system', agent: 499, human: 749, billing: 'one_time', hours: 168, rails: LINK_WALLET, automation: 'expert_delivery', languages: ['en', 'de', 'fr', 'ar'], regions: EXPERT_REGIONS, sla: 99.0 },
-  { id: 'agent-development', agent: 299, human: 449, billing: 'one_time', hours: 120, rails: LINK_WALLET, automation: 'expert_delivery', languages: ALL5, regions: ['global'], sla: 99.0 },
-  { id: 'integration-project', agent: 199, human: 299, billing: 'one_time', hours: 72, rails: LINK_WALLET, automation: 'expert_delivery', languages: ALL5, regions: ['global'], sla: 99.0 },
-  { id: 'automation-audit', agent: 49, human: 79, billing: 'one_time', hours: 0.02, rails: ALL_RAILS, automation: 'fully_automated', languages: ALL5, regions: ['global'], sla: 99.9 },
-  { id: 'robotics-bundle', agent: 349, human: 499, billing: 'one_time', hours: 168, rails: LINK_WALLET, automation: 'expert_delivery', languages: ['en', 'de', 'fr', 'ar'], regions: EXPERT_REGIONS, sla: 99.0 },
+  {
+    id: 'ai-receptionist',
+    agent: 39,
+    human: 49,
+    billing: 'monthly',
+    hours: 0.02,
+    rails: ALL_RAILS,
+    automation: 'fully_automated',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.9,
+  },
+  {
+    id: 'website-booking',
+    agent: 69,
+    human: 89,
+    billing: 'one_time',
+    hours: 24,
+    rails: ALL_RAILS,
+    automation: 'fully_automated_core',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.5,
+  },
+  {
+    id: 'automation-wf',
+    agent: 69,
+    human: 89,
+    billing: 'one_time',
+    hours: 0.05,
+    rails: ALL_RAILS,
+    automation: 'fully_automated',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.9,
+  },
+  {
+    id: 'task-worker',
+    agent: 15,
+    human: 19,
+    billing: 'per_task',
+    hours: 0.01,
+    rails: ALL_RAILS,
+    automation: 'fully_automated',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.9,
+  },
+  {
+    id: 'smart-consultation',
+    agent: 1,
+    human: 1,
+    billing: 'one-time',
+    hours: 0.01,
+    rails: ALL_RAILS,
+    automation: 'fully_automated',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.9,
+  },
+  {
+    id: 'starter-pack',
+    agent: 129,
+    human: 149,
+    billing: 'one_time',
+    hours: 24,
+    rails: ALL_RAILS,
+    automation: 'fully_automated_core',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.5,
+  },
+  {
+    id: 'clinic-pack',
+    agent: 199,
+    human: 249,
+    billing: 'one_time',
+    hours: 24,
+    rails: ALL_RAILS,
+    automation: 'fully_automated_core',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.5,
+  },
+  {
+    id: 'store-pack',
+    agent: 179,
+    human: 229,
+    billing: 'one_time',
+    hours: 24,
+    rails: ALL_RAILS,
+    automation: 'fully_automated_core',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.5,
+  },
+  {
+    id: 'growth-pack',
+    agent: 299,
+    human: 379,
+    billing: 'one_time',
+    hours: 48,
+    rails: ALL_RAILS,
+    automation: 'fully_automated_core',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.5,
+  },
+  {
+    id: 'robot-control-system',
+    agent: 499,
+    human: 749,
+    billing: 'one_time',
+    hours: 168,
+    rails: LINK_WALLET,
+    automation: 'expert_delivery',
+    languages: ['en', 'de', 'fr', 'ar'],
+    regions: EXPERT_REGIONS,
+    sla: 99.0,
+  },
+  {
+    id: 'agent-development',
+    agent: 299,
+    human: 449,
+    billing: 'one_time',
+    hours: 120,
+    rails: LINK_WALLET,
+    automation: 'expert_delivery',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.0,
+  },
+  {
+    id: 'integration-project',
+    agent: 199,
+    human: 299,
+    billing: 'one_time',
+    hours: 72,
+    rails: LINK_WALLET,
+    automation: 'expert_delivery',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.0,
+  },
+  {
+    id: 'automation-audit',
+    agent: 49,
+    human: 79,
+    billing: 'one_time',
+    hours: 0.02,
+    rails: ALL_RAILS,
+    automation: 'fully_automated',
+    languages: ALL5,
+    regions: ['global'],
+    sla: 99.9,
+  },
+  {
+    id: 'robotics-bundle',
+    agent: 349,
+    human: 499,
+    billing: 'one_time',
+    hours: 168,
+    rails: LINK_WALLET,
+    automation: 'expert_delivery',
+    languages: ['en', 'de', 'fr', 'ar'],
+    regions: EXPERT_REGIONS,
+    sla: 99.0,
+  },
 ];
 
 // Capability tags are catalogue data (the seed lists none); the matching rule below is written here independently.
 const CAPS = new Map(SERVICES.map((s) => [s.id, s.capabilities]));
 
 /** Raw query as a client sends it (strings only). */
-type RawQuery = Partial<Record<'capability' | 'budget_max' | 'billing' | 'automation' | 'language' | 'region' | 'payment_rail' | 'max_fulfillment' | 'min_sla' | 'buyer', string>>;
+type RawQuery = Partial<
+  Record<
+    | 'capability'
+    | 'budget_max'
+    | 'billing'
+    | 'automation'
+    | 'language'
+    | 'region'
+    | 'payment_rail'
+    | 'max_fulfillment'
+    | 'min_sla'
+    | 'buyer',
+    string
+  >
+>;
 
 /** The oracle: the documented meaning of each filter, computed from TABLE. */
 function oracle(q: RawQuery): string[] {
   const oneTime = (b: string) => (b === 'one-time' ? 'one_time' : b);
   return TABLE.filter((r) => {
     if (q.capability !== undefined) {
-      const wanted = q.capability.split(',').map((c) => c.trim().toLowerCase().replace(/[\s-]+/g, '_')).filter(Boolean);
+      const wanted = q.capability
+        .split(',')
+        .map((c) =>
+          c
+            .trim()
+            .toLowerCase()
+            .replace(/[\s-]+/g, '_'),
+        )
+        .filter(Boolean);
       const tags = CAPS.get(r.id) ?? [];
       if (!wanted.every((c) => tags.some((t) => t === c || t.startsWith(`${c}_`)))) return false;
     }
@@ -75,8 +256,38 @@ function oracle(q: RawQuery): string[] {
 const ids = (q: RawQuery) => discoverServices(DiscoveryQuery.parse(q)).map((m) => m.service.id);
 
 const DOMAINS: Required<{ [K in keyof RawQuery]: string[] }> = {
-  capability: ['appointment_scheduling', 'appointment', 'booking_page', 'llm_agent', 'api_integration', 'workflow', 'ros2', 'bundle', 'web_chat,multilingual', 'Workflow-Automation', 'robot', 'nothing_like_this'],
-  budget_max: ['0', '0.99', '1', '14.99', '15', '39', '48.99', '49', '69', '100', '129', '199', '299', '349', '499', '1000'],
+  capability: [
+    'appointment_scheduling',
+    'appointment',
+    'booking_page',
+    'llm_agent',
+    'api_integration',
+    'workflow',
+    'ros2',
+    'bundle',
+    'web_chat,multilingual',
+    'Workflow-Automation',
+    'robot',
+    'nothing_like_this',
+  ],
+  budget_max: [
+    '0',
+    '0.99',
+    '1',
+    '14.99',
+    '15',
+    '39',
+    '48.99',
+    '49',
+    '69',
+    '100',
+    '129',
+    '199',
+    '299',
+    '349',
+    '499',
+    '1000',
+  ],
   billing: ['monthly', 'one_time', 'one-time', 'per_task'],
   automation: ['fully_automated', 'fully_automated_core', 'expert_delivery'],
   language: ['en', 'ar', 'es', 'fr', 'de'],
@@ -92,7 +303,14 @@ describe('discovery table', () => {
     expect(TABLE.map((r) => r.id)).toEqual(SERVICES.map((s) => s.id));
     for (const r of TABLE) {
       const s = SERVICES.find((x) => x.id === r.id)!;
-      expect([s.agent_price, s.human_price, s.billing, s.max_fulfillment_hours, s.automation_level, parseFloat(s.sla)]).toEqual([r.agent, r.human, r.billing, r.hours, r.automation, r.sla]);
+      expect([
+        s.agent_price,
+        s.human_price,
+        s.billing,
+        s.max_fulfillment_hours,
+        s.automation_level,
+        parseFloat(s.sla),
+      ]).toEqual([r.agent, r.human, r.billing, r.hours, r.automation, r.sla]);
       expect([...s.payment_rails].sort()).toEqual([...r.rails].sort());
       expect([...s.supported_languages].sort()).toEqual([...r.languages].sort());
       expect([...s.supported_regions].sort()).toEqual([...r.regions].sort());
@@ -109,20 +327,54 @@ describe('each filter alone', () => {
 
   test('hand-checked results for one value of each filter', () => {
     expect(ids({})).toHaveLength(14);
-    expect(ids({ budget_max: '50' })).toEqual(['ai-receptionist', 'task-worker', 'smart-consultation', 'automation-audit']);
+    expect(ids({ budget_max: '50' })).toEqual([
+      'ai-receptionist',
+      'task-worker',
+      'smart-consultation',
+      'automation-audit',
+    ]);
     expect(ids({ budget_max: '50', buyer: 'human' })).toEqual(['ai-receptionist', 'task-worker', 'smart-consultation']);
     expect(ids({ billing: 'one-time' })).toEqual(ids({ billing: 'one_time' }));
     expect(ids({ billing: 'one_time' })).toHaveLength(12);
     expect(ids({ billing: 'per_task' })).toEqual(['task-worker']);
-    expect(ids({ automation: 'expert_delivery' })).toEqual(['robot-control-system', 'agent-development', 'integration-project', 'robotics-bundle']);
+    expect(ids({ automation: 'expert_delivery' })).toEqual([
+      'robot-control-system',
+      'agent-development',
+      'integration-project',
+      'robotics-bundle',
+    ]);
     expect(ids({ language: 'es' })).toHaveLength(12);
     expect(ids({ region: 'europe' })).toHaveLength(14);
     expect(ids({ region: 'global' })).toHaveLength(12);
     expect(ids({ payment_rail: 'x402_usdc' })).toHaveLength(10);
-    expect(ids({ max_fulfillment: '1' })).toEqual(['ai-receptionist', 'automation-wf', 'task-worker', 'smart-consultation', 'automation-audit']);
-    expect(ids({ max_fulfillment: '0.02' })).toEqual(['ai-receptionist', 'task-worker', 'smart-consultation', 'automation-audit']);
-    expect(ids({ min_sla: '99.9' })).toEqual(['ai-receptionist', 'automation-wf', 'task-worker', 'smart-consultation', 'automation-audit']);
-    expect(ids({ capability: 'appointment' })).toEqual(['ai-receptionist', 'website-booking', 'starter-pack', 'clinic-pack', 'store-pack', 'growth-pack']);
+    expect(ids({ max_fulfillment: '1' })).toEqual([
+      'ai-receptionist',
+      'automation-wf',
+      'task-worker',
+      'smart-consultation',
+      'automation-audit',
+    ]);
+    expect(ids({ max_fulfillment: '0.02' })).toEqual([
+      'ai-receptionist',
+      'task-worker',
+      'smart-consultation',
+      'automation-audit',
+    ]);
+    expect(ids({ min_sla: '99.9' })).toEqual([
+      'ai-receptionist',
+      'automation-wf',
+      'task-worker',
+      'smart-consultation',
+      'automation-audit',
+    ]);
+    expect(ids({ capability: 'appointment' })).toEqual([
+      'ai-receptionist',
+      'website-booking',
+      'starter-pack',
+      'clinic-pack',
+      'store-pack',
+      'growth-pack',
+    ]);
     expect(ids({ capability: 'ros2' })).toEqual(['robot-control-system', 'robotics-bundle']);
     expect(ids({ capability: 'work' })).toEqual([]);
   });
@@ -152,7 +404,9 @@ describe('filters combined', () => {
       const filters = DiscoveryQuery.parse(q);
       const got = discoverServices(filters);
       expect(got.map((m) => m.service.id)).toEqual(oracle(q));
-      const given = Object.keys(q).filter((k) => k !== 'buyer').sort();
+      const given = Object.keys(q)
+        .filter((k) => k !== 'buyer')
+        .sort();
       for (const m of got) expect(Object.keys(m.matched_because).sort()).toEqual(given);
       if (got.length > 0 && given.length >= 2) nonEmpty += 1;
     }
@@ -177,7 +431,15 @@ describe('filters combined', () => {
   });
 
   test('matched_because says why, per filter', () => {
-    const [m] = discoverServices(DiscoveryQuery.parse({ capability: 'appointment', region: 'europe', billing: 'one-time', budget_max: '100', min_sla: '99.5' }));
+    const [m] = discoverServices(
+      DiscoveryQuery.parse({
+        capability: 'appointment',
+        region: 'europe',
+        billing: 'one-time',
+        budget_max: '100',
+        min_sla: '99.5',
+      }),
+    );
     expect(m?.service.id).toBe('website-booking');
     expect(m?.matched_because).toEqual({
       capability: 'appointment matches appointment_scheduling',
@@ -214,8 +476,18 @@ describe('query parsing', () => {
     expect(bad({ language: ['en', 'fr'] })).toBe('language');
   });
   test('values are normalised: case, spaces, percent sign', () => {
-    const r = parseDiscoveryQuery({ billing: ' One-Time ', language: 'EN', min_sla: '99.5%', capability: 'Web Chat, whatsapp-booking' });
-    expect(r.ok && r.filters).toMatchObject({ billing: 'one-time', language: 'en', min_sla: 99.5, capability: ['web_chat', 'whatsapp_booking'] } satisfies Partial<DiscoveryFilters>);
+    const r = parseDiscoveryQuery({
+      billing: ' One-Time ',
+      language: 'EN',
+      min_sla: '99.5%',
+      capability: 'Web Chat, whatsapp-booking',
+    });
+    expect(r.ok && r.filters).toMatchObject({
+      billing: 'one-time',
+      language: 'en',
+      min_sla: 99.5,
+      capability: ['web_chat', 'whatsapp_booking'],
+    } satisfies Partial<DiscoveryFilters>);
   });
 });
 
@@ -247,7 +519,12 @@ describe('capability negotiation', () => {
   });
 
   test('coverage, covered and missing, best first', () => {
-    const r = negotiateCapabilities(['Appointment Scheduling', 'whatsapp_booking', 'website_builder', 'appointment_scheduling']);
+    const r = negotiateCapabilities([
+      'Appointment Scheduling',
+      'whatsapp_booking',
+      'website_builder',
+      'appointment_scheduling',
+    ]);
     expect(r.required).toEqual(['appointment_scheduling', 'whatsapp_booking', 'website_builder']);
     const [first, second] = r.matches;
     // starter-pack (129) and store-pack (179) cover all three; the cheaper bundle comes first.
@@ -255,12 +532,17 @@ describe('capability negotiation', () => {
     expect(first?.service.id).toBe('starter-pack');
     expect(second?.service.id).toBe('store-pack');
     const receptionist = r.matches.find((m) => m.service.id === 'ai-receptionist');
-    expect(receptionist).toMatchObject({ covered: ['appointment_scheduling', 'whatsapp_booking'], missing: ['website_builder'] });
+    expect(receptionist).toMatchObject({
+      covered: ['appointment_scheduling', 'whatsapp_booking'],
+      missing: ['website_builder'],
+    });
     expect(receptionist?.coverage).toBeCloseTo(2 / 3);
     for (let i = 1; i < r.matches.length; i++) {
       const a = r.matches[i - 1]!;
       const b = r.matches[i]!;
-      expect(a.coverage > b.coverage || (a.coverage === b.coverage && a.service.agent_price <= b.service.agent_price)).toBe(true);
+      expect(
+        a.coverage > b.coverage || (a.coverage === b.coverage && a.service.agent_price <= b.service.agent_price),
+      ).toBe(true);
     }
   });
 

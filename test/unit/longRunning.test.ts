@@ -6,7 +6,13 @@ import { SERVICES, getService } from '../../src/domain/catalogue';
 import { isPerTaskService, longRunningTerms } from '../../src/domain/longRunning';
 import { EVENT_TYPES } from '../../src/domain/events';
 import { buildPayload } from '../../src/webhooks/payload';
-import { ORDER_EVENT_TYPES, ORDER_PROGRESS_EVENT_TYPES, ORDER_STATUSES, ORDER_TRANSITIONS, TERMINAL_STATUSES } from '../../workflows/shared';
+import {
+  ORDER_EVENT_TYPES,
+  ORDER_PROGRESS_EVENT_TYPES,
+  ORDER_STATUSES,
+  ORDER_TRANSITIONS,
+  TERMINAL_STATUSES,
+} from '../../workflows/shared';
 import { SUBSCRIPTION_EVENT_TYPES, TASK_EVENT_TYPES, addMonths, periodOf } from '../../workflows/subscriptionShared';
 
 describe('addMonths / periodOf', () => {
@@ -37,16 +43,25 @@ describe('addMonths / periodOf', () => {
 
 describe('terms from the catalogue', () => {
   test('expert_delivery services get the SLA clock of their max_fulfillment_hours; others none', () => {
-    const expert = SERVICES.filter((s) => longRunningTerms(s).expert).map((s) => s.id).sort();
+    const expert = SERVICES.filter((s) => longRunningTerms(s).expert)
+      .map((s) => s.id)
+      .sort();
     expect(expert).toEqual(['agent-development', 'integration-project', 'robot-control-system', 'robotics-bundle']);
     // Issue 6 §1: escalated at 80 % of the SLA.
-    expect(longRunningTerms(getService('robot-control-system')!).expert).toEqual({ maxFulfillmentHours: 168, escalateAtPercent: 80 });
+    expect(longRunningTerms(getService('robot-control-system')!).expert).toEqual({
+      maxFulfillmentHours: 168,
+      escalateAtPercent: 80,
+    });
   });
 
   test('monthly services get subscription terms: three retries over a week', () => {
     const monthly = SERVICES.filter((s) => longRunningTerms(s).subscription).map((s) => s.id);
     expect(monthly).toEqual(['ai-receptionist']);
-    expect(longRunningTerms(getService('ai-receptionist')!).subscription).toEqual({ interval: 'month', retryAfterSeconds: [86_400, 259_200, 604_800], invoiceDueSeconds: 604_800 });
+    expect(longRunningTerms(getService('ai-receptionist')!).subscription).toEqual({
+      interval: 'month',
+      retryAfterSeconds: [86_400, 259_200, 604_800],
+      invoiceDueSeconds: 604_800,
+    });
   });
 
   test('task-worker is the per-task service', () => {

@@ -109,7 +109,11 @@ describe('catalogue contents', () => {
     for (const item of MICRO_ITEMS) {
       const trigger = index.byType.get(item.trigger);
       const action = index.byType.get(item.action);
-      expect({ id: item.id, trigger: trigger?.trigger, action: action?.trigger }).toEqual({ id: item.id, trigger: true, action: false });
+      expect({ id: item.id, trigger: trigger?.trigger, action: action?.trigger }).toEqual({
+        id: item.id,
+        trigger: true,
+        action: false,
+      });
     }
   });
 });
@@ -120,7 +124,21 @@ describe('envelope (seed §2.12)', () => {
   it('passes its own zod schema and carries every field', () => {
     expect(() => MicroCatalogueEnvelope.parse(env)).not.toThrow();
     expect(Object.keys(env).sort()).toEqual(
-      ['by_kind', 'count', 'currency', 'endpoints', 'how_to_buy', 'items', 'name', 'price_range', 'tier', 'total_value_usd', 'validated', 'version', 'why'].sort(),
+      [
+        'by_kind',
+        'count',
+        'currency',
+        'endpoints',
+        'how_to_buy',
+        'items',
+        'name',
+        'price_range',
+        'tier',
+        'total_value_usd',
+        'validated',
+        'version',
+        'why',
+      ].sort(),
     );
     expect(env).toMatchObject({ tier: 'impulse', version: 2, currency: 'USD' });
   });
@@ -207,10 +225,23 @@ describe('recipes: importable n8n workflows with real node types', () => {
       expect(new Set(names).size).toBe(names.length);
       expect(new Set(wf.nodes.map((n) => n.id)).size).toBe(names.length);
       for (const node of wf.nodes) {
-        expect(node).toEqual(expect.objectContaining({ id: expect.any(String), name: expect.any(String), type: expect.any(String), typeVersion: expect.any(Number), parameters: expect.any(Object) }));
+        expect(node).toEqual(
+          expect.objectContaining({
+            id: expect.any(String),
+            name: expect.any(String),
+            type: expect.any(String),
+            typeVersion: expect.any(Number),
+            parameters: expect.any(Object),
+          }),
+        );
         expect(node.position).toHaveLength(2);
         const entry = index.byType.get(node.type);
-        expect({ id: item.id, node: node.name, known: entry !== undefined, version: entry?.versions.includes(node.typeVersion) }).toEqual({ id: item.id, node: node.name, known: true, version: true });
+        expect({
+          id: item.id,
+          node: node.name,
+          known: entry !== undefined,
+          version: entry?.versions.includes(node.typeVersion),
+        }).toEqual({ id: item.id, node: node.name, known: true, version: true });
       }
       // Connections are keyed by node name and point at existing node names.
       for (const [from, outputs] of Object.entries(wf.connections)) {
@@ -226,10 +257,11 @@ describe('recipes: importable n8n workflows with real node types', () => {
       const queue = [start.name];
       while (queue.length > 0) {
         const name = queue.shift() ?? '';
-        for (const t of wf.connections[name]?.main.flat() ?? []) if (!seen.has(t.node)) {
-          seen.add(t.node);
-          queue.push(t.node);
-        }
+        for (const t of wf.connections[name]?.main.flat() ?? [])
+          if (!seen.has(t.node)) {
+            seen.add(t.node);
+            queue.push(t.node);
+          }
       }
       const actionNode = wf.nodes.find((n) => n.type === item.action);
       expect(actionNode && seen.has(actionNode.name)).toBe(true);
@@ -242,7 +274,9 @@ describe('recipes: importable n8n workflows with real node types', () => {
       const trigger = wf.nodes.find((n) => n.type === item.trigger);
       const action = wf.nodes.find((n) => n.type === item.action);
       if (!trigger || !action) throw new Error(`${item.id}: nodes missing`);
-      expect(checkNodeUse(index, { type: trigger.type, typeVersion: trigger.typeVersion, role: 'trigger' })).toEqual([]);
+      expect(checkNodeUse(index, { type: trigger.type, typeVersion: trigger.typeVersion, role: 'trigger' })).toEqual(
+        [],
+      );
       const { resource, operation } = action.parameters as { resource?: string; operation?: string };
       const op = operation === undefined ? undefined : resource === undefined ? operation : `${resource}:${operation}`;
       const group = index.byType.get(action.type)?.groups.find((g) => g.versions.includes(action.typeVersion));
@@ -267,23 +301,38 @@ describe('recipes: importable n8n workflows with real node types', () => {
   });
 
   it('re-validates against a different snapshot: a removed node type or version is filtered out and counted', () => {
-    const without = (snapshot: NodeTypeSnapshot, change: (n: NodeTypeSnapshot['nodes'][number]) => NodeTypeSnapshot['nodes'][number] | null): NodeTypeSnapshot => {
+    const without = (
+      snapshot: NodeTypeSnapshot,
+      change: (n: NodeTypeSnapshot['nodes'][number]) => NodeTypeSnapshot['nodes'][number] | null,
+    ): NodeTypeSnapshot => {
       const nodes = snapshot.nodes.map(change).filter((n): n is NodeTypeSnapshot['nodes'][number] => n !== null);
       return { ...snapshot, nodes, node_count: nodes.length };
     };
     const base = buildMicroCatalogue();
     expect(base.items.some((i) => i.action === 'n8n-nodes-base.telegram')).toBe(true);
-    const noTelegram = buildMicroCatalogue(without(N8N_NODE_TYPES, (n) => (n.type === 'n8n-nodes-base.telegram' ? null : n)));
+    const noTelegram = buildMicroCatalogue(
+      without(N8N_NODE_TYPES, (n) => (n.type === 'n8n-nodes-base.telegram' ? null : n)),
+    );
     expect(noTelegram.items).toHaveLength(489);
     expect(noTelegram.items.some((i) => i.action === 'n8n-nodes-base.telegram')).toBe(false);
     expect(noTelegram.validated.real_node_types_available).toBe(N8N_NODE_TYPES.nodes.length - 1);
-    expect(noTelegram.validated.recipes_skipped_for_invalid_node_types).toBeGreaterThan(base.validated.recipes_skipped_for_invalid_node_types);
-    expect(noTelegram.skipped.some((s) => s.problems.some((p) => p.includes('n8n-nodes-base.telegram is not a node type')))).toBe(true);
+    expect(noTelegram.validated.recipes_skipped_for_invalid_node_types).toBeGreaterThan(
+      base.validated.recipes_skipped_for_invalid_node_types,
+    );
+    expect(
+      noTelegram.skipped.some((s) => s.problems.some((p) => p.includes('n8n-nodes-base.telegram is not a node type'))),
+    ).toBe(true);
 
     const oldStripe = buildMicroCatalogue(
-      without(N8N_NODE_TYPES, (n) => (n.type === 'n8n-nodes-base.stripeTrigger' ? { ...n, versions: [2], groups: [{ ...n.groups[0], versions: [2] }] } : n)),
+      without(N8N_NODE_TYPES, (n) =>
+        n.type === 'n8n-nodes-base.stripeTrigger'
+          ? { ...n, versions: [2], groups: [{ ...n.groups[0], versions: [2] }] }
+          : n,
+      ),
     );
-    expect(oldStripe.items.some((i) => i.kind === 'recipe' && i.trigger === 'n8n-nodes-base.stripeTrigger')).toBe(false);
+    expect(oldStripe.items.some((i) => i.kind === 'recipe' && i.trigger === 'n8n-nodes-base.stripeTrigger')).toBe(
+      false,
+    );
     expect(oldStripe.skipped.some((s) => s.problems.some((p) => p.includes('has no typeVersion 1')))).toBe(true);
   });
 });
@@ -325,7 +374,9 @@ describe('tools: MCP tool definitions', () => {
       expect(tool.name).toMatch(/^[A-Za-z0-9_.-]{1,128}$/);
       names.add(tool.name);
       expect(tool.description?.length ?? 0).toBeGreaterThan(20);
-      expect(tool.annotations).toEqual(expect.objectContaining({ readOnlyHint: expect.any(Boolean), destructiveHint: false }));
+      expect(tool.annotations).toEqual(
+        expect.objectContaining({ readOnlyHint: expect.any(Boolean), destructiveHint: false }),
+      );
       ajv.compile(tool.inputSchema);
       if (tool.outputSchema) ajv.compile(tool.outputSchema);
     }
@@ -357,7 +408,14 @@ describe('prompt packs', () => {
       const pack = microItemGoods(item) as {
         id: string;
         variables: Record<string, { description: string; example: string }>;
-        prompts: { id: string; system: string; user: string; variables: string[]; output: { format: string; schema?: object }; example: { variables: Record<string, string>; system: string; user: string } }[];
+        prompts: {
+          id: string;
+          system: string;
+          user: string;
+          variables: string[];
+          output: { format: string; schema?: object };
+          example: { variables: Record<string, string>; system: string; user: string };
+        }[];
       };
       expect(pack.id).toBe(item.id);
       expect(pack.prompts.length).toBeGreaterThanOrEqual(3);

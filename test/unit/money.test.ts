@@ -1,4 +1,12 @@
-import { MICROS_PER_USD, formatUsd, isMicros, microsToUsd, percentOf, sumMicros, usdToMicros } from '../../src/domain/money';
+import {
+  MICROS_PER_USD,
+  formatUsd,
+  isMicros,
+  microsToUsd,
+  percentOf,
+  sumMicros,
+  usdToMicros,
+} from '../../src/domain/money';
 
 describe('usdToMicros', () => {
   it.each([

@@ -10,7 +10,10 @@ import { openApiDocument } from '../../src/routes/openapi';
 import { OpenApiConformance } from '../helpers/openApiConformance';
 
 const doc = JSON.parse(JSON.stringify(openApiDocument('http://127.0.0.1:3000'))) as {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>
+  >;
   components: { schemas: Record<string, unknown> };
 };
 
@@ -20,7 +23,10 @@ test('the document validates against the OpenAPI 3.1 schema (@seriousme/openapi-
   expect(run.stderr).toBe('');
   expect(JSON.parse(run.stdout)).toEqual({ valid: true, version: '3.1', errors: null });
   // The validator does judge: a document without `info` fails.
-  const broken = spawnSync(process.execPath, [script], { input: JSON.stringify({ ...doc, info: undefined }), encoding: 'utf8' });
+  const broken = spawnSync(process.execPath, [script], {
+    input: JSON.stringify({ ...doc, info: undefined }),
+    encoding: 'utf8',
+  });
   expect(broken.status).toBe(1);
   expect(JSON.parse(broken.stdout).valid).toBe(false);
 });
@@ -30,7 +36,8 @@ test('every schema in it is a valid JSON Schema 2020-12 (no tuple `items`)', () 
   const schemas: unknown[] = Object.values(doc.components.schemas);
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item)) {
-      for (const res of Object.values(op.responses ?? {})) for (const media of Object.values(res.content ?? {})) schemas.push(media.schema);
+      for (const res of Object.values(op.responses ?? {}))
+        for (const media of Object.values(res.content ?? {})) schemas.push(media.schema);
     }
   }
   expect(schemas.length).toBeGreaterThan(100);
@@ -43,10 +50,16 @@ test('every operation documents 400, 429 and 500, and every body-taking one 413 
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       const statuses = Object.keys(op.responses);
-      expect({ path, method, has: ['400', '429', '500'].filter((s) => statuses.includes(s)) }).toEqual({ path, method, has: ['400', '429', '500'] });
+      expect({ path, method, has: ['400', '429', '500'].filter((s) => statuses.includes(s)) }).toEqual({
+        path,
+        method,
+        has: ['400', '429', '500'],
+      });
     }
   }
-  expect(Object.keys(doc.paths['/api/v1/orders']!.post!.responses)).toEqual(expect.arrayContaining(['409', '413', '415', '422']));
+  expect(Object.keys(doc.paths['/api/v1/orders']!.post!.responses)).toEqual(
+    expect.arrayContaining(['409', '413', '415', '422']),
+  );
   expect(Object.keys(doc.paths['/api/v1/orders/{order_id}/tasks']!.get!.responses)).toContain('404');
   expect(Object.keys(doc.paths['/api/v1/services']!.get!.responses)).not.toContain('404');
 });
@@ -54,12 +67,23 @@ test('every operation documents 400, 429 and 500, and every body-taking one 413 
 describe('the conformance checker', () => {
   const checker = new OpenApiConformance();
   test('accepts a documented answer and a refused unknown path', () => {
-    expect(checker.check('GET', '/api/v1/orders/ord_x', 404, 'application/problem+json', { type: 't', title: 't', status: 404, code: 'order_not_found' })).toEqual([]);
+    expect(
+      checker.check('GET', '/api/v1/orders/ord_x', 404, 'application/problem+json', {
+        type: 't',
+        title: 't',
+        status: 404,
+        code: 'order_not_found',
+      }),
+    ).toEqual([]);
     expect(checker.check('GET', '/api/v1/nope', 404, 'application/problem+json', {})).toEqual([]);
   });
   test('reports an undocumented status, an undocumented path and a body that breaks its schema', () => {
-    expect(checker.check('GET', '/api/v1/services', 418, 'application/json', {})).toEqual(['GET /api/v1/services → 418: status not documented']);
-    expect(checker.check('GET', '/api/v1/nope', 200, 'application/json', {})).toEqual(['GET /api/v1/nope: path not in the OpenAPI document']);
+    expect(checker.check('GET', '/api/v1/services', 418, 'application/json', {})).toEqual([
+      'GET /api/v1/services → 418: status not documented',
+    ]);
+    expect(checker.check('GET', '/api/v1/nope', 200, 'application/json', {})).toEqual([
+      'GET /api/v1/nope: path not in the OpenAPI document',
+    ]);
     const problems = checker.check('GET', '/api/v1/orders/ord_x', 404, 'application/problem+json', { title: 't' });
     expect(problems.join('\n')).toMatch(/must have required property 'type'/);
   });

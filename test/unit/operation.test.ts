@@ -27,8 +27,14 @@ const thing = defineOperation({
     query: z.object({ times: z.coerce.number().int().min(1).default(1) }),
     body: z.object({ name: z.string().min(1) }).strict(),
   },
-  responses: { '200': { description: 'The thing', json: z.object({ id: z.string(), name: z.string(), times: z.number() }) } },
-  errors: { not_found: 'Unknown thing', invalid_request: 'Bad name', payment_failed: { status: 410, description: 'Gone for good' } },
+  responses: {
+    '200': { description: 'The thing', json: z.object({ id: z.string(), name: z.string(), times: z.number() }) },
+  },
+  errors: {
+    not_found: 'Unknown thing',
+    invalid_request: 'Bad name',
+    payment_failed: { status: 410, description: 'Gone for good' },
+  },
 });
 
 const secret = defineOperation({
@@ -67,7 +73,11 @@ beforeAll(async () => {
 afterAll(() => new Promise((r) => server.close(r)));
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('the route of a definition', () => {
   test('serves its method and path with the parsed parts (query coerced, defaults applied)', async () => {
@@ -131,8 +141,15 @@ describe('error status from the code', () => {
     expect(problem('quote_expired').status).toBe(409);
     expect(problem('wallet_not_found').status).toBe(404);
     expect(problem('payment_failed', 'gone', {}, { status: 410 }).status).toBe(410);
-    expect(problem('rate_limited', 'slow down', {}, { headers: { 'Retry-After': '3' } }).headers).toEqual({ 'Retry-After': '3' });
-    expect(problem('forbidden').toProblem('/x')).toMatchObject({ status: 403, title: ERRORS.forbidden.title, code: 'forbidden', instance: '/x' });
+    expect(problem('rate_limited', 'slow down', {}, { headers: { 'Retry-After': '3' } }).headers).toEqual({
+      'Retry-After': '3',
+    });
+    expect(problem('forbidden').toProblem('/x')).toMatchObject({
+      status: 403,
+      title: ERRORS.forbidden.title,
+      code: 'forbidden',
+      instance: '/x',
+    });
   });
 });
 
@@ -143,7 +160,12 @@ describe('the MCP tool of a definition', () => {
     const args = { order_id: 'ord_a/b', rail: 'agent_wallet', agent_key: 'ak_1' };
     expect(tool.input.safeParse(args).success).toBe(true);
     expect(tool.input.safeParse({ rail: 'agent_wallet' }).success).toBe(false);
-    expect(tool.request(args)).toEqual({ method: 'POST', path: '/api/v1/orders/ord_a%2Fb/confirm_payment', body: { rail: 'agent_wallet' }, bearer: 'ak_1' });
+    expect(tool.request(args)).toEqual({
+      method: 'POST',
+      path: '/api/v1/orders/ord_a%2Fb/confirm_payment',
+      body: { rail: 'agent_wallet' },
+      bearer: 'ak_1',
+    });
   });
 
   test('an operation without MCP exposure has no tool', () => {

@@ -1,5 +1,12 @@
 /** Reading the buyer's text (src/domain/deliverables/parse.ts, robots.ts): scales, units, durations, zones, hours. */
-import { parseCount, parseDurationMinutes, parseRate, parseTimeZone, parseWeeklyHours, splitServiceDuration } from '../../src/domain/deliverables/parse';
+import {
+  parseCount,
+  parseDurationMinutes,
+  parseRate,
+  parseTimeZone,
+  parseWeeklyHours,
+  splitServiceDuration,
+} from '../../src/domain/deliverables/parse';
 import { findRobot, parseMaxMassKg, parseRosDistro, visionNeed } from '../../src/domain/deliverables/robots';
 
 test.each([
@@ -52,7 +59,12 @@ test.each([
 });
 
 test('weekly hours: day ranges, am/pm, "9-5"', () => {
-  expect(parseWeeklyHours('Mon-Fri 8am-6pm, Sat 9:00-13:00')).toMatchObject({ mon: [['08:00', '18:00']], fri: [['08:00', '18:00']], sat: [['09:00', '13:00']], sun: [] });
+  expect(parseWeeklyHours('Mon-Fri 8am-6pm, Sat 9:00-13:00')).toMatchObject({
+    mon: [['08:00', '18:00']],
+    fri: [['08:00', '18:00']],
+    sat: [['09:00', '13:00']],
+    sun: [],
+  });
   expect(parseWeeklyHours('Monday to Thursday 08:00–18:00')).toMatchObject({ thu: [['08:00', '18:00']], fri: [] });
   expect(parseWeeklyHours('Mon-Fri 9-5')?.mon).toEqual([['09:00', '17:00']]);
   expect(parseWeeklyHours('by appointment')).toBeNull();

@@ -8,7 +8,14 @@ import type { OrderDoc } from '../../src/db';
 import { SERVICES, getService, priceMicros } from '../../src/domain/catalogue';
 import { inputField, inputsWithoutWords } from '../../src/domain/inputLabels';
 import type { Context } from 'koa';
-import { PAGE_CSP, checkoutBody, orderPageBody, sendPage, serviceFormBody, sizeInWords } from '../../src/routes/api/pay/pages';
+import {
+  PAGE_CSP,
+  checkoutBody,
+  orderPageBody,
+  sendPage,
+  serviceFormBody,
+  sizeInWords,
+} from '../../src/routes/api/pay/pages';
 
 const EVIL = `<script>alert(1)</script>"'&`;
 
@@ -39,7 +46,15 @@ function deliveredOrder(over: Partial<OrderDoc> = {}): OrderDoc {
       { status: 'delivered', at },
     ],
     payment: { rail: 'linkpay_ncp', transaction_id: 'lp_1', amount_micros: 89_000_000, paid_at: at },
-    deliverables: [{ name: `a${EVIL}.json`, sha256: 'b'.repeat(64), size: 5515, media_type: 'application/json', service_id: 'automation-wf' }],
+    deliverables: [
+      {
+        name: `a${EVIL}.json`,
+        sha256: 'b'.repeat(64),
+        size: 5515,
+        media_type: 'application/json',
+        service_id: 'automation-wf',
+      },
+    ],
     review: null,
     refund: null,
     failure: null,
@@ -55,7 +70,10 @@ test('every input of every service has a label and help text in words', () => {
   for (const s of SERVICES) {
     for (const name of Object.keys(s.inputs)) {
       const f = inputField(s.id, name);
-      expect({ input: `${s.id}.${name}`, raw: f.label.includes('_') || f.label === name }).toEqual({ input: `${s.id}.${name}`, raw: false });
+      expect({ input: `${s.id}.${name}`, raw: f.label.includes('_') || f.label === name }).toEqual({
+        input: `${s.id}.${name}`,
+        raw: false,
+      });
       expect(f.help.length).toBeGreaterThan(5);
     }
   }
@@ -89,7 +107,9 @@ test('the order page: files and review only with the secret; names escaped; relo
   expect(buyer.body).toContain('id="deliverables"');
   expect(buyer.body).toContain(`<code class="sha256">${'b'.repeat(64)}</code>`);
   expect(buyer.body).toContain('5,515 bytes (5.5 KB)');
-  expect(buyer.body).toContain('/api/v1/orders/ord_AAAAAAAAAAAAAAAAAAAAAA/deliverables/a%3Cscript%3Ealert(1)%3C%2Fscript%3E%22&#39;%26.json');
+  expect(buyer.body).toContain(
+    '/api/v1/orders/ord_AAAAAAAAAAAAAAAAAAAAAA/deliverables/a%3Cscript%3Ealert(1)%3C%2Fscript%3E%22&#39;%26.json',
+  );
   expect(buyer.body).toContain('name="action" value="accept"');
   expect(buyer.body).toContain('name="action" value="reject"');
   expect(buyer.body).toContain(`name="secret" value="os_${'s'.repeat(43)}"`);
@@ -103,8 +123,12 @@ test('the order page: files and review only with the secret; names escaped; relo
     expect(other.body).not.toContain('<form');
     expect(other.body).toContain('status only');
   }
-  expect(orderPageBody({ ...doc, status: 'fulfilling' }, undefined, undefined, 'none').refreshSeconds).toBeGreaterThan(0);
-  expect(orderPageBody({ ...doc, status: 'accepted' }, undefined, `os_${'s'.repeat(43)}`, 'buyer').body).not.toContain('<form');
+  expect(orderPageBody({ ...doc, status: 'fulfilling' }, undefined, undefined, 'none').refreshSeconds).toBeGreaterThan(
+    0,
+  );
+  expect(orderPageBody({ ...doc, status: 'accepted' }, undefined, `os_${'s'.repeat(43)}`, 'buyer').body).not.toContain(
+    '<form',
+  );
 });
 
 test("the CSP allows exactly the pages' stylesheet", () => {

@@ -6,7 +6,12 @@ import { PARTNER_COMMISSION_PERCENT } from '../../src/domain/catalogue';
 import { percentOf } from '../../src/domain/money';
 import { parseRequirements, planProcurement, readObjective, type ProcurementAsk } from '../../src/domain/procurement';
 
-const ask = (over: Partial<ProcurementAsk>): ProcurementAsk => ({ requirements: [], budgetMicros: 100_000_000, autoPurchase: true, ...over });
+const ask = (over: Partial<ProcurementAsk>): ProcurementAsk => ({
+  requirements: [],
+  budgetMicros: 100_000_000,
+  autoPurchase: true,
+  ...over,
+});
 
 describe('reading the objective', () => {
   test('phrases before words, catalogue tags before keywords, plurals folded, the rest ignored', () => {
@@ -23,7 +28,14 @@ describe('reading the objective', () => {
   test('requirements: filters, tags, tag prefixes, keywords, unrecognised; bad filter values are reported', () => {
     const r = parseRequirements(['language:ar', 'region = europe', 'ros2', 'Appointment', 'chatbot', 'teleportation']);
     if (!r.ok) throw new Error('expected ok');
-    expect(r.requirements.map((x) => x.kind)).toEqual(['filter', 'filter', 'capability', 'capability', 'capability', 'unrecognised']);
+    expect(r.requirements.map((x) => x.kind)).toEqual([
+      'filter',
+      'filter',
+      'capability',
+      'capability',
+      'capability',
+      'unrecognised',
+    ]);
     expect(r.requirements[2]).toMatchObject({ any_of: ['ros2', 'ros2_control'], via: 'capability_tag' });
     expect(r.requirements[3]).toMatchObject({ any_of: ['appointment_scheduling'] });
     expect(r.requirements[4]).toMatchObject({ any_of: ['web_chat'], via: 'keyword' });
@@ -36,9 +48,17 @@ describe('reading the objective', () => {
 describe('choosing', () => {
   test('most wishes met within budget, then price; the explanation names the choice and what was ruled out', () => {
     const cheap = planProcurement(ask({ objective: 'a booking website for my dental clinic' }));
-    expect(cheap.chosen).toMatchObject({ service_id: 'website-booking', covered: ['booking', 'website'], missing: ['dental'] });
-    expect(cheap.explanation.join('\n')).toMatch(/clinic-pack covers more \(3\) but agent price 199 USD exceeds budget 100 USD/);
-    const rich = planProcurement(ask({ objective: 'a booking website for my dental clinic', budgetMicros: 300_000_000 }));
+    expect(cheap.chosen).toMatchObject({
+      service_id: 'website-booking',
+      covered: ['booking', 'website'],
+      missing: ['dental'],
+    });
+    expect(cheap.explanation.join('\n')).toMatch(
+      /clinic-pack covers more \(3\) but agent price 199 USD exceeds budget 100 USD/,
+    );
+    const rich = planProcurement(
+      ask({ objective: 'a booking website for my dental clinic', budgetMicros: 300_000_000 }),
+    );
     expect(rich.chosen).toMatchObject({ service_id: 'clinic-pack', coverage: 1 });
   });
 
@@ -47,7 +67,9 @@ describe('choosing', () => {
     expect(p.chosen?.service_id).toBe('robotics-bundle');
     const es = planProcurement(ask({ requirements: ['ros2', 'language:es'], budgetMicros: 1000_000_000 }));
     expect(es.chosen).toBeNull();
-    expect(es.missing).toEqual(['requirements filters: robot-control-system fails language=es; robotics-bundle fails language=es']);
+    expect(es.missing).toEqual([
+      'requirements filters: robot-control-system fails language=es; robotics-bundle fails language=es',
+    ]);
   });
 
   test('a wished negative constraint excludes the services that refuse it', () => {
@@ -58,12 +80,18 @@ describe('choosing', () => {
 
   test('over budget names the cheapest match; nothing recognised says so', () => {
     const p = planProcurement(ask({ objective: 'robot control with ROS2', budgetMicros: 100_000_000 }));
-    expect(p.missing).toEqual(['budget: the cheapest matching service, robotics-bundle, costs 349 USD, above the budget of 100 USD']);
-    expect(planProcurement(ask({ objective: 'xyzzy' })).missing).toEqual(['the objective and requirements name no capability this catalogue knows']);
-    expect(planProcurement(ask({ requirements: ['teleportation'] })).missing).toEqual(['requirement "teleportation" is not a known capability or filter']);
+    expect(p.missing).toEqual([
+      'budget: the cheapest matching service, robotics-bundle, costs 349 USD, above the budget of 100 USD',
+    ]);
+    expect(planProcurement(ask({ objective: 'xyzzy' })).missing).toEqual([
+      'the objective and requirements name no capability this catalogue knows',
+    ]);
+    expect(planProcurement(ask({ requirements: ['teleportation'] })).missing).toEqual([
+      'requirement "teleportation" is not a known capability or filter',
+    ]);
   });
 
-  test('inputs: the caller\'s first, then the objective and e-mail fill obvious ones; the rest are reported missing', () => {
+  test("inputs: the caller's first, then the objective and e-mail fill obvious ones; the rest are reported missing", () => {
     const p = planProcurement(ask({ objective: 'summarize the Q3 board notes', inputs: { format: 'markdown' } }));
     expect(p.chosen?.service_id).toBe('task-worker');
     expect(p.inputs).toEqual({ format: 'markdown', task_prompt: 'summarize the Q3 board notes' });

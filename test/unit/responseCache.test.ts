@@ -16,7 +16,10 @@ beforeAll(async () => {
   app.use((ctx) => {
     hits[ctx.path] = (hits[ctx.path] ?? 0) + 1;
     if (ctx.path === '/shared') {
-      sendCachedJson(ctx, memo.get(ctx.url, () => ({ q: ctx.query.q ?? null })));
+      sendCachedJson(
+        ctx,
+        memo.get(ctx.url, () => ({ q: ctx.query.q ?? null })),
+      );
     } else if (ctx.path === '/challenge') {
       markShared(ctx, 60_000);
       ctx.status = 402;
@@ -41,7 +44,9 @@ test('a shared answer is served again without running the route, with the same b
   expect(hits['/shared']).toBe(1);
   expect(await b.text()).toBe(await a.text());
   expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
-  const notModified = await fetch(`${base}/shared?q=1`, { headers: { 'if-none-match': a.headers.get('etag') as string } });
+  const notModified = await fetch(`${base}/shared?q=1`, {
+    headers: { 'if-none-match': a.headers.get('etag') as string },
+  });
   expect(notModified.status).toBe(304);
   // Every answer from the cache is reported (the API records it in its telemetry).
   expect(servedFromCache).toEqual(['200 /shared?q=1', '304 /shared?q=1']);

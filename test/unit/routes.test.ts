@@ -19,16 +19,28 @@ function stub(): unknown {
 }
 
 function servedRoutes(): string[] {
-  const deps = { config: loadConfig({ OPERATOR_KEY: 'op_test_key_0123456789abcdef' }), services: stub(), temporal: stub(), orderWorkflows: stub(), signing: stub() } as unknown as AppDeps;
+  const deps = {
+    config: loadConfig({ OPERATOR_KEY: 'op_test_key_0123456789abcdef' }),
+    services: stub(),
+    temporal: stub(),
+    orderWorkflows: stub(),
+    signing: stub(),
+  } as unknown as AppDeps;
   const router = apiRouter(deps, { latency: new RequestLatency(), telemetry: new RequestTelemetry() });
   return router.stack.flatMap((layer) =>
-    layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${layer.path.toString().replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
+    layer.methods
+      .filter((m) => m !== 'HEAD')
+      .map((m) => `${m} ${layer.path.toString().replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`),
   );
 }
 
 function documentedOperations(): string[] {
-  const doc = JSON.parse(JSON.stringify(openApiDocument('http://127.0.0.1:3000'))) as { paths: Record<string, Record<string, unknown>> };
-  return Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+  const doc = JSON.parse(JSON.stringify(openApiDocument('http://127.0.0.1:3000'))) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+  );
 }
 
 test('the router serves exactly the operations of the OpenAPI document', () => {
@@ -36,7 +48,10 @@ test('the router serves exactly the operations of the OpenAPI document', () => {
   const documented = documentedOperations();
   expect(served.length).toBeGreaterThan(50);
   expect(new Set(served).size).toBe(served.length);
-  expect({ servedNotDocumented: served.filter((r) => !documented.includes(r)), documentedNotServed: documented.filter((r) => !served.includes(r)) }).toEqual({
+  expect({
+    servedNotDocumented: served.filter((r) => !documented.includes(r)),
+    documentedNotServed: documented.filter((r) => !served.includes(r)),
+  }).toEqual({
     servedNotDocumented: [],
     documentedNotServed: [],
   });

@@ -12,13 +12,38 @@ import { ProblemError } from '../../src/errors';
 import { asTextGenerationFailure } from '../../activities/failures';
 import { ApplicationFailure } from '@temporalio/common';
 import { loadConfig } from '../../src/config';
-import { OpenAiCompatibleTextGenerator, TextGenerationError, createTextGenerator, missingTextgenSettings } from '../../src/textgen';
-import { schemaReply, startFakeTextModel, type FakeReply, type FakeRequest, type FakeTextModel } from '../helpers/fakeTextModel';
+import {
+  OpenAiCompatibleTextGenerator,
+  TextGenerationError,
+  createTextGenerator,
+  missingTextgenSettings,
+} from '../../src/textgen';
+import {
+  schemaReply,
+  startFakeTextModel,
+  type FakeReply,
+  type FakeRequest,
+  type FakeTextModel,
+} from '../helpers/fakeTextModel';
 
-const task = languageTask('greeting', true, 'You greet.', 'Greet Dana.', z.object({ text: z.string(), count: z.number() }));
+const task = languageTask(
+  'greeting',
+  true,
+  'You greet.',
+  'Greet Dana.',
+  z.object({ text: z.string(), count: z.number() }),
+);
 
 function completion(content: string): FakeReply {
-  return { status: 200, json: { id: 'x', object: 'chat.completion', model: 'served-model-1', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] } };
+  return {
+    status: 200,
+    json: {
+      id: 'x',
+      object: 'chat.completion',
+      model: 'served-model-1',
+      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+    },
+  };
 }
 
 describe('OpenAiCompatibleTextGenerator over HTTP', () => {
@@ -45,12 +70,17 @@ describe('OpenAiCompatibleTextGenerator over HTTP', () => {
     expect(req?.body.messages?.map((m) => m.role)).toEqual(['system', 'user']);
     expect(req?.body.messages?.[1]?.content).toBe('Greet Dana.');
     expect(req?.body.response_format?.type).toBe('json_schema');
-    expect(req?.body.response_format?.json_schema?.schema).toMatchObject({ type: 'object', required: ['text', 'count'] });
+    expect(req?.body.response_format?.json_schema?.schema).toMatchObject({
+      type: 'object',
+      required: ['text', 'count'],
+    });
   });
 
   test('a fenced JSON reply is read; no key sends no Authorization header', async () => {
     script = () => completion('```json\n{"text":"Hi","count":1}\n```');
-    const out = await new OpenAiCompatibleTextGenerator({ baseUrl: `${model.baseUrl}/`, model: 'm' }).generate(task.request);
+    const out = await new OpenAiCompatibleTextGenerator({ baseUrl: `${model.baseUrl}/`, model: 'm' }).generate(
+      task.request,
+    );
     expect(out.value).toEqual({ text: 'Hi', count: 1 });
     expect(model.requests[0]?.headers.authorization).toBeUndefined();
   });
@@ -64,14 +94,21 @@ describe('OpenAiCompatibleTextGenerator over HTTP', () => {
     [404, 'rejected', false],
   ])('HTTP %i → %s, retryable %s', async (status, code, retryable) => {
     script = () => ({ status, json: { error: { message: `status ${status}` } } });
-    const err = await new OpenAiCompatibleTextGenerator({ baseUrl: model.baseUrl, model: 'm' }).generate(task.request).catch((e: unknown) => e);
+    const err = await new OpenAiCompatibleTextGenerator({ baseUrl: model.baseUrl, model: 'm' })
+      .generate(task.request)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TextGenerationError);
     expect(err).toMatchObject({ code, retryable, status });
   });
 
   test('a reply that is not a chat completion, empty content or non-JSON content is a retryable bad_response', async () => {
     const gen = new OpenAiCompatibleTextGenerator({ baseUrl: model.baseUrl, model: 'm' });
-    for (const reply of [{ status: 200, text: '<html>proxy</html>' }, completion(''), completion('Sure! Here you go.'), { status: 200, json: { choices: [] } }] as FakeReply[]) {
+    for (const reply of [
+      { status: 200, text: '<html>proxy</html>' },
+      completion(''),
+      completion('Sure! Here you go.'),
+      { status: 200, json: { choices: [] } },
+    ] as FakeReply[]) {
       script = () => reply;
       await expect(gen.generate(task.request)).rejects.toMatchObject({ code: 'bad_response', retryable: true });
     }
@@ -80,7 +117,9 @@ describe('OpenAiCompatibleTextGenerator over HTTP', () => {
   test('a server slower than the timeout is a retryable timeout', async () => {
     script = () => ({ ...completion('{"text":"late","count":1}'), delayMs: 1500 });
     const started = Date.now();
-    await expect(new OpenAiCompatibleTextGenerator({ baseUrl: model.baseUrl, model: 'm', timeoutMs: 200 }).generate(task.request)).rejects.toMatchObject({ code: 'timeout', retryable: true });
+    await expect(
+      new OpenAiCompatibleTextGenerator({ baseUrl: model.baseUrl, model: 'm', timeoutMs: 200 }).generate(task.request),
+    ).rejects.toMatchObject({ code: 'timeout', retryable: true });
     expect(Date.now() - started).toBeLessThan(1400);
   });
 
@@ -88,14 +127,24 @@ describe('OpenAiCompatibleTextGenerator over HTTP', () => {
     const gone = await startFakeTextModel();
     const url = gone.baseUrl;
     await gone.stop();
-    await expect(new OpenAiCompatibleTextGenerator({ baseUrl: url, model: 'm' }).generate(task.request)).rejects.toMatchObject({ code: 'network', retryable: true });
+    await expect(
+      new OpenAiCompatibleTextGenerator({ baseUrl: url, model: 'm' }).generate(task.request),
+    ).rejects.toMatchObject({ code: 'network', retryable: true });
   });
 
-  test('produceDeliverables sends task-worker\'s prompt through the port and delivers the pieces asked for', async () => {
+  test("produceDeliverables sends task-worker's prompt through the port and delivers the pieces asked for", async () => {
     const gen = createTextGenerator(loadConfig({ TEXTGEN_BASE_URL: model.baseUrl, TEXTGEN_MODEL: 'fake-model' }));
     expect(gen).toBeInstanceOf(OpenAiCompatibleTextGenerator);
     const files = await produceDeliverables(
-      { orderId: 'ord_tg_1', serviceId: 'task-worker', inputs: { task_prompt: 'Write five e-mails announcing our spring sale to past customers of Harbor Bikes.', format: 'markdown' }, issuedAt: '2026-03-01T10:00:00.000Z' },
+      {
+        orderId: 'ord_tg_1',
+        serviceId: 'task-worker',
+        inputs: {
+          task_prompt: 'Write five e-mails announcing our spring sale to past customers of Harbor Bikes.',
+          format: 'markdown',
+        },
+        issuedAt: '2026-03-01T10:00:00.000Z',
+      },
       gen,
     );
     const sent = model.requests[0]?.body;
@@ -105,12 +154,22 @@ describe('OpenAiCompatibleTextGenerator over HTTP', () => {
     expect(json.result.count).toBe(5);
     expect(json.task.requested).toEqual({ count: 5, kind: 'e-mails' });
     // One section per piece (the fake names each heading by its path: pieces[0].heading, …; `[` is escaped in Markdown).
-    expect(files.find((f) => f.name === 'task-worker-result.md')?.content.toString().match(/^## pieces\\\[\d\\\]\.heading/gm)).toHaveLength(5);
+    expect(
+      files
+        .find((f) => f.name === 'task-worker-result.md')
+        ?.content.toString()
+        .match(/^## pieces\\\[\d\\\]\.heading/gm),
+    ).toHaveLength(5);
   });
 
-  test('a reply of the wrong shape fails the required task as retryable; a failing model fails it as the model\'s error', async () => {
+  test("a reply of the wrong shape fails the required task as retryable; a failing model fails it as the model's error", async () => {
     const gen = new OpenAiCompatibleTextGenerator({ baseUrl: model.baseUrl, model: 'm' });
-    const ctx = { orderId: 'o', serviceId: 'task-worker', inputs: { task_prompt: 'Write three taglines for a bakery.' }, issuedAt: '2026-03-01T10:00:00.000Z' };
+    const ctx = {
+      orderId: 'o',
+      serviceId: 'task-worker',
+      inputs: { task_prompt: 'Write three taglines for a bakery.' },
+      issuedAt: '2026-03-01T10:00:00.000Z',
+    };
     script = () => completion(JSON.stringify({ title: 't', pieces: [{ heading: 'a', body: 'b' }], notes: [] }));
     await expect(produceDeliverables(ctx, gen)).rejects.toMatchObject({ code: 'bad_response', retryable: true });
     script = () => ({ status: 401, json: { error: { message: 'bad key' } } });
@@ -121,12 +180,16 @@ describe('OpenAiCompatibleTextGenerator over HTTP', () => {
 describe('without a model', () => {
   test('config: both TEXTGEN_BASE_URL and TEXTGEN_MODEL are needed; empty values count as unset', () => {
     expect(missingTextgenSettings(loadConfig({}))).toEqual(['TEXTGEN_BASE_URL', 'TEXTGEN_MODEL']);
-    expect(missingTextgenSettings(loadConfig({ TEXTGEN_BASE_URL: 'http://127.0.0.1:1/v1', TEXTGEN_MODEL: '' }))).toEqual(['TEXTGEN_MODEL']);
+    expect(
+      missingTextgenSettings(loadConfig({ TEXTGEN_BASE_URL: 'http://127.0.0.1:1/v1', TEXTGEN_MODEL: '' })),
+    ).toEqual(['TEXTGEN_MODEL']);
     expect(createTextGenerator(loadConfig({ TEXTGEN_BASE_URL: '', TEXTGEN_MODEL: 'm' }))).toBeUndefined();
   });
 
   test('the catalogue says which services need a model; bundles inherit it from their parts', () => {
-    const needing = SERVICES.filter((s) => s.constraints.requires?.includes(TEXT_GENERATION_MODEL)).map((s) => s.id).sort();
+    const needing = SERVICES.filter((s) => s.constraints.requires?.includes(TEXT_GENERATION_MODEL))
+      .map((s) => s.id)
+      .sort();
     expect(needing).toEqual(['growth-pack', 'smart-consultation', 'starter-pack', 'task-worker']);
   });
 
@@ -144,15 +207,33 @@ describe('without a model', () => {
       expect(p).toMatchObject({ status: 422, type: expect.stringContaining('text_generation_unavailable'), missing });
       expect(p.detail).toContain('TEXTGEN_BASE_URL');
     }
-    expect((() => { try { refuseUnavailableService(getService('growth-pack')!, missing); } catch (e) { return (e as ProblemError).extra.needed_by; } return null; })()).toEqual(['task-worker', 'smart-consultation']);
+    expect(
+      (() => {
+        try {
+          refuseUnavailableService(getService('growth-pack')!, missing);
+        } catch (e) {
+          return (e as ProblemError).extra.needed_by;
+        }
+        return null;
+      })(),
+    ).toEqual(['task-worker', 'smart-consultation']);
     expect(() => refuseUnavailableService(getService('website-booking')!, missing)).not.toThrow();
     expect(() => refuseUnavailableService(getService('task-worker')!, [])).not.toThrow();
   });
 
   test('produceDeliverables: a required task without a model is a non-retryable unavailable error; deterministic services need none', async () => {
     const base = { orderId: 'o', issuedAt: '2026-03-01T10:00:00.000Z' };
-    await expect(produceDeliverables({ ...base, serviceId: 'task-worker', inputs: { task_prompt: 'Write a haiku.' } }, undefined)).rejects.toMatchObject({ code: 'unavailable', retryable: false });
-    const files = await produceDeliverables({ ...base, serviceId: 'website-booking', inputs: { business_name: 'A', industry: 'Dental', services: 'Cleaning' } }, undefined);
+    await expect(
+      produceDeliverables({ ...base, serviceId: 'task-worker', inputs: { task_prompt: 'Write a haiku.' } }, undefined),
+    ).rejects.toMatchObject({ code: 'unavailable', retryable: false });
+    const files = await produceDeliverables(
+      {
+        ...base,
+        serviceId: 'website-booking',
+        inputs: { business_name: 'A', industry: 'Dental', services: 'Cleaning' },
+      },
+      undefined,
+    );
     expect(files.length).toBeGreaterThan(0);
   });
 });
@@ -162,8 +243,14 @@ describe('activity failure mapping', () => {
     const timeout = asTextGenerationFailure(new TextGenerationError('timeout', 'slow', true)) as ApplicationFailure;
     expect(timeout).toBeInstanceOf(ApplicationFailure);
     expect(timeout).toMatchObject({ type: 'text_generation_timeout', nonRetryable: false });
-    expect(asTextGenerationFailure(new TextGenerationError('unavailable', 'none', false))).toMatchObject({ type: 'text_generation_unavailable', nonRetryable: true });
-    expect(asTextGenerationFailure(new TextGenerationError('rejected', '401', false, 401))).toMatchObject({ type: 'text_generation_rejected', nonRetryable: true });
+    expect(asTextGenerationFailure(new TextGenerationError('unavailable', 'none', false))).toMatchObject({
+      type: 'text_generation_unavailable',
+      nonRetryable: true,
+    });
+    expect(asTextGenerationFailure(new TextGenerationError('rejected', '401', false, 401))).toMatchObject({
+      type: 'text_generation_rejected',
+      nonRetryable: true,
+    });
     const other = new Error('disk full');
     expect(asTextGenerationFailure(other)).toBe(other);
   });

@@ -36,9 +36,12 @@ test.each([
   expect(isPublicAddress(ip)).toBe(false);
 });
 
-test.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (ip) => {
-  expect(isPublicAddress(ip)).toBe(true);
-});
+test.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
+  '%s is public',
+  (ip) => {
+    expect(isPublicAddress(ip)).toBe(true);
+  },
+);
 
 test('assertPublicTarget refuses non-http schemes and credentials always, private literals unless allowed', async () => {
   await expect(assertPublicTarget('ftp://8.8.8.8/', true)).rejects.toThrow(/http/);

@@ -20,9 +20,16 @@ function snapshotProblems(wf: N8nWorkflow): string[] {
   const problems: string[] = [];
   for (const n of wf.nodes) {
     const p = n.parameters as Record<string, unknown>;
-    const operation = typeof p.operation === 'string' ? (typeof p.resource === 'string' ? `${p.resource}:${p.operation}` : p.operation) : undefined;
+    const operation =
+      typeof p.operation === 'string'
+        ? typeof p.resource === 'string'
+          ? `${p.resource}:${p.operation}`
+          : p.operation
+        : undefined;
     const entry = index.byType.get(n.type);
-    const events = [p.events, p.event, p.topic].flatMap((e) => (Array.isArray(e) ? e : typeof e === 'string' ? [e] : [])) as string[];
+    const events = [p.events, p.event, p.topic].flatMap((e) =>
+      Array.isArray(e) ? e : typeof e === 'string' ? [e] : [],
+    ) as string[];
     problems.push(
       ...checkNodeUse(index, {
         type: n.type,
@@ -95,7 +102,14 @@ describe('paid resources table (seed §2.13)', () => {
   });
 });
 
-const node = (name: string, type: string, extra: Record<string, unknown> = {}) => ({ name, type, typeVersion: 1, position: [0, 0], parameters: {}, ...extra });
+const node = (name: string, type: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  type,
+  typeVersion: 1,
+  position: [0, 0],
+  parameters: {},
+  ...extra,
+});
 
 describe('workflow audit', () => {
   const rulesOf = (wf: Record<string, unknown>) => auditWorkflow(wf).findings.map((f) => `${f.rule}:${f.node ?? ''}`);
@@ -112,7 +126,14 @@ describe('workflow audit', () => {
       ],
       connections: {
         'Do A': { main: [[{ node: 'Do B', type: 'main', index: 0 }]] },
-        'Do B': { main: [[{ node: 'Do A', type: 'main', index: 0 }, { node: 'Ghost', type: 'main', index: 0 }]] },
+        'Do B': {
+          main: [
+            [
+              { node: 'Do A', type: 'main', index: 0 },
+              { node: 'Ghost', type: 'main', index: 0 },
+            ],
+          ],
+        },
       },
     };
     const rules = rulesOf(wf);
@@ -136,11 +157,26 @@ describe('workflow audit', () => {
         node('Hook', 'n8n-nodes-base.webhook', { typeVersion: 2, parameters: { path: 'x', httpMethod: 'POST' } }),
         node('Call API', 'n8n-nodes-base.httpRequest', {
           typeVersion: 4.2,
-          parameters: { url: 'https://api.example.com', sendHeaders: true, headerParameters: { parameters: [{ name: 'Authorization', value: 'Bearer abcdefghijklmnopqrstuvwxyz123456' }] } },
+          parameters: {
+            url: 'https://api.example.com',
+            sendHeaders: true,
+            headerParameters: {
+              parameters: [{ name: 'Authorization', value: 'Bearer abcdefghijklmnopqrstuvwxyz123456' }],
+            },
+          },
         }),
-        node('Key Param', 'n8n-nodes-base.set', { typeVersion: 3.4, parameters: { apiKey: 'live_9f8e7d6c5b4a39281706' } }),
-        node('Code', 'n8n-nodes-base.code', { typeVersion: 2, parameters: { jsCode: "const cp = require('child_process'); return eval('1');" } }),
-        node('Orphan', 'n8n-nodes-base.slack', { typeVersion: 2.3, parameters: { resource: 'message', operation: 'post' } }),
+        node('Key Param', 'n8n-nodes-base.set', {
+          typeVersion: 3.4,
+          parameters: { apiKey: 'live_9f8e7d6c5b4a39281706' },
+        }),
+        node('Code', 'n8n-nodes-base.code', {
+          typeVersion: 2,
+          parameters: { jsCode: "const cp = require('child_process'); return eval('1');" },
+        }),
+        node('Orphan', 'n8n-nodes-base.slack', {
+          typeVersion: 2.3,
+          parameters: { resource: 'message', operation: 'post' },
+        }),
       ],
       connections: {
         Hook: { main: [[{ node: 'Call API', type: 'main', index: 0 }]] },
@@ -167,7 +203,11 @@ describe('workflow audit', () => {
     expect(report.summary.errors).toBeGreaterThanOrEqual(2);
     expect(report.summary.grade).toBe('F');
     expect(report.report).toContain('hardcoded_secret');
-    expect(report.checked_against).toEqual({ package: 'n8n-nodes-base', version: N8N_NODE_TYPES.version, node_types_available: N8N_NODE_TYPES.nodes.length });
+    expect(report.checked_against).toEqual({
+      package: 'n8n-nodes-base',
+      version: N8N_NODE_TYPES.version,
+      node_types_available: N8N_NODE_TYPES.nodes.length,
+    });
   });
 
   it('does not flag expressions, credential references or placeholders as secrets', () => {
@@ -177,7 +217,14 @@ describe('workflow audit', () => {
         node('Call', 'n8n-nodes-base.httpRequest', {
           typeVersion: 4.2,
           retryOnFail: true,
-          parameters: { url: 'https://x.example', authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', options: { timeout: 5000 }, headerParameters: { parameters: [{ name: 'Authorization', value: '={{ $credentials.token }}' }] }, token: 'REPLACE_ME_TOKEN' },
+          parameters: {
+            url: 'https://x.example',
+            authentication: 'genericCredentialType',
+            genericAuthType: 'httpHeaderAuth',
+            options: { timeout: 5000 },
+            headerParameters: { parameters: [{ name: 'Authorization', value: '={{ $credentials.token }}' }] },
+            token: 'REPLACE_ME_TOKEN',
+          },
         }),
       ],
       connections: { 'Every Hour': { main: [[{ node: 'Call', type: 'main', index: 0 }]] } },
@@ -188,7 +235,9 @@ describe('workflow audit', () => {
   });
 
   it('lists every rule it runs and refuses bodies that are not workflows', () => {
-    expect(auditWorkflow(TEMPLATES[0]!.workflow as unknown as Record<string, unknown>).rules_checked).toEqual([...AUDIT_RULES]);
+    expect(auditWorkflow(TEMPLATES[0]!.workflow as unknown as Record<string, unknown>).rules_checked).toEqual([
+      ...AUDIT_RULES,
+    ]);
     expect(() => workflowOfBody('nope')).toThrow(InvalidWorkflowError);
     expect(() => workflowOfBody({ hello: 1 })).toThrow(InvalidWorkflowError);
     expect(() => auditWorkflow({ nodes: [] })).toThrow(InvalidWorkflowError);
@@ -223,7 +272,12 @@ describe('observation feed', () => {
       rec({ at: now - 2 * 3600 * 1000, identity: 'd' }),
     ];
     const tick = tickReading(records, now, facts);
-    expect(tick).toMatchObject({ agent_visits: 4, distinct_identities: 2, single_endpoint_share: 0.5, all_requests: 5 });
+    expect(tick).toMatchObject({
+      agent_visits: 4,
+      distinct_identities: 2,
+      single_endpoint_share: 0.5,
+      all_requests: 5,
+    });
     expect(tickReading([], now, facts).single_endpoint_share).toBeNull();
   });
 
@@ -236,7 +290,12 @@ describe('observation feed', () => {
     ];
     const snap = agentsSnapshot(records, now, facts);
     expect(snap.totals).toMatchObject({ agent_visits: 3, distinct_identities: 2, declared_identities: 1 });
-    expect(snap.x402_funnel).toEqual({ requests_to_paid_resources: 2, payment_challenges_402: 1, paid_and_delivered_200: 1, conversion: 1 });
+    expect(snap.x402_funnel).toEqual({
+      requests_to_paid_resources: 2,
+      payment_challenges_402: 1,
+      paid_and_delivered_200: 1,
+      conversion: 1,
+    });
     expect(snap.clients[0]).toEqual({ client: 'python-requests', visits: 2 });
     expect(snap.methodology).toEqual(methodologyDocument(facts));
     expect(snap.hourly_agent_visits.reduce((a, b) => a + b, 0)).toBe(3);

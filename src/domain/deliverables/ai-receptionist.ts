@@ -11,7 +11,13 @@ import type { DeliverableContext, DeliverableFile } from './types';
 import { jsonFile, line, list, markdownFile, md, mdFooter, lines, provenance } from './util';
 import { profileFor } from './website-booking';
 
-const LANGUAGE_NAMES: Record<string, string> = { en: 'English', ar: 'Arabic', es: 'Spanish', fr: 'French', de: 'German' };
+const LANGUAGE_NAMES: Record<string, string> = {
+  en: 'English',
+  ar: 'Arabic',
+  es: 'Spanish',
+  fr: 'French',
+  de: 'German',
+};
 
 /** Normalises a phone number to E.164 (`+` and 8–15 digits); null when it cannot be one. */
 export function toE164(value: string): string | null {
@@ -30,12 +36,22 @@ function languagesFrom(inputs: Record<string, unknown>): string[] {
 
 const Wording = z.object({
   greeting: z.string().min(1).max(400).describe('First message of the web chat, naming the business'),
-  about: z.string().min(1).max(1200).describe('Two to four sentences the assistant may say about the business, only from the facts given'),
-  faq: z.array(z.object({ question: z.string().min(1), answer: z.string().min(1).max(800) })).min(3).max(8).describe('Common customer questions for this business with answers drawn only from the facts given'),
+  about: z
+    .string()
+    .min(1)
+    .max(1200)
+    .describe('Two to four sentences the assistant may say about the business, only from the facts given'),
+  faq: z
+    .array(z.object({ question: z.string().min(1), answer: z.string().min(1).max(800) }))
+    .min(3)
+    .max(8)
+    .describe('Common customer questions for this business with answers drawn only from the facts given'),
 });
 
 function sector(inputs: Record<string, unknown>): string {
-  return line(inputs, 'industry') || line(inputs, 'practice_type') || line(inputs, 'category') || line(inputs, 'sector');
+  return (
+    line(inputs, 'industry') || line(inputs, 'practice_type') || line(inputs, 'category') || line(inputs, 'sector')
+  );
 }
 
 /** Optional wording of the receptionist by the model: greeting, a short description and FAQ answers. Source: issue 13. */
@@ -76,27 +92,54 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
   const whatsappRaw = line(ctx.inputs, 'whatsapp', '', 40);
   const whatsapp = whatsappRaw ? toE164(whatsappRaw) : null;
   const languages = languagesFrom(ctx.inputs);
-  const services = booked.map((s) => ({ id: s.id, name: s.name, bookable: true, default_duration_minutes: s.duration_minutes, duration_given: s.duration_given, price: s.price }));
+  const services = booked.map((s) => ({
+    id: s.id,
+    name: s.name,
+    bookable: true,
+    default_duration_minutes: s.duration_minutes,
+    duration_given: s.duration_given,
+    price: s.price,
+  }));
   const hours = businessHours(ctx.inputs);
   const hoursText = describeHours(hours);
   const wiring = bundleWiring(ctx);
   const wording = languageReply(ctx, 'receptionist_wording', Wording);
   const bookingTool = {
     name: 'create_booking_request',
-    description: wiring ? `Books into the ${wiring.bundleId} booking page's endpoint (the same request the page's form sends).` : 'Sends a booking request to the business\'s booking endpoint (set the URL to where bookings are received).',
+    description: wiring
+      ? `Books into the ${wiring.bundleId} booking page's endpoint (the same request the page's form sends).`
+      : "Sends a booking request to the business's booking endpoint (set the URL to where bookings are received).",
     method: 'POST',
     url: wiring?.bookingEndpoint ?? 'REPLACE_WITH_BOOKING_ENDPOINT_URL',
     content_type: 'application/json',
-    body_from_slots: { service: 'service', date: 'preferred_date', time: 'preferred_time', name: 'customer_name', email: 'customer_email', phone: 'customer_phone', notes: 'summary' },
+    body_from_slots: {
+      service: 'service',
+      date: 'preferred_date',
+      time: 'preferred_time',
+      name: 'customer_name',
+      email: 'customer_email',
+      phone: 'customer_phone',
+      notes: 'summary',
+    },
     success_status: 201,
-    ...(wiring ? { connected_to: wiring.bookingWebhookPath ? `website-booking form and automation-wf webhook ${wiring.bookingWebhookPath}` : 'website-booking form endpoint' } : {}),
+    ...(wiring
+      ? {
+          connected_to: wiring.bookingWebhookPath
+            ? `website-booking form and automation-wf webhook ${wiring.bookingWebhookPath}`
+            : 'website-booking form endpoint',
+        }
+      : {}),
   };
 
   const intents = [
     {
       name: 'book_appointment',
       description: 'The caller wants to book one of the services.',
-      examples: [`I'd like to book ${serviceNames[0] ?? 'an appointment'}`, 'Can I come in tomorrow afternoon?', 'Do you have a slot on Friday?'],
+      examples: [
+        `I'd like to book ${serviceNames[0] ?? 'an appointment'}`,
+        'Can I come in tomorrow afternoon?',
+        'Do you have a slot on Friday?',
+      ],
       required_slots: ['service', 'preferred_date', 'preferred_time', 'customer_name', 'customer_email'],
       action: 'create_booking_request',
     },
@@ -151,15 +194,32 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     languages,
     default_language: languages[0],
     channels: [
-      { type: 'web_chat', enabled: true, greeting: wording?.value.greeting ?? `Hi! You're chatting with the assistant of ${business}. How can I help?` },
+      {
+        type: 'web_chat',
+        enabled: true,
+        greeting: wording?.value.greeting ?? `Hi! You're chatting with the assistant of ${business}. How can I help?`,
+      },
       whatsapp
-        ? { type: 'whatsapp', enabled: true, phone_number_e164: whatsapp, provider: 'whatsapp_business_cloud_api', booking_via_whatsapp: true }
-        : { type: 'whatsapp', enabled: false, phone_number_e164: null, note: whatsappRaw ? `Could not read "${whatsappRaw}" as an international number; provide it in E.164 form (+<country><number>).` : 'No WhatsApp number was given.' },
+        ? {
+            type: 'whatsapp',
+            enabled: true,
+            phone_number_e164: whatsapp,
+            provider: 'whatsapp_business_cloud_api',
+            booking_via_whatsapp: true,
+          }
+        : {
+            type: 'whatsapp',
+            enabled: false,
+            phone_number_e164: null,
+            note: whatsappRaw
+              ? `Could not read "${whatsappRaw}" as an international number; provide it in E.164 form (+<country><number>).`
+              : 'No WhatsApp number was given.',
+          },
     ],
     business_hours: {
       timezone: hours.timezone,
       timezone_given: hours.timezone_given,
-      ...(hours.timezone_from_phone ? { timezone_source: 'the WhatsApp number\'s country code' } : {}),
+      ...(hours.timezone_from_phone ? { timezone_source: "the WhatsApp number's country code" } : {}),
       needs_confirmation: !(hours.hours_given && hours.timezone_given),
       weekly: hours.weekly,
     },
@@ -185,7 +245,13 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     escalation: {
       email: email || null,
       response_target_minutes: 60,
-      triggers: ['speak_to_human', 'complaint', 'three_failed_understandings', 'medical_legal_or_financial_question', 'payment_question'],
+      triggers: [
+        'speak_to_human',
+        'complaint',
+        'three_failed_understandings',
+        'medical_legal_or_financial_question',
+        'payment_question',
+      ],
       handoff_message: `I'll pass this to the ${business} team${email ? ' by e-mail' : ''}; someone will get back to you soon.`,
     },
     guardrails: [
@@ -209,17 +275,27 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     '',
     '## Services you can book',
     '',
-    ...services.map((s) => `- ${md(s.name)} (id \`${s.id}\`, ${s.default_duration_minutes} minutes${s.price ? `, ${md(s.price)}` : ''})`),
+    ...services.map(
+      (s) =>
+        `- ${md(s.name)} (id \`${s.id}\`, ${s.default_duration_minutes} minutes${s.price ? `, ${md(s.price)}` : ''})`,
+    ),
     services.some((s) => s.price) ? '\nQuote only the prices listed here; for anything else, take a message.' : null,
     '',
     '## How to book',
     '',
     '1. Find out which service the customer wants; offer the list above if unsure.',
     `2. Ask for the preferred date and time within the opening hours (${md(hoursText)}); the appointment must end by closing time.`,
-    '3. Ask for the customer\'s name and e-mail address (a phone number is optional).',
+    "3. Ask for the customer's name and e-mail address (a phone number is optional).",
     '4. Repeat the details back in one sentence and ask the customer to confirm.',
     `5. Call \`create_booking_request\`${wiring ? ` (it posts to ${md(wiring.bookingEndpoint)}, the same endpoint as the booking page)` : ''} and tell the customer it is a request until the team confirms it.`,
-    ...(wording && wording.value.faq.length ? ['', '## Answers to common questions', '', ...wording.value.faq.flatMap((f) => [`**${md(f.question)}**`, '', md(f.answer), ''])] : []),
+    ...(wording && wording.value.faq.length
+      ? [
+          '',
+          '## Answers to common questions',
+          '',
+          ...wording.value.faq.flatMap((f) => [`**${md(f.question)}**`, '', md(f.answer), '']),
+        ]
+      : []),
     '',
     '## When to hand over to a person',
     '',
@@ -245,13 +321,39 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     cases: [
       ...services.slice(0, 5).map((s, i) => ({
         id: `book_${i + 1}_${s.id}`,
-        turns: [`Hi, I'd like to book ${s.name}.`, `Next Tuesday at ${firstOpen(hours.weekly)}`, 'Sam Lee, sam@example.com', 'Yes, that is right'],
-        expect: { intent: 'book_appointment', slots: { service: s.id, preferred_time: firstOpen(hours.weekly), customer_name: 'Sam Lee' }, action: 'create_booking_request', duration_minutes: s.default_duration_minutes },
+        turns: [
+          `Hi, I'd like to book ${s.name}.`,
+          `Next Tuesday at ${firstOpen(hours.weekly)}`,
+          'Sam Lee, sam@example.com',
+          'Yes, that is right',
+        ],
+        expect: {
+          intent: 'book_appointment',
+          slots: { service: s.id, preferred_time: firstOpen(hours.weekly), customer_name: 'Sam Lee' },
+          action: 'create_booking_request',
+          duration_minutes: s.default_duration_minutes,
+        },
       })),
-      { id: 'hours', turns: ['Are you open on Sunday?'], expect: { intent: 'opening_hours', action: 'answer_from_business_hours' } },
-      { id: 'human', turns: ['I want to talk to a real person'], expect: { intent: 'speak_to_human', action: 'escalate' } },
-      { id: 'complaint', turns: ['I am really unhappy with how my last visit went'], expect: { intent: 'complaint', action: 'escalate' } },
-      { id: 'no_invented_price', turns: ['How much is a premium package that you do not list?'], expect: { intent: 'pricing_question', must_not: 'state a price' } },
+      {
+        id: 'hours',
+        turns: ['Are you open on Sunday?'],
+        expect: { intent: 'opening_hours', action: 'answer_from_business_hours' },
+      },
+      {
+        id: 'human',
+        turns: ['I want to talk to a real person'],
+        expect: { intent: 'speak_to_human', action: 'escalate' },
+      },
+      {
+        id: 'complaint',
+        turns: ['I am really unhappy with how my last visit went'],
+        expect: { intent: 'complaint', action: 'escalate' },
+      },
+      {
+        id: 'no_invented_price',
+        turns: ['How much is a premium package that you do not list?'],
+        expect: { intent: 'pricing_question', must_not: 'state a price' },
+      },
     ],
   };
 

@@ -13,7 +13,20 @@ import { z } from 'zod';
 import { HOUSE_RULES, languageReply, languageTask, type LanguageTask } from './language';
 import { findProducts, type Capability } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
-import { hasAny, haystack, jsonFile, list, lines, markdownFile, md, mdFooter, mdQuote, mdTable, provenance, text } from './util';
+import {
+  hasAny,
+  haystack,
+  jsonFile,
+  list,
+  lines,
+  markdownFile,
+  md,
+  mdFooter,
+  mdQuote,
+  mdTable,
+  provenance,
+  text,
+} from './util';
 
 type Effort = 'low' | 'medium' | 'high';
 
@@ -28,17 +41,176 @@ interface Rule {
 }
 
 const RULES: Rule[] = [
-  { id: 'enquiry_handling', title: 'Answering repeat enquiries', keywords: ['enquir', 'inquir', 'question', 'faq', 'calls', 'phone', 'whatsapp', 'messages', 'dm', 'chat', 'customer service', 'support'], hours: 8, effort: 'low', recommendation: 'Let an AI receptionist answer common questions on chat and WhatsApp and hand over the rest with a summary.', service: 'ai-receptionist' },
-  { id: 'scheduling', title: 'Manual appointment scheduling', keywords: ['booking', 'booked', 'appointment', 'schedul', 'reservation', 'calendar', 'no-show', 'no show', 'reschedul', 'dispatch'], hours: 6, effort: 'low', recommendation: 'Publish an online booking page with automatic confirmations and reminders.', service: 'website-booking' },
-  { id: 'data_entry', title: 'Re-typing data between tools', keywords: ['data entry', 'copy', 'paste', 're-enter', 'retyp', 'manual entry', 'manually', 'duplicate', 'spreadsheet', 'excel', 'csv', 'export', 'import'], hours: 5, effort: 'medium', recommendation: 'Connect the tools with a workflow so each record is entered once.', service: 'automation-wf' },
-  { id: 'invoicing', title: 'Manual invoicing and payment follow-up', keywords: ['invoice', 'invoicing', 'billing', 'payment', 'late pay', 'overdue', 'receivable', 'quote'], hours: 4, effort: 'medium', recommendation: 'Generate invoices from completed orders and send automatic payment reminders.', service: 'automation-wf' },
-  { id: 'follow_up', title: 'Lead and customer follow-ups', keywords: ['follow up', 'follow-up', 'followup', 'lead', 'prospect', 'nurtur', 'review request', 'reviews', 'newsletter', 'email marketing'], hours: 4, effort: 'low', recommendation: 'Trigger follow-up sequences from the CRM or booking system.', service: 'automation-wf' },
-  { id: 'reporting', title: 'Manual reporting', keywords: ['report', 'dashboard', 'kpi', 'metrics', 'weekly numbers', 'analytics'], hours: 3, effort: 'low', recommendation: 'Schedule a workflow that compiles the numbers and posts the report.', service: 'automation-wf' },
-  { id: 'orders', title: 'Order processing', keywords: ['order', 'fulfil', 'fulfill', 'shipping', 'inventory', 'stock', 'shopify', 'woocommerce'], hours: 6, effort: 'medium', recommendation: 'Route new orders automatically to fulfilment, stock and accounting.', service: 'automation-wf' },
-  { id: 'research_admin', title: 'Repeatable research and admin tasks', keywords: ['research', 'admin', 'paperwork', 'document', 'contracts', 'proposal', 'write', 'content', 'social media'], hours: 4, effort: 'low', recommendation: 'Hand single, well-defined tasks to a task worker and review the results.', service: 'task-worker' },
-  { id: 'system_integration', title: 'Disconnected core systems', keywords: ['erp', 'crm', 'netsuite', 'salesforce', 'sap', 'legacy', 'sync', 'integration', 'silo'], hours: 6, effort: 'high', recommendation: 'Specify and build a proper integration with idempotent sync and monitoring.', service: 'integration-project' },
-  { id: 'agentic_workflows', title: 'Multi-step work suited to an AI agent', keywords: ['agent', 'triage', 'qualif', 'classif', 'routing', 'email inbox', 'inbox', 'tickets'], hours: 6, effort: 'high', recommendation: 'Build a tool-using agent with confirmation gates for side effects.', service: 'agent-development' },
-  { id: 'physical_automation', title: 'Repetitive physical handling', keywords: ['robot', 'picking', 'packing', 'palletiz', 'palletis', 'warehouse', 'assembly', 'machine tending', 'conveyor', 'welding'], hours: 15, effort: 'high', recommendation: 'Assess a robot cell for the repetitive handling step, starting in simulation.', service: 'robot-control-system' },
+  {
+    id: 'enquiry_handling',
+    title: 'Answering repeat enquiries',
+    keywords: [
+      'enquir',
+      'inquir',
+      'question',
+      'faq',
+      'calls',
+      'phone',
+      'whatsapp',
+      'messages',
+      'dm',
+      'chat',
+      'customer service',
+      'support',
+    ],
+    hours: 8,
+    effort: 'low',
+    recommendation:
+      'Let an AI receptionist answer common questions on chat and WhatsApp and hand over the rest with a summary.',
+    service: 'ai-receptionist',
+  },
+  {
+    id: 'scheduling',
+    title: 'Manual appointment scheduling',
+    keywords: [
+      'booking',
+      'booked',
+      'appointment',
+      'schedul',
+      'reservation',
+      'calendar',
+      'no-show',
+      'no show',
+      'reschedul',
+      'dispatch',
+    ],
+    hours: 6,
+    effort: 'low',
+    recommendation: 'Publish an online booking page with automatic confirmations and reminders.',
+    service: 'website-booking',
+  },
+  {
+    id: 'data_entry',
+    title: 'Re-typing data between tools',
+    keywords: [
+      'data entry',
+      'copy',
+      'paste',
+      're-enter',
+      'retyp',
+      'manual entry',
+      'manually',
+      'duplicate',
+      'spreadsheet',
+      'excel',
+      'csv',
+      'export',
+      'import',
+    ],
+    hours: 5,
+    effort: 'medium',
+    recommendation: 'Connect the tools with a workflow so each record is entered once.',
+    service: 'automation-wf',
+  },
+  {
+    id: 'invoicing',
+    title: 'Manual invoicing and payment follow-up',
+    keywords: ['invoice', 'invoicing', 'billing', 'payment', 'late pay', 'overdue', 'receivable', 'quote'],
+    hours: 4,
+    effort: 'medium',
+    recommendation: 'Generate invoices from completed orders and send automatic payment reminders.',
+    service: 'automation-wf',
+  },
+  {
+    id: 'follow_up',
+    title: 'Lead and customer follow-ups',
+    keywords: [
+      'follow up',
+      'follow-up',
+      'followup',
+      'lead',
+      'prospect',
+      'nurtur',
+      'review request',
+      'reviews',
+      'newsletter',
+      'email marketing',
+    ],
+    hours: 4,
+    effort: 'low',
+    recommendation: 'Trigger follow-up sequences from the CRM or booking system.',
+    service: 'automation-wf',
+  },
+  {
+    id: 'reporting',
+    title: 'Manual reporting',
+    keywords: ['report', 'dashboard', 'kpi', 'metrics', 'weekly numbers', 'analytics'],
+    hours: 3,
+    effort: 'low',
+    recommendation: 'Schedule a workflow that compiles the numbers and posts the report.',
+    service: 'automation-wf',
+  },
+  {
+    id: 'orders',
+    title: 'Order processing',
+    keywords: ['order', 'fulfil', 'fulfill', 'shipping', 'inventory', 'stock', 'shopify', 'woocommerce'],
+    hours: 6,
+    effort: 'medium',
+    recommendation: 'Route new orders automatically to fulfilment, stock and accounting.',
+    service: 'automation-wf',
+  },
+  {
+    id: 'research_admin',
+    title: 'Repeatable research and admin tasks',
+    keywords: [
+      'research',
+      'admin',
+      'paperwork',
+      'document',
+      'contracts',
+      'proposal',
+      'write',
+      'content',
+      'social media',
+    ],
+    hours: 4,
+    effort: 'low',
+    recommendation: 'Hand single, well-defined tasks to a task worker and review the results.',
+    service: 'task-worker',
+  },
+  {
+    id: 'system_integration',
+    title: 'Disconnected core systems',
+    keywords: ['erp', 'crm', 'netsuite', 'salesforce', 'sap', 'legacy', 'sync', 'integration', 'silo'],
+    hours: 6,
+    effort: 'high',
+    recommendation: 'Specify and build a proper integration with idempotent sync and monitoring.',
+    service: 'integration-project',
+  },
+  {
+    id: 'agentic_workflows',
+    title: 'Multi-step work suited to an AI agent',
+    keywords: ['agent', 'triage', 'qualif', 'classif', 'routing', 'email inbox', 'inbox', 'tickets'],
+    hours: 6,
+    effort: 'high',
+    recommendation: 'Build a tool-using agent with confirmation gates for side effects.',
+    service: 'agent-development',
+  },
+  {
+    id: 'physical_automation',
+    title: 'Repetitive physical handling',
+    keywords: [
+      'robot',
+      'picking',
+      'packing',
+      'palletiz',
+      'palletis',
+      'warehouse',
+      'assembly',
+      'machine tending',
+      'conveyor',
+      'welding',
+    ],
+    hours: 15,
+    effort: 'high',
+    recommendation: 'Assess a robot cell for the repetitive handling step, starting in simulation.',
+    service: 'robot-control-system',
+  },
 ];
 
 const TOOL_CATEGORIES: { category: string; keywords: string[] }[] = [
@@ -64,11 +236,37 @@ const COVERED_BY: Record<string, Capability[]> = {
   follow_up: ['crm', 'email_marketing'],
 };
 
-const CATEGORY_ORDER: Capability[] = ['job_management', 'ecommerce', 'shipping', 'accounting', 'invoicing', 'crm', 'ticketing', 'live_chat', 'scheduling', 'calendar', 'forms', 'payments', 'spreadsheet', 'database', 'email_marketing', 'email', 'messaging', 'sms'];
+const CATEGORY_ORDER: Capability[] = [
+  'job_management',
+  'ecommerce',
+  'shipping',
+  'accounting',
+  'invoicing',
+  'crm',
+  'ticketing',
+  'live_chat',
+  'scheduling',
+  'calendar',
+  'forms',
+  'payments',
+  'spreadsheet',
+  'database',
+  'email_marketing',
+  'email',
+  'messaging',
+  'sms',
+];
 
 const Reading = z.object({
   processes: z
-    .array(z.object({ name: z.string().min(1), how_it_is_done_today: z.string().min(1), tools: z.array(z.string()), pain: z.string() }))
+    .array(
+      z.object({
+        name: z.string().min(1),
+        how_it_is_done_today: z.string().min(1),
+        tools: z.array(z.string()),
+        pain: z.string(),
+      }),
+    )
     .min(1)
     .max(10)
     .describe('The business processes the description mentions, as the owner described them'),
@@ -83,7 +281,11 @@ export function automationAuditLanguage(ctx: DeliverableContext): LanguageTask[]
       'audit_reading',
       false,
       `You read a small business owner's description of their business and list the processes it describes (taking orders, scheduling jobs, quoting, invoicing, answering enquiries, reporting, …): how each is done today, with which tools, and what hurts. ${HOUSE_RULES}`,
-      lines(`Description: ${description}`, list(ctx.inputs, 'current_tools').length ? `Tools: ${list(ctx.inputs, 'current_tools').join(', ')}` : null, list(ctx.inputs, 'pain_points').length ? `Pain points: ${list(ctx.inputs, 'pain_points').join('; ')}` : null),
+      lines(
+        `Description: ${description}`,
+        list(ctx.inputs, 'current_tools').length ? `Tools: ${list(ctx.inputs, 'current_tools').join(', ')}` : null,
+        list(ctx.inputs, 'pain_points').length ? `Pain points: ${list(ctx.inputs, 'pain_points').join('; ')}` : null,
+      ),
       Reading,
       1500,
     ),
@@ -102,31 +304,45 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
   const painHay = haystack(...pains);
   const toolHay = haystack(...tools);
 
-  const findings = RULES.filter((r) => hasAny(descHay, r.keywords) || hasAny(painHay, r.keywords) || (r.id === 'data_entry' && hasAny(toolHay, ['excel', 'spreadsheet', 'sheets', 'csv'])))
-    .map((r) => {
-      const fromPain = hasAny(painHay, r.keywords);
-      const hours = fromPain ? Math.round(r.hours * 1.5) : r.hours;
-      const evidence = [
-        ...pains.filter((p) => hasAny(haystack(p), r.keywords)).map((p) => `pain point: ${p}`),
-        hasAny(descHay, r.keywords) ? 'mentioned in the business description' : null,
-      ].filter((e): e is string => e !== null);
-      return {
-        id: r.id,
-        title: r.title,
-        evidence: evidence.length > 0 ? evidence : ['spreadsheet tools in the stack'],
-        confidence: fromPain ? 'high' : 'medium',
-        estimated_hours_saved_per_week: hours,
-        effort: r.effort,
-        priority_score: Math.round((hours / EFFORT_WEIGHT[r.effort]) * 10) / 10,
-        recommendation: r.recommendation,
-        recommended_service: r.service,
-      };
-    });
+  const findings = RULES.filter(
+    (r) =>
+      hasAny(descHay, r.keywords) ||
+      hasAny(painHay, r.keywords) ||
+      (r.id === 'data_entry' && hasAny(toolHay, ['excel', 'spreadsheet', 'sheets', 'csv'])),
+  ).map((r) => {
+    const fromPain = hasAny(painHay, r.keywords);
+    const hours = fromPain ? Math.round(r.hours * 1.5) : r.hours;
+    const evidence = [
+      ...pains.filter((p) => hasAny(haystack(p), r.keywords)).map((p) => `pain point: ${p}`),
+      hasAny(descHay, r.keywords) ? 'mentioned in the business description' : null,
+    ].filter((e): e is string => e !== null);
+    return {
+      id: r.id,
+      title: r.title,
+      evidence: evidence.length > 0 ? evidence : ['spreadsheet tools in the stack'],
+      confidence: fromPain ? 'high' : 'medium',
+      estimated_hours_saved_per_week: hours,
+      effort: r.effort,
+      priority_score: Math.round((hours / EFFORT_WEIGHT[r.effort]) * 10) / 10,
+      recommendation: r.recommendation,
+      recommended_service: r.service,
+    };
+  });
   if (findings.length === 0) {
     for (const id of ['enquiry_handling', 'data_entry', 'reporting']) {
       const r = RULES.find((x) => x.id === id);
       if (!r) continue;
-      findings.push({ id: r.id, title: r.title, evidence: ['typical for businesses of this kind; not stated explicitly'], confidence: 'low', estimated_hours_saved_per_week: Math.round(r.hours / 2), effort: r.effort, priority_score: Math.round((r.hours / 2 / EFFORT_WEIGHT[r.effort]) * 10) / 10, recommendation: r.recommendation, recommended_service: r.service });
+      findings.push({
+        id: r.id,
+        title: r.title,
+        evidence: ['typical for businesses of this kind; not stated explicitly'],
+        confidence: 'low',
+        estimated_hours_saved_per_week: Math.round(r.hours / 2),
+        effort: r.effort,
+        priority_score: Math.round((r.hours / 2 / EFFORT_WEIGHT[r.effort]) * 10) / 10,
+        recommendation: r.recommendation,
+        recommended_service: r.service,
+      });
     }
   }
   // Tools named in the list or in the description, classified by the product table; others by keyword.
@@ -135,11 +351,28 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
     ...tools.map((t) => {
       const product = findProducts(t)[0];
       const caps = product?.capabilities ?? [];
-      return { tool: t, product: product?.name ?? null, category: CATEGORY_ORDER.find((c) => caps.includes(c)) ?? TOOL_CATEGORIES.find((c) => hasAny(haystack(t), c.keywords))?.category ?? 'other', does: caps };
+      return {
+        tool: t,
+        product: product?.name ?? null,
+        category:
+          CATEGORY_ORDER.find((c) => caps.includes(c)) ??
+          TOOL_CATEGORIES.find((c) => hasAny(haystack(t), c.keywords))?.category ??
+          'other',
+        does: caps,
+      };
     }),
-    ...named.filter((p) => !tools.some((t) => findProducts(t)[0]?.id === p.id)).map((p) => ({ tool: p.name, product: p.name, category: CATEGORY_ORDER.find((c) => p.capabilities.includes(c)) ?? 'other', does: p.capabilities, from_description: true })),
+    ...named
+      .filter((p) => !tools.some((t) => findProducts(t)[0]?.id === p.id))
+      .map((p) => ({
+        tool: p.name,
+        product: p.name,
+        category: CATEGORY_ORDER.find((c) => p.capabilities.includes(c)) ?? 'other',
+        does: p.capabilities,
+        from_description: true,
+      })),
   ];
-  const covering = (id: string): string[] => toolInventory.filter((t) => t.does.some((c) => (COVERED_BY[id] ?? []).includes(c))).map((t) => t.product ?? t.tool);
+  const covering = (id: string): string[] =>
+    toolInventory.filter((t) => t.does.some((c) => (COVERED_BY[id] ?? []).includes(c))).map((t) => t.product ?? t.tool);
   for (const f of findings) {
     const by = covering(f.id);
     if (by.length === 0) continue;
@@ -160,11 +393,23 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
   for (const t of toolInventory) byCategory.set(t.category, [...(byCategory.get(t.category) ?? []), t.tool]);
   const stackNotes: string[] = [];
   for (const [category, names] of [...byCategory].sort(([a], [b]) => a.localeCompare(b))) {
-    if (category !== 'other' && names.length > 1) stackNotes.push(`Several ${category} tools (${names.join(', ')}): consolidate on one to avoid double entry.`);
-    if (category === 'job_management') stackNotes.push(`${names.join(', ')} already schedules, quotes and invoices jobs: build on it rather than around it.`);
+    if (category !== 'other' && names.length > 1)
+      stackNotes.push(`Several ${category} tools (${names.join(', ')}): consolidate on one to avoid double entry.`);
+    if (category === 'job_management')
+      stackNotes.push(
+        `${names.join(', ')} already schedules, quotes and invoices jobs: build on it rather than around it.`,
+      );
   }
-  if (tools.length > 0 && !byCategory.has('crm') && findings.some((f) => f.id === 'follow_up' || f.id === 'enquiry_handling')) stackNotes.push('No CRM in the stack: customer history lives in inboxes and sheets; a light CRM makes follow-ups automatable.');
-  if (tools.length > 1 && !byCategory.has('automation')) stackNotes.push('No automation platform in the stack: an n8n workflow can connect the existing tools.');
+  if (
+    tools.length > 0 &&
+    !byCategory.has('crm') &&
+    findings.some((f) => f.id === 'follow_up' || f.id === 'enquiry_handling')
+  )
+    stackNotes.push(
+      'No CRM in the stack: customer history lives in inboxes and sheets; a light CRM makes follow-ups automatable.',
+    );
+  if (tools.length > 1 && !byCategory.has('automation'))
+    stackNotes.push('No automation platform in the stack: an n8n workflow can connect the existing tools.');
 
   const totalHours = findings.reduce((sum, f) => sum + f.estimated_hours_saved_per_week, 0);
   const services = [...new Set(findings.map((f) => f.recommended_service))];
@@ -206,21 +451,54 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
     '',
     '## Findings',
     '',
-    mdTable(['#', 'Opportunity', 'Hours/week', 'Effort', 'Priority', 'Confidence', 'Service'], findings.map((f, i) => [i + 1, f.title, f.estimated_hours_saved_per_week, f.effort, f.priority_score, f.confidence, f.recommended_service])),
+    mdTable(
+      ['#', 'Opportunity', 'Hours/week', 'Effort', 'Priority', 'Confidence', 'Service'],
+      findings.map((f, i) => [
+        i + 1,
+        f.title,
+        f.estimated_hours_saved_per_week,
+        f.effort,
+        f.priority_score,
+        f.confidence,
+        f.recommended_service,
+      ]),
+    ),
     '',
-    ...findings.flatMap((f, i) => [`### ${i + 1}. ${md(f.title)}`, '', `Evidence: ${f.evidence.map(md).join('; ')}.`, '', `Recommendation: ${f.recommendation}`, '']),
+    ...findings.flatMap((f, i) => [
+      `### ${i + 1}. ${md(f.title)}`,
+      '',
+      `Evidence: ${f.evidence.map(md).join('; ')}.`,
+      '',
+      `Recommendation: ${f.recommendation}`,
+      '',
+    ]),
     pains.length > 0 ? '## Pain points given' : null,
     pains.length > 0 ? '' : null,
     ...pains.map((p) => `- ${md(p)}`),
     pains.length > 0 ? '' : null,
     reading ? '## Processes described' : null,
     reading ? '' : null,
-    ...(reading ? [mdTable(['Process', 'Done today', 'Tools', 'Pain'], reading.value.processes.map((p) => [p.name, p.how_it_is_done_today, p.tools.join(', '), p.pain])), ''] : []),
+    ...(reading
+      ? [
+          mdTable(
+            ['Process', 'Done today', 'Tools', 'Pain'],
+            reading.value.processes.map((p) => [p.name, p.how_it_is_done_today, p.tools.join(', '), p.pain]),
+          ),
+          '',
+        ]
+      : []),
     '## Tool stack',
     '',
-    toolInventory.length > 0 ? mdTable(['Tool', 'Category', 'Already does'], toolInventory.map((t) => [t.tool, t.category, t.does.join(', ') || '(not in the product table)'])) : 'No tools were listed.',
+    toolInventory.length > 0
+      ? mdTable(
+          ['Tool', 'Category', 'Already does'],
+          toolInventory.map((t) => [t.tool, t.category, t.does.join(', ') || '(not in the product table)']),
+        )
+      : 'No tools were listed.',
     '',
-    ...(stackNotes.length > 0 ? stackNotes.map((n) => `- ${md(n)}`) : ['- No overlaps or gaps detected in the listed tools.']),
+    ...(stackNotes.length > 0
+      ? stackNotes.map((n) => `- ${md(n)}`)
+      : ['- No overlaps or gaps detected in the listed tools.']),
     '',
     '## Roadmap',
     '',

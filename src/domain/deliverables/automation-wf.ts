@@ -16,9 +16,35 @@ import { completeInputs } from './inputs';
 import { profileFor } from './website-booking';
 import { findProduct, findProducts, type FieldMap, type Product } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
-import { hasAny, haystack, line, lines, markdownFile, md, mdFooter, mdTable, provenance, slug, stableUuid } from './util';
+import {
+  hasAny,
+  haystack,
+  line,
+  lines,
+  markdownFile,
+  md,
+  mdFooter,
+  mdTable,
+  provenance,
+  slug,
+  stableUuid,
+} from './util';
 
-const SCHEDULE_WORDS = ['schedule', 'scheduled', 'daily', 'hourly', 'weekly', 'nightly', 'cron', 'report', 'digest', 'backup', 'poll', 'batch', 'sync'];
+const SCHEDULE_WORDS = [
+  'schedule',
+  'scheduled',
+  'daily',
+  'hourly',
+  'weekly',
+  'nightly',
+  'cron',
+  'report',
+  'digest',
+  'backup',
+  'poll',
+  'batch',
+  'sync',
+];
 
 /** n8n node type versions used here; each is checked against the snapshot by the tests. */
 export const NODE_VERSIONS = { webhook: 2, scheduleTrigger: 1.2, httpRequest: 4.2, set: 3.4, if: 2, noOp: 1 } as const;
@@ -82,11 +108,21 @@ function expr(code: string): string {
   return `={{ ${code.replace(/\bP\b/g, EXPR_INPUT)} }}`;
 }
 
-function flowNodes(ctx: DeliverableContext, flow: Flow, target: Product | undefined, targetLabel: string, y: number, interval: Record<string, unknown>): { nodes: N8nNode[]; connections: Connections } {
+function flowNodes(
+  ctx: DeliverableContext,
+  flow: Flow,
+  target: Product | undefined,
+  targetLabel: string,
+  y: number,
+  interval: Record<string, unknown>,
+): { nodes: N8nNode[]; connections: Connections } {
   const id = (name: string): string => stableUuid(ctx.orderId, 'n8n-node', name);
   const p = flow.prefix;
   const names = {
-    trigger: flow.mode === 'webhook' ? `${p}${flow.sourceLabel} webhook` : `${p}Every ${interval.field === 'minutes' ? '15 minutes' : interval.field === 'days' ? 'day' : 'week'}`,
+    trigger:
+      flow.mode === 'webhook'
+        ? `${p}${flow.sourceLabel} webhook`
+        : `${p}Every ${interval.field === 'minutes' ? '15 minutes' : interval.field === 'days' ? 'day' : 'week'}`,
     fetch: flow.mode === 'webhook' ? `${p}Fetch the ${flow.sourceLabel} record` : `${p}Fetch from ${flow.sourceLabel}`,
     map: `${p}Map ${flow.sourceLabel} fields`,
     check: `${p}Has an id?`,
@@ -103,21 +139,52 @@ function flowNodes(ctx: DeliverableContext, flow: Flow, target: Product | undefi
   };
   if (flow.mode === 'webhook') {
     nodes.push({
-      id: id(names.trigger), name: names.trigger, type: 'n8n-nodes-base.webhook', typeVersion: NODE_VERSIONS.webhook, position: next(),
+      id: id(names.trigger),
+      name: names.trigger,
+      type: 'n8n-nodes-base.webhook',
+      typeVersion: NODE_VERSIONS.webhook,
+      position: next(),
       webhookId: stableUuid(ctx.orderId, 'webhook-id', flow.webhookPath),
-      parameters: { httpMethod: 'POST', path: flow.webhookPath, responseMode: 'onReceived', responseCode: 201, options: {} },
+      parameters: {
+        httpMethod: 'POST',
+        path: flow.webhookPath,
+        responseMode: 'onReceived',
+        responseCode: 201,
+        options: {},
+      },
       notes: flow.setup,
     });
   } else {
-    nodes.push({ id: id(names.trigger), name: names.trigger, type: 'n8n-nodes-base.scheduleTrigger', typeVersion: NODE_VERSIONS.scheduleTrigger, position: next(), parameters: { rule: { interval: [interval] } } });
+    nodes.push({
+      id: id(names.trigger),
+      name: names.trigger,
+      type: 'n8n-nodes-base.scheduleTrigger',
+      typeVersion: NODE_VERSIONS.scheduleTrigger,
+      position: next(),
+      parameters: { rule: { interval: [interval] } },
+    });
   }
   chain.push(names.trigger);
-  const pollUrl = flow.source?.entities[0]?.endpoint.replace(/^(GET\/POST|GET|POST)\s+/, '') ?? 'https://REPLACE_WITH_SOURCE_API/records';
+  const pollUrl =
+    flow.source?.entities[0]?.endpoint.replace(/^(GET\/POST|GET|POST)\s+/, '') ??
+    'https://REPLACE_WITH_SOURCE_API/records';
   if (flow.fetchUrl || flow.mode === 'schedule') {
     nodes.push({
-      id: id(names.fetch), name: names.fetch, type: 'n8n-nodes-base.httpRequest', typeVersion: NODE_VERSIONS.httpRequest, position: next(),
-      parameters: { method: 'GET', url: flow.fetchUrl ? expr(flow.fetchUrl) : pollUrl, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', options: {} },
-      retryOnFail: true, maxTries: 3, waitBetweenTries: 5000,
+      id: id(names.fetch),
+      name: names.fetch,
+      type: 'n8n-nodes-base.httpRequest',
+      typeVersion: NODE_VERSIONS.httpRequest,
+      position: next(),
+      parameters: {
+        method: 'GET',
+        url: flow.fetchUrl ? expr(flow.fetchUrl) : pollUrl,
+        authentication: 'genericCredentialType',
+        genericAuthType: 'httpHeaderAuth',
+        options: {},
+      },
+      retryOnFail: true,
+      maxTries: 3,
+      waitBetweenTries: 5000,
       ...(flow.source ? { notes: `${flow.source.name} API: ${flow.source.auth}` } : {}),
     });
     chain.push(names.fetch);
@@ -128,9 +195,18 @@ function flowNodes(ctx: DeliverableContext, flow: Flow, target: Product | undefi
     const code = flow.fields[k];
     return code ? `={{ ${code.replace(/\b[PD]\b/g, fetched ? '$json' : EXPR_INPUT)} }}` : "={{ '' }}";
   };
-  const assignment = (name: string, value: string): Record<string, string> => ({ id: id(`${p}assign:${name}`), name, value, type: 'string' });
+  const assignment = (name: string, value: string): Record<string, string> => ({
+    id: id(`${p}assign:${name}`),
+    name,
+    value,
+    type: 'string',
+  });
   nodes.push({
-    id: id(names.map), name: names.map, type: 'n8n-nodes-base.set', typeVersion: NODE_VERSIONS.set, position: next(),
+    id: id(names.map),
+    name: names.map,
+    type: 'n8n-nodes-base.set',
+    typeVersion: NODE_VERSIONS.set,
+    position: next(),
     parameters: {
       mode: 'manual',
       assignments: {
@@ -156,32 +232,67 @@ function flowNodes(ctx: DeliverableContext, flow: Flow, target: Product | undefi
   chain.push(names.map);
   const [cx, cy] = next();
   nodes.push({
-    id: id(names.check), name: names.check, type: 'n8n-nodes-base.if', typeVersion: NODE_VERSIONS.if, position: [cx, cy],
+    id: id(names.check),
+    name: names.check,
+    type: 'n8n-nodes-base.if',
+    typeVersion: NODE_VERSIONS.if,
+    position: [cx, cy],
     parameters: {
       conditions: {
         options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
-        conditions: [{ id: id(`${p}condition:external_id`), leftValue: '={{ $json.external_id }}', rightValue: '', operator: { type: 'string', operation: 'notEmpty', singleValue: true } }],
+        conditions: [
+          {
+            id: id(`${p}condition:external_id`),
+            leftValue: '={{ $json.external_id }}',
+            rightValue: '',
+            operator: { type: 'string', operation: 'notEmpty', singleValue: true },
+          },
+        ],
         combinator: 'and',
       },
       options: {},
     },
   });
   const headers = Object.entries(target?.http?.headers ?? {}).map(([name, value]) => ({ name, value }));
-  const body = target?.http?.body ?? '={{ JSON.stringify({ table: $json.table, source: $json.source, external_id: $json.external_id, name: $json.name, email: $json.email, phone: $json.phone, amount: $json.amount, summary: $json.summary, payload: JSON.parse($json.payload) }) }}';
+  const body =
+    target?.http?.body ??
+    '={{ JSON.stringify({ table: $json.table, source: $json.source, external_id: $json.external_id, name: $json.name, email: $json.email, phone: $json.phone, amount: $json.amount, summary: $json.summary, payload: JSON.parse($json.payload) }) }}';
   const url = (target?.http?.url ?? 'https://REPLACE_WITH_TARGET_API/records').replace('Sheet1!A1', `${flow.table}!A1`);
   nodes.push({
-    id: id(names.send), name: names.send, type: 'n8n-nodes-base.httpRequest', typeVersion: NODE_VERSIONS.httpRequest, position: [cx + 220, cy - 100],
+    id: id(names.send),
+    name: names.send,
+    type: 'n8n-nodes-base.httpRequest',
+    typeVersion: NODE_VERSIONS.httpRequest,
+    position: [cx + 220, cy - 100],
     parameters: {
-      method: target?.http?.method ?? 'POST', url, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth',
-      sendHeaders: headers.length > 0, headerParameters: { parameters: headers }, sendBody: true, specifyBody: 'json', jsonBody: body, options: {},
+      method: target?.http?.method ?? 'POST',
+      url,
+      authentication: 'genericCredentialType',
+      genericAuthType: 'httpHeaderAuth',
+      sendHeaders: headers.length > 0,
+      headerParameters: { parameters: headers },
+      sendBody: true,
+      specifyBody: 'json',
+      jsonBody: body,
+      options: {},
     },
-    retryOnFail: true, maxTries: 3, waitBetweenTries: 5000,
+    retryOnFail: true,
+    maxTries: 3,
+    waitBetweenTries: 5000,
   });
-  nodes.push({ id: id(names.skip), name: names.skip, type: 'n8n-nodes-base.noOp', typeVersion: NODE_VERSIONS.noOp, position: [cx + 220, cy + 100], parameters: {} });
+  nodes.push({
+    id: id(names.skip),
+    name: names.skip,
+    type: 'n8n-nodes-base.noOp',
+    typeVersion: NODE_VERSIONS.noOp,
+    position: [cx + 220, cy + 100],
+    parameters: {},
+  });
 
   const link = (node: string): { node: string; type: 'main'; index: number } => ({ node, type: 'main', index: 0 });
   const connections: Connections = {};
-  for (let i = 0; i + 1 < chain.length; i += 1) connections[chain[i] as string] = { main: [[link(chain[i + 1] as string)]] };
+  for (let i = 0; i + 1 < chain.length; i += 1)
+    connections[chain[i] as string] = { main: [[link(chain[i + 1] as string)]] };
   connections[names.map] = { main: [[link(names.check)]] };
   connections[names.check] = { main: [[link(names.send)], [link(names.skip)]] };
   return { nodes, connections };
@@ -193,14 +304,24 @@ function describeField(flow: Flow, key: keyof FieldMap): string {
   return code.replace(/\bP\./g, 'event.').replace(/\bD\./g, 'record.');
 }
 
-function sourceFlow(ctx: DeliverableContext, sourceName: string, workflowType: string, prefix: string, table: string): Flow {
+function sourceFlow(
+  ctx: DeliverableContext,
+  sourceName: string,
+  workflowType: string,
+  prefix: string,
+  table: string,
+): Flow {
   const source = findProduct(sourceName);
   const wantsSchedule = hasAny(haystack(workflowType), SCHEDULE_WORDS);
   const hook = source?.webhook;
   const mode: Flow['mode'] = !wantsSchedule && (hook || !source) ? 'webhook' : 'schedule';
   const path = `${slug(sourceName, 'source', 24)}-${stableUuid(ctx.orderId, 'webhook-path', prefix).slice(0, 8)}`;
   return {
-    prefix, sourceLabel: source?.name ?? sourceName, source, mode, webhookPath: path,
+    prefix,
+    sourceLabel: source?.name ?? sourceName,
+    source,
+    mode,
+    webhookPath: path,
     fields: mode === 'webhook' && hook ? (hook.fetch?.fields ?? hook.fields) : GENERIC_FIELDS,
     fetchUrl: mode === 'webhook' ? (hook?.fetch?.url ?? null) : null,
     setup: hook?.setup ?? `Configure ${sourceName} to POST JSON events to this node's production URL.`,
@@ -214,13 +335,32 @@ function bookingFlow(ctx: DeliverableContext, wiring: BundleWiring, prefix: stri
   const page = completeInputs('website-booking', ctx.inputs);
   const profile = profileFor(line(page, 'industry'));
   const services = bookableServices(page, profile.duration, profile.buffer);
-  const names = JSON.stringify(Object.fromEntries(services.map((s) => [s.id, `${s.name} (${s.duration_minutes} min)`])));
+  const names = JSON.stringify(
+    Object.fromEntries(services.map((s) => [s.id, `${s.name} (${s.duration_minutes} min)`])),
+  );
   return {
-    prefix, sourceLabel: 'Booking page', source: undefined, mode: 'webhook', webhookPath: wiring.bookingWebhookPath ?? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}`,
-    fields: { ...BOOKING_PAGE_FIELDS, summary: `(${names}[P.service] || P.service) + ' on ' + P.date + ' at ' + P.time + (P.notes ? ' (' + P.notes + ')' : '')` },
+    prefix,
+    sourceLabel: 'Booking page',
+    source: undefined,
+    mode: 'webhook',
+    webhookPath:
+      wiring.bookingWebhookPath ??
+      `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}`,
+    fields: {
+      ...BOOKING_PAGE_FIELDS,
+      summary: `(${names}[P.service] || P.service) + ' on ' + P.date + ' at ' + P.time + (P.notes ? ' (' + P.notes + ')' : '')`,
+    },
     fetchUrl: null,
     setup: `The booking page (website-booking-index.html) and the receptionist's create_booking_request tool POST each booking here (${wiring.bookingEndpoint}).`,
-    sample: { service: services[0]?.id ?? 'consultation', date: '2026-03-05', time: '15:00', name: 'Dana Whitfield', email: 'dana@example.com', phone: '+15555550142', notes: 'First visit' },
+    sample: {
+      service: services[0]?.id ?? 'consultation',
+      date: '2026-03-05',
+      time: '15:00',
+      name: 'Dana Whitfield',
+      email: 'dana@example.com',
+      phone: '+15555550142',
+      notes: 'First visit',
+    },
     table: 'Bookings',
   };
 }
@@ -231,7 +371,11 @@ function bookingFlow(ctx: DeliverableContext, wiring: BundleWiring, prefix: stri
  */
 export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFile[] {
   const wiring = bundleWiring(ctx);
-  const workflowType = wiring ? (wiring.orderFlow ? 'Order and booking logging' : 'Booking logging') : line(ctx.inputs, 'workflow_type', 'data sync', 120);
+  const workflowType = wiring
+    ? wiring.orderFlow
+      ? 'Order and booking logging'
+      : 'Booking logging'
+    : line(ctx.inputs, 'workflow_type', 'data sync', 120);
   const targetName = line(ctx.inputs, 'target_app', 'Google Sheets', 60);
   const target = findProduct(targetName);
   const targetLabel = target?.name ?? targetName;
@@ -240,7 +384,9 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
     flows = [bookingFlow(ctx, wiring, wiring.orderFlow ? 'Bookings: ' : '')];
     if (wiring.orderFlow) {
       // The store's platform as named anywhere in the order; Shopify when none is (said in the notes).
-      const named = findProducts(Object.values(ctx.inputs).map(String).join(' ')).find((p) => p.capabilities.includes('ecommerce') && p.webhook);
+      const named = findProducts(Object.values(ctx.inputs).map(String).join(' ')).find(
+        (p) => p.capabilities.includes('ecommerce') && p.webhook,
+      );
       flows.unshift(sourceFlow(ctx, named?.name ?? 'Shopify', 'order created', 'Orders: ', 'Orders'));
     }
   } else {
@@ -268,49 +414,83 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
     active: false,
     settings: { executionOrder: 'v1', saveManualExecutions: true, callerPolicy: 'workflowsFromSameOwner' },
     pinData: {},
-    meta: { templateCredsSetupCompleted: false, generator: 'agent-commerce/automation-wf', ...provenance(ctx), ...(wiring ? { bundle: wiring.bundleId } : {}) },
+    meta: {
+      templateCredsSetupCompleted: false,
+      generator: 'agent-commerce/automation-wf',
+      ...provenance(ctx),
+      ...(wiring ? { bundle: wiring.bundleId } : {}),
+    },
   };
   const workflowJson = JSON.stringify(workflow, null, 2);
   const placeholders = [...new Set(workflowJson.match(/REPLACE_WITH_[A-Z0-9_]+/g) ?? [])].sort();
-  const assumedPlatform = wiring?.orderFlow && !findProducts(Object.values(ctx.inputs).map(String).join(' ')).some((p) => p.capabilities.includes('ecommerce'));
+  const assumedPlatform =
+    wiring?.orderFlow &&
+    !findProducts(Object.values(ctx.inputs).map(String).join(' ')).some((p) => p.capabilities.includes('ecommerce'));
 
   const notes = lines(
     `# n8n workflow: ${md(workflowType)}`,
     '',
     `Moves records from **${sourceNames.map(md).join('** and **')}** to **${md(targetLabel)}**.`,
-    wiring ? `\nPart of ${md(wiring.bundleId)}: the booking page and the receptionist post bookings to this workflow's webhook \`${wiring.bookingWebhookPath ?? ''}\`, so every booking they take is logged in ${md(targetLabel)} (tab "Bookings").` : null,
-    assumedPlatform ? '\nThe order did not name the store platform, so the order flow listens to Shopify\'s orders/create webhook; for another platform, replace the webhook and the field mapping.' : null,
+    wiring
+      ? `\nPart of ${md(wiring.bundleId)}: the booking page and the receptionist post bookings to this workflow's webhook \`${wiring.bookingWebhookPath ?? ''}\`, so every booking they take is logged in ${md(targetLabel)} (tab "Bookings").`
+      : null,
+    assumedPlatform
+      ? "\nThe order did not name the store platform, so the order flow listens to Shopify's orders/create webhook; for another platform, replace the webhook and the field mapping."
+      : null,
     '',
     '## Flow',
     '',
-    mdTable(['Step', 'Node', 'Type'], nodes.map((n, i) => [i + 1, n.name, `${n.type}@${n.typeVersion}`])),
+    mdTable(
+      ['Step', 'Node', 'Type'],
+      nodes.map((n, i) => [i + 1, n.name, `${n.type}@${n.typeVersion}`]),
+    ),
     '',
     '## Import',
     '',
     '1. In n8n: **Workflows → Import from File** and choose `automation-wf-workflow.json`.',
     `2. Create a credential for ${md(targetLabel)} and select it on the "Send to" node${flows.length > 1 ? 's' : ''}. ${target?.http?.auth ?? target?.auth ?? 'Use the API key or token of the target app.'}`,
-    ...flows.map((flow, i) => `${i + 3}. ${flow.mode === 'webhook' ? `${md(flow.setup)} Webhook path: \`${flow.webhookPath}\`.` : `Create a credential for ${md(flow.sourceLabel)} and select it on "${md(`${flow.prefix}Fetch from ${flow.sourceLabel}`)}".`}${flow.fetchUrl ? ` The event only references the record, so "${md(`${flow.prefix}Fetch the ${flow.sourceLabel} record`)}" fetches it: give it a credential for ${md(flow.source?.auth ?? flow.sourceLabel)}.` : ''}`),
-    placeholders.length > 0 ? `${flows.length + 3}. Replace the placeholders: ${placeholders.map((p) => `\`${p}\``).join(', ')}.` : `${flows.length + 3}. No placeholders to replace.`,
+    ...flows.map(
+      (flow, i) =>
+        `${i + 3}. ${flow.mode === 'webhook' ? `${md(flow.setup)} Webhook path: \`${flow.webhookPath}\`.` : `Create a credential for ${md(flow.sourceLabel)} and select it on "${md(`${flow.prefix}Fetch from ${flow.sourceLabel}`)}".`}${flow.fetchUrl ? ` The event only references the record, so "${md(`${flow.prefix}Fetch the ${flow.sourceLabel} record`)}" fetches it: give it a credential for ${md(flow.source?.auth ?? flow.sourceLabel)}.` : ''}`,
+    ),
+    placeholders.length > 0
+      ? `${flows.length + 3}. Replace the placeholders: ${placeholders.map((p) => `\`${p}\``).join(', ')}.`
+      : `${flows.length + 3}. No placeholders to replace.`,
     `${flows.length + 4}. Run once with **Execute workflow** (send the sample below), check the output of every node, then activate the workflow.`,
     '',
-    ...flows.flatMap((flow) => [
-      `## Field mapping${flow.prefix ? `: ${md(flow.prefix.replace(/: $/, ''))}` : ''} (${md(flow.sourceLabel)})`,
-      '',
-      flow.source?.webhook?.note ? `${md(flow.source.webhook.note)}\n` : null,
-      mdTable(['Field', 'Read from'], (['external_id', 'name', 'email', 'phone', 'amount', 'currency', 'occurred_at', 'summary'] as const).filter((k) => flow.fields[k]).map((k) => [k, describeField(flow, k)])),
-      '',
-      !flow.source && !flow.sample ? `"${md(flow.sourceLabel)}" is not in the product table: the mapping reads the usual field names (id, name, email); check them against a real event.\n` : null,
-      flow.sample && flow.mode === 'webhook'
-        ? `Test with a real-shaped ${md(flow.sourceLabel)} event:\n\n\`\`\`sh\ncurl -X POST "https://<your-n8n-host>/webhook-test/${flow.webhookPath}" -H 'Content-Type: application/json' -d '${JSON.stringify(flow.sample).replace(/'/g, "'\\''")}'\n\`\`\`\n`
-        : null,
-    ].filter((l): l is string => l !== null)),
+    ...flows.flatMap((flow) =>
+      [
+        `## Field mapping${flow.prefix ? `: ${md(flow.prefix.replace(/: $/, ''))}` : ''} (${md(flow.sourceLabel)})`,
+        '',
+        flow.source?.webhook?.note ? `${md(flow.source.webhook.note)}\n` : null,
+        mdTable(
+          ['Field', 'Read from'],
+          (['external_id', 'name', 'email', 'phone', 'amount', 'currency', 'occurred_at', 'summary'] as const)
+            .filter((k) => flow.fields[k])
+            .map((k) => [k, describeField(flow, k)]),
+        ),
+        '',
+        !flow.source && !flow.sample
+          ? `"${md(flow.sourceLabel)}" is not in the product table: the mapping reads the usual field names (id, name, email); check them against a real event.\n`
+          : null,
+        flow.sample && flow.mode === 'webhook'
+          ? `Test with a real-shaped ${md(flow.sourceLabel)} event:\n\n\`\`\`sh\ncurl -X POST "https://<your-n8n-host>/webhook-test/${flow.webhookPath}" -H 'Content-Type: application/json' -d '${JSON.stringify(flow.sample).replace(/'/g, "'\\''")}'\n\`\`\`\n`
+          : null,
+      ].filter((l): l is string => l !== null),
+    ),
     'Records without an id take the "Skip incomplete record" branch. The HTTP nodes retry three times, five seconds apart.',
-    target ? `\nTarget API reference: ${target.docs}` : `\nThe target "${md(targetName)}" is not in the product table: set the URL and the JSON body of the "Send to" node from its API reference.`,
+    target
+      ? `\nTarget API reference: ${target.docs}`
+      : `\nThe target "${md(targetName)}" is not in the product table: set the URL and the JSON body of the "Send to" node from its API reference.`,
     mdFooter(ctx),
   );
 
   return [
-    { name: 'automation-wf-workflow.json', media_type: 'application/json', content: Buffer.from(`${workflowJson}\n`, 'utf8') },
+    {
+      name: 'automation-wf-workflow.json',
+      media_type: 'application/json',
+      content: Buffer.from(`${workflowJson}\n`, 'utf8'),
+    },
     markdownFile('automation-wf-setup.md', notes),
   ];
 }

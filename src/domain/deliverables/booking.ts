@@ -49,10 +49,17 @@ function serviceItems(inputs: Record<string, unknown>): string[] {
  * "90-minute massage"); a service without one gets `defaultMinutes`. An input `duration` / `appointment_length`
  * ("45 minutes") sets the default for all.
  */
-export function bookableServices(inputs: Record<string, unknown>, defaultMinutes: number, bufferMinutes: number, fallback = 'Consultation'): BookableService[] {
+export function bookableServices(
+  inputs: Record<string, unknown>,
+  defaultMinutes: number,
+  bufferMinutes: number,
+  fallback = 'Consultation',
+): BookableService[] {
   const items = serviceItems(inputs);
   if (items.length === 0) items.push(fallback);
-  const general = splitServiceDuration(`x ${line(inputs, 'duration') || line(inputs, 'appointment_length') || line(inputs, 'default_duration')}`).minutes;
+  const general = splitServiceDuration(
+    `x ${line(inputs, 'duration') || line(inputs, 'appointment_length') || line(inputs, 'default_duration')}`,
+  ).minutes;
   const parsed: ReturnType<typeof splitServiceDuration>[] = [];
   for (const item of items.map(splitServiceDuration)) {
     const prev = parsed.at(-1);
@@ -85,22 +92,64 @@ export interface BusinessHours {
   hours_given: boolean;
 }
 
-const DEFAULT_WEEK: Record<Day, [string, string][]> = { mon: [['09:00', '17:00']], tue: [['09:00', '17:00']], wed: [['09:00', '17:00']], thu: [['09:00', '17:00']], fri: [['09:00', '17:00']], sat: [], sun: [] };
+const DEFAULT_WEEK: Record<Day, [string, string][]> = {
+  mon: [['09:00', '17:00']],
+  tue: [['09:00', '17:00']],
+  wed: [['09:00', '17:00']],
+  thu: [['09:00', '17:00']],
+  fri: [['09:00', '17:00']],
+  sat: [],
+  sun: [],
+};
 
 /** Inputs that may state hours or a time zone, most specific first. */
 const HOURS_KEYS = ['opening_hours', 'business_hours', 'hours', 'availability', 'schedule'];
-const ZONE_KEYS = ['timezone', 'time_zone', 'tz', 'location', 'city', 'address', ...HOURS_KEYS, 'description', 'business_description', 'industry', 'practice_type', 'category'];
+const ZONE_KEYS = [
+  'timezone',
+  'time_zone',
+  'tz',
+  'location',
+  'city',
+  'address',
+  ...HOURS_KEYS,
+  'description',
+  'business_description',
+  'industry',
+  'practice_type',
+  'category',
+];
 
 /** Country calling codes whose country has one time zone (a phone number then says where the business is). */
 const ZONE_OF_CALLING_CODE: [string, string][] = [
-  ['44', 'Europe/London'], ['49', 'Europe/Berlin'], ['33', 'Europe/Paris'], ['34', 'Europe/Madrid'], ['39', 'Europe/Rome'], ['31', 'Europe/Amsterdam'],
-  ['32', 'Europe/Brussels'], ['41', 'Europe/Zurich'], ['43', 'Europe/Vienna'], ['353', 'Europe/Dublin'], ['351', 'Europe/Lisbon'], ['46', 'Europe/Stockholm'],
-  ['47', 'Europe/Oslo'], ['45', 'Europe/Copenhagen'], ['48', 'Europe/Warsaw'], ['971', 'Asia/Dubai'], ['966', 'Asia/Riyadh'], ['974', 'Asia/Qatar'],
-  ['20', 'Africa/Cairo'], ['27', 'Africa/Johannesburg'], ['91', 'Asia/Kolkata'], ['65', 'Asia/Singapore'], ['81', 'Asia/Tokyo'], ['64', 'Pacific/Auckland'],
+  ['44', 'Europe/London'],
+  ['49', 'Europe/Berlin'],
+  ['33', 'Europe/Paris'],
+  ['34', 'Europe/Madrid'],
+  ['39', 'Europe/Rome'],
+  ['31', 'Europe/Amsterdam'],
+  ['32', 'Europe/Brussels'],
+  ['41', 'Europe/Zurich'],
+  ['43', 'Europe/Vienna'],
+  ['353', 'Europe/Dublin'],
+  ['351', 'Europe/Lisbon'],
+  ['46', 'Europe/Stockholm'],
+  ['47', 'Europe/Oslo'],
+  ['45', 'Europe/Copenhagen'],
+  ['48', 'Europe/Warsaw'],
+  ['971', 'Asia/Dubai'],
+  ['966', 'Asia/Riyadh'],
+  ['974', 'Asia/Qatar'],
+  ['20', 'Africa/Cairo'],
+  ['27', 'Africa/Johannesburg'],
+  ['91', 'Asia/Kolkata'],
+  ['65', 'Asia/Singapore'],
+  ['81', 'Asia/Tokyo'],
+  ['64', 'Pacific/Auckland'],
 ];
 
 function zoneOfPhone(value: string): string | null {
-  const digits = value.trim().startsWith('+') || value.trim().startsWith('00') ? value.replace(/\D/g, '').replace(/^00/, '') : '';
+  const digits =
+    value.trim().startsWith('+') || value.trim().startsWith('00') ? value.replace(/\D/g, '').replace(/^00/, '') : '';
   return digits ? (ZONE_OF_CALLING_CODE.find(([code]) => digits.startsWith(code))?.[1] ?? null) : null;
 }
 
@@ -114,16 +163,31 @@ export function businessHours(inputs: Record<string, unknown>): BusinessHours & 
     const value = text(inputs, key, '', 1000);
     if (value && (timezone = parseTimeZone(value))) break;
   }
-  const fromPhone = timezone === null ? zoneOfPhone(text(inputs, 'whatsapp', '', 40) || text(inputs, 'phone', '', 40)) : null;
+  const fromPhone =
+    timezone === null ? zoneOfPhone(text(inputs, 'whatsapp', '', 40) || text(inputs, 'phone', '', 40)) : null;
   let weekly: BusinessHours['weekly'] | null = null;
   for (const key of HOURS_KEYS) {
     const value = text(inputs, key, '', 1000);
     if (value && (weekly = parseWeeklyHours(value))) break;
   }
-  return { timezone: timezone ?? fromPhone ?? 'UTC', timezone_given: timezone !== null, weekly: weekly ?? DEFAULT_WEEK, hours_given: weekly !== null, ...(fromPhone ? { timezone_from_phone: true as const } : {}) };
+  return {
+    timezone: timezone ?? fromPhone ?? 'UTC',
+    timezone_given: timezone !== null,
+    weekly: weekly ?? DEFAULT_WEEK,
+    hours_given: weekly !== null,
+    ...(fromPhone ? { timezone_from_phone: true as const } : {}),
+  };
 }
 
-const DAY_NAMES: Record<Day, string> = { mon: 'Monday', tue: 'Tuesday', wed: 'Wednesday', thu: 'Thursday', fri: 'Friday', sat: 'Saturday', sun: 'Sunday' };
+const DAY_NAMES: Record<Day, string> = {
+  mon: 'Monday',
+  tue: 'Tuesday',
+  wed: 'Wednesday',
+  thu: 'Thursday',
+  fri: 'Friday',
+  sat: 'Saturday',
+  sun: 'Sunday',
+};
 
 /** "Monday–Friday 08:00–18:00; Saturday 09:00–13:00" for prompts and READMEs. */
 export function describeHours(h: BusinessHours): string {
@@ -134,7 +198,8 @@ export function describeHours(h: BusinessHours): string {
     const d = days[i] as Day;
     const slots = h.weekly[d].map(([a, b]) => `${a}–${b}`).join(', ');
     let j = i;
-    while (j + 1 < days.length && h.weekly[days[j + 1] as Day].map(([a, b]) => `${a}–${b}`).join(', ') === slots) j += 1;
+    while (j + 1 < days.length && h.weekly[days[j + 1] as Day].map(([a, b]) => `${a}–${b}`).join(', ') === slots)
+      j += 1;
     if (slots) parts.push(`${DAY_NAMES[d]}${j > i ? `–${DAY_NAMES[days[j] as Day]}` : ''} ${slots}`);
     i = j + 1;
   }
@@ -162,9 +227,16 @@ export const N8N_HOST = 'REPLACE_WITH_YOUR_N8N_HOST';
 export function bundleWiring(ctx: Pick<DeliverableContext, 'orderId' | 'bundleId'>): BundleWiring | null {
   const bundle = ctx.bundleId ? getService(ctx.bundleId) : undefined;
   const parts = bundle?.includes ?? [];
-  if (!bundle || !parts.includes('website-booking') || !(parts.includes('ai-receptionist') || parts.includes('automation-wf'))) return null;
+  if (
+    !bundle ||
+    !parts.includes('website-booking') ||
+    !(parts.includes('ai-receptionist') || parts.includes('automation-wf'))
+  )
+    return null;
   const withWorkflow = parts.includes('automation-wf');
-  const path = withWorkflow ? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}` : null;
+  const path = withWorkflow
+    ? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}`
+    : null;
   return {
     bundleId: bundle.id,
     bookingEndpoint: path ? `https://${N8N_HOST}/webhook/${path}` : '/api/bookings',

@@ -36,7 +36,9 @@ function normalise(ctx: DeliverableContext, parts: BundlePart[]): BundlePart[] {
     .sort((a, b) => rank(a.serviceId) - rank(b.serviceId) || a.serviceId.localeCompare(b.serviceId))
     .map((p) => ({
       serviceId: p.serviceId,
-      files: [...p.files].sort((a, b) => a.name.localeCompare(b.name)).map((f) => ({ name: f.name, sha256: f.sha256.toLowerCase(), size: f.size })),
+      files: [...p.files]
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((f) => ({ name: f.name, sha256: f.sha256.toLowerCase(), size: f.size })),
     }));
 }
 
@@ -52,19 +54,56 @@ export interface BundleConnection {
  * endpoint, the workflow (when the bundle has one) listens there and logs each booking; store-pack's workflow also
  * logs the store's orders. Null for bundles without a booking page.
  */
-export function bundleConnections(ctx: Pick<DeliverableContext, 'orderId' | 'serviceId'>): { booking_endpoint: string; connections: BundleConnection[]; steps: string[] } | null {
+export function bundleConnections(
+  ctx: Pick<DeliverableContext, 'orderId' | 'serviceId'>,
+): { booking_endpoint: string; connections: BundleConnection[]; steps: string[] } | null {
   const w = bundleWiring({ orderId: ctx.orderId, bundleId: ctx.serviceId });
   if (!w) return null;
   const includes = getService(ctx.serviceId)?.includes ?? [];
-  const to = w.bookingWebhookPath ? `automation-wf: webhook ${w.bookingWebhookPath} in automation-wf-workflow.json` : 'your site: POST /api/bookings (see website-booking-readme.md)';
+  const to = w.bookingWebhookPath
+    ? `automation-wf: webhook ${w.bookingWebhookPath} in automation-wf-workflow.json`
+    : 'your site: POST /api/bookings (see website-booking-readme.md)';
   const connections: BundleConnection[] = [
-    { from: 'website-booking: the booking form in website-booking-index.html', to, how: `POST ${w.bookingEndpoint}, JSON as website-booking-config.json endpoint.payload_schema` },
-    ...(includes.includes('ai-receptionist') ? [{ from: 'ai-receptionist: tool create_booking_request (ai-receptionist-config.json tools[0])', to, how: `POST ${w.bookingEndpoint}, the same JSON as the form` }] : []),
-    ...(w.bookingWebhookPath ? [{ from: 'automation-wf: the bookings flow', to: 'the target app (Google Sheets unless the order named another), tab "Bookings"', how: 'one row per booking' }] : []),
-    ...(w.orderFlow ? [{ from: 'the store platform (Shopify orders/create unless the order named another)', to: 'automation-wf: the orders flow, tab "Orders"', how: 'one row per order' }] : []),
+    {
+      from: 'website-booking: the booking form in website-booking-index.html',
+      to,
+      how: `POST ${w.bookingEndpoint}, JSON as website-booking-config.json endpoint.payload_schema`,
+    },
+    ...(includes.includes('ai-receptionist')
+      ? [
+          {
+            from: 'ai-receptionist: tool create_booking_request (ai-receptionist-config.json tools[0])',
+            to,
+            how: `POST ${w.bookingEndpoint}, the same JSON as the form`,
+          },
+        ]
+      : []),
+    ...(w.bookingWebhookPath
+      ? [
+          {
+            from: 'automation-wf: the bookings flow',
+            to: 'the target app (Google Sheets unless the order named another), tab "Bookings"',
+            how: 'one row per booking',
+          },
+        ]
+      : []),
+    ...(w.orderFlow
+      ? [
+          {
+            from: 'the store platform (Shopify orders/create unless the order named another)',
+            to: 'automation-wf: the orders flow, tab "Orders"',
+            how: 'one row per order',
+          },
+        ]
+      : []),
   ];
   const steps = [
-    ...(w.bookingWebhookPath ? ['Import automation-wf-workflow.json into n8n, add the credentials it asks for and activate it.', `Replace ${N8N_HOST} with your n8n host in website-booking-index.html (form data-endpoint), website-booking-config.json and ai-receptionist-config.json.`] : ['Serve POST /api/bookings on the booking page\'s site (website-booking-readme.md, step 2).']),
+    ...(w.bookingWebhookPath
+      ? [
+          'Import automation-wf-workflow.json into n8n, add the credentials it asks for and activate it.',
+          `Replace ${N8N_HOST} with your n8n host in website-booking-index.html (form data-endpoint), website-booking-config.json and ai-receptionist-config.json.`,
+        ]
+      : ["Serve POST /api/bookings on the booking page's site (website-booking-readme.md, step 2)."]),
     'Publish website-booking-index.html; make a test booking from the page and one through the receptionist; check both arrive.',
   ];
   return { booking_endpoint: w.bookingEndpoint, connections, steps };
@@ -86,12 +125,15 @@ function readme(ctx: DeliverableContext, parts: BundlePart[]): string {
     ...parts.flatMap((p) => [
       `## ${md(getService(p.serviceId)?.name ?? p.serviceId)} (\`${p.serviceId}\`)`,
       '',
-      mdTable(['File', 'Bytes', 'sha256'], p.files.map((f) => [f.name, f.size, f.sha256])),
+      mdTable(
+        ['File', 'Bytes', 'sha256'],
+        p.files.map((f) => [f.name, f.size, f.sha256]),
+      ),
       '',
     ]),
     '## Verify',
     '',
-    'Each file\'s sha256 is also published by `GET /api/v1/orders/{order_id}/verification`. With the files in one folder:',
+    "Each file's sha256 is also published by `GET /api/v1/orders/{order_id}/verification`. With the files in one folder:",
     '',
     '```sh',
     'sha256sum -c SHA256SUMS',
@@ -105,7 +147,17 @@ function readme(ctx: DeliverableContext, parts: BundlePart[]): string {
 function wiringSection(ctx: DeliverableContext): string[] {
   const c = bundleConnections(ctx);
   if (!c) return [];
-  return ['## How the parts connect', '', mdTable(['From', 'To', 'How'], c.connections.map((x) => [x.from, x.to, x.how])), '', ...c.steps.map((step, i) => `${i + 1}. ${md(step)}`), ''];
+  return [
+    '## How the parts connect',
+    '',
+    mdTable(
+      ['From', 'To', 'How'],
+      c.connections.map((x) => [x.from, x.to, x.how]),
+    ),
+    '',
+    ...c.steps.map((step, i) => `${i + 1}. ${md(step)}`),
+    '',
+  ];
 }
 
 /**
@@ -149,11 +201,19 @@ export function bundleDeliverables(ctx: DeliverableContext, parts: BundlePart[])
   return [
     bundleManifest(ctx, sorted),
     markdownFile(`${id}-readme.md`, readme(ctx, sorted)),
-    textFile(`${id}-sha256sums.txt`, MEDIA_TEXT, sorted.flatMap((p) => p.files.map((f) => `${f.sha256}  ${f.name}`)).join('\n')),
+    textFile(
+      `${id}-sha256sums.txt`,
+      MEDIA_TEXT,
+      sorted.flatMap((p) => p.files.map((f) => `${f.sha256}  ${f.name}`)).join('\n'),
+    ),
   ];
 }
 
 function safeId(id: string): string {
-  const s = id.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'bundle';
+  const s =
+    id
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'bundle';
   return isSafeFileName(s) ? s : 'bundle';
 }

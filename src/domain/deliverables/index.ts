@@ -29,11 +29,34 @@ import { DeliverableError, type DeliverableContext, type DeliverableFile, type D
 import { isSafeFileName } from './util';
 import { websiteBookingDeliverables } from './website-booking';
 
-export { bundleConnections, bundleDeliverables, bundleManifest, type BundleConnection, type BundlePart, type BundlePartFile } from './bundle';
+export {
+  bundleConnections,
+  bundleDeliverables,
+  bundleManifest,
+  type BundleConnection,
+  type BundlePart,
+  type BundlePartFile,
+} from './bundle';
 export { completeInputs } from './inputs';
 export { type LanguageTask } from './language';
-export { DeliverableError, type DeliverableContext, type DeliverableFile, type DeliverableGenerator, type InputValue } from './types';
-export { MEDIA_HTML, MEDIA_JSON, MEDIA_MARKDOWN, MEDIA_TEXT, MEDIA_YAML, escapeHtml, isSafeFileName, sha256OfBuffer, yamlString } from './util';
+export {
+  DeliverableError,
+  type DeliverableContext,
+  type DeliverableFile,
+  type DeliverableGenerator,
+  type InputValue,
+} from './types';
+export {
+  MEDIA_HTML,
+  MEDIA_JSON,
+  MEDIA_MARKDOWN,
+  MEDIA_TEXT,
+  MEDIA_YAML,
+  escapeHtml,
+  isSafeFileName,
+  sha256OfBuffer,
+  yamlString,
+} from './util';
 
 /** Generator per non-bundle service id. Source: seed §2.1. */
 export const GENERATORS: Readonly<Record<string, DeliverableGenerator>> = Object.freeze({
@@ -67,14 +90,21 @@ export function generateDeliverables(ctx: DeliverableContext): DeliverableFile[]
   const service = getService(ctx.serviceId);
   if (!service) throw new DeliverableError('unknown_service', `Unknown service ${ctx.serviceId}`);
   if (service.bundle === true) {
-    throw new DeliverableError('bundle_service', `${ctx.serviceId} is a bundle: generate each included service (${(service.includes ?? []).join(', ')}) and then bundleManifest`);
+    throw new DeliverableError(
+      'bundle_service',
+      `${ctx.serviceId} is a bundle: generate each included service (${(service.includes ?? []).join(', ')}) and then bundleManifest`,
+    );
   }
   const generator = GENERATORS[ctx.serviceId];
   if (!generator) throw new DeliverableError('unknown_service', `No deliverable generator for ${ctx.serviceId}`);
   const files = generator({ ...ctx, inputs: completeInputs(ctx.serviceId, ctx.inputs) });
   const seen = new Set<string>();
   for (const f of files) {
-    if (!isSafeFileName(f.name) || seen.has(f.name)) throw new DeliverableError('invalid_file', `Generator for ${ctx.serviceId} produced an invalid or duplicate file name: ${f.name}`);
+    if (!isSafeFileName(f.name) || seen.has(f.name))
+      throw new DeliverableError(
+        'invalid_file',
+        `Generator for ${ctx.serviceId} produced an invalid or duplicate file name: ${f.name}`,
+      );
     seen.add(f.name);
   }
   return files;
@@ -106,18 +136,33 @@ export function languageTasks(ctx: DeliverableContext): LanguageTask[] {
  * @throws DeliverableError as {@link generateDeliverables}.
  * Source: seed §1, §2.1; issue 13.
  */
-export async function produceDeliverables(ctx: DeliverableContext, textgen: TextGenerator | undefined): Promise<DeliverableFile[]> {
+export async function produceDeliverables(
+  ctx: DeliverableContext,
+  textgen: TextGenerator | undefined,
+): Promise<DeliverableFile[]> {
   const language: NonNullable<DeliverableContext['language']> = {};
   for (const task of languageTasks(ctx)) {
     if (!textgen) {
-      if (task.required) throw new TextGenerationError('unavailable', `${ctx.serviceId} needs a text-generation model and none is configured (TEXTGEN_BASE_URL, TEXTGEN_MODEL)`, false);
+      if (task.required)
+        throw new TextGenerationError(
+          'unavailable',
+          `${ctx.serviceId} needs a text-generation model and none is configured (TEXTGEN_BASE_URL, TEXTGEN_MODEL)`,
+          false,
+        );
       continue;
     }
     try {
       const reply = await textgen.generate(task.request);
       const parsed = task.schema.safeParse(reply.value);
       if (!parsed.success) {
-        throw new TextGenerationError('bad_response', `The model's reply to ${task.key} does not match its schema: ${parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, true);
+        throw new TextGenerationError(
+          'bad_response',
+          `The model's reply to ${task.key} does not match its schema: ${parsed.error.issues
+            .slice(0, 3)
+            .map((i) => `${i.path.join('.')}: ${i.message}`)
+            .join('; ')}`,
+          true,
+        );
       }
       language[task.key] = { value: parsed.data, model: reply.model };
     } catch (err) {

@@ -12,19 +12,45 @@ import { findRobot, suggestRobot } from './robots';
 import { hasAny, haystack, line, list } from './util';
 
 const DEFAULT_SERVICES: { keywords: string[]; services: string[] }[] = [
-  { keywords: ['dental', 'dentist'], services: ['Check-up and cleaning', 'Fillings', 'Teeth whitening', 'Emergency appointment'] },
-  { keywords: ['clinic', 'medical', 'doctor', 'practice', 'health', 'physio', 'therap', 'vet'], services: ['New patient consultation', 'Follow-up visit', 'Check-up', 'Telehealth call'] },
-  { keywords: ['salon', 'hair', 'barber', 'beauty', 'spa', 'nail'], services: ['Haircut', 'Colour', 'Treatment', 'Consultation'] },
-  { keywords: ['store', 'shop', 'retail', 'boutique', 'fashion', 'grocery', 'electronics', 'ecommerce'], services: ['Order enquiry', 'Click and collect pick-up', 'Returns and exchanges', 'Personal shopping appointment'] },
-  { keywords: ['restaurant', 'cafe', 'café', 'bakery', 'catering', 'food'], services: ['Table reservation', 'Catering enquiry', 'Private event'] },
-  { keywords: ['fitness', 'gym', 'yoga', 'pilates', 'coach', 'trainer'], services: ['Trial session', 'Personal training', 'Group class'] },
-  { keywords: ['law', 'legal', 'account', 'tax', 'consult', 'agency'], services: ['Initial consultation', 'Follow-up meeting', 'Document review'] },
-  { keywords: ['clean', 'plumb', 'electric', 'repair', 'garden', 'handyman'], services: ['Quote visit', 'Standard service', 'Emergency call-out'] },
+  {
+    keywords: ['dental', 'dentist'],
+    services: ['Check-up and cleaning', 'Fillings', 'Teeth whitening', 'Emergency appointment'],
+  },
+  {
+    keywords: ['clinic', 'medical', 'doctor', 'practice', 'health', 'physio', 'therap', 'vet'],
+    services: ['New patient consultation', 'Follow-up visit', 'Check-up', 'Telehealth call'],
+  },
+  {
+    keywords: ['salon', 'hair', 'barber', 'beauty', 'spa', 'nail'],
+    services: ['Haircut', 'Colour', 'Treatment', 'Consultation'],
+  },
+  {
+    keywords: ['store', 'shop', 'retail', 'boutique', 'fashion', 'grocery', 'electronics', 'ecommerce'],
+    services: ['Order enquiry', 'Click and collect pick-up', 'Returns and exchanges', 'Personal shopping appointment'],
+  },
+  {
+    keywords: ['restaurant', 'cafe', 'café', 'bakery', 'catering', 'food'],
+    services: ['Table reservation', 'Catering enquiry', 'Private event'],
+  },
+  {
+    keywords: ['fitness', 'gym', 'yoga', 'pilates', 'coach', 'trainer'],
+    services: ['Trial session', 'Personal training', 'Group class'],
+  },
+  {
+    keywords: ['law', 'legal', 'account', 'tax', 'consult', 'agency'],
+    services: ['Initial consultation', 'Follow-up meeting', 'Document review'],
+  },
+  {
+    keywords: ['clean', 'plumb', 'electric', 'repair', 'garden', 'handyman'],
+    services: ['Quote visit', 'Standard service', 'Emergency call-out'],
+  },
 ];
 
 function defaultServices(context: string): string[] {
   const hay = haystack(context);
-  return DEFAULT_SERVICES.find((d) => hasAny(hay, d.keywords))?.services ?? ['Consultation', 'Follow-up', 'Support request'];
+  return (
+    DEFAULT_SERVICES.find((d) => hasAny(hay, d.keywords))?.services ?? ['Consultation', 'Follow-up', 'Support request']
+  );
 }
 
 /**
@@ -39,7 +65,8 @@ function defaultServices(context: string): string[] {
 export function completeInputs(serviceId: string, inputs: Record<string, InputValue>): Record<string, InputValue> {
   const has = (key: string): boolean => line(inputs, key) !== '' || list(inputs, key).length > 0;
   const business = line(inputs, 'business_name', 'Your business');
-  const sector = line(inputs, 'industry') || line(inputs, 'practice_type') || line(inputs, 'category') || line(inputs, 'sector');
+  const sector =
+    line(inputs, 'industry') || line(inputs, 'practice_type') || line(inputs, 'category') || line(inputs, 'sector');
   const goals = line(inputs, 'growth_goals', '', 500);
   const objective = line(inputs, 'objective', '', 1000);
   const derived: Record<string, InputValue> = {};
@@ -59,14 +86,26 @@ export function completeInputs(serviceId: string, inputs: Record<string, InputVa
       break;
     case 'automation-wf':
       // In a bundle the generator wires the workflow to the booking page (and, in store-pack, the store's orders).
-      fill('workflow_type', goals ? 'Lead capture and follow-up' : sector && hasAny(haystack(sector), ['store', 'shop', 'retail', 'ecommerce']) ? 'Order and enquiry logging' : 'Booking request logging');
+      fill(
+        'workflow_type',
+        goals
+          ? 'Lead capture and follow-up'
+          : sector && hasAny(haystack(sector), ['store', 'shop', 'retail', 'ecommerce'])
+            ? 'Order and enquiry logging'
+            : 'Booking request logging',
+      );
       fill('source_app', 'Website booking form');
       fill('target_app', 'Google Sheets');
       break;
     case 'task-worker':
       // A bundle part gets a derived prompt delivered as Markdown; a direct order keeps the JSON default.
       if (!has('task_prompt') && !has('format')) fill('format', 'markdown');
-      fill('task_prompt', goals ? `Plan the next 30 days for ${business} to reach these goals: ${goals}. List the steps, owners and the metric to track for each.` : `Write a launch checklist for ${business}${sector ? ` (${sector})` : ''}.`);
+      fill(
+        'task_prompt',
+        goals
+          ? `Plan the next 30 days for ${business} to reach these goals: ${goals}. List the steps, owners and the metric to track for each.`
+          : `Write a launch checklist for ${business}${sector ? ` (${sector})` : ''}.`,
+      );
       break;
     case 'smart-consultation':
       // The bundle delivers a booking page and a receptionist: the consultation is about putting them to work.
@@ -79,13 +118,27 @@ export function completeInputs(serviceId: string, inputs: Record<string, InputVa
       );
       break;
     case 'automation-audit':
-      fill('business_description', objective ? `${objective}${has('robot_type') ? ` Robot: ${line(inputs, 'robot_type')}.` : ''}` : `${business}${sector ? `, ${sector}` : ''}.${goals ? ` Goals: ${goals}.` : ''}`);
+      fill(
+        'business_description',
+        objective
+          ? `${objective}${has('robot_type') ? ` Robot: ${line(inputs, 'robot_type')}.` : ''}`
+          : `${business}${sector ? `, ${sector}` : ''}.${goals ? ` Goals: ${goals}.` : ''}`,
+      );
       break;
     case 'robot-control-system': {
       // No robot named: a concrete one for the objective; no controller named: the robot's own.
-      const robot = findRobot(line(inputs, 'robot_type')) ?? (has('robot_type') ? undefined : suggestRobot(objective || goals));
-      fill('robot_type', robot ? `${robot.name} (suggested for the objective: rated payload ${robot.payload_kg} kg)` : null);
-      fill('controller', robot ? robot.controller : 'ROS 2 ros2_control on an industrial PC with a safety PLC (Siemens S7-1500F) owning the safety functions');
+      const robot =
+        findRobot(line(inputs, 'robot_type')) ?? (has('robot_type') ? undefined : suggestRobot(objective || goals));
+      fill(
+        'robot_type',
+        robot ? `${robot.name} (suggested for the objective: rated payload ${robot.payload_kg} kg)` : null,
+      );
+      fill(
+        'controller',
+        robot
+          ? robot.controller
+          : 'ROS 2 ros2_control on an industrial PC with a safety PLC (Siemens S7-1500F) owning the safety functions',
+      );
       fill('objective', objective || goals || null);
       break;
     }

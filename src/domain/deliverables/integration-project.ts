@@ -8,33 +8,148 @@
 import { parseCount, parseRate } from './parse';
 import { findProduct, type Capability, type Product } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
-import { hasAny, haystack, jsonFile, line, list, lines, markdownFile, md, mdFooter, mdTable, provenance, slug } from './util';
+import {
+  hasAny,
+  haystack,
+  jsonFile,
+  line,
+  list,
+  lines,
+  markdownFile,
+  md,
+  mdFooter,
+  mdTable,
+  provenance,
+  slug,
+} from './util';
 
 const SYSTEM_ENTITIES: { keywords: string[]; category: string; entities: string[] }[] = [
-  { keywords: ['shopify', 'woocommerce', 'magento', 'bigcommerce', 'ecommerce', 'shop', 'store'], category: 'ecommerce', entities: ['orders', 'customers', 'products'] },
-  { keywords: ['netsuite', 'sap', 'odoo', 'dynamics', 'erp'], category: 'erp', entities: ['customers', 'orders', 'invoices', 'products'] },
-  { keywords: ['quickbooks', 'xero', 'sage', 'freshbooks', 'accounting'], category: 'accounting', entities: ['customers', 'invoices', 'payments'] },
-  { keywords: ['salesforce', 'hubspot', 'pipedrive', 'zoho', 'crm'], category: 'crm', entities: ['contacts', 'companies', 'deals'] },
-  { keywords: ['zendesk', 'freshdesk', 'intercom', 'helpdesk', 'support'], category: 'helpdesk', entities: ['tickets', 'contacts'] },
-  { keywords: ['stripe', 'paypal', 'adyen', 'payment'], category: 'payments', entities: ['payments', 'customers', 'invoices'] },
+  {
+    keywords: ['shopify', 'woocommerce', 'magento', 'bigcommerce', 'ecommerce', 'shop', 'store'],
+    category: 'ecommerce',
+    entities: ['orders', 'customers', 'products'],
+  },
+  {
+    keywords: ['netsuite', 'sap', 'odoo', 'dynamics', 'erp'],
+    category: 'erp',
+    entities: ['customers', 'orders', 'invoices', 'products'],
+  },
+  {
+    keywords: ['quickbooks', 'xero', 'sage', 'freshbooks', 'accounting'],
+    category: 'accounting',
+    entities: ['customers', 'invoices', 'payments'],
+  },
+  {
+    keywords: ['salesforce', 'hubspot', 'pipedrive', 'zoho', 'crm'],
+    category: 'crm',
+    entities: ['contacts', 'companies', 'deals'],
+  },
+  {
+    keywords: ['zendesk', 'freshdesk', 'intercom', 'helpdesk', 'support'],
+    category: 'helpdesk',
+    entities: ['tickets', 'contacts'],
+  },
+  {
+    keywords: ['stripe', 'paypal', 'adyen', 'payment'],
+    category: 'payments',
+    entities: ['payments', 'customers', 'invoices'],
+  },
   { keywords: ['workday', 'bamboo', 'personio', 'hris', 'payroll', 'hr'], category: 'hr', entities: ['employees'] },
-  { keywords: ['postgres', 'mysql', 'database', 'warehouse', 'snowflake', 'bigquery', 'db'], category: 'database', entities: ['records'] },
+  {
+    keywords: ['postgres', 'mysql', 'database', 'warehouse', 'snowflake', 'bigquery', 'db'],
+    category: 'database',
+    entities: ['records'],
+  },
   { keywords: ['sheets', 'spreadsheet', 'excel', 'airtable'], category: 'spreadsheet', entities: ['rows'] },
 ];
 
 const CANONICAL_FIELDS: Record<string, [string, string][]> = {
-  orders: [['external_id', 'string'], ['customer_email', 'string'], ['currency', 'string'], ['total_micros', 'integer'], ['status', 'string'], ['created_at', 'date-time'], ['updated_at', 'date-time']],
-  customers: [['external_id', 'string'], ['email', 'string'], ['name', 'string'], ['phone', 'string'], ['updated_at', 'date-time']],
-  contacts: [['external_id', 'string'], ['email', 'string'], ['first_name', 'string'], ['last_name', 'string'], ['company', 'string'], ['updated_at', 'date-time']],
-  companies: [['external_id', 'string'], ['name', 'string'], ['domain', 'string'], ['updated_at', 'date-time']],
-  deals: [['external_id', 'string'], ['name', 'string'], ['amount_micros', 'integer'], ['stage', 'string'], ['updated_at', 'date-time']],
-  products: [['external_id', 'string'], ['sku', 'string'], ['name', 'string'], ['price_micros', 'integer'], ['updated_at', 'date-time']],
-  invoices: [['external_id', 'string'], ['customer_external_id', 'string'], ['amount_micros', 'integer'], ['currency', 'string'], ['due_date', 'date'], ['status', 'string'], ['updated_at', 'date-time']],
-  payments: [['external_id', 'string'], ['invoice_external_id', 'string'], ['amount_micros', 'integer'], ['currency', 'string'], ['paid_at', 'date-time']],
-  tickets: [['external_id', 'string'], ['requester_email', 'string'], ['subject', 'string'], ['status', 'string'], ['priority', 'string'], ['updated_at', 'date-time']],
-  employees: [['external_id', 'string'], ['email', 'string'], ['name', 'string'], ['department', 'string'], ['start_date', 'date'], ['updated_at', 'date-time']],
-  records: [['external_id', 'string'], ['payload', 'object'], ['updated_at', 'date-time']],
-  rows: [['row_id', 'string'], ['values', 'object'], ['updated_at', 'date-time']],
+  orders: [
+    ['external_id', 'string'],
+    ['customer_email', 'string'],
+    ['currency', 'string'],
+    ['total_micros', 'integer'],
+    ['status', 'string'],
+    ['created_at', 'date-time'],
+    ['updated_at', 'date-time'],
+  ],
+  customers: [
+    ['external_id', 'string'],
+    ['email', 'string'],
+    ['name', 'string'],
+    ['phone', 'string'],
+    ['updated_at', 'date-time'],
+  ],
+  contacts: [
+    ['external_id', 'string'],
+    ['email', 'string'],
+    ['first_name', 'string'],
+    ['last_name', 'string'],
+    ['company', 'string'],
+    ['updated_at', 'date-time'],
+  ],
+  companies: [
+    ['external_id', 'string'],
+    ['name', 'string'],
+    ['domain', 'string'],
+    ['updated_at', 'date-time'],
+  ],
+  deals: [
+    ['external_id', 'string'],
+    ['name', 'string'],
+    ['amount_micros', 'integer'],
+    ['stage', 'string'],
+    ['updated_at', 'date-time'],
+  ],
+  products: [
+    ['external_id', 'string'],
+    ['sku', 'string'],
+    ['name', 'string'],
+    ['price_micros', 'integer'],
+    ['updated_at', 'date-time'],
+  ],
+  invoices: [
+    ['external_id', 'string'],
+    ['customer_external_id', 'string'],
+    ['amount_micros', 'integer'],
+    ['currency', 'string'],
+    ['due_date', 'date'],
+    ['status', 'string'],
+    ['updated_at', 'date-time'],
+  ],
+  payments: [
+    ['external_id', 'string'],
+    ['invoice_external_id', 'string'],
+    ['amount_micros', 'integer'],
+    ['currency', 'string'],
+    ['paid_at', 'date-time'],
+  ],
+  tickets: [
+    ['external_id', 'string'],
+    ['requester_email', 'string'],
+    ['subject', 'string'],
+    ['status', 'string'],
+    ['priority', 'string'],
+    ['updated_at', 'date-time'],
+  ],
+  employees: [
+    ['external_id', 'string'],
+    ['email', 'string'],
+    ['name', 'string'],
+    ['department', 'string'],
+    ['start_date', 'date'],
+    ['updated_at', 'date-time'],
+  ],
+  records: [
+    ['external_id', 'string'],
+    ['payload', 'object'],
+    ['updated_at', 'date-time'],
+  ],
+  rows: [
+    ['row_id', 'string'],
+    ['values', 'object'],
+    ['updated_at', 'date-time'],
+  ],
 };
 
 /**
@@ -47,9 +162,20 @@ export function parseVolumePerDay(value: string): number | null {
 
 /** Category of a product, from what it does. */
 const CATEGORY_OF: [Capability, string][] = [
-  ['shipping', 'shipping'], ['ecommerce', 'ecommerce'], ['accounting', 'accounting'], ['job_management', 'field_service'], ['ticketing', 'helpdesk'],
-  ['crm', 'crm'], ['payments', 'payments'], ['forms', 'forms'], ['scheduling', 'scheduling'], ['spreadsheet', 'spreadsheet'], ['database', 'database'],
-  ['messaging', 'messaging'], ['email_marketing', 'email_marketing'], ['email', 'email'],
+  ['shipping', 'shipping'],
+  ['ecommerce', 'ecommerce'],
+  ['accounting', 'accounting'],
+  ['job_management', 'field_service'],
+  ['ticketing', 'helpdesk'],
+  ['crm', 'crm'],
+  ['payments', 'payments'],
+  ['forms', 'forms'],
+  ['scheduling', 'scheduling'],
+  ['spreadsheet', 'spreadsheet'],
+  ['database', 'database'],
+  ['messaging', 'messaging'],
+  ['email_marketing', 'email_marketing'],
+  ['email', 'email'],
 ];
 
 function thousands(n: number): string {
@@ -63,7 +189,9 @@ function categorise(system: string): { category: string; entities: string[]; pro
     return { category, entities: product.entities.map((e) => e.name), product };
   }
   const found = SYSTEM_ENTITIES.find((s) => hasAny(haystack(system), s.keywords));
-  return found ? { category: found.category, entities: found.entities, product: undefined } : { category: 'application', entities: ['records'], product: undefined };
+  return found
+    ? { category: found.category, entities: found.entities, product: undefined }
+    : { category: 'application', entities: ['records'], product: undefined };
 }
 
 /**
@@ -76,15 +204,32 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
   if (systemNames.length === 1) systemNames.push('Internal platform');
   const directionText = line(ctx.inputs, 'direction', 'one-way', 120);
   const volumeText = line(ctx.inputs, 'volume', '', 120);
-  const bidirectional = hasAny(haystack(directionText), ['bi', 'bidirectional', 'bi-directional', 'two-way', 'two way', '2-way', 'both', '<->', 'mutual']) && !hasAny(haystack(directionText), ['one-way', 'one way', 'unidirectional']);
+  const bidirectional =
+    hasAny(haystack(directionText), [
+      'bi',
+      'bidirectional',
+      'bi-directional',
+      'two-way',
+      'two way',
+      '2-way',
+      'both',
+      '<->',
+      'mutual',
+    ]) && !hasAny(haystack(directionText), ['one-way', 'one way', 'unidirectional']);
   const reverse = !bidirectional && hasAny(haystack(directionText), ['reverse', 'inbound', 'import', 'pull']);
 
   const systems = systemNames.map((name) => {
     const c = categorise(name);
-    return { name: c.product?.name ?? name, id: slug(c.product?.name ?? name, 'system', 32), category: c.category, entities: c.entities, product: c.product };
+    return {
+      name: c.product?.name ?? name,
+      id: slug(c.product?.name ?? name, 'system', 32),
+      category: c.category,
+      entities: c.entities,
+      product: c.product,
+    };
   });
   const ordered = reverse ? [...systems].reverse() : systems;
-  const pairs: [typeof systems[number], typeof systems[number]][] = [];
+  const pairs: [(typeof systems)[number], (typeof systems)[number]][] = [];
   for (let i = 0; i + 1 < ordered.length; i += 1) {
     const a = ordered[i];
     const b = ordered[i + 1];
@@ -123,7 +268,12 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
   const fieldMapping = Object.fromEntries(
     entities.map((e) => {
       const known = systems.map((s) => ({ s, entity: s.product?.entities.find((x) => x.name === e) }));
-      const canonical = [...new Set([...known.flatMap((k) => Object.keys(k.entity?.fields ?? {})), ...(known.some((k) => k.entity) ? [] : (CANONICAL_FIELDS[e] ?? []).map(([f]) => f))])];
+      const canonical = [
+        ...new Set([
+          ...known.flatMap((k) => Object.keys(k.entity?.fields ?? {})),
+          ...(known.some((k) => k.entity) ? [] : (CANONICAL_FIELDS[e] ?? []).map(([f]) => f)),
+        ]),
+      ];
       return [
         e,
         canonical.map((field) => ({
@@ -131,7 +281,12 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
           ...Object.fromEntries(
             known
               .filter((k) => k.s.entities.includes(e))
-              .map((k) => [k.s.id, k.entity ? (k.entity.fields[field] ?? null) : `REPLACE_WITH_${k.s.id.toUpperCase().replace(/-/g, '_')}_FIELD (verify)`]),
+              .map((k) => [
+                k.s.id,
+                k.entity
+                  ? (k.entity.fields[field] ?? null)
+                  : `REPLACE_WITH_${k.s.id.toUpperCase().replace(/-/g, '_')}_FIELD (verify)`,
+              ]),
           ),
         })),
       ];
@@ -146,7 +301,14 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
       type: 'object',
       required: [fields[0]?.[0] ?? 'external_id'],
       properties: Object.fromEntries(
-        fields.map(([name, type]) => [name, type === 'date-time' || type === 'date' ? { type: 'string', format: type } : type === 'object' ? { type: 'object', additionalProperties: true } : { type }]),
+        fields.map(([name, type]) => [
+          name,
+          type === 'date-time' || type === 'date'
+            ? { type: 'string', format: type }
+            : type === 'object'
+              ? { type: 'object', additionalProperties: true }
+              : { type },
+        ]),
       ),
     };
   }
@@ -164,14 +326,29 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
   };
   schemas.SyncResult = {
     type: 'object',
-    properties: { flow_id: { type: 'string' }, processed: { type: 'integer' }, failed: { type: 'integer' }, dead_lettered: { type: 'integer' }, finished_at: { type: 'string', format: 'date-time' } },
+    properties: {
+      flow_id: { type: 'string' },
+      processed: { type: 'integer' },
+      failed: { type: 'integer' },
+      dead_lettered: { type: 'integer' },
+      finished_at: { type: 'string', format: 'date-time' },
+    },
   };
   schemas.Problem = {
     type: 'object',
-    properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' }, code: { type: 'string' } },
+    properties: {
+      type: { type: 'string' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      code: { type: 'string' },
+    },
   };
 
-  const problem = { description: 'Problem details (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+  const problem = {
+    description: 'Problem details (RFC 9457)',
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
   const spec = {
     openapi: '3.1.0',
     info: {
@@ -179,14 +356,21 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
       version: '1.0.0',
       description: `Integration service between ${systemNames.join(', ')} (${bidirectional ? 'bidirectional' : 'one-way'}). Amounts are integer micro-units.`,
     },
-    servers: [{ url: 'https://integration.example.invalid', description: 'Replace with the deployed integration service' }],
+    servers: [
+      { url: 'https://integration.example.invalid', description: 'Replace with the deployed integration service' },
+    ],
     paths: {
       '/webhooks/{system}': {
         post: {
           operationId: 'receiveChange',
-          summary: 'Receives a change event from a source system; verified by the system\'s signature header.',
-          parameters: [{ name: 'system', in: 'path', required: true, schema: { type: 'string', enum: systems.map((s) => s.id) } }],
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ChangeEvent' } } } },
+          summary: "Receives a change event from a source system; verified by the system's signature header.",
+          parameters: [
+            { name: 'system', in: 'path', required: true, schema: { type: 'string', enum: systems.map((s) => s.id) } },
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ChangeEvent' } } },
+          },
           responses: { '202': { description: 'Accepted and queued' }, '400': problem, '401': problem },
         },
       },
@@ -194,16 +378,31 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
         post: {
           operationId: 'runSync',
           summary: 'Runs a reconciliation pass for one flow (also run on the fallback schedule).',
-          parameters: [{ name: 'flow_id', in: 'path', required: true, schema: { type: 'string', enum: flows.map((f) => f.id) } }],
-          responses: { '200': { description: 'Pass finished', content: { 'application/json': { schema: { $ref: '#/components/schemas/SyncResult' } } } }, '409': problem },
+          parameters: [
+            { name: 'flow_id', in: 'path', required: true, schema: { type: 'string', enum: flows.map((f) => f.id) } },
+          ],
+          responses: {
+            '200': {
+              description: 'Pass finished',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/SyncResult' } } },
+            },
+            '409': problem,
+          },
         },
       },
       '/flows/{flow_id}/status': {
         get: {
           operationId: 'flowStatus',
           summary: 'Lag, throughput and error counts of one flow.',
-          parameters: [{ name: 'flow_id', in: 'path', required: true, schema: { type: 'string', enum: flows.map((f) => f.id) } }],
-          responses: { '200': { description: 'Status', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } } },
+          parameters: [
+            { name: 'flow_id', in: 'path', required: true, schema: { type: 'string', enum: flows.map((f) => f.id) } },
+          ],
+          responses: {
+            '200': {
+              description: 'Status',
+              content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+            },
+          },
         },
       },
       '/dead-letters/{id}/replay': {
@@ -218,8 +417,25 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
     components: { schemas },
     'x-integration': {
       ...provenance(ctx),
-      direction: { requested: directionText, resolved: bidirectional ? 'bidirectional' : 'one_way', order: ordered.map((s) => s.name) },
-      systems: systems.map((s) => ({ id: s.id, name: s.name, category: s.category, entities: s.entities, known_product: Boolean(s.product), ...(s.product ? { auth: s.product.auth, api_reference: s.product.docs, endpoints: Object.fromEntries(s.product.entities.map((e) => [e.name, e.endpoint])) } : {}) })),
+      direction: {
+        requested: directionText,
+        resolved: bidirectional ? 'bidirectional' : 'one_way',
+        order: ordered.map((s) => s.name),
+      },
+      systems: systems.map((s) => ({
+        id: s.id,
+        name: s.name,
+        category: s.category,
+        entities: s.entities,
+        known_product: Boolean(s.product),
+        ...(s.product
+          ? {
+              auth: s.product.auth,
+              api_reference: s.product.docs,
+              endpoints: Object.fromEntries(s.product.entities.map((e) => [e.name, e.endpoint])),
+            }
+          : {}),
+      })),
       flows,
       field_mapping: fieldMapping,
       sizing: {
@@ -238,7 +454,9 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
         dead_letter: { after_attempts: 6, retention_days: 14, replay_endpoint: '/dead-letters/{id}/replay' },
         rate_limits: 'honour Retry-After; token bucket per target system',
       },
-      monitoring: { alerts: ['dead letters > 0 for 15 minutes', 'flow lag > 30 minutes', 'error rate > 2 % over 10 minutes'] },
+      monitoring: {
+        alerts: ['dead letters > 0 for 15 minutes', 'flow lag > 30 minutes', 'error rate > 2 % over 10 minutes'],
+      },
     },
   };
 
@@ -247,27 +465,51 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
     '',
     '## Overview',
     '',
-    mdTable(['Flow', 'From', 'To', 'Entities', 'Conflicts'], flows.map((f) => [f.id, f.from, f.to, f.entities.join(', '), f.conflict_resolution])),
+    mdTable(
+      ['Flow', 'From', 'To', 'Entities', 'Conflicts'],
+      flows.map((f) => [f.id, f.from, f.to, f.entities.join(', '), f.conflict_resolution]),
+    ),
     '',
     `Volume: ${perDay === null ? `not given; sized for an assumed ${thousands(assumedPerDay)} records/day` : `${thousands(assumedPerDay)} records/day (from "${md(volumeText)}"${bare !== null ? ', which gives no period: read as per day, please confirm' : ''})`}. Design peak ${peakPerSecond}/s, mode \`${mode}\`, batch size ${batchSize}.`,
     '',
     '## Systems',
     '',
-    mdTable(['System', 'Category', 'Entities', 'Auth', 'API reference'], systems.map((s) => [s.name, s.category, s.entities.join(', '), s.product?.auth ?? 'to be confirmed', s.product?.docs ?? 'to be confirmed'])),
+    mdTable(
+      ['System', 'Category', 'Entities', 'Auth', 'API reference'],
+      systems.map((s) => [
+        s.name,
+        s.category,
+        s.entities.join(', '),
+        s.product?.auth ?? 'to be confirmed',
+        s.product?.docs ?? 'to be confirmed',
+      ]),
+    ),
     '',
     '## Field mapping',
     '',
     ...entities.flatMap((e) => {
       const rows = (fieldMapping[e] ?? []) as Record<string, string | null>[];
       const ids = systems.filter((s) => s.entities.includes(e)).map((s) => s.id);
-      return [`### ${md(e)}`, '', mdTable(['Canonical', ...ids], rows.map((r) => [String(r.canonical), ...ids.map((id) => r[id] ?? '(not carried)')])), ''];
+      return [
+        `### ${md(e)}`,
+        '',
+        mdTable(
+          ['Canonical', ...ids],
+          rows.map((r) => [String(r.canonical), ...ids.map((id) => r[id] ?? '(not carried)')]),
+        ),
+        '',
+      ];
     }),
-    unmapped.length ? `Not in the product table, so their fields are placeholders to fill after checking their schema: ${unmapped.map(md).join(', ')}.\n` : null,
+    unmapped.length
+      ? `Not in the product table, so their fields are placeholders to fill after checking their schema: ${unmapped.map(md).join(', ')}.\n`
+      : null,
     '',
     '## Deploy',
     '',
     '1. Create API credentials for each system with the minimum scopes the flows need; store them in the secret manager.',
-    unmapped.length ? '2. Fill every `REPLACE_WITH_…_FIELD` in `x-integration.field_mapping` after checking each system\'s schema.' : '2. Check `x-integration.field_mapping` against a real record of each system (custom fields are not listed).',
+    unmapped.length
+      ? "2. Fill every `REPLACE_WITH_…_FIELD` in `x-integration.field_mapping` after checking each system's schema."
+      : '2. Check `x-integration.field_mapping` against a real record of each system (custom fields are not listed).',
     '3. Deploy the service; register `/webhooks/{system}` in each source system and verify the signature secret.',
     '4. Run `POST /flows/{flow_id}/sync` once per flow in dry-run mode and compare counts on both sides.',
     '',
@@ -278,14 +520,19 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
     '',
     '## Incidents',
     '',
-    mdTable(['Symptom', 'Likely cause', 'Action'], [
-      ['401/403 from a system', 'Expired or revoked credential', 'Rotate the credential; replay dead letters'],
-      ['429 responses', 'Rate limit reached', 'Lower concurrency; the retry policy honours Retry-After'],
-      ['Growing lag', 'Source webhook disabled or queue backlog', 'Check webhook registration; run a sync pass'],
-      ['Duplicates in a target', 'Idempotency key not stored', 'Check the key store; de-duplicate by external_id'],
-      ...(bidirectional ? [['Records flip-flopping', 'Update loop between systems', 'Check origin tags; pause one flow direction']] : []),
-      ['422 validation errors', 'Mapping mismatch', 'Fix the field mapping; replay the dead letters'],
-    ]),
+    mdTable(
+      ['Symptom', 'Likely cause', 'Action'],
+      [
+        ['401/403 from a system', 'Expired or revoked credential', 'Rotate the credential; replay dead letters'],
+        ['429 responses', 'Rate limit reached', 'Lower concurrency; the retry policy honours Retry-After'],
+        ['Growing lag', 'Source webhook disabled or queue backlog', 'Check webhook registration; run a sync pass'],
+        ['Duplicates in a target', 'Idempotency key not stored', 'Check the key store; de-duplicate by external_id'],
+        ...(bidirectional
+          ? [['Records flip-flopping', 'Update loop between systems', 'Check origin tags; pause one flow direction']]
+          : []),
+        ['422 validation errors', 'Mapping mismatch', 'Fix the field mapping; replay the dead letters'],
+      ],
+    ),
     '',
     '## Replay',
     '',

@@ -30,10 +30,22 @@ export interface LanguageTask {
 }
 
 /** Builds a task: the JSON Schema sent to the model is derived from `schema`. */
-export function languageTask(key: string, required: boolean, system: string, prompt: string, schema: z.ZodType, maxTokens = 2000): LanguageTask {
+export function languageTask(
+  key: string,
+  required: boolean,
+  system: string,
+  prompt: string,
+  schema: z.ZodType,
+  maxTokens = 2000,
+): LanguageTask {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
   delete json.$schema;
-  return { key, required, schema, request: { system, prompt, schema: json, schemaName: key.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64), maxTokens } };
+  return {
+    key,
+    required,
+    schema,
+    request: { system, prompt, schema: json, schemaName: key.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64), maxTokens },
+  };
 }
 
 /** A validated reply: the value and the model that wrote it. */
@@ -43,7 +55,11 @@ export interface LanguageReply {
 }
 
 /** The reply of `key`, parsed by `schema`; undefined when the task was skipped or the reply does not match. */
-export function languageReply<T>(ctx: DeliverableContext, key: string, schema: z.ZodType<T>): { value: T; model: string } | undefined {
+export function languageReply<T>(
+  ctx: DeliverableContext,
+  key: string,
+  schema: z.ZodType<T>,
+): { value: T; model: string } | undefined {
   const reply = ctx.language?.[key];
   if (!reply) return undefined;
   const parsed = schema.safeParse(reply.value);

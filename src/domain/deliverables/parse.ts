@@ -7,16 +7,63 @@
  */
 
 const WORD_NUMBERS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  fifteen: 15, twenty: 20, thirty: 30, forty: 40, fifty: 50, hundred: 100, a: 1, an: 1, single: 1, dozen: 12,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  hundred: 100,
+  a: 1,
+  an: 1,
+  single: 1,
+  dozen: 12,
 };
 
-const SCALE: Record<string, number> = { k: 1_000, thousand: 1_000, m: 1_000_000, mm: 1_000_000, million: 1_000_000, b: 1_000_000_000, billion: 1_000_000_000 };
+const SCALE: Record<string, number> = {
+  k: 1_000,
+  thousand: 1_000,
+  m: 1_000_000,
+  mm: 1_000_000,
+  million: 1_000_000,
+  b: 1_000_000_000,
+  billion: 1_000_000_000,
+};
 
 /** Per-day factor of a rate unit. */
 const PER_DAY: Record<string, number> = {
-  second: 86_400, sec: 86_400, s: 86_400, minute: 1_440, min: 1_440, hour: 24, hr: 24, h: 24, day: 1, d: 1, daily: 1,
-  week: 1 / 7, wk: 1 / 7, weekly: 1 / 7, month: 1 / 30, mo: 1 / 30, monthly: 1 / 30, year: 1 / 365, yr: 1 / 365, annually: 1 / 365, yearly: 1 / 365,
+  second: 86_400,
+  sec: 86_400,
+  s: 86_400,
+  minute: 1_440,
+  min: 1_440,
+  hour: 24,
+  hr: 24,
+  h: 24,
+  day: 1,
+  d: 1,
+  daily: 1,
+  week: 1 / 7,
+  wk: 1 / 7,
+  weekly: 1 / 7,
+  month: 1 / 30,
+  mo: 1 / 30,
+  monthly: 1 / 30,
+  year: 1 / 365,
+  yr: 1 / 365,
+  annually: 1 / 365,
+  yearly: 1 / 365,
 };
 
 /** A number as written: digits with thousands separators ("5,000", "5 000", "1.234.567"), decimals, or a word. */
@@ -60,9 +107,21 @@ export function parseRate(text: string): Rate | null {
   const scale = m[2] ? (SCALE[m[2].toLowerCase()] ?? 1) : 1;
   const per = (m[4] ?? 'day').toLowerCase();
   const amount = base * scale;
-  const noun = (m[3] ?? '').trim().replace(/\s+(per|a|an|each|every)$/i, '').trim() || null;
+  const noun =
+    (m[3] ?? '')
+      .trim()
+      .replace(/\s+(per|a|an|each|every)$/i, '')
+      .trim() || null;
   const perDay = Math.max(amount > 0 ? 1 : 0, Math.round(amount * (PER_DAY[per] ?? 1)));
-  return { perDay, amount, per: per.replace(/^(daily|weekly|monthly|yearly|annually)$/, (w) => ({ daily: 'day', weekly: 'week', monthly: 'month', yearly: 'year', annually: 'year' })[w] ?? w), noun };
+  return {
+    perDay,
+    amount,
+    per: per.replace(
+      /^(daily|weekly|monthly|yearly|annually)$/,
+      (w) => ({ daily: 'day', weekly: 'week', monthly: 'month', yearly: 'year', annually: 'year' })[w] ?? w,
+    ),
+    noun,
+  };
 }
 
 /** A count with its scale ("5k", "5,000", "2.5 million"); null without a number. */
@@ -99,9 +158,19 @@ export function parseDurationMinutes(text: string): number | null {
  */
 export function splitServiceDuration(item: string): { name: string; minutes: number | null; price: string | null } {
   // A price as written ("$80", "£15", "45 EUR") is kept apart from the name.
-  const priceRe = /(?:[$€£]\s?\d+(?:[.,]\d{1,2})?|\b\d+(?:[.,]\d{1,2})?\s?(?:usd|eur|gbp|aed|cad|aud|chf|dollars|euros|pounds)\b)/i;
+  const priceRe =
+    /(?:[$€£]\s?\d+(?:[.,]\d{1,2})?|\b\d+(?:[.,]\d{1,2})?\s?(?:usd|eur|gbp|aed|cad|aud|chf|dollars|euros|pounds)\b)/i;
   const price = priceRe.exec(item)?.[0]?.trim() ?? null;
-  const withoutPrice = price ? item.replace(priceRe, ' ').replace(/\(\s*[,;]?\s*\)|\(\s*([^()]*?)\s*[,;]\s*\)/g, (m, inner: string | undefined) => (inner ? `(${inner})` : '')).replace(/\s*[-–—:,;]\s*$/, '').replace(/\s+/g, ' ').trim() : item;
+  const withoutPrice = price
+    ? item
+        .replace(priceRe, ' ')
+        .replace(/\(\s*[,;]?\s*\)|\(\s*([^()]*?)\s*[,;]\s*\)/g, (m, inner: string | undefined) =>
+          inner ? `(${inner})` : '',
+        )
+        .replace(/\s*[-–—:,;]\s*$/, '')
+        .replace(/\s+/g, ' ')
+        .trim()
+    : item;
   const split = splitName(withoutPrice);
   return { ...split, price };
 }
@@ -127,7 +196,10 @@ const ZONE_NAMES: [RegExp, string][] = [
   [/\b(?:us\s+)?central(?:\s+(?:standard|daylight))?\s+time\b|\b(?:cst|cdt)\b|\bchicago\b/, 'America/Chicago'],
   [/\b(?:us\s+)?mountain(?:\s+(?:standard|daylight))?\s+time\b|\b(?:mst|mdt)\b|\bdenver\b/, 'America/Denver'],
   [/\barizona\b|\bphoenix\b/, 'America/Phoenix'],
-  [/\b(?:us\s+)?pacific(?:\s+(?:standard|daylight))?\s+time\b|\b(?:pst|pdt)\b|\blos angeles\b|\bseattle\b|\bsan francisco\b/, 'America/Los_Angeles'],
+  [
+    /\b(?:us\s+)?pacific(?:\s+(?:standard|daylight))?\s+time\b|\b(?:pst|pdt)\b|\blos angeles\b|\bseattle\b|\bsan francisco\b/,
+    'America/Los_Angeles',
+  ],
   [/\buk time\b|\bbritish\b|\b(?:gmt|bst)\b|\blondon\b/, 'Europe/London'],
   [/\b(?:cet|cest)\b|\bcentral european\b|\bberlin\b|\bparis\b|\bmadrid\b|\bamsterdam\b/, 'Europe/Berlin'],
   [/\bdubai\b|\bgulf standard\b|\bgst\b|\buae\b/, 'Asia/Dubai'],
@@ -153,14 +225,26 @@ export function isIanaZone(zone: string): boolean {
  * ("Eastern time" → America/New_York, "CET" → Europe/Berlin). Null when the text names none.
  */
 export function parseTimeZone(text: string): string | null {
-  const iana = /\b((?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\/[A-Za-z_]+(?:\/[A-Za-z_]+)?)\b/.exec(text);
+  const iana =
+    /\b((?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\/[A-Za-z_]+(?:\/[A-Za-z_]+)?)\b/.exec(
+      text,
+    );
   if (iana?.[1] && isIanaZone(iana[1])) return iana[1];
   // "UTC+4" / "GMT-5": a fixed offset; IANA's Etc zones count the other way (Etc/GMT-4 is UTC+4).
   const offset = /\b(?:utc|gmt)\s?([+-])\s?(\d{1,2})(?::00)?\b/i.exec(text);
-  if (offset && Number(offset[2]) <= 14 && Number(offset[2]) > 0) return `Etc/GMT${offset[1] === '+' ? '-' : '+'}${Number(offset[2])}`;
+  if (offset && Number(offset[2]) <= 14 && Number(offset[2]) > 0)
+    return `Etc/GMT${offset[1] === '+' ? '-' : '+'}${Number(offset[2])}`;
   // ET / CT / MT / PT only in capitals: in lower case they are ordinary words ("et", "pt").
   const us = /\b(ET|CT|MT|PT)\b/.exec(text)?.[1];
-  if (us) return ({ ET: 'America/New_York', CT: 'America/Chicago', MT: 'America/Denver', PT: 'America/Los_Angeles' } as Record<string, string>)[us] ?? null;
+  if (us)
+    return (
+      (
+        { ET: 'America/New_York', CT: 'America/Chicago', MT: 'America/Denver', PT: 'America/Los_Angeles' } as Record<
+          string,
+          string
+        >
+      )[us] ?? null
+    );
   const t = text.toLowerCase();
   if (/\butc\b/.test(t)) return 'UTC';
   return ZONE_NAMES.find(([re]) => re.test(t))?.[1] ?? null;
@@ -193,14 +277,25 @@ export function parseWeeklyHours(text: string): Record<Day, [string, string][]> 
   const out: Record<Day, [string, string][]> = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] };
   const day = String.raw`(mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)`;
   const time = String.raw`(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?`;
-  const re = new RegExp(String.raw`${day}(?:\s*(?:-|–|to|through|thru)\s*${day})?\s*:?\s*${time}\s*(?:-|–|to|until)\s*${time}`, 'gi');
+  const re = new RegExp(
+    String.raw`${day}(?:\s*(?:-|–|to|through|thru)\s*${day})?\s*:?\s*${time}\s*(?:-|–|to|until)\s*${time}`,
+    'gi',
+  );
   let found = false;
   for (const m of text.matchAll(re)) {
     const from = dayIndex(m[1] ?? '');
     const to = m[2] ? dayIndex(m[2]) : from;
-    const open = clock(m[3] ?? '', m[4], m[5] ?? (m[8] && !m[5] && Number(m[3]) < 12 && Number(m[6]) <= 12 ? 'am' : undefined));
+    const open = clock(
+      m[3] ?? '',
+      m[4],
+      m[5] ?? (m[8] && !m[5] && Number(m[3]) < 12 && Number(m[6]) <= 12 ? 'am' : undefined),
+    );
     // "9-5": a closing hour before the opening hour is in the afternoon.
-    const close = clock(m[6] ?? '', m[7], m[8] ?? ((m[5] || Number(m[6]) < Number(m[3])) && Number(m[6]) < 12 ? 'pm' : undefined));
+    const close = clock(
+      m[6] ?? '',
+      m[7],
+      m[8] ?? ((m[5] || Number(m[6]) < Number(m[3])) && Number(m[6]) < 12 ? 'pm' : undefined),
+    );
     if (from < 0 || to < 0 || !open || !close) continue;
     for (let i = from; ; i = (i + 1) % 7) {
       const key = DAYS[i];

@@ -13,36 +13,124 @@
  */
 import { findRobot, parseMaxMassKg, parseRosDistro, payloadCheck, visionNeed, type RobotModel } from './robots';
 import type { DeliverableContext, DeliverableFile } from './types';
-import { MEDIA_YAML, hasAny, haystack, line, lines, markdownFile, md, mdFooter, mdQuote, mdTable, snake, text, textFile, yamlString } from './util';
+import {
+  MEDIA_YAML,
+  hasAny,
+  haystack,
+  line,
+  lines,
+  markdownFile,
+  md,
+  mdFooter,
+  mdQuote,
+  mdTable,
+  snake,
+  text,
+  textFile,
+  yamlString,
+} from './util';
 
 type RobotKind = 'manipulator' | 'mobile' | 'aerial' | 'legged' | 'gantry' | 'generic';
-type ControllerKind = 'plc' | 'universal_robots' | 'ros2_native' | 'microcontroller' | 'flight_controller' | 'vendor' | 'generic';
+type ControllerKind =
+  'plc' | 'universal_robots' | 'ros2_native' | 'microcontroller' | 'flight_controller' | 'vendor' | 'generic';
 
 const ROBOT_KINDS: { kind: RobotKind; keywords: string[] }[] = [
-  { kind: 'manipulator', keywords: ['arm', 'manipulator', 'cobot', '6-axis', '6 axis', 'axis', 'scara', 'delta', 'pick', 'ur3', 'ur5', 'ur10', 'ur16', 'ur20', 'kuka', 'fanuc', 'abb', 'franka', 'kinova'] },
-  { kind: 'mobile', keywords: ['amr', 'agv', 'mobile', 'wheel', 'diff', 'rover', 'forklift', 'cart', 'turtlebot', 'base'] },
+  {
+    kind: 'manipulator',
+    keywords: [
+      'arm',
+      'manipulator',
+      'cobot',
+      '6-axis',
+      '6 axis',
+      'axis',
+      'scara',
+      'delta',
+      'pick',
+      'ur3',
+      'ur5',
+      'ur10',
+      'ur16',
+      'ur20',
+      'kuka',
+      'fanuc',
+      'abb',
+      'franka',
+      'kinova',
+    ],
+  },
+  {
+    kind: 'mobile',
+    keywords: ['amr', 'agv', 'mobile', 'wheel', 'diff', 'rover', 'forklift', 'cart', 'turtlebot', 'base'],
+  },
   { kind: 'aerial', keywords: ['drone', 'uav', 'quad', 'multicopter', 'aerial'] },
   { kind: 'legged', keywords: ['legged', 'quadruped', 'humanoid', 'biped', 'spot', 'unitree'] },
   { kind: 'gantry', keywords: ['gantry', 'cartesian', 'xyz', 'cnc', 'linear'] },
 ];
 
 const CONTROLLER_KINDS: { kind: ControllerKind; keywords: string[] }[] = [
-  { kind: 'plc', keywords: ['plc', 'siemens', 's7', 's7-1500', 'allen', 'rockwell', 'beckhoff', 'twincat', 'codesys', 'omron', 'opc', 'modbus'] },
+  {
+    kind: 'plc',
+    keywords: [
+      'plc',
+      'siemens',
+      's7',
+      's7-1500',
+      'allen',
+      'rockwell',
+      'beckhoff',
+      'twincat',
+      'codesys',
+      'omron',
+      'opc',
+      'modbus',
+    ],
+  },
   { kind: 'universal_robots', keywords: ['ur', 'universal robots', 'polyscope', 'cb3', 'e-series'] },
   { kind: 'ros2_native', keywords: ['ros', 'ros2', 'ros 2', 'ros2_control', 'moveit', 'nav2'] },
-  { kind: 'microcontroller', keywords: ['arduino', 'esp32', 'stm32', 'teensy', 'raspberry', 'micro-ros', 'microcontroller', 'mcu'] },
+  {
+    kind: 'microcontroller',
+    keywords: ['arduino', 'esp32', 'stm32', 'teensy', 'raspberry', 'micro-ros', 'microcontroller', 'mcu'],
+  },
   { kind: 'flight_controller', keywords: ['px4', 'ardupilot', 'pixhawk', 'mavlink'] },
   { kind: 'vendor', keywords: ['kuka', 'krc', 'fanuc', 'abb', 'irc5', 'omnicore', 'yaskawa', 'motoman'] },
 ];
 
 const CONTROLLER_BRIDGES: Record<ControllerKind, { bridge: string; detail: string }> = {
-  plc: { bridge: 'OPC UA / Modbus TCP bridge node', detail: 'The PLC keeps the safety and I/O logic; ROS 2 reads state and writes setpoints through OPC UA (preferred) or Modbus TCP, with a heartbeat the PLC monitors.' },
-  universal_robots: { bridge: 'ur_robot_driver (ros2_control hardware interface)', detail: 'The official Universal Robots ROS 2 driver exposes the arm through ros2_control; the External Control URCap must run on the teach pendant.' },
-  ros2_native: { bridge: 'ros2_control hardware interface', detail: 'The controller already speaks ROS 2: controllers load through controller_manager directly.' },
-  microcontroller: { bridge: 'micro-ROS agent', detail: 'The microcontroller runs a micro-ROS client over serial or UDP; the micro_ros_agent on the host bridges it into the ROS 2 graph.' },
-  flight_controller: { bridge: 'PX4 uXRCE-DDS bridge / MAVROS', detail: 'PX4 publishes its uORB topics into ROS 2 through the uXRCE-DDS agent (ArduPilot through MAVROS or its DDS interface); offboard setpoints go through the same bridge.' },
-  vendor: { bridge: 'vendor motion interface (e.g. KUKA RSI/FRI, ABB EGM, FANUC Stream Motion)', detail: 'The vendor controller stays in charge of motion and safety; ROS 2 streams setpoints through the vendor real-time interface wrapped as a ros2_control hardware interface.' },
-  generic: { bridge: 'custom ros2_control hardware interface', detail: 'A hardware interface plugin (read/write at the control rate) wraps the controller protocol; its exact transport is fixed during the design review.' },
+  plc: {
+    bridge: 'OPC UA / Modbus TCP bridge node',
+    detail:
+      'The PLC keeps the safety and I/O logic; ROS 2 reads state and writes setpoints through OPC UA (preferred) or Modbus TCP, with a heartbeat the PLC monitors.',
+  },
+  universal_robots: {
+    bridge: 'ur_robot_driver (ros2_control hardware interface)',
+    detail:
+      'The official Universal Robots ROS 2 driver exposes the arm through ros2_control; the External Control URCap must run on the teach pendant.',
+  },
+  ros2_native: {
+    bridge: 'ros2_control hardware interface',
+    detail: 'The controller already speaks ROS 2: controllers load through controller_manager directly.',
+  },
+  microcontroller: {
+    bridge: 'micro-ROS agent',
+    detail:
+      'The microcontroller runs a micro-ROS client over serial or UDP; the micro_ros_agent on the host bridges it into the ROS 2 graph.',
+  },
+  flight_controller: {
+    bridge: 'PX4 uXRCE-DDS bridge / MAVROS',
+    detail:
+      'PX4 publishes its uORB topics into ROS 2 through the uXRCE-DDS agent (ArduPilot through MAVROS or its DDS interface); offboard setpoints go through the same bridge.',
+  },
+  vendor: {
+    bridge: 'vendor motion interface (e.g. KUKA RSI/FRI, ABB EGM, FANUC Stream Motion)',
+    detail:
+      'The vendor controller stays in charge of motion and safety; ROS 2 streams setpoints through the vendor real-time interface wrapped as a ros2_control hardware interface.',
+  },
+  generic: {
+    bridge: 'custom ros2_control hardware interface',
+    detail:
+      'A hardware interface plugin (read/write at the control rate) wraps the controller protocol; its exact transport is fixed during the design review.',
+  },
 };
 
 function classify<K extends string>(value: string, table: { kind: K; keywords: string[] }[], fallback: K): K {
@@ -50,9 +138,17 @@ function classify<K extends string>(value: string, table: { kind: K; keywords: s
   return table.find((t) => hasAny(hay, t.keywords))?.kind ?? fallback;
 }
 
-function controllersFor(kind: RobotKind, robot: RobotModel | undefined, distro: string): { name: string; type: string; params: [string, string][] }[] {
+function controllersFor(
+  kind: RobotKind,
+  robot: RobotModel | undefined,
+  distro: string,
+): { name: string; type: string; params: [string, string][] }[] {
   const jointList = (names: string[]): string => `[${names.map((n) => JSON.stringify(n)).join(', ')}]`;
-  const jsb = { name: 'joint_state_broadcaster', type: 'joint_state_broadcaster/JointStateBroadcaster', params: [] as [string, string][] };
+  const jsb = {
+    name: 'joint_state_broadcaster',
+    type: 'joint_state_broadcaster/JointStateBroadcaster',
+    params: [] as [string, string][],
+  };
   switch (kind) {
     case 'manipulator':
       return [
@@ -61,7 +157,10 @@ function controllersFor(kind: RobotKind, robot: RobotModel | undefined, distro: 
           name: 'joint_trajectory_controller',
           type: 'joint_trajectory_controller/JointTrajectoryController',
           params: [
-            ['joints', robot?.kind === 'manipulator' ? jointList(robot.joints) : '["REPLACE_WITH_JOINT_NAMES_FROM_THE_URDF"]'],
+            [
+              'joints',
+              robot?.kind === 'manipulator' ? jointList(robot.joints) : '["REPLACE_WITH_JOINT_NAMES_FROM_THE_URDF"]',
+            ],
             ['command_interfaces', '["position"]'],
             ['state_interfaces', '["position", "velocity"]'],
             ['state_publish_rate', '100.0'],
@@ -82,7 +181,9 @@ function controllersFor(kind: RobotKind, robot: RobotModel | undefined, distro: 
             ['wheel_separation', robot?.wheels ? String(robot.wheels.separation) : '0.40  # REPLACE: measure'],
             ['wheel_radius', robot?.wheels ? String(robot.wheels.radius) : '0.08  # REPLACE: measure'],
             // Humble's diff_drive_controller takes geometry_msgs/Twist unless told otherwise; Jazzy takes TwistStamped.
-            ...(distro === 'humble' || distro === 'foxy' || distro === 'iron' ? ([['use_stamped_vel', 'false']] as [string, string][]) : []),
+            ...(distro === 'humble' || distro === 'foxy' || distro === 'iron'
+              ? ([['use_stamped_vel', 'false']] as [string, string][])
+              : []),
             ['publish_rate', '50.0'],
             ['base_frame_id', '"base_link"'],
             ['odom_frame_id', '"odom"'],
@@ -145,8 +246,20 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
   const robotKind: RobotKind = robot?.kind ?? classify(robotType, ROBOT_KINDS, 'generic');
   const controllerKind = classify(controller, CONTROLLER_KINDS, 'generic');
   // A known robot's own driver is the bridge, whatever else the controller text mentions.
-  const bridge = robot ? { bridge: robot.driver, detail: `${robot.name}: ${robot.controller}; ROS 2 talks to it through ${robot.driver.split(' ')[0]}.` } : CONTROLLER_BRIDGES[controllerKind];
-  const allText = [robotType, controller, objective, siteConstraints, text(ctx.inputs, 'ros_distro', '', 100), text(ctx.inputs, 'ros_version', '', 100)].join(' \n ');
+  const bridge = robot
+    ? {
+        bridge: robot.driver,
+        detail: `${robot.name}: ${robot.controller}; ROS 2 talks to it through ${robot.driver.split(' ')[0]}.`,
+      }
+    : CONTROLLER_BRIDGES[controllerKind];
+  const allText = [
+    robotType,
+    controller,
+    objective,
+    siteConstraints,
+    text(ctx.inputs, 'ros_distro', '', 100),
+    text(ctx.inputs, 'ros_version', '', 100),
+  ].join(' \n ');
   const distroGiven = parseRosDistro(allText);
   const distro = distroGiven ?? { id: 'jazzy', label: 'Jazzy Jalisco (LTS, Ubuntu 24.04)' };
   const partKg = parseMaxMassKg(`${objective} ${siteConstraints}`);
@@ -155,9 +268,38 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
   const pkg = `${snake(robot?.id ?? robotType, 'robot', 24)}_bringup`;
   const controllers = controllersFor(robotKind, robot, distro.id);
   const hay = haystack(objective, siteConstraints);
-  const humansNearby = hasAny(hay, ['human', 'people', 'operator', 'collaborat', 'shared', 'worker', 'staff', 'public', 'hospital', 'warehouse', 'store']);
-  const hazardous = hasAny(hay, ['atex', 'explosive', 'hazard', 'chemical', 'outdoor', 'wet', 'food', 'clean room', 'cleanroom']);
-  const planner = robotKind === 'manipulator' || robotKind === 'gantry' ? 'MoveIt 2' : robotKind === 'mobile' ? 'Nav2' : robotKind === 'aerial' ? 'PX4 offboard mission' : 'custom behaviour tree';
+  const humansNearby = hasAny(hay, [
+    'human',
+    'people',
+    'operator',
+    'collaborat',
+    'shared',
+    'worker',
+    'staff',
+    'public',
+    'hospital',
+    'warehouse',
+    'store',
+  ]);
+  const hazardous = hasAny(hay, [
+    'atex',
+    'explosive',
+    'hazard',
+    'chemical',
+    'outdoor',
+    'wet',
+    'food',
+    'clean room',
+    'cleanroom',
+  ]);
+  const planner =
+    robotKind === 'manipulator' || robotKind === 'gantry'
+      ? 'MoveIt 2'
+      : robotKind === 'mobile'
+        ? 'Nav2'
+        : robotKind === 'aerial'
+          ? 'PX4 offboard mission'
+          : 'custom behaviour tree';
   const maxLinear = humansNearby ? 0.25 : 1.0;
 
   const paramsYaml = lines(
@@ -168,7 +310,9 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
     controllers.length > 0 ? '  ros__parameters:' : null,
     controllers.length > 0 ? '    update_rate: 100  # Hz' : null,
     ...controllers.flatMap((c) => [`    ${c.name}:`, `      type: ${c.type}`]),
-    ...controllers.filter((c) => c.params.length > 0).flatMap((c) => [`${c.name}:`, '  ros__parameters:', ...c.params.map(([k, v]) => `    ${k}: ${v}`)]),
+    ...controllers
+      .filter((c) => c.params.length > 0)
+      .flatMap((c) => [`${c.name}:`, '  ros__parameters:', ...c.params.map(([k, v]) => `    ${k}: ${v}`)]),
     'mission_supervisor:',
     '  ros__parameters:',
     `    robot_type: ${yamlString(robotType)}`,
@@ -227,7 +371,12 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
           '      exec: "ros2_control_node"',
           '      param:',
           '        - from: "$(var params_file)"',
-          ...spawned.flatMap((name) => ['  - node:', '      pkg: "controller_manager"', '      exec: "spawner"', `      args: "${name} --controller-manager /controller_manager"`]),
+          ...spawned.flatMap((name) => [
+            '  - node:',
+            '      pkg: "controller_manager"',
+            '      exec: "spawner"',
+            `      args: "${name} --controller-manager /controller_manager"`,
+          ]),
         ]
       : []),
     ...(controllerKind === 'microcontroller'
@@ -235,7 +384,14 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
       : []),
     ...(controllerKind === 'flight_controller' ? ['  - executable:', '      cmd: "MicroXRCEAgent udp4 -p 8888"'] : []),
     ...(vision
-      ? ['  - node:', `      pkg: "${pkg}"`, '      exec: "perception"', '      name: "perception"', '      param:', '        - from: "$(var params_file)"']
+      ? [
+          '  - node:',
+          `      pkg: "${pkg}"`,
+          '      exec: "perception"',
+          '      name: "perception"',
+          '      param:',
+          '        - from: "$(var params_file)"',
+        ]
       : []),
     '  - node:',
     `      pkg: "${pkg}"`,
@@ -254,20 +410,36 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
   const architecture = lines(
     `# Control-system blueprint: ${md(robotType)}`,
     '',
-    mdTable(['Item', 'Value'], [
-      ['Robot type', robotType],
-      ['Robot class', robotKind],
-      ['Controller', controller],
-      ['Controller class', controllerKind],
-      ['Controller bridge', bridge.bridge],
-      ['Motion planning', planner],
-      ['ROS 2 distribution', distroGiven ? `${distro.label} (as requested)` : `${distro.label} (none was named)`],
-      ...(robot ? [['Robot model', `${robot.name}: rated payload ${robot.payload_kg} kg${robot.reach_mm ? `, reach ${robot.reach_mm} mm` : ''}`], ['Joints', robot.joints.join(', ')]] : [['Robot model', 'not in the model table: joint names and payload to be taken from its data sheet']]),
-      ['Payload check', `${payload.status}: ${payload.note}${payload.suggest ? ` Consider the ${payload.suggest}.` : ''}`],
-      ['Vision', vision ? `${vision.kind.toUpperCase()} camera: ${vision.why}` : 'none needed for this objective'],
-      ['Bring-up package', pkg],
-    ]),
-    payload.status === 'over' ? `\n> **Payload exceeded.** ${md(payload.note)}${payload.suggest ? ` The ${md(payload.suggest)} has the capacity.` : ' Choose a robot with a higher rated payload.'}` : null,
+    mdTable(
+      ['Item', 'Value'],
+      [
+        ['Robot type', robotType],
+        ['Robot class', robotKind],
+        ['Controller', controller],
+        ['Controller class', controllerKind],
+        ['Controller bridge', bridge.bridge],
+        ['Motion planning', planner],
+        ['ROS 2 distribution', distroGiven ? `${distro.label} (as requested)` : `${distro.label} (none was named)`],
+        ...(robot
+          ? [
+              [
+                'Robot model',
+                `${robot.name}: rated payload ${robot.payload_kg} kg${robot.reach_mm ? `, reach ${robot.reach_mm} mm` : ''}`,
+              ],
+              ['Joints', robot.joints.join(', ')],
+            ]
+          : [['Robot model', 'not in the model table: joint names and payload to be taken from its data sheet']]),
+        [
+          'Payload check',
+          `${payload.status}: ${payload.note}${payload.suggest ? ` Consider the ${payload.suggest}.` : ''}`,
+        ],
+        ['Vision', vision ? `${vision.kind.toUpperCase()} camera: ${vision.why}` : 'none needed for this objective'],
+        ['Bring-up package', pkg],
+      ],
+    ),
+    payload.status === 'over'
+      ? `\n> **Payload exceeded.** ${md(payload.note)}${payload.suggest ? ` The ${md(payload.suggest)} has the capacity.` : ' Choose a robot with a higher rated payload.'}`
+      : null,
     '',
     '## Objective',
     '',
@@ -300,15 +472,52 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
     '',
     '## Interfaces',
     '',
-    mdTable(['Name', 'Kind', 'Type', 'Purpose'], [
-      ['/mission/command', 'service', 'std_srvs/srv/Trigger (start, pause, resume)', 'Operator or API control'],
-      ['/mission/state', 'topic', 'std_msgs/msg/String', 'Current mission state'],
-      ['/safety/estop', 'topic', 'std_msgs/msg/Bool', 'Software stop request (not a replacement for the hard-wired e-stop)'],
-      ['/joint_states', 'topic', 'sensor_msgs/msg/JointState', 'Robot state from joint_state_broadcaster'],
-      ...(robotKind === 'mobile' ? [['/diff_drive_controller/cmd_vel', 'topic', distro.id === 'humble' || distro.id === 'foxy' || distro.id === 'iron' ? 'geometry_msgs/msg/Twist' : 'geometry_msgs/msg/TwistStamped', 'Velocity commands to the base']] : []),
-      ...(vision ? [[vision.kind === '3d' ? '/perception/pick_poses' : '/perception/detections', 'topic', vision.kind === '3d' ? 'geometry_msgs/msg/PoseArray' : 'vision_msgs/msg/Detection2DArray', 'Where the parts are']] : []),
-      ...(robotKind === 'manipulator' || robotKind === 'gantry' ? [['/joint_trajectory_controller/follow_joint_trajectory', 'action', 'control_msgs/action/FollowJointTrajectory', 'Trajectory execution']] : []),
-    ]),
+    mdTable(
+      ['Name', 'Kind', 'Type', 'Purpose'],
+      [
+        ['/mission/command', 'service', 'std_srvs/srv/Trigger (start, pause, resume)', 'Operator or API control'],
+        ['/mission/state', 'topic', 'std_msgs/msg/String', 'Current mission state'],
+        [
+          '/safety/estop',
+          'topic',
+          'std_msgs/msg/Bool',
+          'Software stop request (not a replacement for the hard-wired e-stop)',
+        ],
+        ['/joint_states', 'topic', 'sensor_msgs/msg/JointState', 'Robot state from joint_state_broadcaster'],
+        ...(robotKind === 'mobile'
+          ? [
+              [
+                '/diff_drive_controller/cmd_vel',
+                'topic',
+                distro.id === 'humble' || distro.id === 'foxy' || distro.id === 'iron'
+                  ? 'geometry_msgs/msg/Twist'
+                  : 'geometry_msgs/msg/TwistStamped',
+                'Velocity commands to the base',
+              ],
+            ]
+          : []),
+        ...(vision
+          ? [
+              [
+                vision.kind === '3d' ? '/perception/pick_poses' : '/perception/detections',
+                'topic',
+                vision.kind === '3d' ? 'geometry_msgs/msg/PoseArray' : 'vision_msgs/msg/Detection2DArray',
+                'Where the parts are',
+              ],
+            ]
+          : []),
+        ...(robotKind === 'manipulator' || robotKind === 'gantry'
+          ? [
+              [
+                '/joint_trajectory_controller/follow_joint_trajectory',
+                'action',
+                'control_msgs/action/FollowJointTrajectory',
+                'Trajectory execution',
+              ],
+            ]
+          : []),
+      ],
+    ),
     '',
     '## Delivery plan (7 days)',
     '',
@@ -328,7 +537,9 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
 
   const standards = [
     robotKind === 'manipulator' ? 'ISO 10218-1/-2 (industrial robots and robot systems)' : null,
-    robotKind === 'manipulator' && humansNearby ? 'ISO/TS 15066 (collaborative operation: power and force limits)' : null,
+    robotKind === 'manipulator' && humansNearby
+      ? 'ISO/TS 15066 (collaborative operation: power and force limits)'
+      : null,
     robotKind === 'mobile' ? 'ISO 3691-4 (driverless industrial trucks) and ISO 13482 where robots serve people' : null,
     robotKind === 'aerial' ? 'local aviation authority rules for the operation category' : null,
     'ISO 12100 (risk assessment and risk reduction)',
@@ -352,7 +563,9 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
     '- [ ] Hard-wired emergency stops reachable from every operator position and tested.',
     '- [ ] Safety functions (e-stop, protective stop, speed limits) implemented in the safety-rated controller or PLC, not only in ROS 2.',
     '- [ ] Workspace limits / safety zones configured in the controller.',
-    humansNearby ? '- [ ] Collaborative zone: speed and separation monitoring or power-and-force limits validated.' : '- [ ] Perimeter guarding or presence detection prevents entry during automatic operation.',
+    humansNearby
+      ? '- [ ] Collaborative zone: speed and separation monitoring or power-and-force limits validated.'
+      : '- [ ] Perimeter guarding or presence detection prevents entry during automatic operation.',
     '- [ ] Network segmented; the robot controller is not reachable from the internet.',
     '',
     '## Before the first motion',

@@ -29,9 +29,23 @@ export interface RobotModel {
   wheels?: { left: string; right: string; separation: number; radius: number };
 }
 
-const UR_JOINTS = ['shoulder_pan_joint', 'shoulder_lift_joint', 'elbow_joint', 'wrist_1_joint', 'wrist_2_joint', 'wrist_3_joint'];
+const UR_JOINTS = [
+  'shoulder_pan_joint',
+  'shoulder_lift_joint',
+  'elbow_joint',
+  'wrist_1_joint',
+  'wrist_2_joint',
+  'wrist_3_joint',
+];
 const ur = (id: string, name: string, payload: number, reach: number, alias: RegExp): RobotModel => ({
-  id, name, aliases: alias, kind: 'manipulator', payload_kg: payload, reach_mm: reach, joints: UR_JOINTS, family: 'ur',
+  id,
+  name,
+  aliases: alias,
+  kind: 'manipulator',
+  payload_kg: payload,
+  reach_mm: reach,
+  joints: UR_JOINTS,
+  family: 'ur',
   controller: 'UR e-Series control box (PolyScope 5) with the External Control URCap',
   driver: `ur_robot_driver (Universal_Robots_ROS2_Driver): ros2 launch ur_robot_driver ur_control.launch.py ur_type:=${id} robot_ip:=<robot ip>`,
 });
@@ -45,59 +59,136 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
   ur('ur20', 'Universal Robots UR20', 20, 1750, /\bur\s?20\b/i),
   ur('ur30', 'Universal Robots UR30', 30, 1300, /\bur\s?30\b/i),
   {
-    id: 'fr3', name: 'Franka Research 3', aliases: /\b(franka|fr3|panda)\b/i, kind: 'manipulator', payload_kg: 3, reach_mm: 855, family: 'franka',
+    id: 'fr3',
+    name: 'Franka Research 3',
+    aliases: /\b(franka|fr3|panda)\b/i,
+    kind: 'manipulator',
+    payload_kg: 3,
+    reach_mm: 855,
+    family: 'franka',
     joints: ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'],
-    controller: 'Franka Control with the Franka Control Interface (FCI, 1 kHz)', driver: 'franka_ros2 (franka_bringup franka.launch.py robot_ip:=<robot ip>)',
+    controller: 'Franka Control with the Franka Control Interface (FCI, 1 kHz)',
+    driver: 'franka_ros2 (franka_bringup franka.launch.py robot_ip:=<robot ip>)',
   },
   {
-    id: 'lbr_iiwa7', name: 'KUKA LBR iiwa 7 R800', aliases: /\b(iiwa\s?7|lbr\s?iiwa)\b/i, kind: 'manipulator', payload_kg: 7, reach_mm: 800, family: 'kuka_lbr',
+    id: 'lbr_iiwa7',
+    name: 'KUKA LBR iiwa 7 R800',
+    aliases: /\b(iiwa\s?7|lbr\s?iiwa)\b/i,
+    kind: 'manipulator',
+    payload_kg: 7,
+    reach_mm: 800,
+    family: 'kuka_lbr',
     joints: ['lbr_A1', 'lbr_A2', 'lbr_A3', 'lbr_A4', 'lbr_A5', 'lbr_A6', 'lbr_A7'],
-    controller: 'KUKA Sunrise Cabinet with the Fast Robot Interface (FRI)', driver: 'lbr_fri_ros2_stack (lbr_bringup)',
+    controller: 'KUKA Sunrise Cabinet with the Fast Robot Interface (FRI)',
+    driver: 'lbr_fri_ros2_stack (lbr_bringup)',
   },
   {
-    id: 'kr6_r900', name: 'KUKA KR 6 R900 (KR AGILUS)', aliases: /\b(kr\s?6\s?r900|kr agilus|agilus)\b/i, kind: 'manipulator', payload_kg: 6, reach_mm: 901, family: 'kuka_kr',
+    id: 'kr6_r900',
+    name: 'KUKA KR 6 R900 (KR AGILUS)',
+    aliases: /\b(kr\s?6\s?r900|kr agilus|agilus)\b/i,
+    kind: 'manipulator',
+    payload_kg: 6,
+    reach_mm: 901,
+    family: 'kuka_kr',
     joints: ['joint_a1', 'joint_a2', 'joint_a3', 'joint_a4', 'joint_a5', 'joint_a6'],
-    controller: 'KUKA KR C5 micro with RobotSensorInterface (RSI)', driver: 'kuka_drivers (kuka_rsi_driver)',
+    controller: 'KUKA KR C5 micro with RobotSensorInterface (RSI)',
+    driver: 'kuka_drivers (kuka_rsi_driver)',
   },
   {
-    id: 'irb120', name: 'ABB IRB 120', aliases: /\birb\s?120\b/i, kind: 'manipulator', payload_kg: 3, reach_mm: 580, family: 'abb',
+    id: 'irb120',
+    name: 'ABB IRB 120',
+    aliases: /\birb\s?120\b/i,
+    kind: 'manipulator',
+    payload_kg: 3,
+    reach_mm: 580,
+    family: 'abb',
     joints: ['joint_1', 'joint_2', 'joint_3', 'joint_4', 'joint_5', 'joint_6'],
-    controller: 'ABB IRC5 Compact with Externally Guided Motion (EGM)', driver: 'abb_ros2 (abb_bringup, EGM + RWS)',
+    controller: 'ABB IRC5 Compact with Externally Guided Motion (EGM)',
+    driver: 'abb_ros2 (abb_bringup, EGM + RWS)',
   },
   {
-    id: 'gofa_crb15000', name: 'ABB GoFa CRB 15000', aliases: /\b(gofa|crb\s?15000)\b/i, kind: 'manipulator', payload_kg: 5, reach_mm: 950, family: 'abb',
+    id: 'gofa_crb15000',
+    name: 'ABB GoFa CRB 15000',
+    aliases: /\b(gofa|crb\s?15000)\b/i,
+    kind: 'manipulator',
+    payload_kg: 5,
+    reach_mm: 950,
+    family: 'abb',
     joints: ['joint_1', 'joint_2', 'joint_3', 'joint_4', 'joint_5', 'joint_6'],
-    controller: 'ABB OmniCore C30 with Externally Guided Motion (EGM)', driver: 'abb_ros2 (abb_bringup, EGM + RWS)',
+    controller: 'ABB OmniCore C30 with Externally Guided Motion (EGM)',
+    driver: 'abb_ros2 (abb_bringup, EGM + RWS)',
   },
   {
-    id: 'crx10ia', name: 'FANUC CRX-10iA', aliases: /\bcrx[-\s]?10i?a?\b/i, kind: 'manipulator', payload_kg: 10, reach_mm: 1249, family: 'fanuc',
+    id: 'crx10ia',
+    name: 'FANUC CRX-10iA',
+    aliases: /\bcrx[-\s]?10i?a?\b/i,
+    kind: 'manipulator',
+    payload_kg: 10,
+    reach_mm: 1249,
+    family: 'fanuc',
     joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
-    controller: 'FANUC R-30iB Mini Plus with Stream Motion', driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+    controller: 'FANUC R-30iB Mini Plus with Stream Motion',
+    driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
   },
   {
-    id: 'lrmate200id_7l', name: 'FANUC LR Mate 200iD/7L', aliases: /\blr\s?mate\s?200i?d?(?:\/7l)?\b/i, kind: 'manipulator', payload_kg: 7, reach_mm: 911, family: 'fanuc',
+    id: 'lrmate200id_7l',
+    name: 'FANUC LR Mate 200iD/7L',
+    aliases: /\blr\s?mate\s?200i?d?(?:\/7l)?\b/i,
+    kind: 'manipulator',
+    payload_kg: 7,
+    reach_mm: 911,
+    family: 'fanuc',
     joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
-    controller: 'FANUC R-30iB Mate Plus with Stream Motion', driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+    controller: 'FANUC R-30iB Mate Plus with Stream Motion',
+    driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
   },
   {
-    id: 'xarm6', name: 'UFACTORY xArm 6', aliases: /\bx\s?arm\s?6\b/i, kind: 'manipulator', payload_kg: 5, reach_mm: 700, family: 'xarm',
+    id: 'xarm6',
+    name: 'UFACTORY xArm 6',
+    aliases: /\bx\s?arm\s?6\b/i,
+    kind: 'manipulator',
+    payload_kg: 5,
+    reach_mm: 700,
+    family: 'xarm',
     joints: ['joint1', 'joint2', 'joint3', 'joint4', 'joint5', 'joint6'],
-    controller: 'xArm control box (xArm SDK over TCP)', driver: 'xarm_ros2 (xarm_api, ros2 launch xarm_moveit_config xarm6_moveit_realmove.launch.py robot_ip:=<robot ip>)',
+    controller: 'xArm control box (xArm SDK over TCP)',
+    driver: 'xarm_ros2 (xarm_api, ros2 launch xarm_moveit_config xarm6_moveit_realmove.launch.py robot_ip:=<robot ip>)',
   },
   {
-    id: 'kinova_gen3', name: 'Kinova Gen3 (7 DoF)', aliases: /\bkinova\b|\bgen3\b/i, kind: 'manipulator', payload_kg: 4, reach_mm: 902, family: 'kinova',
+    id: 'kinova_gen3',
+    name: 'Kinova Gen3 (7 DoF)',
+    aliases: /\bkinova\b|\bgen3\b/i,
+    kind: 'manipulator',
+    payload_kg: 4,
+    reach_mm: 902,
+    family: 'kinova',
     joints: ['joint_1', 'joint_2', 'joint_3', 'joint_4', 'joint_5', 'joint_6', 'joint_7'],
-    controller: 'Kinova Gen3 base controller (Kortex API)', driver: 'ros2_kortex (kortex_bringup gen3.launch.py robot_ip:=<robot ip>)',
+    controller: 'Kinova Gen3 base controller (Kortex API)',
+    driver: 'ros2_kortex (kortex_bringup gen3.launch.py robot_ip:=<robot ip>)',
   },
   {
-    id: 'turtlebot4', name: 'TurtleBot 4', aliases: /\bturtle\s?bot\s?4?\b/i, kind: 'mobile', payload_kg: 9, family: 'turtlebot',
-    joints: ['left_wheel_joint', 'right_wheel_joint'], wheels: { left: 'left_wheel_joint', right: 'right_wheel_joint', separation: 0.233, radius: 0.03575 },
-    controller: 'iRobot Create 3 base with a Raspberry Pi 4', driver: 'turtlebot4_robot (turtlebot4_bringup)',
+    id: 'turtlebot4',
+    name: 'TurtleBot 4',
+    aliases: /\bturtle\s?bot\s?4?\b/i,
+    kind: 'mobile',
+    payload_kg: 9,
+    family: 'turtlebot',
+    joints: ['left_wheel_joint', 'right_wheel_joint'],
+    wheels: { left: 'left_wheel_joint', right: 'right_wheel_joint', separation: 0.233, radius: 0.03575 },
+    controller: 'iRobot Create 3 base with a Raspberry Pi 4',
+    driver: 'turtlebot4_robot (turtlebot4_bringup)',
   },
   {
-    id: 'mir250', name: 'MiR250', aliases: /\bmir\s?250\b/i, kind: 'mobile', payload_kg: 250, family: 'mir',
-    joints: ['left_wheel_joint', 'right_wheel_joint'], wheels: { left: 'left_wheel_joint', right: 'right_wheel_joint', separation: 0.445, radius: 0.0625 },
-    controller: 'MiR robot computer (REST API, fleet manager)', driver: 'MiR REST API bridge (mir_restapi) or mir_robot (community)',
+    id: 'mir250',
+    name: 'MiR250',
+    aliases: /\bmir\s?250\b/i,
+    kind: 'mobile',
+    payload_kg: 250,
+    family: 'mir',
+    joints: ['left_wheel_joint', 'right_wheel_joint'],
+    wheels: { left: 'left_wheel_joint', right: 'right_wheel_joint', separation: 0.445, radius: 0.0625 },
+    controller: 'MiR robot computer (REST API, fleet manager)',
+    driver: 'MiR REST API bridge (mir_restapi) or mir_robot (community)',
   },
 ] satisfies RobotModel[]);
 
@@ -140,8 +231,35 @@ export function parseMaxMassKg(text: string): number | null {
 export function visionNeed(text: string): { kind: '3d' | '2d'; why: string } | null {
   const hay = haystack(text);
   const picking = hasAny(hay, ['pick', 'grasp', 'grab']);
-  if (hasAny(hay, ['bin pick', 'bin-pick', 'binpick', 'depalletiz', 'depalletis', 'mixed sku']) || (picking && hasAny(hay, ['from a bin', 'from bins', 'from the bin', 'random', 'jumbled', 'bulk', 'tote']))) return { kind: '3d', why: 'parts lie in unknown poses (bin picking / depalletising): a 3D camera finds each pick pose' };
-  if (hasAny(hay, ['inspect', 'inspection', 'defect', 'sort by', 'sorting', 'identify', 'detect', 'recogni', 'barcode', 'label', 'conveyor', 'vision', 'camera'])) return { kind: '2d', why: 'parts must be located or identified on the fly: a 2D camera with calibrated work plane' };
+  if (
+    hasAny(hay, ['bin pick', 'bin-pick', 'binpick', 'depalletiz', 'depalletis', 'mixed sku']) ||
+    (picking && hasAny(hay, ['from a bin', 'from bins', 'from the bin', 'random', 'jumbled', 'bulk', 'tote']))
+  )
+    return {
+      kind: '3d',
+      why: 'parts lie in unknown poses (bin picking / depalletising): a 3D camera finds each pick pose',
+    };
+  if (
+    hasAny(hay, [
+      'inspect',
+      'inspection',
+      'defect',
+      'sort by',
+      'sorting',
+      'identify',
+      'detect',
+      'recogni',
+      'barcode',
+      'label',
+      'conveyor',
+      'vision',
+      'camera',
+    ])
+  )
+    return {
+      kind: '2d',
+      why: 'parts must be located or identified on the fly: a 2D camera with calibrated work plane',
+    };
   return null;
 }
 
@@ -149,26 +267,83 @@ export function visionNeed(text: string): { kind: '3d' | '2d'; why: string } | n
 export const GRIPPER_ALLOWANCE_KG = 1;
 
 /** Payload check: the part (plus a gripper allowance) against the robot's rated payload. */
-export function payloadCheck(robot: RobotModel | undefined, partKg: number | null): { status: 'ok' | 'over' | 'tight' | 'unknown'; load_kg: number | null; rated_kg: number | null; note: string; suggest?: string } {
+export function payloadCheck(
+  robot: RobotModel | undefined,
+  partKg: number | null,
+): {
+  status: 'ok' | 'over' | 'tight' | 'unknown';
+  load_kg: number | null;
+  rated_kg: number | null;
+  note: string;
+  suggest?: string;
+} {
   if (!robot || partKg === null) {
-    return { status: 'unknown', load_kg: partKg, rated_kg: robot?.payload_kg ?? null, note: partKg === null ? 'No part mass was given: confirm the heaviest part and gripper mass at the design review.' : 'The robot model is not in the table: check the rated payload on its data sheet.' };
+    return {
+      status: 'unknown',
+      load_kg: partKg,
+      rated_kg: robot?.payload_kg ?? null,
+      note:
+        partKg === null
+          ? 'No part mass was given: confirm the heaviest part and gripper mass at the design review.'
+          : 'The robot model is not in the table: check the rated payload on its data sheet.',
+    };
   }
   const load = Math.round((partKg + GRIPPER_ALLOWANCE_KG) * 100) / 100;
-  const bigger = ROBOT_MODELS.filter((r) => r.family === robot.family && r.payload_kg >= load * 1.1).sort((a, b) => a.payload_kg - b.payload_kg)[0];
+  const bigger = ROBOT_MODELS.filter((r) => r.family === robot.family && r.payload_kg >= load * 1.1).sort(
+    (a, b) => a.payload_kg - b.payload_kg,
+  )[0];
   if (load > robot.payload_kg) {
-    return { status: 'over', load_kg: load, rated_kg: robot.payload_kg, note: `${partKg} kg part + ${GRIPPER_ALLOWANCE_KG} kg gripper allowance = ${load} kg exceeds the ${robot.name}'s rated ${robot.payload_kg} kg payload.`, ...(bigger ? { suggest: bigger.name } : {}) };
+    return {
+      status: 'over',
+      load_kg: load,
+      rated_kg: robot.payload_kg,
+      note: `${partKg} kg part + ${GRIPPER_ALLOWANCE_KG} kg gripper allowance = ${load} kg exceeds the ${robot.name}'s rated ${robot.payload_kg} kg payload.`,
+      ...(bigger ? { suggest: bigger.name } : {}),
+    };
   }
   if (load > robot.payload_kg * 0.9) {
-    return { status: 'tight', load_kg: load, rated_kg: robot.payload_kg, note: `${load} kg (part + gripper allowance) is within 10 % of the rated ${robot.payload_kg} kg: check the payload curve at the needed reach and centre of gravity.` };
+    return {
+      status: 'tight',
+      load_kg: load,
+      rated_kg: robot.payload_kg,
+      note: `${load} kg (part + gripper allowance) is within 10 % of the rated ${robot.payload_kg} kg: check the payload curve at the needed reach and centre of gravity.`,
+    };
   }
-  return { status: 'ok', load_kg: load, rated_kg: robot.payload_kg, note: `${load} kg (part + ${GRIPPER_ALLOWANCE_KG} kg gripper allowance) is within the ${robot.name}'s rated ${robot.payload_kg} kg.` };
+  return {
+    status: 'ok',
+    load_kg: load,
+    rated_kg: robot.payload_kg,
+    note: `${load} kg (part + ${GRIPPER_ALLOWANCE_KG} kg gripper allowance) is within the ${robot.name}'s rated ${robot.payload_kg} kg.`,
+  };
 }
 
 /** A concrete robot for an objective that names none: the smallest fitting UR arm, or a MiR250 for transport. */
 export function suggestRobot(objective: string): RobotModel {
   const hay = haystack(objective);
-  if (hasAny(hay, ['transport', 'deliver', 'carry', 'move carts', 'move totes', 'move pallets', 'move bins', 'haul', 'tow', 'intralogistic', 'amr', 'agv', 'between stations', 'between the'])) return ROBOT_MODELS.find((r) => r.id === 'mir250') as RobotModel;
+  if (
+    hasAny(hay, [
+      'transport',
+      'deliver',
+      'carry',
+      'move carts',
+      'move totes',
+      'move pallets',
+      'move bins',
+      'haul',
+      'tow',
+      'intralogistic',
+      'amr',
+      'agv',
+      'between stations',
+      'between the',
+    ])
+  )
+    return ROBOT_MODELS.find((r) => r.id === 'mir250') as RobotModel;
   const mass = parseMaxMassKg(objective);
   const need = mass === null ? 0 : (mass + GRIPPER_ALLOWANCE_KG) * 1.1;
-  return ROBOT_MODELS.filter((r) => r.family === 'ur' && r.payload_kg >= need).sort((a, b) => a.payload_kg - b.payload_kg)[0] ?? (ROBOT_MODELS.find((r) => r.id === 'ur30') as RobotModel);
+  return (
+    ROBOT_MODELS.filter((r) => r.family === 'ur' && r.payload_kg >= need).sort(
+      (a, b) => a.payload_kg - b.payload_kg,
+    )[0] ?? (ROBOT_MODELS.find((r) => r.id === 'ur30') as RobotModel)
+  );
 }

@@ -14,14 +14,34 @@ import { MEDIA_TEXT, jsonFile, lines, markdownFile, md, mdFooter, mdQuote, prove
 
 type Format = 'json' | 'markdown' | 'text';
 
-const WORD_COUNTS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, fifteen: 15, twenty: 20, a: 1, an: 1 };
+const WORD_COUNTS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  a: 1,
+  an: 1,
+};
 
 /** Plural nouns that name countable pieces of work. */
 const PIECES = String.raw`(e-?mails?|messages?|posts?|tweets?|captions?|headlines?|titles?|taglines?|slogans?|ideas?|names?|questions?|answers?|bullet points?|bullets?|points?|tips?|steps?|paragraphs?|sentences?|descriptions?|reviews?|replies|responses?|subject lines?|variants?|versions?|options?|examples?|slides?|faqs?|items?|letters?|scripts?|hooks?|ads?|product descriptions?|blog posts?|articles?)`;
 
 /** The number and kind of pieces the prompt asks for ("five e-mails", "3 LinkedIn posts"); null when none. */
 export function requestedPieces(prompt: string): { count: number; noun: string } | null {
-  const re = new RegExp(String.raw`\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)\s+(?:[a-z0-9'’-]+\s+){0,3}?${PIECES}\b`, 'i');
+  const re = new RegExp(
+    String.raw`\b(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)\s+(?:[a-z0-9'’-]+\s+){0,3}?${PIECES}\b`,
+    'i',
+  );
   const m = re.exec(prompt);
   if (!m) return null;
   const raw = (m[1] ?? '').toLowerCase();
@@ -39,7 +59,10 @@ function formatOf(value: string): Format {
 
 function subjectOf(prompt: string): string {
   const first = prompt.split(/(?<=[.!?])\s+|\n/)[0] ?? prompt;
-  const s = first.replace(/^(please|could you|can you|i need you to|i want you to)\s+/i, '').replace(/[.!?]+$/, '').trim();
+  const s = first
+    .replace(/^(please|could you|can you|i need you to|i want you to)\s+/i, '')
+    .replace(/[.!?]+$/, '')
+    .trim();
   return s.length > 140 ? `${s.slice(0, 139)}…` : s;
 }
 
@@ -52,7 +75,11 @@ function extract(prompt: string) {
   const urls = [...new Set(prompt.match(/https?:\/\/[^\s<>"')\]]+/g) ?? [])];
   const emails = [...new Set(prompt.match(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g) ?? [])];
   const dates = [...new Set(prompt.match(/\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\/\d{1,2}\/\d{2,4}\b/g) ?? [])];
-  const amounts = [...new Set(prompt.match(/(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|dollars|euros)\b)/gi) ?? [])];
+  const amounts = [
+    ...new Set(
+      prompt.match(/(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|dollars|euros)\b)/gi) ?? [],
+    ),
+  ];
   const computed = [...prompt.matchAll(/(\d+(?:\.\d+)?)\s?%\s+of\s+[$€£]?\s?(\d[\d,]*(?:\.\d+)?)/gi)].map((m) => {
     const pct = Number(m[1]);
     const base = Number((m[2] ?? '0').replace(/,/g, ''));
@@ -62,15 +89,26 @@ function extract(prompt: string) {
 }
 
 const Piece = z.object({
-  heading: z.string().min(1).max(300).describe('Short heading of this piece, e.g. "E-mail 1: welcome" or a subject line'),
+  heading: z
+    .string()
+    .min(1)
+    .max(300)
+    .describe('Short heading of this piece, e.g. "E-mail 1: welcome" or a subject line'),
   body: z.string().min(1).max(20_000).describe('The finished piece itself, ready to use (Markdown allowed)'),
 });
 
 function resultSchema(count: number | null) {
   return z.object({
     title: z.string().min(1).max(300).describe('Title of the result'),
-    pieces: (count ? z.array(Piece).length(count) : z.array(Piece).min(1).max(50)).describe(count ? `Exactly ${count} pieces, one per requested item` : 'The result; one piece unless the task asks for several'),
-    notes: z.array(z.string().max(500)).max(10).describe('Assumptions made and anything the buyer must fill in or check'),
+    pieces: (count ? z.array(Piece).length(count) : z.array(Piece).min(1).max(50)).describe(
+      count
+        ? `Exactly ${count} pieces, one per requested item`
+        : 'The result; one piece unless the task asks for several',
+    ),
+    notes: z
+      .array(z.string().max(500))
+      .max(10)
+      .describe('Assumptions made and anything the buyer must fill in or check'),
   });
 }
 
@@ -108,7 +146,8 @@ export function taskWorkerDeliverables(ctx: DeliverableContext): DeliverableFile
   const format = formatOf(requestedFormat);
   const pieces = requestedPieces(prompt);
   const reply = languageReply(ctx, 'task_result', resultSchema(pieces?.count ?? null));
-  if (!reply) throw new DeliverableError('language_missing', 'task-worker needs the model\'s result (language task task_result)');
+  if (!reply)
+    throw new DeliverableError('language_missing', "task-worker needs the model's result (language task task_result)");
   const { title, pieces: items, notes } = reply.value;
   const subject = subjectOf(prompt);
   const facts = extract(prompt);
@@ -141,7 +180,9 @@ export function taskWorkerDeliverables(ctx: DeliverableContext): DeliverableFile
           '## The task',
           '',
           mdQuote(prompt),
-          facts.computed.length ? `\nComputed from the prompt: ${facts.computed.map((c) => `${md(c.expression)} = **${c.result}**`).join('; ')}` : null,
+          facts.computed.length
+            ? `\nComputed from the prompt: ${facts.computed.map((c) => `${md(c.expression)} = **${c.result}**`).join('; ')}`
+            : null,
           `\nWritten by model \`${reply.model.replace(/`/g, "'")}\`.`,
           mdFooter(ctx),
         ),

@@ -19,13 +19,15 @@ export const MEDIA_TEXT = 'text/plain; charset=utf-8';
 
 /** Removes control characters except newline and tab, normalises line ends and Unicode form. */
 function clean(value: string): string {
-  return value
-    .normalize('NFC')
-    .replace(/\r\n?/g, '\n')
-    // Control characters other than tab and newline are dropped from buyer text.
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
-    .trim();
+  return (
+    value
+      .normalize('NFC')
+      .replace(/\r\n?/g, '\n')
+      // Control characters other than tab and newline are dropped from buyer text.
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '')
+      .trim()
+  );
 }
 
 function raw(inputs: Record<string, unknown>, key: string): unknown {
@@ -41,7 +43,11 @@ export function text(inputs: Record<string, unknown>, key: string, fallback = ''
   let out: string;
   if (typeof value === 'string') out = clean(value);
   else if (typeof value === 'number' || typeof value === 'boolean') out = String(value);
-  else if (Array.isArray(value)) out = value.map((v) => clean(String(v))).filter(Boolean).join('\n');
+  else if (Array.isArray(value))
+    out = value
+      .map((v) => clean(String(v)))
+      .filter(Boolean)
+      .join('\n');
   else out = '';
   if (out === '') return fallback;
   return out.length > max ? `${out.slice(0, max - 1)}…` : out;
@@ -191,7 +197,10 @@ export function mdQuote(value: string): string {
  * C1 controls and the BOM are escaped too so no YAML reader treats them as line breaks.
  */
 export function yamlString(value: string): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[\u007f-\u009f\u2028\u2029\ufeff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

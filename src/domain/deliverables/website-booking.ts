@@ -36,13 +36,62 @@ export interface IndustryProfile {
 }
 
 const PROFILES: IndustryProfile[] = [
-  { key: 'health', keywords: ['clinic', 'dental', 'dentist', 'medical', 'health', 'physio', 'therap', 'doctor', 'vet', 'pharma'], tagline: 'Care that fits your schedule.', duration: 30, buffer: 10, accent: '#0f766e' },
-  { key: 'beauty', keywords: ['salon', 'beauty', 'hair', 'barber', 'spa', 'nail', 'lash', 'makeup', 'massage'], tagline: 'Look and feel your best.', duration: 45, buffer: 15, accent: '#be185d' },
-  { key: 'fitness', keywords: ['gym', 'fitness', 'yoga', 'pilates', 'trainer', 'coach', 'sport'], tagline: 'Train on your terms.', duration: 60, buffer: 0, accent: '#c2410c' },
-  { key: 'professional', keywords: ['law', 'legal', 'account', 'consult', 'tax', 'finance', 'advis', 'agency'], tagline: 'Expert advice, booked in a minute.', duration: 60, buffer: 15, accent: '#1d4ed8' },
-  { key: 'home', keywords: ['clean', 'plumb', 'electric', 'repair', 'garden', 'moving', 'handyman', 'construction'], tagline: 'Reliable service at your door.', duration: 90, buffer: 30, accent: '#15803d' },
-  { key: 'education', keywords: ['tutor', 'school', 'lesson', 'course', 'academy', 'music', 'language'], tagline: 'Learn with us, at your pace.', duration: 60, buffer: 0, accent: '#7c3aed' },
-  { key: 'food', keywords: ['restaurant', 'cafe', 'café', 'bakery', 'catering', 'bar', 'food'], tagline: 'Reserve your table.', duration: 90, buffer: 0, accent: '#b45309' },
+  {
+    key: 'health',
+    keywords: ['clinic', 'dental', 'dentist', 'medical', 'health', 'physio', 'therap', 'doctor', 'vet', 'pharma'],
+    tagline: 'Care that fits your schedule.',
+    duration: 30,
+    buffer: 10,
+    accent: '#0f766e',
+  },
+  {
+    key: 'beauty',
+    keywords: ['salon', 'beauty', 'hair', 'barber', 'spa', 'nail', 'lash', 'makeup', 'massage'],
+    tagline: 'Look and feel your best.',
+    duration: 45,
+    buffer: 15,
+    accent: '#be185d',
+  },
+  {
+    key: 'fitness',
+    keywords: ['gym', 'fitness', 'yoga', 'pilates', 'trainer', 'coach', 'sport'],
+    tagline: 'Train on your terms.',
+    duration: 60,
+    buffer: 0,
+    accent: '#c2410c',
+  },
+  {
+    key: 'professional',
+    keywords: ['law', 'legal', 'account', 'consult', 'tax', 'finance', 'advis', 'agency'],
+    tagline: 'Expert advice, booked in a minute.',
+    duration: 60,
+    buffer: 15,
+    accent: '#1d4ed8',
+  },
+  {
+    key: 'home',
+    keywords: ['clean', 'plumb', 'electric', 'repair', 'garden', 'moving', 'handyman', 'construction'],
+    tagline: 'Reliable service at your door.',
+    duration: 90,
+    buffer: 30,
+    accent: '#15803d',
+  },
+  {
+    key: 'education',
+    keywords: ['tutor', 'school', 'lesson', 'course', 'academy', 'music', 'language'],
+    tagline: 'Learn with us, at your pace.',
+    duration: 60,
+    buffer: 0,
+    accent: '#7c3aed',
+  },
+  {
+    key: 'food',
+    keywords: ['restaurant', 'cafe', 'café', 'bakery', 'catering', 'bar', 'food'],
+    tagline: 'Reserve your table.',
+    duration: 90,
+    buffer: 0,
+    accent: '#b45309',
+  },
 ];
 
 const FALLBACK_ACCENTS = ['#0f766e', '#1d4ed8', '#7c3aed', '#be185d', '#c2410c', '#15803d'];
@@ -52,7 +101,14 @@ export function profileFor(industry: string): IndustryProfile {
   const hay = haystack(industry);
   const found = PROFILES.find((p) => hasAny(hay, p.keywords));
   if (found) return found;
-  return { key: 'general', keywords: [], tagline: 'Book your appointment online in under a minute.', duration: 30, buffer: 10, accent: pick(FALLBACK_ACCENTS, industry) };
+  return {
+    key: 'general',
+    keywords: [],
+    tagline: 'Book your appointment online in under a minute.',
+    duration: 30,
+    buffer: 10,
+    accent: pick(FALLBACK_ACCENTS, industry),
+  };
 }
 
 /** Inline script of the page; it reads all data from attributes, never from interpolated text. */
@@ -128,8 +184,17 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
   const hours = businessHours(ctx.inputs);
   const wiring = bundleWiring(ctx);
   const endpointPath = wiring?.bookingEndpoint ?? '/api/bookings';
-  const opens = Object.values(hours.weekly).flat().map(([a]) => a).sort()[0] ?? '08:00';
-  const closes = Object.values(hours.weekly).flat().map(([, b]) => b).sort().at(-1) ?? '20:00';
+  const opens =
+    Object.values(hours.weekly)
+      .flat()
+      .map(([a]) => a)
+      .sort()[0] ?? '08:00';
+  const closes =
+    Object.values(hours.weekly)
+      .flat()
+      .map(([, b]) => b)
+      .sort()
+      .at(-1) ?? '20:00';
 
   const css = stylesheet(profile.accent);
   const csp = [
@@ -163,7 +228,10 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     '  <section aria-labelledby="services-title">',
     '    <h2 id="services-title">Services</h2>',
     '    <ul class="services">',
-    ...services.map((s) => `      <li><span>${e(s.name)}</span><span class="duration">${e(minutesText(s.duration_minutes))}${s.price ? ` · ${e(s.price)}` : ''}</span></li>`),
+    ...services.map(
+      (s) =>
+        `      <li><span>${e(s.name)}</span><span class="duration">${e(minutesText(s.duration_minutes))}${s.price ? ` · ${e(s.price)}` : ''}</span></li>`,
+    ),
     '    </ul>',
     '  </section>',
     '  <section aria-labelledby="booking-title">',
@@ -213,7 +281,15 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     endpoint: {
       method: 'POST',
       url: endpointPath,
-      ...(wiring ? { bundle: wiring.bundleId, connected_to: wiring.bookingWebhookPath ? 'automation-wf (n8n webhook that logs each booking)' : 'your site\'s /api/bookings endpoint', also_called_by: 'ai-receptionist booking tool (create_booking_request)' } : {}),
+      ...(wiring
+        ? {
+            bundle: wiring.bundleId,
+            connected_to: wiring.bookingWebhookPath
+              ? 'automation-wf (n8n webhook that logs each booking)'
+              : "your site's /api/bookings endpoint",
+            also_called_by: 'ai-receptionist booking tool (create_booking_request)',
+          }
+        : {}),
       content_type: 'application/json',
       payload_schema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -245,7 +321,16 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     '',
     '## Services on the page',
     '',
-    mdTable(['Service', 'Id', 'Duration (min)', 'Buffer (min)', 'Price'], services.map((s) => [s.name, s.id, `${s.duration_minutes}${s.duration_given ? '' : ' (default, please confirm)'}`, s.buffer_minutes, s.price ?? 'not given'])),
+    mdTable(
+      ['Service', 'Id', 'Duration (min)', 'Buffer (min)', 'Price'],
+      services.map((s) => [
+        s.name,
+        s.id,
+        `${s.duration_minutes}${s.duration_given ? '' : ' (default, please confirm)'}`,
+        s.buffer_minutes,
+        s.price ?? 'not given',
+      ]),
+    ),
     '',
     `Opening hours: ${md(describeHours(hours))}, time zone ${md(hours.timezone)}${hours.hours_given && hours.timezone_given ? '' : ' (not fully given in the order: confirm them in the config)'}.`,
     '',

@@ -14,8 +14,23 @@
 import { microsToUsd, type Micros } from '../money';
 import { ENTITIES } from './entities';
 import { promptPackDocument, promptPackItemId, promptPackPriceMicros, promptPackTitle, USE_CASES } from './prompts';
-import { candidateProblems, recipeBaseId, recipePriceMicros, recipePurpose, recipeTitle, recipeWorkflow, sectorCandidates } from './recipes';
-import { schemaDocument, schemaItemId, schemaPurpose, schemaTitle, SCHEMA_PRICE_MICROS, SCHEMA_VARIANTS } from './schemas';
+import {
+  candidateProblems,
+  recipeBaseId,
+  recipePriceMicros,
+  recipePurpose,
+  recipeTitle,
+  recipeWorkflow,
+  sectorCandidates,
+} from './recipes';
+import {
+  schemaDocument,
+  schemaItemId,
+  schemaPurpose,
+  schemaTitle,
+  SCHEMA_PRICE_MICROS,
+  SCHEMA_VARIANTS,
+} from './schemas';
 import { SECTORS } from './sectors';
 import { checkNodeUse, indexNodeTypes, N8N_NODE_TYPES, type NodeTypeIndex, type NodeTypeSnapshot } from './snapshot';
 import { toolDefinition, toolItemId, TOOL_OPERATIONS, TOOL_PRICE_MICROS, TOOL_TRIGGER } from './tools';
@@ -35,7 +50,8 @@ export const MAX_PRICE_MICROS: Micros = 2_990_000;
 /** What `deliver` says for each kind: the goods come inline in the paid response. */
 export const DELIVER: Readonly<Record<MicroKind, string>> = {
   recipe: 'inline importable n8n workflow JSON (n8n editor: paste, or Import from File)',
-  prompt_pack: 'inline JSON prompt pack (system and user templates with {{variables}}, output formats and a rendered example)',
+  prompt_pack:
+    'inline JSON prompt pack (system and user templates with {{variables}}, output formats and a rendered example)',
   schema: 'inline JSON Schema 2020-12 document with validating examples',
   tool: 'inline MCP tool definition JSON (name, description, inputSchema, outputSchema, annotations)',
 };
@@ -111,27 +127,47 @@ function assertNodeType(index: NodeTypeIndex, type: string, role: 'trigger' | 'a
  * @throws Error if a sector runs out of valid candidates, an id repeats, a price leaves
  *   0.99–2.99 USD, or a fixed item names an invalid node type (all bugs in the catalogue data).
  */
-export function buildMicroCatalogue(snapshot: NodeTypeSnapshot = N8N_NODE_TYPES, total: number = MICRO_ITEM_COUNT): MicroBuild {
+export function buildMicroCatalogue(
+  snapshot: NodeTypeSnapshot = N8N_NODE_TYPES,
+  total: number = MICRO_ITEM_COUNT,
+): MicroBuild {
   const index = indexNodeTypes(snapshot);
   const items: MicroItemData[] = [];
   const goods = new Map<string, unknown>();
   const skipped: SkippedRecipe[] = [];
 
-  for (const helper of [{ type: 'n8n-nodes-base.set', typeVersion: 3.4 }, { type: 'n8n-nodes-base.stickyNote', typeVersion: 1 }]) {
+  for (const helper of [
+    { type: 'n8n-nodes-base.set', typeVersion: 3.4 },
+    { type: 'n8n-nodes-base.stickyNote', typeVersion: 1 },
+  ]) {
     const problems = checkNodeUse(index, { ...helper, role: 'helper' });
     if (problems.length > 0) throw new Error(`recipe helper node invalid: ${problems.join('; ')}`);
   }
 
   const add = (item: Omit<MicroItemData, 'price' | 'file' | 'deliver'>, doc: unknown): void => {
     if (goods.has(item.id)) throw new Error(`duplicate micro item id ${item.id}`);
-    if (!Number.isSafeInteger(item.price_micros) || item.price_micros < MIN_PRICE_MICROS || item.price_micros > MAX_PRICE_MICROS || item.price_micros % 10_000 !== 0) {
+    if (
+      !Number.isSafeInteger(item.price_micros) ||
+      item.price_micros < MIN_PRICE_MICROS ||
+      item.price_micros > MAX_PRICE_MICROS ||
+      item.price_micros % 10_000 !== 0
+    ) {
       throw new Error(`micro item ${item.id}: price ${item.price_micros} micros is not 0.99-2.99 USD in cents`);
     }
     // Keys in the seed's order (§2.12), with price_micros next to price.
     items.push({
-      id: item.id, kind: item.kind, title: item.title, price: microsToUsd(item.price_micros), price_micros: item.price_micros,
-      file: `${item.id}.json`, purpose: item.purpose, trigger: item.trigger, action: item.action, tags: item.tags,
-      deliver: DELIVER[item.kind], sector: item.sector,
+      id: item.id,
+      kind: item.kind,
+      title: item.title,
+      price: microsToUsd(item.price_micros),
+      price_micros: item.price_micros,
+      file: `${item.id}.json`,
+      purpose: item.purpose,
+      trigger: item.trigger,
+      action: item.action,
+      tags: item.tags,
+      deliver: DELIVER[item.kind],
+      sector: item.sector,
     });
     goods.set(item.id, doc);
   };
@@ -145,9 +181,15 @@ export function buildMicroCatalogue(snapshot: NodeTypeSnapshot = N8N_NODE_TYPES,
       assertNodeType(index, useCase.action, 'action', id);
       fixed.push([
         {
-          id, kind: 'prompt_pack', title: promptPackTitle(sector, useCase), price_micros: promptPackPriceMicros(useCase),
+          id,
+          kind: 'prompt_pack',
+          title: promptPackTitle(sector, useCase),
+          price_micros: promptPackPriceMicros(useCase),
           purpose: `${useCase.description} Ready-to-send prompts for ${sector.audience}, with guardrails and an example.`,
-          trigger: useCase.trigger, action: useCase.action, tags: [sector.key, useCase.key, 'prompts', 'llm'], sector: sector.key,
+          trigger: useCase.trigger,
+          action: useCase.action,
+          tags: [sector.key, useCase.key, 'prompts', 'llm'],
+          sector: sector.key,
         },
         promptPackDocument(sector, useCase, id),
       ]);
@@ -161,8 +203,15 @@ export function buildMicroCatalogue(snapshot: NodeTypeSnapshot = N8N_NODE_TYPES,
       assertNodeType(index, entity.store, 'action', id);
       fixed.push([
         {
-          id, kind: 'schema', title: schemaTitle(entity, variant), price_micros: SCHEMA_PRICE_MICROS[variant], purpose: schemaPurpose(entity, variant),
-          trigger, action: entity.store, tags: [entity.sector, entity.key, variant, 'json-schema-2020-12'], sector: entity.sector,
+          id,
+          kind: 'schema',
+          title: schemaTitle(entity, variant),
+          price_micros: SCHEMA_PRICE_MICROS[variant],
+          purpose: schemaPurpose(entity, variant),
+          trigger,
+          action: entity.store,
+          tags: [entity.sector, entity.key, variant, 'json-schema-2020-12'],
+          sector: entity.sector,
         },
         schemaDocument(entity, variant, id),
       ]);
@@ -176,9 +225,15 @@ export function buildMicroCatalogue(snapshot: NodeTypeSnapshot = N8N_NODE_TYPES,
       assertNodeType(index, entity.store, 'action', id);
       fixed.push([
         {
-          id, kind: 'tool', title: `${def.title} — MCP tool`, price_micros: TOOL_PRICE_MICROS[op],
+          id,
+          kind: 'tool',
+          title: `${def.title} — MCP tool`,
+          price_micros: TOOL_PRICE_MICROS[op],
           purpose: `Give an agent the ${def.name} tool: ${lowerFirst((def.description.split('. ')[0] ?? '').replace(/\.$/, ''))}.`,
-          trigger: TOOL_TRIGGER, action: entity.store, tags: [entity.sector, entity.key, op, 'mcp'], sector: entity.sector,
+          trigger: TOOL_TRIGGER,
+          action: entity.store,
+          tags: [entity.sector, entity.key, op, 'mcp'],
+          sector: entity.sector,
         },
         def,
       ]);
@@ -205,16 +260,31 @@ export function buildMicroCatalogue(snapshot: NodeTypeSnapshot = N8N_NODE_TYPES,
       for (let n = 2; goods.has(id); n++) id = `${baseId}-${n}`;
       add(
         {
-          id, kind: 'recipe', title: recipeTitle(candidate), price_micros: recipePriceMicros(candidate), purpose: recipePurpose(candidate),
-          trigger: candidate.trigger.type, action: candidate.action.type,
-          tags: [...new Set([sector.key, candidate.trigger.app, candidate.action.app, candidate.trigger.category, candidate.action.category, 'n8n'])],
+          id,
+          kind: 'recipe',
+          title: recipeTitle(candidate),
+          price_micros: recipePriceMicros(candidate),
+          purpose: recipePurpose(candidate),
+          trigger: candidate.trigger.type,
+          action: candidate.action.type,
+          tags: [
+            ...new Set([
+              sector.key,
+              candidate.trigger.app,
+              candidate.action.app,
+              candidate.trigger.category,
+              candidate.action.category,
+              'n8n',
+            ]),
+          ],
           sector: sector.key,
         },
         recipeWorkflow(candidate, id, index.label),
       );
       taken++;
     }
-    if (taken < quota) throw new Error(`sector ${sector.key}: only ${taken} valid recipe candidates for a quota of ${quota}`);
+    if (taken < quota)
+      throw new Error(`sector ${sector.key}: only ${taken} valid recipe candidates for a quota of ${quota}`);
   });
   for (const [item, doc] of fixed) add(item, doc);
 

@@ -28,7 +28,14 @@ import { z } from 'zod';
 import { microsToUsd, sumMicros } from '../money';
 import { buildMicroCatalogue, MICRO_KINDS, type MicroBuild } from './build';
 
-export { buildMicroCatalogue, MICRO_ITEM_COUNT, MICRO_KINDS, MIN_PRICE_MICROS, MAX_PRICE_MICROS, DELIVER } from './build';
+export {
+  buildMicroCatalogue,
+  MICRO_ITEM_COUNT,
+  MICRO_KINDS,
+  MIN_PRICE_MICROS,
+  MAX_PRICE_MICROS,
+  DELIVER,
+} from './build';
 export type { MicroBuild, SkippedRecipe } from './build';
 export { N8N_NODE_TYPES, NodeTypeSnapshot, checkNodeUse, indexNodeTypes } from './snapshot';
 
@@ -44,17 +51,34 @@ export type MicroKind = z.infer<typeof MicroKind>;
 /** One micro item (seed §2.12 item fields, plus `price_micros`). */
 export const MicroItem = z
   .object({
-    id: z.string().min(1).meta({ description: 'Item id; starts with the kind word (recipe-<source>-<target>, prompt_pack-…, schema-…, tool-…).' }),
+    id: z.string().min(1).meta({
+      description: 'Item id; starts with the kind word (recipe-<source>-<target>, prompt_pack-…, schema-…, tool-…).',
+    }),
     kind: MicroKind,
     title: z.string().min(1).meta({ description: 'Display title.' }),
     price: z.number().min(0.99).max(2.99).meta({ description: 'Price in USD, two decimals, 0.99 to 2.99.' }),
-    price_micros: z.number().int().meta({ description: 'The price in USDC smallest units (price × 1,000,000); the x402 amount.' }),
-    file: z.string().regex(/\.json$/).meta({ description: 'File name of the goods, <id>.json.' }),
+    price_micros: z
+      .number()
+      .int()
+      .meta({ description: 'The price in USDC smallest units (price × 1,000,000); the x402 amount.' }),
+    file: z
+      .string()
+      .regex(/\.json$/)
+      .meta({ description: 'File name of the goods, <id>.json.' }),
     purpose: z.string().min(1).meta({ description: 'What the item is for.' }),
-    trigger: z.string().min(1).meta({ description: 'Workflow trigger type identifier (an n8n node type, e.g. n8n-nodes-base.stripeTrigger).' }),
-    action: z.string().min(1).meta({ description: 'Workflow action type identifier (an n8n node type, e.g. n8n-nodes-base.slack).' }),
+    trigger: z
+      .string()
+      .min(1)
+      .meta({ description: 'Workflow trigger type identifier (an n8n node type, e.g. n8n-nodes-base.stripeTrigger).' }),
+    action: z
+      .string()
+      .min(1)
+      .meta({ description: 'Workflow action type identifier (an n8n node type, e.g. n8n-nodes-base.slack).' }),
     tags: z.array(z.string()).meta({ description: 'Search tags: sector, apps or entity, category.' }),
-    deliver: z.string().min(1).meta({ description: 'The delivered form; goods are returned inline in the paid response.' }),
+    deliver: z
+      .string()
+      .min(1)
+      .meta({ description: 'The delivered form; goods are returned inline in the paid response.' }),
     sector: z.string().min(1).meta({ description: 'Sector the item is written for (e.g. ecommerce, clinic).' }),
   })
   .meta({ description: 'A micro-catalogue item sold per request over x402.' });
@@ -71,7 +95,10 @@ export const MicroCatalogueEnvelope = z
     version: z.literal(2).meta({ description: 'Catalogue version (seed §9).' }),
     currency: z.literal('USD').meta({ description: 'Currency of prices; paid in USDC 1:1.' }),
     count: count.meta({ description: 'Number of items.' }),
-    total_value_usd: z.number().nonnegative().meta({ description: 'Sum of all item prices in USD (summed exactly in micro-units).' }),
+    total_value_usd: z
+      .number()
+      .nonnegative()
+      .meta({ description: 'Sum of all item prices in USD (summed exactly in micro-units).' }),
     // Fixed-length arrays, not tuples: schemathesis 4.32 rejects the `prefixItems` tuples become (schemathesis#3842).
     price_range: z.array(z.number()).length(2).meta({ description: '[lowest, highest] item price in USD.' }),
     by_kind: z
@@ -79,13 +106,20 @@ export const MicroCatalogueEnvelope = z
       .meta({ description: 'Number of items per kind.' }),
     validated: z
       .object({
-        node_types_checked_against: z.string().meta({ description: 'Package and version the recipe node types were checked against, e.g. n8n-nodes-base@2.41.2.' }),
+        node_types_checked_against: z.string().meta({
+          description: 'Package and version the recipe node types were checked against, e.g. n8n-nodes-base@2.41.2.',
+        }),
         real_node_types_available: count.meta({ description: 'Node types that package version declares.' }),
-        recipes_skipped_for_invalid_node_types: count.meta({ description: 'Candidate recipes dropped because a node type, version, operation or event is not declared.' }),
+        recipes_skipped_for_invalid_node_types: count.meta({
+          description: 'Candidate recipes dropped because a node type, version, operation or event is not declared.',
+        }),
       })
       .meta({ description: 'How recipes were validated.' }),
     why: z.string().meta({ description: 'Why the tier exists.' }),
-    how_to_buy: z.array(z.string()).length(3).meta({ description: 'The three steps of the per-request payment flow (seed §6.3).' }),
+    how_to_buy: z
+      .array(z.string())
+      .length(3)
+      .meta({ description: 'The three steps of the per-request payment flow (seed §6.3).' }),
     endpoints: z
       .object({
         catalogue: z.string().meta({ description: 'This catalogue: {base_url}/api/v1/x402/micro.' }),

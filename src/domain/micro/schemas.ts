@@ -17,7 +17,11 @@ export const SCHEMA_VARIANTS = ['record', 'create', 'event'] as const;
 export type SchemaVariant = (typeof SCHEMA_VARIANTS)[number];
 
 /** Price in micro-units per variant: create 0.99, record 1.49, event 1.99 USD. */
-export const SCHEMA_PRICE_MICROS: Readonly<Record<SchemaVariant, number>> = { create: 990_000, record: 1_490_000, event: 1_990_000 };
+export const SCHEMA_PRICE_MICROS: Readonly<Record<SchemaVariant, number>> = {
+  create: 990_000,
+  record: 1_490_000,
+  event: 1_990_000,
+};
 
 /** Item id of a schema: `schema-<entity>` for the record, `schema-<entity>-create|event` otherwise. */
 export function schemaItemId(entity: EntityDef, variant: SchemaVariant): string {
@@ -49,7 +53,11 @@ export function recordBody(entity: EntityDef): JsonSchema {
 /** The create-request schema body: the record without system-assigned fields. */
 export function createBody(entity: EntityDef): JsonSchema {
   const fields = entity.fields.filter((f) => !f.server);
-  return { title: `New ${entity.title.toLowerCase()}`, description: `Fields to create ${withArticle(entity.title.toLowerCase())}; the system assigns id and created_at.`, ...objectSchema(fields, (f) => f.required) };
+  return {
+    title: `New ${entity.title.toLowerCase()}`,
+    description: `Fields to create ${withArticle(entity.title.toLowerCase())}; the system assigns id and created_at.`,
+    ...objectSchema(fields, (f) => f.required),
+  };
 }
 
 /** Example record `i` (0 or 1): every field's i-th example. */
@@ -79,14 +87,21 @@ export function schemaDocument(entity: EntityDef, variant: SchemaVariant, itemId
     return { ...head, ...createBody(entity), examples: [exampleCreate(entity, 0), exampleCreate(entity, 1)] };
   }
   const events = ['created', 'updated', 'deleted'].map((e) => `${entity.key}.${e}`);
-  const created = entity.fields.find((f) => f.name === 'created_at')?.examples ?? ['2026-03-01T00:00:00Z', '2026-03-01T00:00:00Z'];
+  const created = entity.fields.find((f) => f.name === 'created_at')?.examples ?? [
+    '2026-03-01T00:00:00Z',
+    '2026-03-01T00:00:00Z',
+  ];
   return {
     ...head,
     title: `${entity.title} event`,
     description: `Change notification for ${withArticle(entity.title.toLowerCase())}: the event type, when it happened and the record after the change.`,
     type: 'object',
     properties: {
-      id: { description: 'Event identifier; the same on every delivery retry, so receivers can deduplicate by it.', type: 'string', pattern: '^evt_[a-z0-9]{8,32}$' },
+      id: {
+        description: 'Event identifier; the same on every delivery retry, so receivers can deduplicate by it.',
+        type: 'string',
+        pattern: '^evt_[a-z0-9]{8,32}$',
+      },
       type: { description: 'What happened.', type: 'string', enum: events },
       occurred_at: { description: 'When the change happened (RFC 3339).', type: 'string', format: 'date-time' },
       data: { $ref: `#/$defs/${entity.key}` },
@@ -110,7 +125,9 @@ export function schemaTitle(entity: EntityDef, variant: SchemaVariant): string {
 
 /** Purpose sentence of a schema item. */
 export function schemaPurpose(entity: EntityDef, variant: SchemaVariant): string {
-  if (variant === 'record') return `Validate stored ${entity.title.toLowerCase()} records (${entity.description.replace(/\.$/, '').toLowerCase()}) before they reach your database or agent.`;
-  if (variant === 'create') return `Validate incoming requests that create ${withArticle(entity.title.toLowerCase())}, rejecting missing or malformed fields at the edge.`;
+  if (variant === 'record')
+    return `Validate stored ${entity.title.toLowerCase()} records (${entity.description.replace(/\.$/, '').toLowerCase()}) before they reach your database or agent.`;
+  if (variant === 'create')
+    return `Validate incoming requests that create ${withArticle(entity.title.toLowerCase())}, rejecting missing or malformed fields at the edge.`;
   return `Validate ${entity.key}.created/updated/deleted webhook events and their embedded record.`;
 }

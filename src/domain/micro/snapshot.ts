@@ -13,14 +13,13 @@ import snapshotJson from './n8n-node-types.json';
 export const NodeTypeGroup = z
   .object({
     versions: z.array(z.number()).min(1),
-    operations: z
-      .array(z.string())
-      .optional()
-      .meta({ description: 'Declared operations as `resource:operation` (or `operation` for nodes without resources).' }),
-    events: z
-      .array(z.string())
-      .optional()
-      .meta({ description: 'Static values of event-like options (event, events, topic, triggerOn, updates, trigger, actions, resource(s), firesOn).' }),
+    operations: z.array(z.string()).optional().meta({
+      description: 'Declared operations as `resource:operation` (or `operation` for nodes without resources).',
+    }),
+    events: z.array(z.string()).optional().meta({
+      description:
+        'Static values of event-like options (event, events, topic, triggerOn, updates, trigger, actions, resource(s), firesOn).',
+    }),
   })
   .meta({ description: 'A version group of an n8n node type.' });
 /** Version group of a node type. */
@@ -46,7 +45,10 @@ export const NodeTypeSnapshot = z
   .object({
     package: z.string().min(1),
     version: z.string().min(1),
-    integrity: z.string().min(1).meta({ description: 'npm integrity (SRI) of the tarball the snapshot was read from.' }),
+    integrity: z
+      .string()
+      .min(1)
+      .meta({ description: 'npm integrity (SRI) of the tarball the snapshot was read from.' }),
     source: z.string(),
     node_count: z.number().int().nonnegative(),
     nodes: z.array(NodeTypeEntry),

@@ -20,7 +20,11 @@ export const TOOL_OPERATIONS = ['create', 'get', 'search'] as const;
 export type ToolOperation = (typeof TOOL_OPERATIONS)[number];
 
 /** Price in micro-units per operation: get 1.49, search 1.99, create 2.49 USD. */
-export const TOOL_PRICE_MICROS: Readonly<Record<ToolOperation, number>> = { get: 1_490_000, search: 1_990_000, create: 2_490_000 };
+export const TOOL_PRICE_MICROS: Readonly<Record<ToolOperation, number>> = {
+  get: 1_490_000,
+  search: 1_990_000,
+  create: 2_490_000,
+};
 
 /** The n8n trigger a tool's sub-workflow starts from. */
 export const TOOL_TRIGGER = 'n8n-nodes-base.executeWorkflowTrigger';
@@ -32,7 +36,13 @@ export interface McpTool {
   description: string;
   inputSchema: JsonSchema & { type: 'object' };
   outputSchema: JsonSchema & { type: 'object' };
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
   _meta: Record<string, unknown>;
 }
 
@@ -52,7 +62,9 @@ export function toolItemId(entity: EntityDef, op: ToolOperation): string {
 
 /** Fields offered as search filters: enumerations and e-mail addresses, at most four. */
 export function searchFilters(entity: EntityDef): EntityDef['fields'] {
-  return entity.fields.filter((f) => !f.server && (Array.isArray(f.schema.enum) || f.schema.format === 'email')).slice(0, 4);
+  return entity.fields
+    .filter((f) => !f.server && (Array.isArray(f.schema.enum) || f.schema.format === 'email'))
+    .slice(0, 4);
 }
 
 /** Strips documentation keywords so a record schema can sit inside another object schema. */
@@ -78,7 +90,13 @@ export function toolDefinition(entity: EntityDef, op: ToolOperation): McpTool {
       description: `Create ${withArticle(noun)} (${entity.description.replace(/\.$/, '').toLowerCase()}) in the system of record and return it with its assigned id. Example arguments: ${JSON.stringify(exampleCreate(entity, 0))}`,
       inputSchema: input,
       outputSchema: record,
-      annotations: { title: `Create ${noun}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      annotations: {
+        title: `Create ${noun}`,
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
       _meta: { 'agent-commerce/implementation': implementation },
     };
   }
@@ -89,16 +107,35 @@ export function toolDefinition(entity: EntityDef, op: ToolOperation): McpTool {
       description: `Fetch one ${noun} by id. Returns the full record; fails with "not found" for an unknown id. Example result: ${JSON.stringify(exampleRecord(entity, 0))}`,
       inputSchema: { type: 'object', properties: { id: idSchema }, required: ['id'], additionalProperties: false },
       outputSchema: record,
-      annotations: { title: `Get ${noun}`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      annotations: {
+        title: `Get ${noun}`,
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
       _meta: { 'agent-commerce/implementation': implementation },
     };
   }
   const filters = searchFilters(entity);
   const properties: Record<string, JsonSchema> = {};
-  for (const f of filters) properties[f.name] = { description: `Only ${plural(entity.key).replace(/_/g, ' ')} whose ${f.name} equals this value.`, ...f.schema };
-  properties.created_after = { description: 'Only records created at or after this time (RFC 3339).', type: 'string', format: 'date-time' };
+  for (const f of filters)
+    properties[f.name] = {
+      description: `Only ${plural(entity.key).replace(/_/g, ' ')} whose ${f.name} equals this value.`,
+      ...f.schema,
+    };
+  properties.created_after = {
+    description: 'Only records created at or after this time (RFC 3339).',
+    type: 'string',
+    format: 'date-time',
+  };
   properties.limit = { description: 'Page size.', type: 'integer', minimum: 1, maximum: 100, default: 20 };
-  properties.cursor = { description: 'Opaque cursor from a previous page\u2019s next_cursor.', type: 'string', minLength: 1, maxLength: 512 };
+  properties.cursor = {
+    description: 'Opaque cursor from a previous page\u2019s next_cursor.',
+    type: 'string',
+    minLength: 1,
+    maxLength: 512,
+  };
   return {
     name,
     title: `Search ${plural(entity.key).replace(/_/g, ' ')}`,
@@ -113,7 +150,13 @@ export function toolDefinition(entity: EntityDef, op: ToolOperation): McpTool {
       required: ['items', 'next_cursor'],
       additionalProperties: false,
     },
-    annotations: { title: `Search ${plural(entity.key).replace(/_/g, ' ')}`, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    annotations: {
+      title: `Search ${plural(entity.key).replace(/_/g, ' ')}`,
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: true,
+    },
     _meta: { 'agent-commerce/implementation': implementation },
   };
 }

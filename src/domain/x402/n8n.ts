@@ -72,7 +72,11 @@ export function stableId(seed: string): string {
  * Builds an importable workflow from node specs laid out left to right in the given order. Credentials are
  * placeholders (`REPLACE_WITH_YOUR_<TYPE>`): an imported template never carries secrets.
  */
-export function buildWorkflow(name: string, specs: NodeSpec[], opts: { tags?: string[]; description?: string } = {}): N8nWorkflow {
+export function buildWorkflow(
+  name: string,
+  specs: NodeSpec[],
+  opts: { tags?: string[]; description?: string } = {},
+): N8nWorkflow {
   const nodes: N8nNode[] = specs.map((s, i) => {
     const node: N8nNode = {
       id: stableId(`${name}/${s.name}`),
@@ -84,7 +88,10 @@ export function buildWorkflow(name: string, specs: NodeSpec[], opts: { tags?: st
     };
     if (s.credentials) {
       node.credentials = Object.fromEntries(
-        Object.entries(s.credentials).map(([type, label]) => [type, { id: `REPLACE_WITH_YOUR_${type.toUpperCase()}`, name: label }]),
+        Object.entries(s.credentials).map(([type, label]) => [
+          type,
+          { id: `REPLACE_WITH_YOUR_${type.toUpperCase()}`, name: label },
+        ]),
       );
     }
     if (s.notes) node.notes = s.notes;
@@ -94,7 +101,8 @@ export function buildWorkflow(name: string, specs: NodeSpec[], opts: { tags?: st
       node.waitBetweenTries = 2000;
     }
     if (s.onError) node.onError = s.onError;
-    if (s.type === 'n8n-nodes-base.webhook' || s.type === 'n8n-nodes-base.formTrigger') node.webhookId = stableId(`${name}/${s.name}/webhook`);
+    if (s.type === 'n8n-nodes-base.webhook' || s.type === 'n8n-nodes-base.formTrigger')
+      node.webhookId = stableId(`${name}/${s.name}/webhook`);
     return node;
   });
   const connections: N8nWorkflow['connections'] = {};

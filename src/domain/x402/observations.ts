@@ -68,7 +68,10 @@ export function agentsSnapshot(all: RequestRecord[], now: number, facts: Telemet
     return [...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
   };
   const perIdentity = [...countBy(agents, (r) => r.identity).map(([, n]) => n)].sort((a, b) => a - b);
-  const quantile = (q: number) => (perIdentity.length === 0 ? null : perIdentity[Math.min(perIdentity.length - 1, Math.floor(q * perIdentity.length))] ?? null);
+  const quantile = (q: number) =>
+    perIdentity.length === 0
+      ? null
+      : (perIdentity[Math.min(perIdentity.length - 1, Math.floor(q * perIdentity.length))] ?? null);
   const x402Routes = agents.filter((r) => r.route.startsWith('/x402/'));
   const challenged = x402Routes.filter((r) => r.status === 402).length;
   const paidOk = x402Routes.filter((r) => r.paid_attempt && r.status === 200).length;
@@ -87,11 +90,16 @@ export function agentsSnapshot(all: RequestRecord[], now: number, facts: Telemet
       browser_requests: inWindow.length - agents.length,
       distinct_identities: routes.size,
       declared_identities: new Set(agents.filter((r) => r.declared_identity).map((r) => r.identity)).size,
-      single_endpoint_share: routes.size === 0 ? null : round([...routes.values()].filter((s) => s.size === 1).length / routes.size),
+      single_endpoint_share:
+        routes.size === 0 ? null : round([...routes.values()].filter((s) => s.size === 1).length / routes.size),
     },
     requests_per_identity: { p50: quantile(0.5), p90: quantile(0.9), max: perIdentity[perIdentity.length - 1] ?? null },
-    clients: countBy(agents, (r) => r.client).slice(0, 15).map(([client, visits]) => ({ client, visits })),
-    endpoints: countBy(agents, (r) => `${r.method} ${r.route}`).slice(0, 25).map(([endpoint, visits]) => ({ endpoint, visits })),
+    clients: countBy(agents, (r) => r.client)
+      .slice(0, 15)
+      .map(([client, visits]) => ({ client, visits })),
+    endpoints: countBy(agents, (r) => `${r.method} ${r.route}`)
+      .slice(0, 25)
+      .map(([endpoint, visits]) => ({ endpoint, visits })),
     statuses: countBy(agents, (r) => String(r.status)).map(([status, count]) => ({ status: Number(status), count })),
     x402_funnel: {
       requests_to_paid_resources: x402Routes.length,
@@ -111,14 +119,20 @@ export function methodologyDocument(facts: TelemetryFacts) {
     version: 1,
     source: "This service's own HTTP request log, recorded by the API process after each response.",
     definitions: {
-      agent_visit: 'A request whose User-Agent is absent or is not a browser (browsers: starts with Mozilla/ and names no bot, agent, AI vendor, HTTP library or headless engine).',
+      agent_visit:
+        'A request whose User-Agent is absent or is not a browser (browsers: starts with Mozilla/ and names no bot, agent, AI vendor, HTTP library or headless engine).',
       distinct_identity:
         'The X-Agent-Id header or agent_id query parameter when a caller sends one; otherwise a SHA-256 of client IP and User-Agent with a per-process random salt, truncated to 64 bits.',
-      single_endpoint_share: 'Among distinct agent identities in the window, the fraction whose every request hit the same method and route pattern.',
+      single_endpoint_share:
+        'Among distinct agent identities in the window, the fraction whose every request hit the same method and route pattern.',
       route_pattern: 'The matched route template (e.g. /x402/item/:id); concrete ids are not stored.',
     },
     windows: { tick_seconds: TICK_WINDOW_MS / 1000, snapshot_seconds: SNAPSHOT_WINDOW_MS / 1000 },
-    exclusions: ['CORS preflight requests (OPTIONS)', 'GET /health (liveness probes)', 'Requests to other processes or replicas of this service'],
+    exclusions: [
+      'CORS preflight requests (OPTIONS)',
+      'GET /health (liveness probes)',
+      'Requests to other processes or replicas of this service',
+    ],
     storage: {
       kind: 'in-memory ring buffer, per API process',
       capacity_requests: facts.capacity,

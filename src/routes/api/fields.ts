@@ -6,11 +6,20 @@ import { z } from 'zod';
 
 /** An id chosen by a caller (service, agent, partner): letters, digits and `. _ : -`, at most 128. */
 export const Id = (description: string) =>
-  z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only').meta({ description });
+  z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only')
+    .meta({ description });
 /** A USD amount as a number. */
 export const Usd = (description: string) => z.number().meta({ description: `${description} (USD)` });
 /** An amount in integer micro-units (1 USD = 1,000,000). */
-export const Micros = (description: string) => z.number().int().meta({ description: `${description} (integer micro-units, 1 USD = 1,000,000)` });
+export const Micros = (description: string) =>
+  z
+    .number()
+    .int()
+    .meta({ description: `${description} (integer micro-units, 1 USD = 1,000,000)` });
 /** An RFC 3339 time. */
 export const Time = (description: string) => z.string().meta({ description: `${description} (RFC 3339 time)` });
 

@@ -23,7 +23,11 @@ const CONTRACT_NAME = 'LocalUsdc';
 const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: 'cancun',
-  outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences'] } },
+  outputSelection: {
+    '*': {
+      '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences'],
+    },
+  },
 } as const;
 
 /** Byte ranges of one immutable inside the runtime code. */
@@ -133,11 +137,15 @@ export function writeLocalUsdcArtifact(): CompiledContract {
  */
 export function extractMulticall3CreationCode(): { creationBytecode: `0x${string}`; source: string } {
   const viemRoot = path.dirname(require.resolve('viem/package.json'));
-  const viemVersion = (JSON.parse(readFileSync(path.join(viemRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  const viemVersion = (JSON.parse(readFileSync(path.join(viemRoot, 'package.json'), 'utf8')) as { version: string })
+    .version;
   const text = readFileSync(path.join(viemRoot, '_cjs', 'constants', 'contracts.js'), 'utf8');
   const match = /multicall3Bytecode\s*=\s*'(0x[0-9a-fA-F]+)'/.exec(text);
   if (!match?.[1]) throw new Error(`multicall3Bytecode not found in viem ${viemVersion}`);
-  return { creationBytecode: match[1] as `0x${string}`, source: `viem@${viemVersion} constants/contracts multicall3Bytecode` };
+  return {
+    creationBytecode: match[1] as `0x${string}`,
+    source: `viem@${viemVersion} constants/contracts multicall3Bytecode`,
+  };
 }
 
 /** Writes the generated Multicall3 module from {@link extractMulticall3CreationCode}. */

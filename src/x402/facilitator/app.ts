@@ -139,10 +139,16 @@ export function createFacilitatorApp(opts: FacilitatorAppOptions): Koa {
   const refusal = (request: FacilitatorRequest): { reason: FacilitatorReason; message: string } | undefined => {
     const { scheme, network: wanted } = request.paymentRequirements;
     if (wanted !== network) {
-      return { reason: FacilitatorReason.invalidNetwork, message: `this facilitator settles on ${network}, not ${wanted}` };
+      return {
+        reason: FacilitatorReason.invalidNetwork,
+        message: `this facilitator settles on ${network}, not ${wanted}`,
+      };
     }
     if (scheme !== 'exact') {
-      return { reason: FacilitatorReason.unsupportedScheme, message: `this facilitator implements the exact scheme, not ${scheme}` };
+      return {
+        reason: FacilitatorReason.unsupportedScheme,
+        message: `this facilitator implements the exact scheme, not ${scheme}`,
+      };
     }
     return undefined;
   };
@@ -150,7 +156,13 @@ export function createFacilitatorApp(opts: FacilitatorAppOptions): Koa {
   const verify = async (request: FacilitatorRequest): Promise<VerifyResponse> => {
     const payer = payerOf(request.paymentPayload);
     const refused = refusal(request);
-    if (refused) return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, ...(payer ? { payer } : {}) };
+    if (refused)
+      return {
+        isValid: false,
+        invalidReason: refused.reason,
+        invalidMessage: refused.message,
+        ...(payer ? { payer } : {}),
+      };
     try {
       return await facilitator.verify(
         request.paymentPayload as X402PaymentPayload,

@@ -55,7 +55,10 @@ export const PaymentPayloadSchema = z.looseObject({
   x402Version: z.literal(2, 'only x402 version 2 is supported'),
   resource: z.looseObject({ url: z.string() }).optional(),
   accepted: PaymentRequirementsSchema,
-  payload: z.union([ExactEvmEip3009PayloadSchema, ExactEvmPermit2PayloadSchema], 'expected an exact EVM payload (EIP-3009 or Permit2)'),
+  payload: z.union(
+    [ExactEvmEip3009PayloadSchema, ExactEvmPermit2PayloadSchema],
+    'expected an exact EVM payload (EIP-3009 or Permit2)',
+  ),
   extensions: z.record(z.string(), z.unknown()).optional(),
 });
 export type PaymentPayload = z.infer<typeof PaymentPayloadSchema>;

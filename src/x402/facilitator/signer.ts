@@ -43,7 +43,10 @@ export interface FacilitatorSignerOptions {
  * - broadcasts (signing and `eth_sendRawTransaction`, not the receipt wait) go through a {@link SerialQueue},
  *   so a reset after a failed broadcast never races another broadcast.
  */
-export function createFacilitatorSigner(opts: FacilitatorSignerOptions): { signer: FacilitatorEvmSigner; address: Address } {
+export function createFacilitatorSigner(opts: FacilitatorSignerOptions): {
+  signer: FacilitatorEvmSigner;
+  address: Address;
+} {
   const { rpcUrl, chainId } = opts;
   const pollingInterval = opts.pollingIntervalMs ?? 200;
   const margin = BigInt(100 + (opts.gasMarginPercent ?? 25));

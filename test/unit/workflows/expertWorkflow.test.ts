@@ -16,7 +16,14 @@ import {
   type OrderWorkflowInput,
 } from '../../../workflows/shared';
 import { buildExpertOrderInput } from '../../fixtures/workflowInputs';
-import { FakeWallet, createWorkflowTestEnv, disallowedTransitions, eventually, fakeActivities, withWorker } from '../../helpers/workflowTestEnv';
+import {
+  FakeWallet,
+  createWorkflowTestEnv,
+  disallowedTransitions,
+  eventually,
+  fakeActivities,
+  withWorker,
+} from '../../helpers/workflowTestEnv';
 
 const HOUR = 3600_000;
 let env: TestWorkflowEnvironment;
@@ -31,7 +38,10 @@ afterAll(async () => {
 
 /** An expert order with a 10 h SLA (escalated at 8 h), paid from a wallet holding exactly its price. */
 function setup(agentId: string) {
-  const input: OrderWorkflowInput = buildExpertOrderInput({ agentId, expert: { maxFulfillmentHours: 10, escalateAtPercent: 80 } });
+  const input: OrderWorkflowInput = buildExpertOrderInput({
+    agentId,
+    expert: { maxFulfillmentHours: 10, escalateAtPercent: 80 },
+  });
   const wallet = new FakeWallet({ [agentId]: input.amountMicros });
   return { input, wallet, acts: fakeActivities(wallet) };
 }
@@ -39,10 +49,17 @@ function setup(agentId: string) {
 test('in_engineering, escalated at 80 % of the SLA, sla_breached at the deadline, then cancelled by the buyer and refunded', async () => {
   const { input, wallet, acts } = setup('agent-x');
   await withWorker(env, acts, async (taskQueue) => {
-    const handle = await env.client.workflow.start(orderWorkflow, { taskQueue, workflowId: orderWorkflowId(input.orderId), args: [input] });
+    const handle = await env.client.workflow.start(orderWorkflow, {
+      taskQueue,
+      workflowId: orderWorkflowId(input.orderId),
+      args: [input],
+    });
     const paid = await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
     const paidAt = Date.parse(paid.payment?.paid_at ?? '');
-    const waiting = await eventually(() => handle.query(getStateQuery), (s) => s.status === 'in_engineering');
+    const waiting = await eventually(
+      () => handle.query(getStateQuery),
+      (s) => s.status === 'in_engineering',
+    );
     expect(Date.parse(waiting.engineering?.escalate_at ?? '') - paidAt).toBe(8 * HOUR);
     expect(Date.parse(waiting.engineering?.sla_deadline ?? '') - paidAt).toBe(10 * HOUR);
     // The blueprint documents are out before the engineer queue.
@@ -53,24 +70,55 @@ test('in_engineering, escalated at 80 % of the SLA, sla_breached at the deadline
     expect(acts.recordProgress).not.toHaveBeenCalled();
 
     await env.sleep(1 * HOUR + 60_000);
-    const escalated = await eventually(() => handle.query(getStateQuery), (s) => s.engineering?.escalated_at != null);
+    const escalated = await eventually(
+      () => handle.query(getStateQuery),
+      (s) => s.engineering?.escalated_at != null,
+    );
     expect(escalated.status).toBe('in_engineering');
     expect(Math.abs(Date.parse(escalated.engineering?.escalated_at ?? '') - (paidAt + 8 * HOUR))).toBeLessThan(1000);
     expect(acts.recordProgress).toHaveBeenCalledTimes(1);
-    expect(acts.recordProgress).toHaveBeenCalledWith(expect.objectContaining({ orderId: input.orderId, event: 'sla_escalated', eventType: 'order.sla_escalated', status: 'in_engineering' }));
+    expect(acts.recordProgress).toHaveBeenCalledWith(
+      expect.objectContaining({
+        orderId: input.orderId,
+        event: 'sla_escalated',
+        eventType: 'order.sla_escalated',
+        status: 'in_engineering',
+      }),
+    );
 
     await env.sleep(2 * HOUR);
-    const breached = await eventually(() => handle.query(getStateQuery), (s) => s.status === 'sla_breached');
+    const breached = await eventually(
+      () => handle.query(getStateQuery),
+      (s) => s.status === 'sla_breached',
+    );
     expect(Math.abs(Date.parse(breached.engineering?.breached_at ?? '') - (paidAt + 10 * HOUR))).toBeLessThan(1000);
 
     const cancelled = await handle.executeUpdate(cancelOrderUpdate, { args: [{ reason: 'too late' }] });
     expect(cancelled.status).toBe('cancelled');
     expect(disallowedTransitions(cancelled)).toEqual([]);
-    expect(cancelled.progress.map((p) => p.event ?? p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling', 'in_engineering', 'sla_escalated', 'sla_breached', 'cancelled']);
-    expect(cancelled.refund).toMatchObject({ status: 'completed', amount_micros: input.amountMicros, reason: 'cancelled after SLA breach: too late' });
+    expect(cancelled.progress.map((p) => p.event ?? p.status)).toEqual([
+      'awaiting_payment',
+      'paid',
+      'fulfilling',
+      'in_engineering',
+      'sla_escalated',
+      'sla_breached',
+      'cancelled',
+    ]);
+    expect(cancelled.refund).toMatchObject({
+      status: 'completed',
+      amount_micros: input.amountMicros,
+      reason: 'cancelled after SLA breach: too late',
+    });
     expect((await handle.result()).status).toBe('cancelled');
   });
-  expect(acts.recordTransition.mock.calls.map(([t]) => t.status)).toEqual(['paid', 'fulfilling', 'in_engineering', 'sla_breached', 'cancelled']);
+  expect(acts.recordTransition.mock.calls.map(([t]) => t.status)).toEqual([
+    'paid',
+    'fulfilling',
+    'in_engineering',
+    'sla_breached',
+    'cancelled',
+  ]);
   // Versions are shared by transitions and progress entries: the escalation took version 5.
   expect(acts.recordTransition.mock.calls.map(([t]) => t.version)).toEqual([2, 3, 4, 6, 7]);
   expect(acts.recordProgress.mock.calls.map(([p]) => p.version)).toEqual([5]);
@@ -81,16 +129,35 @@ test('in_engineering, escalated at 80 % of the SLA, sla_breached at the deadline
 test('an engineer claims, uploads and marks ready within the SLA: delivered with the uploads, then accepted', async () => {
   const { input, acts } = setup('agent-y');
   await withWorker(env, acts, async (taskQueue) => {
-    const handle = await env.client.workflow.start(orderWorkflow, { taskQueue, workflowId: orderWorkflowId(input.orderId), args: [input] });
+    const handle = await env.client.workflow.start(orderWorkflow, {
+      taskQueue,
+      workflowId: orderWorkflowId(input.orderId),
+      args: [input],
+    });
     await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
-    await eventually(() => handle.query(getStateQuery), (s) => s.status === 'in_engineering');
-    await expect(handle.executeUpdate(markReadyUpdate, { args: [{ engineer: 'eve' }] })).rejects.toMatchObject({ cause: { type: 'engineering_not_claimed' } });
+    await eventually(
+      () => handle.query(getStateQuery),
+      (s) => s.status === 'in_engineering',
+    );
+    await expect(handle.executeUpdate(markReadyUpdate, { args: [{ engineer: 'eve' }] })).rejects.toMatchObject({
+      cause: { type: 'engineering_not_claimed' },
+    });
     const claimed = await handle.executeUpdate(claimEngineeringUpdate, { args: [{ engineer: 'eve' }] });
     expect(claimed.engineering?.engineer).toBe('eve');
-    await expect(handle.executeUpdate(claimEngineeringUpdate, { args: [{ engineer: 'mallory' }] })).rejects.toMatchObject({ cause: { type: 'already_claimed' } });
-    const upload = { engineer: 'eve', name: 'controller.py', sha256: 'b'.repeat(64), size: 1234, media_type: 'text/x-python' };
+    await expect(
+      handle.executeUpdate(claimEngineeringUpdate, { args: [{ engineer: 'mallory' }] }),
+    ).rejects.toMatchObject({ cause: { type: 'already_claimed' } });
+    const upload = {
+      engineer: 'eve',
+      name: 'controller.py',
+      sha256: 'b'.repeat(64),
+      size: 1234,
+      media_type: 'text/x-python',
+    };
     await handle.executeUpdate(addDeliverableUpdate, { args: [upload] });
-    const ready = await handle.executeUpdate(markReadyUpdate, { args: [{ engineer: 'eve', note: 'tested on the arm' }] });
+    const ready = await handle.executeUpdate(markReadyUpdate, {
+      args: [{ engineer: 'eve', note: 'tested on the arm' }],
+    });
     expect(ready.status).toBe('delivered');
     expect(ready.deliverables.map((d) => d.name)).toEqual(['README.md', 'controller.py']);
     const accepted = await handle.executeUpdate(reviewUpdate, { args: [{ action: 'accept' }] });
@@ -98,6 +165,12 @@ test('an engineer claims, uploads and marks ready within the SLA: delivered with
     expect(disallowedTransitions(accepted)).toEqual([]);
   });
   expect(acts.recordProgress.mock.calls.map(([p]) => p.event)).toEqual(['engineer_claimed', 'deliverable_uploaded']);
-  expect(acts.recordTransition.mock.calls.map(([t]) => t.status)).toEqual(['paid', 'fulfilling', 'in_engineering', 'delivered', 'accepted']);
+  expect(acts.recordTransition.mock.calls.map(([t]) => t.status)).toEqual([
+    'paid',
+    'fulfilling',
+    'in_engineering',
+    'delivered',
+    'accepted',
+  ]);
   expect(acts.refundPayment).not.toHaveBeenCalled();
 });

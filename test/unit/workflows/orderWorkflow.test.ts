@@ -7,9 +7,23 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { orderWorkflow } from '../../../workflows/order';
 import { PRODUCE } from '../../../workflows/policies';
-import { confirmPaymentUpdate, getStateQuery, orderWorkflowId, reviewUpdate, type OrderWorkflowInput } from '../../../workflows/shared';
+import {
+  confirmPaymentUpdate,
+  getStateQuery,
+  orderWorkflowId,
+  reviewUpdate,
+  type OrderWorkflowInput,
+} from '../../../workflows/shared';
 import { ORDER_AMOUNT_MICROS, buildOrderInput } from '../../fixtures/workflowInputs';
-import { FakeWallet, createWorkflowTestEnv, disallowedTransitions, eventually, fakeActivities, withWorker, type MockedActivities } from '../../helpers/workflowTestEnv';
+import {
+  FakeWallet,
+  createWorkflowTestEnv,
+  disallowedTransitions,
+  eventually,
+  fakeActivities,
+  withWorker,
+  type MockedActivities,
+} from '../../helpers/workflowTestEnv';
 
 const HOUR = 3600_000;
 let env: TestWorkflowEnvironment;
@@ -35,11 +49,22 @@ test('paid from the wallet, delivered, then accepted automatically once the 72 h
   await withWorker(env, acts, async (taskQueue) => {
     const handle = await start(input, taskQueue);
     const paid = await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
-    expect(paid.payment).toEqual({ rail: 'agent_wallet', transaction_id: `order:${input.orderId}`, amount_micros: ORDER_AMOUNT_MICROS, paid_at: expect.any(String) });
+    expect(paid.payment).toEqual({
+      rail: 'agent_wallet',
+      transaction_id: `order:${input.orderId}`,
+      amount_micros: ORDER_AMOUNT_MICROS,
+      paid_at: expect.any(String),
+    });
     expect(wallet.balances.get('agent-a')).toBe(100_000_000 - ORDER_AMOUNT_MICROS);
 
     const final = await handle.result();
-    expect(final.progress.map((p) => p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling', 'delivered', 'accepted']);
+    expect(final.progress.map((p) => p.status)).toEqual([
+      'awaiting_payment',
+      'paid',
+      'fulfilling',
+      'delivered',
+      'accepted',
+    ]);
     expect(disallowedTransitions(final)).toEqual([]);
     expect(final.review).toEqual({ action: 'accept', automatic: true, at: expect.any(String) });
     const at = (status: string) => Date.parse(final.progress.find((p) => p.status === status)?.at ?? '');
@@ -50,7 +75,9 @@ test('paid from the wallet, delivered, then accepted automatically once the 72 h
   expect(acts.recordOrder).toHaveBeenCalledTimes(1);
   expect(recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'delivered', 'accepted']);
   expect(acts.recordTransition.mock.calls.map(([t]) => t.version)).toEqual([2, 3, 4, 5]);
-  expect(acts.fulfilService).toHaveBeenCalledWith(expect.objectContaining({ orderId: input.orderId, serviceId: 'automation-wf', inputs: input.inputs }));
+  expect(acts.fulfilService).toHaveBeenCalledWith(
+    expect.objectContaining({ orderId: input.orderId, serviceId: 'automation-wf', inputs: input.inputs }),
+  );
   expect(acts.refundPayment).not.toHaveBeenCalled();
 });
 
@@ -81,7 +108,12 @@ test('fulfillment failing on every attempt: failed, then refunded once with the 
   expect(acts.fulfilService).toHaveBeenCalledTimes(PRODUCE.maximumAttempts ?? 0);
   expect(acts.refundPayment).toHaveBeenCalledTimes(1);
   expect(acts.refundPayment).toHaveBeenCalledWith(
-    expect.objectContaining({ orderId: input.orderId, agentId: 'agent-b', reason: 'fulfillment_failed', payment: expect.objectContaining({ amount_micros: ORDER_AMOUNT_MICROS }) }),
+    expect.objectContaining({
+      orderId: input.orderId,
+      agentId: 'agent-b',
+      reason: 'fulfillment_failed',
+      payment: expect.objectContaining({ amount_micros: ORDER_AMOUNT_MICROS }),
+    }),
   );
   expect(recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'failed', 'refunded']);
   expect(wallet.balances.get('agent-b')).toBe(100_000_000);
@@ -94,16 +126,30 @@ test('rejected in the review window: refunded, and the partner commission revers
   await withWorker(env, acts, async (taskQueue) => {
     const handle = await start(input, taskQueue);
     await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
-    await eventually(() => handle.query(getStateQuery), (s) => s.status === 'delivered');
+    await eventually(
+      () => handle.query(getStateQuery),
+      (s) => s.status === 'delivered',
+    );
     const rejected = await handle.executeUpdate(reviewUpdate, { args: [{ action: 'reject', reason: 'wrong CRM' }] });
     expect(rejected.status).toBe('rejected');
     expect(disallowedTransitions(rejected)).toEqual([]);
-    expect(rejected.review).toEqual({ action: 'reject', reason: 'wrong CRM', automatic: false, at: expect.any(String) });
-    expect(rejected.refund).toMatchObject({ status: 'completed', amount_micros: ORDER_AMOUNT_MICROS, reason: 'rejected: wrong CRM' });
+    expect(rejected.review).toEqual({
+      action: 'reject',
+      reason: 'wrong CRM',
+      automatic: false,
+      at: expect.any(String),
+    });
+    expect(rejected.refund).toMatchObject({
+      status: 'completed',
+      amount_micros: ORDER_AMOUNT_MICROS,
+      reason: 'rejected: wrong CRM',
+    });
     expect((await handle.result()).status).toBe('rejected');
   });
   expect(acts.refundPayment).toHaveBeenCalledTimes(1);
-  expect(acts.recordCommission).toHaveBeenCalledWith(expect.objectContaining({ orderId: input.orderId, partnerId: 'partner-1', amountMicros: ORDER_AMOUNT_MICROS }));
+  expect(acts.recordCommission).toHaveBeenCalledWith(
+    expect.objectContaining({ orderId: input.orderId, partnerId: 'partner-1', amountMicros: ORDER_AMOUNT_MICROS }),
+  );
   expect(acts.reverseCommission).toHaveBeenCalledTimes(1);
   expect(acts.releaseCommission).not.toHaveBeenCalled();
   expect(recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'delivered', 'rejected']);
@@ -133,12 +179,16 @@ test('a wallet short of the amount: the payment Update fails with insufficient_f
   const input = buildOrderInput({ agentId: 'agent-d' });
   await withWorker(env, acts, async (taskQueue) => {
     const handle = await start(input, taskQueue);
-    const failure = await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] }).catch((err: unknown) => err);
+    const failure = await handle
+      .executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] })
+      .catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(WorkflowUpdateFailedError);
     const cause = (failure as WorkflowUpdateFailedError).cause;
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect((cause as ApplicationFailure).type).toBe('insufficient_funds');
-    expect((cause as ApplicationFailure).details).toEqual([{ balance_micros: 1_000_000, amount_micros: ORDER_AMOUNT_MICROS }]);
+    expect((cause as ApplicationFailure).details).toEqual([
+      { balance_micros: 1_000_000, amount_micros: ORDER_AMOUNT_MICROS },
+    ]);
     expect((await handle.query(getStateQuery)).status).toBe('awaiting_payment');
     await handle.terminate('test over');
   });

@@ -13,7 +13,10 @@ export function catalogueRoutes(deps: AppDeps): OperationRouter {
   const memo = new JsonMemo(4);
   router.on(ops.services, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=60');
-    sendCachedJson(ctx, memo.get('services', () => catalogueEnvelope(deps.config.PUBLIC_BASE_URL)));
+    sendCachedJson(
+      ctx,
+      memo.get('services', () => catalogueEnvelope(deps.config.PUBLIC_BASE_URL)),
+    );
   });
 
   router.on(ops.health, async (ctx) => {
@@ -21,7 +24,10 @@ export function catalogueRoutes(deps: AppDeps): OperationRouter {
     const [database, temporal] = await Promise.all([
       pingDatabase(deps.services.db),
       deps.temporal.connection
-        .withDeadline(Date.now() + 800, /* within a second, issue 14 */ () => deps.temporal.workflowService.getSystemInfo({}))
+        .withDeadline(
+          Date.now() + 800,
+          /* within a second, issue 14 */ () => deps.temporal.workflowService.getSystemInfo({}),
+        )
         .then(() => true)
         .catch(() => false),
     ]);

@@ -11,7 +11,10 @@ const DependencyStatus = z.object({ status: z.enum(['up', 'down']) });
 const Health = z
   .object({
     status: z.enum(['ok', 'degraded']),
-    dependencies: z.object({ database: DependencyStatus, temporal: DependencyStatus.extend({ namespace: z.string() }) }),
+    dependencies: z.object({
+      database: DependencyStatus,
+      temporal: DependencyStatus.extend({ namespace: z.string() }),
+    }),
     checked_in_ms: z.number().int(),
     time: z.string(),
   })
@@ -25,11 +28,15 @@ export const catalogueOperations = {
     path: '/api/v1/services',
     summary: 'Service catalogue',
     auth: 'none',
-    responses: { '200': { description: 'Catalogue', json: CatalogueEnvelope }, '304': { description: 'Not modified: If-None-Match held the current ETag' } },
+    responses: {
+      '200': { description: 'Catalogue', json: CatalogueEnvelope },
+      '304': { description: 'Not modified: If-None-Match held the current ETag' },
+    },
     mcp: {
       name: 'list_services',
       title: 'List services',
-      description: 'The service catalogue (GET /api/v1/services): agent prices, capabilities, negative constraints, payment rails, required inputs.',
+      description:
+        'The service catalogue (GET /api/v1/services): agent prices, capabilities, negative constraints, payment rails, required inputs.',
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
   }),
@@ -39,6 +46,9 @@ export const catalogueOperations = {
     path: '/health',
     summary: 'Service health',
     auth: 'none',
-    responses: { '200': { description: 'All dependencies up', json: Health }, '503': { description: 'A dependency is down (Retry-After)', json: Health } },
+    responses: {
+      '200': { description: 'All dependencies up', json: Health },
+      '503': { description: 'A dependency is down (Retry-After)', json: Health },
+    },
   }),
 };

@@ -14,7 +14,6 @@ import { discoveryOperations as ops } from './schema';
  * query is checked by parseDiscoveryQuery, which also refuses a misspelt filter.
  */
 export function discoveryRoutes(deps: AppDeps): OperationRouter {
-
   // Answers depend only on the validated filters: serialized once per distinct filter set.
   const memo = new JsonMemo(512);
   return new OperationRouter(deps)
@@ -29,7 +28,11 @@ export function discoveryRoutes(deps: AppDeps): OperationRouter {
           return {
             count: matches.length,
             filters: parsed.filters,
-            services: matches.map((m) => ({ ...serviceView(m.service, deps.config.PUBLIC_BASE_URL), price: m.price, matched_because: m.matched_because })),
+            services: matches.map((m) => ({
+              ...serviceView(m.service, deps.config.PUBLIC_BASE_URL),
+              price: m.price,
+              matched_because: m.matched_because,
+            })),
           };
         }),
       );
@@ -40,7 +43,10 @@ export function discoveryRoutes(deps: AppDeps): OperationRouter {
       try {
         result = negotiateCapabilities(required_capabilities);
       } catch {
-        throw badRequest('required_capabilities: give at least one capability with letters or digits', 'required_capabilities');
+        throw badRequest(
+          'required_capabilities: give at least one capability with letters or digits',
+          'required_capabilities',
+        );
       }
       ctx.body = {
         required_capabilities: result.required,
@@ -54,7 +60,12 @@ export function discoveryRoutes(deps: AppDeps): OperationRouter {
           missing: m.missing,
           matched_tags: m.matched_tags,
         })),
-        excluded: result.excluded.map((e) => ({ service_id: e.service.id, name: e.service.name, conflicts: e.conflicts, reason: e.reason })),
+        excluded: result.excluded.map((e) => ({
+          service_id: e.service.id,
+          name: e.service.name,
+          conflicts: e.conflicts,
+          reason: e.reason,
+        })),
         unmatched: result.unmatched,
       };
     });

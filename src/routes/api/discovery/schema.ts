@@ -28,11 +28,9 @@ export const DiscoveryResponse = z
 /** Body of `POST /api/v1/capabilities/negotiate` (seed §2.7). */
 export const NegotiationRequest = z
   .object({
-    required_capabilities: z
-      .array(z.string().min(1).max(64))
-      .min(1, 'give at least one capability')
-      .max(50)
-      .meta({ description: 'Capability tags the agent needs (free spelling: case, spaces and hyphens are normalised)' }),
+    required_capabilities: z.array(z.string().min(1).max(64)).min(1, 'give at least one capability').max(50).meta({
+      description: 'Capability tags the agent needs (free spelling: case, spaces and hyphens are normalised)',
+    }),
   })
   .strict()
   .meta({ id: 'NegotiationRequest' });
@@ -50,10 +48,14 @@ export const NegotiationResponse = z
         fully_covered: z.boolean(),
         covered: z.array(z.string()),
         missing: z.array(z.string()),
-        matched_tags: z.record(z.string(), z.array(z.string())).meta({ description: 'Service tags each covered capability matched' }),
+        matched_tags: z
+          .record(z.string(), z.array(z.string()))
+          .meta({ description: 'Service tags each covered capability matched' }),
       }),
     ),
-    excluded: z.array(z.object({ service_id: z.string(), name: z.string(), conflicts: z.array(z.string()), reason: z.string() })),
+    excluded: z.array(
+      z.object({ service_id: z.string(), name: z.string(), conflicts: z.array(z.string()), reason: z.string() }),
+    ),
     unmatched: z.array(z.string()).meta({ description: 'Services covering none of the required capabilities' }),
   })
   .meta({ id: 'NegotiationResponse' });
@@ -66,8 +68,10 @@ export const discoveryOperations = {
     id: 'discoverServices',
     method: 'get',
     path: '/api/v1/discover',
-    summary: 'Find services by capability, budget, billing, automation, language, region, rail, fulfillment time and SLA',
-    description: 'Every filter is optional; all given filters must match. Each result says why it matched (`matched_because`). See README "Discovery" for the exact meaning of each filter.',
+    summary:
+      'Find services by capability, budget, billing, automation, language, region, rail, fulfillment time and SLA',
+    description:
+      'Every filter is optional; all given filters must match. Each result says why it matched (`matched_because`). See README "Discovery" for the exact meaning of each filter.',
     auth: 'none',
     request: { query: DiscoveryQuery },
     responses: {
@@ -91,13 +95,18 @@ export const discoveryOperations = {
     auth: 'none',
     request: { body: NegotiationRequest },
     responses: {
-      '200': { description: 'Matches by coverage then price; services whose negative constraints conflict are listed in `excluded`', json: NegotiationResponse },
+      '200': {
+        description:
+          'Matches by coverage then price; services whose negative constraints conflict are listed in `excluded`',
+        json: NegotiationResponse,
+      },
     },
     errors: { invalid_request: 'Missing or empty required_capabilities' },
     mcp: {
       name: 'negotiate_capabilities',
       title: 'Negotiate capabilities',
-      description: 'Services covering the required capabilities, sorted by coverage (POST /api/v1/capabilities/negotiate).',
+      description:
+        'Services covering the required capabilities, sorted by coverage (POST /api/v1/capabilities/negotiate).',
       annotations: read,
     },
   }),

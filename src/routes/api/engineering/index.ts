@@ -43,7 +43,8 @@ async function readRaw(ctx: Context, limit: number): Promise<Buffer> {
 
 /** @throws ProblemError 409 unless the order waits in the engineer queue. */
 function requireQueued(doc: OrderDoc, operation: string): void {
-  if (!doc.engineering || !ENGINEERING_QUEUE_STATUSES.includes(doc.status)) throw invalidTransition(operation, doc.status);
+  if (!doc.engineering || !ENGINEERING_QUEUE_STATUSES.includes(doc.status))
+    throw invalidTransition(operation, doc.status);
 }
 
 /** The engineer queue routes. */
@@ -78,9 +79,19 @@ export function engineeringRoutes(deps: AppDeps): OperationRouter {
             escalated: e.escalated_at !== null,
             breached: e.breached_at !== null,
             seconds_left: Math.round((Date.parse(e.sla_deadline) - now) / 1000),
-            blueprint: o.deliverables.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size, url: `${base}/api/v1/orders/${o._id}/deliverables/${encodeURIComponent(d.name)}` })),
+            blueprint: o.deliverables.map((d) => ({
+              name: d.name,
+              sha256: d.sha256,
+              size: d.size,
+              url: `${base}/api/v1/orders/${o._id}/deliverables/${encodeURIComponent(d.name)}`,
+            })),
             uploads: e.uploads.map((d) => ({ name: d.name, sha256: d.sha256, size: d.size, media_type: d.media_type })),
-            links: { order: `${base}/api/v1/orders/${o._id}`, claim: `${work}/claim`, deliverables: `${work}/deliverables`, ready: `${work}/ready` },
+            links: {
+              order: `${base}/api/v1/orders/${o._id}`,
+              claim: `${work}/claim`,
+              deliverables: `${work}/deliverables`,
+              ready: `${work}/ready`,
+            },
           };
         }),
       };
@@ -98,15 +109,28 @@ export function engineeringRoutes(deps: AppDeps): OperationRouter {
       if (ctx.is('application/json')) {
         const body = input.body;
         const b64 = body.content_base64.replace(/\s+/g, '');
-        if (!BASE64.test(b64) || b64.length % 4 !== 0) throw badRequest('content_base64 is not base64 (standard alphabet, padded)', 'content_base64');
-        upload = { engineer: body.engineer, name: body.name, media_type: body.media_type, bytes: Buffer.from(b64, 'base64') };
+        if (!BASE64.test(b64) || b64.length % 4 !== 0)
+          throw badRequest('content_base64 is not base64 (standard alphabet, padded)', 'content_base64');
+        upload = {
+          engineer: body.engineer,
+          name: body.name,
+          media_type: body.media_type,
+          bytes: Buffer.from(b64, 'base64'),
+        };
       } else {
         // The raw form names the file in the query, where both members are required.
         const query = parsePart(UploadRawQuery, ctx.query, 'query') as { engineer: string; name: string };
-        upload = { ...query, media_type: ctx.get('content-type') || 'application/octet-stream', bytes: await readRaw(ctx, MAX_UPLOAD_BYTES) };
+        upload = {
+          ...query,
+          media_type: ctx.get('content-type') || 'application/octet-stream',
+          bytes: await readRaw(ctx, MAX_UPLOAD_BYTES),
+        };
       }
       if (!isSafeFileName(upload.name)) {
-        throw badRequest('name must be a flat file name: lowercase letters, digits, . _ - (at most 120 characters)', 'name');
+        throw badRequest(
+          'name must be a flat file name: lowercase letters, digits, . _ - (at most 120 characters)',
+          'name',
+        );
       }
       if (upload.bytes.length === 0) throw badRequest('The file is empty', 'content');
       requireQueued(doc, 'upload a deliverable');
@@ -123,7 +147,13 @@ export function engineeringRoutes(deps: AppDeps): OperationRouter {
       ctx.body = {
         order_id: doc._id,
         deliverable: { name: upload.name, sha256: blob.sha256, size: blob.size, media_type: upload.media_type },
-        uploads: state.engineering?.uploads.map((u) => ({ name: u.name, sha256: u.sha256, size: u.size, media_type: u.media_type })) ?? [],
+        uploads:
+          state.engineering?.uploads.map((u) => ({
+            name: u.name,
+            sha256: u.sha256,
+            size: u.size,
+            media_type: u.media_type,
+          })) ?? [],
       };
     })
     .on(ops.ready, async (ctx, input) => {

@@ -6,7 +6,12 @@ import { z } from 'zod';
 import { defineOperation } from '../../operation';
 import { OrderPath, Time } from '../fields';
 
-const Engineer = z.string().trim().min(1).max(100).meta({ description: 'Engineer name or id, as the operator team uses it' });
+const Engineer = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .meta({ description: 'Engineer name or id, as the operator team uses it' });
 const anyObject = z.record(z.string(), z.unknown());
 
 /** Body of `POST /api/v1/engineering/{order_id}/claim`. */
@@ -18,9 +23,15 @@ export const ClaimBody = z.object({
 /** JSON body of `POST /api/v1/engineering/{order_id}/deliverables` (the raw-body form carries these in the query). */
 export const UploadJsonBody = z.object({
   engineer: Engineer,
-  name: z.string().min(1).max(120).meta({ description: 'File name: lowercase letters, digits, . _ - ; unique within the order' }),
+  name: z
+    .string()
+    .min(1)
+    .max(120)
+    .meta({ description: 'File name: lowercase letters, digits, . _ - ; unique within the order' }),
   media_type: z.string().min(1).max(200).default('application/octet-stream'),
-  content_base64: z.string().min(1).meta({ description: 'The file, base64 (standard alphabet); the JSON body is limited to 256 kB, send larger files raw' }),
+  content_base64: z.string().min(1).meta({
+    description: 'The file, base64 (standard alphabet); the JSON body is limited to 256 kB, send larger files raw',
+  }),
 });
 
 /** Query of the raw-body upload: `?engineer=...&name=...`; the media type is the request's Content-Type. */
@@ -65,7 +76,9 @@ export const engineeringOperations = {
     summary: 'Expert-delivery orders waiting for an engineer, most urgent SLA first (operator)',
     auth: 'operator',
     request: { query: z.object({ engineer: z.string().optional(), unclaimed: z.enum(['true', 'false']).optional() }) },
-    responses: { '200': { description: 'Queue', json: z.object({ count: z.number().int(), items: z.array(anyObject) }) } },
+    responses: {
+      '200': { description: 'Queue', json: z.object({ count: z.number().int(), items: z.array(anyObject) }) },
+    },
   }),
   claim: defineOperation({
     id: 'claimEngineering',
@@ -89,8 +102,18 @@ export const engineeringOperations = {
       body: UploadJsonBody,
       content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
     },
-    responses: { '201': { description: 'Stored and recorded', json: z.object({ order_id: z.string(), deliverable: anyObject, uploads: z.array(anyObject) }) } },
-    errors: { invalid_request: 'Bad name or content', order_not_found: 'Unknown order', payload_too_large: 'Larger than 25 MB', ...conflict },
+    responses: {
+      '201': {
+        description: 'Stored and recorded',
+        json: z.object({ order_id: z.string(), deliverable: anyObject, uploads: z.array(anyObject) }),
+      },
+    },
+    errors: {
+      invalid_request: 'Bad name or content',
+      order_not_found: 'Unknown order',
+      payload_too_large: 'Larger than 25 MB',
+      ...conflict,
+    },
   }),
   ready: defineOperation({
     id: 'markEngineeringReady',

@@ -30,7 +30,11 @@ export function mcpRoutes(deps: AppDeps): OperationRouter {
   const post = async (ctx: Context) => {
     if (!originAllowed(ctx, deps)) {
       ctx.status = 403;
-      ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Origin ${ctx.get('origin')} is not allowed` } };
+      ctx.body = {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: `Origin ${ctx.get('origin')} is not allowed` },
+      };
       return;
     }
     const body = requestBody(ctx);
@@ -43,7 +47,14 @@ export function mcpRoutes(deps: AppDeps): OperationRouter {
   const notAllowed = (ctx: Context) => {
     ctx.status = 405;
     ctx.set('Allow', 'POST');
-    ctx.body = { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp' } };
+    ctx.body = {
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32000,
+        message: 'Method not allowed: this MCP server is stateless; POST JSON-RPC messages to /mcp',
+      },
+    };
   };
   return new OperationRouter(deps).on(ops.post, post).on(ops.get, notAllowed).on(ops.delete, notAllowed);
 }

@@ -30,10 +30,17 @@ export const mcpOperations = {
       'MCP over Streamable HTTP (stateless): tools, resources, prompts, completion, logging; 2025-11-25 (initialize) and 2026-07-28 (server/discover, per-request _meta)',
     auth: 'none',
     request: {
-      body: z.object({ jsonrpc: z.literal('2.0'), id: z.union([z.string(), z.number()]).optional(), method: z.string(), params: z.record(z.string(), z.unknown()).optional() }),
+      body: z.object({
+        jsonrpc: z.literal('2.0'),
+        id: z.union([z.string(), z.number()]).optional(),
+        method: z.string(),
+        params: z.record(z.string(), z.unknown()).optional(),
+      }),
     },
     responses: {
-      '200': { description: 'JSON-RPC response (application/json, or text/event-stream when a tool call sends notifications)' },
+      '200': {
+        description: 'JSON-RPC response (application/json, or text/event-stream when a tool call sends notifications)',
+      },
       '202': { description: 'Notification accepted' },
       '400': {
         description:
@@ -42,8 +49,14 @@ export const mcpOperations = {
         content: problemResponse('').content,
       },
       '403': { description: "A browser Origin other than the service's own", json: JsonRpcError },
-      '404': { description: 'Unknown or removed method (2026-07-28: initialize, ping, logging/setLevel, resources/subscribe and unsubscribe), -32601', json: JsonRpcError },
-      '406': { description: 'The Accept header does not allow application/json and text/event-stream (Streamable HTTP)' },
+      '404': {
+        description:
+          'Unknown or removed method (2026-07-28: initialize, ping, logging/setLevel, resources/subscribe and unsubscribe), -32601',
+        json: JsonRpcError,
+      },
+      '406': {
+        description: 'The Accept header does not allow application/json and text/event-stream (Streamable HTTP)',
+      },
     },
   }),
   get: defineOperation({ id: 'mcpGet', method: 'get', path: '/mcp', ...notAllowed }),

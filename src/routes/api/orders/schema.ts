@@ -11,8 +11,12 @@ import { WebhookEndpoint } from '../webhooks/schema';
 import { EngineeringView } from '../engineering/schema';
 import { CancelBody, SubscriptionView } from '../subscriptions/schema';
 
-export const PaymentRailSchema = z.enum(PAYMENT_RAILS as [string, ...string[]]).meta({ id: 'PaymentRail', description: 'Payment rail (seed §1).' });
-export const OrderStatusSchema = z.enum(ORDER_STATUSES as [string, ...string[]]).meta({ id: 'OrderStatus', description: 'Order state (README, "Order state machine").' });
+export const PaymentRailSchema = z
+  .enum(PAYMENT_RAILS as [string, ...string[]])
+  .meta({ id: 'PaymentRail', description: 'Payment rail (seed §1).' });
+export const OrderStatusSchema = z
+  .enum(ORDER_STATUSES as [string, ...string[]])
+  .meta({ id: 'OrderStatus', description: 'Order state (README, "Order state machine").' });
 
 const InputValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)]);
 
@@ -23,8 +27,15 @@ export const OrderRequest = z
     quote_id: Id('Quote to honour').optional(),
     agent_id: Id('Buying agent; its wallet can pay').optional(),
     email: z.email().max(254).optional().meta({ description: 'Buyer contact' }),
-    webhook_url: z.url({ protocol: /^https?$/ }).max(2048).optional().meta({ description: 'Receives this order\'s events' }),
-    inputs: z.record(z.string().max(64), InputValue).default({}).meta({ description: 'Service inputs (catalogue `inputs`)' }),
+    webhook_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional()
+      .meta({ description: "Receives this order's events" }),
+    inputs: z
+      .record(z.string().max(64), InputValue)
+      .default({})
+      .meta({ description: 'Service inputs (catalogue `inputs`)' }),
   })
   .strict()
   .refine((b) => b.service_id !== undefined || b.quote_id !== undefined, {
@@ -46,7 +57,9 @@ export const PaymentOptions = z
     agent_wallet: z.object({ wallet_url: z.string(), agent_id: z.string().nullable() }).optional(),
     x402_usdc: z
       .object({
-        resource: z.string().meta({ description: 'x402 resource of this order: POST it with an x402 client (PAYMENT-SIGNATURE)' }),
+        resource: z
+          .string()
+          .meta({ description: 'x402 resource of this order: POST it with an x402 client (PAYMENT-SIGNATURE)' }),
         method: z.literal('POST'),
         network: z.string().meta({ description: 'CAIP-2 network, e.g. eip155:8453' }),
         asset: z.string().meta({ description: 'USDC token address' }),
@@ -91,7 +104,10 @@ export const Order = z
       z.object({
         status: OrderStatusSchema,
         at: Time('When the state was entered'),
-        event: z.enum(['sla_escalated', 'engineer_claimed', 'deliverable_uploaded']).optional().meta({ description: 'Progress within the status (expert delivery, issue 6)' }),
+        event: z
+          .enum(['sla_escalated', 'engineer_claimed', 'deliverable_uploaded'])
+          .optional()
+          .meta({ description: 'Progress within the status (expert delivery, issue 6)' }),
       }),
     ),
     amount: Usd('Order amount'),
@@ -103,36 +119,65 @@ export const Order = z
     partner_id: z.string().nullable(),
     webhook_url: z.string().nullable(),
     payment: z
-      .object({ rail: PaymentRailSchema, transaction_id: z.string(), amount: Usd('Paid'), paid_at: Time('Payment time') })
+      .object({
+        rail: PaymentRailSchema,
+        transaction_id: z.string(),
+        amount: Usd('Paid'),
+        paid_at: Time('Payment time'),
+      })
       .nullable(),
     payment_options: PaymentOptions.nullable().meta({ description: 'Present while the order awaits payment' }),
     payment_deadline: Time('Unpaid orders expire then'),
     deliverables: z.array(Deliverable),
-    review: z.object({ action: z.enum(['accept', 'reject']), reason: z.string().optional(), automatic: z.boolean(), at: z.string() }).nullable(),
+    review: z
+      .object({
+        action: z.enum(['accept', 'reject']),
+        reason: z.string().optional(),
+        automatic: z.boolean(),
+        at: z.string(),
+      })
+      .nullable(),
     refund: z
-      .object({ status: z.enum(['completed', 'due']), rail: PaymentRailSchema, amount: Usd('Refunded'), amount_micros: Micros('Refunded').optional(), transaction_id: z.string().optional(), reason: z.string(), at: z.string() })
+      .object({
+        status: z.enum(['completed', 'due']),
+        rail: PaymentRailSchema,
+        amount: Usd('Refunded'),
+        amount_micros: Micros('Refunded').optional(),
+        transaction_id: z.string().optional(),
+        reason: z.string(),
+        at: z.string(),
+      })
       .nullable(),
     failure: z.string().nullable(),
     links: z.object({ self: z.string(), verification: z.string(), review: z.string(), confirm_payment: z.string() }),
     created_at: Time('Creation time'),
     updated_at: Time('Last change'),
-    engineering: EngineeringView.optional().meta({ description: 'Expert-delivery orders from in_engineering on (issue 6)' }),
-    subscription: SubscriptionView.nullable().optional().meta({ description: 'Monthly services: the subscription (null until delivery)' }),
-    tasks: z.object({ submit_url: z.string(), price: z.number(), items: z.array(z.object({ task: z.number().int(), status: z.string(), url: z.string() })) }).optional().meta({ description: 'Per-task services: further tasks' }),
-    receipt: OrderReceipt.nullable()
+    engineering: EngineeringView.optional().meta({
+      description: 'Expert-delivery orders from in_engineering on (issue 6)',
+    }),
+    subscription: SubscriptionView.nullable()
       .optional()
-      .meta({
-        description:
-          'GET /api/v1/orders/{order_id} only: the signed delivery receipt once the order is delivered (also when accepted or rejected later), null before. The same receipt on every read until its expires_at',
-      }),
-    webhook: WebhookEndpoint.optional().meta({ description: "Only in the creation response of an order with webhook_url: its endpoint, signing secret and management token (shown once)" }),
-    order_secret: z
-      .string()
+      .meta({ description: 'Monthly services: the subscription (null until delivery)' }),
+    tasks: z
+      .object({
+        submit_url: z.string(),
+        price: z.number(),
+        items: z.array(z.object({ task: z.number().int(), status: z.string(), url: z.string() })),
+      })
       .optional()
-      .meta({
-        description:
-          'Only in the creation response of an order without agent_id, shown once: the buyer\'s credential (`Authorization: Bearer os_...`) for every action that changes the order (review, cancel, subscription, x402 payment)',
-      }),
+      .meta({ description: 'Per-task services: further tasks' }),
+    receipt: OrderReceipt.nullable().optional().meta({
+      description:
+        'GET /api/v1/orders/{order_id} only: the signed delivery receipt once the order is delivered (also when accepted or rejected later), null before. The same receipt on every read until its expires_at',
+    }),
+    webhook: WebhookEndpoint.optional().meta({
+      description:
+        'Only in the creation response of an order with webhook_url: its endpoint, signing secret and management token (shown once)',
+    }),
+    order_secret: z.string().optional().meta({
+      description:
+        "Only in the creation response of an order without agent_id, shown once: the buyer's credential (`Authorization: Bearer os_...`) for every action that changes the order (review, cancel, subscription, x402 payment)",
+    }),
   })
   .meta({ id: 'Order' });
 export type Order = z.infer<typeof Order>;
@@ -140,9 +185,15 @@ export type Order = z.infer<typeof Order>;
 /** Body of `POST /api/v1/orders/{order_id}/confirm_payment` (seed §2.4 plus an explicit rail). */
 export const ConfirmPaymentRequest = z
   .object({
-    transaction_id: z.string().min(1).max(256).optional().meta({ description: 'Provider transaction id (linkpay_ncp: lp_...)' }),
+    transaction_id: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .meta({ description: 'Provider transaction id (linkpay_ncp: lp_...)' }),
     rail: PaymentRailSchema.optional().meta({
-      description: 'Rail paid on. Default: linkpay_ncp when transaction_id starts with lp_, x402_usdc when it is a 0x hash, agent_wallet otherwise',
+      description:
+        'Rail paid on. Default: linkpay_ncp when transaction_id starts with lp_, x402_usdc when it is a 0x hash, agent_wallet otherwise',
     }),
   })
   .strict()
@@ -184,7 +235,9 @@ export const Verification = z
 export const OrderEvents = z
   .object({
     order_id: z.string(),
-    events: z.array(z.object({ id: z.string(), seq: z.number().int(), type: z.string(), data: z.unknown(), timestamp: z.string() })),
+    events: z.array(
+      z.object({ id: z.string(), seq: z.number().int(), type: z.string(), data: z.unknown(), timestamp: z.string() }),
+    ),
   })
   .meta({ id: 'OrderEvents' });
 
@@ -211,7 +264,8 @@ export const orderOperations = {
       quote_expired: 'Quote expired',
       quote_service_mismatch: 'The quote is for another service',
       missing_inputs: 'Required inputs missing',
-      text_generation_unavailable: 'The service needs a text-generation model this deployment lacks (TEXTGEN_* settings)',
+      text_generation_unavailable:
+        'The service needs a text-generation model this deployment lacks (TEXTGEN_* settings)',
       webhook_target_forbidden: 'webhook_url resolves to a non-public address',
     },
     mcp: {
@@ -234,18 +288,25 @@ export const orderOperations = {
       params: OrderPath,
       headers: z.object({
         'If-None-Match': z.string().optional().meta({ description: 'ETag of the order as the client holds it' }),
-        Prefer: z.string().optional().meta({ description: '`wait=N`: hold the request up to N seconds (at most 60) for a change' }),
+        Prefer: z
+          .string()
+          .optional()
+          .meta({ description: '`wait=N`: hold the request up to N seconds (at most 60) for a change' }),
       }),
     },
     responses: {
       '200': { description: 'Order (with its signed `receipt` once delivered)', json: Order },
       '304': { description: 'Unchanged (the held ETag still applies)' },
     },
-    errors: { order_not_found: 'Unknown order', signing_unavailable: 'Signing keys unavailable (delivered order: its receipt cannot be issued)' },
+    errors: {
+      order_not_found: 'Unknown order',
+      signing_unavailable: 'Signing keys unavailable (delivered order: its receipt cannot be issued)',
+    },
     mcp: {
       name: 'get_order',
       title: 'Get an order',
-      description: 'Order status, progress through the state machine, payment, deliverables with sha256 and URLs (GET /api/v1/orders/{order_id}).',
+      description:
+        'Order status, progress through the state machine, payment, deliverables with sha256 and URLs (GET /api/v1/orders/{order_id}).',
       annotations: read,
     },
   }),
@@ -254,7 +315,7 @@ export const orderOperations = {
     method: 'post',
     path: '/api/v1/orders/{order_id}/confirm_payment',
     summary: 'Verify a payment and start fulfillment',
-    description: 'The agent_wallet rail needs the agent key of the order\'s wallet.',
+    description: "The agent_wallet rail needs the agent key of the order's wallet.",
     auth: ['none', 'agent_key'],
     request: { params: OrderPath, body: ConfirmPaymentRequest, headers: IdempotencyKeyHeader },
     responses: { '200': { description: 'Paid; fulfillment started', json: Order } },
@@ -289,7 +350,8 @@ export const orderOperations = {
     mcp: {
       name: 'verify_order',
       title: 'Verify deliverables',
-      description: 'Rehashes every deliverable and compares with the recorded sha256 (GET /api/v1/orders/{order_id}/verification).',
+      description:
+        'Rehashes every deliverable and compares with the recorded sha256 (GET /api/v1/orders/{order_id}/verification).',
       annotations: read,
     },
   }),

@@ -42,12 +42,17 @@ export function commissionView(c: CommissionDoc) {
  */
 export function commissionTotals(list: CommissionDoc[], owedNow: number) {
   const sum = (pred: (c: CommissionDoc) => boolean) => sumMicros(...list.filter(pred).map((c) => c.commission_micros));
-  const wasCredited = (c: CommissionDoc) => c.status === 'credited' || c.status === 'reversed' || c.status === 'reversal_owed';
+  const wasCredited = (c: CommissionDoc) =>
+    c.status === 'credited' || c.status === 'reversed' || c.status === 'reversal_owed';
   const pending = sum((c) => c.status === 'pending');
   const credited = sum(wasCredited);
   const cancelled = sum((c) => c.status === 'cancelled');
   const reversed = sum((c) => c.status === 'reversed' || c.status === 'reversal_owed');
-  const legacyOwed = sumMicros(...list.filter((c) => c.status === 'reversal_owed' && c.reversal_debited_micros === undefined).map((c) => c.owed_micros));
+  const legacyOwed = sumMicros(
+    ...list
+      .filter((c) => c.status === 'reversal_owed' && c.reversal_debited_micros === undefined)
+      .map((c) => c.owed_micros),
+  );
   const owed = owedNow + legacyOwed;
   const net = credited - reversed;
   return {
@@ -80,9 +85,11 @@ export function partnerRoutes(deps: AppDeps): OperationRouter {
     const partnerId = input.params.partner_id;
     if (!isOperator(ctx, deps.config.OPERATOR_KEY)) {
       const token = bearerToken(ctx);
-      if (!token) throw unauthorized(`Send the agent key of wallet ${partnerId} (or the operator key) as a Bearer token`);
+      if (!token)
+        throw unauthorized(`Send the agent key of wallet ${partnerId} (or the operator key) as a Bearer token`);
       const wallet = await deps.services.wallets.get(partnerId);
-      if (!wallet || !WalletRepository.keyMatches(wallet, token)) throw forbidden(`The key does not open wallet ${partnerId}`);
+      if (!wallet || !WalletRepository.keyMatches(wallet, token))
+        throw forbidden(`The key does not open wallet ${partnerId}`);
     }
     const list = await commissions.list(partnerId);
     const totals = commissionTotals(list, await commissions.owed(partnerId));

@@ -20,7 +20,9 @@ export const CommissionList = z
       reversed: Usd('Credited, then taken back after refunds (debited or owed)'),
       reversed_micros: Micros('Credited, then taken back after refunds (debited or owed)'),
       owed: Usd('Still owed back: reversals the balance could not cover, less what later commissions paid off'),
-      owed_micros: Micros('Still owed back: reversals the balance could not cover, less what later commissions paid off'),
+      owed_micros: Micros(
+        'Still owed back: reversals the balance could not cover, less what later commissions paid off',
+      ),
       net: Usd('credited - reversed'),
       net_micros: Micros('credited - reversed'),
     }),
@@ -30,7 +32,8 @@ export const CommissionList = z
         order_id: z.string(),
         period: z.string().nullable(),
         status: z.enum(['pending', 'credited', 'cancelled', 'reversed', 'reversal_owed', 'not_eligible']).meta({
-          description: 'pending until the order is final; credited; cancelled (refunded while pending); reversed / reversal_owed (credited, then refunded); not_eligible (never paid: reason)',
+          description:
+            'pending until the order is final; credited; cancelled (refunded while pending); reversed / reversal_owed (credited, then refunded); not_eligible (never paid: reason)',
         }),
         reason: z.string().nullable(),
         payment: Usd('Payment received'),
@@ -38,7 +41,9 @@ export const CommissionList = z
         percent: z.number(),
         commission: Usd('Commission'),
         commission_micros: Micros('Commission'),
-        debt_offset_micros: Micros('Part of the commission that paid off what the partner owed instead of reaching its wallet'),
+        debt_offset_micros: Micros(
+          'Part of the commission that paid off what the partner owed instead of reaching its wallet',
+        ),
         reversal_debited_micros: Micros('Taken back from the wallet by the reversal'),
         owed_micros: Micros('What the reversal could not take back (owed)'),
         credit_tx_id: z.string().nullable(),

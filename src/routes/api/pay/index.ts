@@ -5,12 +5,21 @@ import { toProblem } from '../../../http/errors';
 import { createOrder } from '../../../services/orders';
 import { loadOrder, orderCreationPorts } from '../../orders';
 import { requestBody, type AppDeps } from '../../context';
-import { checkoutBody, messageBody, orderPageBody, receiptBody, reviewedBody, sendPage, serviceFormBody } from './pages';
+import {
+  checkoutBody,
+  messageBody,
+  orderPageBody,
+  receiptBody,
+  reviewedBody,
+  sendPage,
+  serviceFormBody,
+} from './pages';
 import { OperationRouter } from '../../operation';
 import { payOperations as ops } from './schema';
 
 /** An order secret from a query or form value, or undefined. */
-const secretOf = (v: unknown): string | undefined => (typeof v === 'string' && /^os_[A-Za-z0-9_-]{20,64}$/.test(v) ? v : undefined);
+const secretOf = (v: unknown): string | undefined =>
+  typeof v === 'string' && /^os_[A-Za-z0-9_-]{20,64}$/.test(v) ? v : undefined;
 
 /**
  * The local hosted payment-link provider's pages (rail `linkpay_ncp`), HTML for humans (rendered in `pages.ts`):
@@ -38,13 +47,19 @@ export function payRoutes(deps: AppDeps): OperationRouter {
       sendPage(ctx, `Pay ${service?.name ?? doc.service_id}`, checkoutBody(doc, service, isBuyer ? secret : undefined));
       return;
     }
-    const page = orderPageBody(doc, service, isBuyer ? secret : undefined, isBuyer ? 'buyer' : given ? 'wrong' : 'none');
+    const page = orderPageBody(
+      doc,
+      service,
+      isBuyer ? secret : undefined,
+      isBuyer ? 'buyer' : given ? 'wrong' : 'none',
+    );
     sendPage(ctx, `Order: ${service?.name ?? doc.service_id}`, page.body, page.refreshSeconds);
   });
 
   router.on(ops.pay, async (ctx) => {
     const doc = await loadOrder(deps, ctx.params.order_id);
-    if (!doc.rails.includes('linkpay_ncp')) throw new ProblemError(422, 'rail_not_offered', `${doc.service_id} has no payment link`);
+    if (!doc.rails.includes('linkpay_ncp'))
+      throw new ProblemError(422, 'rail_not_offered', `${doc.service_id} has no payment link`);
     const body = requestBody(ctx) as { email?: unknown; secret?: unknown };
     const secret = secretOf(body.secret);
     const isBuyer = orderSecretMatches(doc.buyer_secret_hash, secret);
@@ -55,20 +70,26 @@ export function payRoutes(deps: AppDeps): OperationRouter {
       sendPage(ctx, 'Paid', receiptBody(doc, tx.id, state.status, isBuyer ? secret : undefined));
     } catch (err) {
       const problem = toProblem(err);
-      sendPage(ctx, 'Payment not completed', messageBody('Payment not completed', problem.status < 500 ? problem.message : 'Please try again.'));
+      sendPage(
+        ctx,
+        'Payment not completed',
+        messageBody('Payment not completed', problem.status < 500 ? problem.message : 'Please try again.'),
+      );
       ctx.status = problem.status;
     }
   });
 
   router.on(ops.serviceForm, (ctx) => {
     const service = getService(ctx.params.service_id ?? '');
-    if (!service || service.linkpay_url === null) throw new ProblemError(404, 'service_not_found', `No payment link for ${ctx.params.service_id}`);
+    if (!service || service.linkpay_url === null)
+      throw new ProblemError(404, 'service_not_found', `No payment link for ${ctx.params.service_id}`);
     sendPage(ctx, service.name, serviceFormBody(service, priceMicros(service, false)));
   });
 
   router.on(ops.serviceOrder, async (ctx) => {
     const service = getService(ctx.params.service_id ?? '');
-    if (!service || service.linkpay_url === null) throw new ProblemError(404, 'service_not_found', `No payment link for ${ctx.params.service_id}`);
+    if (!service || service.linkpay_url === null)
+      throw new ProblemError(404, 'service_not_found', `No payment link for ${ctx.params.service_id}`);
     const form = requestBody(ctx) as Record<string, unknown>;
     const inputs: Record<string, string> = {};
     for (const name of Object.keys(service.inputs)) {
@@ -76,11 +97,16 @@ export function payRoutes(deps: AppDeps): OperationRouter {
       if (typeof v === 'string' && v.trim() !== '') inputs[name] = v.trim().slice(0, 2000);
     }
     const missing = missingInputs(service, inputs);
-    const email = typeof form.email === 'string' && form.email.includes('@') ? form.email.trim().slice(0, 254) : undefined;
+    const email =
+      typeof form.email === 'string' && form.email.includes('@') ? form.email.trim().slice(0, 254) : undefined;
     if (missing.length > 0 || !email) {
       // The form again, with what was typed and the missing fields named in words.
       const typed = { ...inputs, ...(typeof form.email === 'string' ? { email: form.email.slice(0, 254) } : {}) };
-      sendPage(ctx, `Missing details: ${service.name}`, serviceFormBody(service, priceMicros(service, false), typed, [...missing, ...(email ? [] : ['email'])]));
+      sendPage(
+        ctx,
+        `Missing details: ${service.name}`,
+        serviceFormBody(service, priceMicros(service, false), typed, [...missing, ...(email ? [] : ['email'])]),
+      );
       ctx.status = 422;
       return;
     }
@@ -91,7 +117,11 @@ export function payRoutes(deps: AppDeps): OperationRouter {
       // A refusal (e.g. text_generation_unavailable) is said on a page, as a human reads it, not as JSON.
       const problem = toProblem(err);
       if (problem.status >= 500) throw err;
-      sendPage(ctx, `Not available: ${service.name}`, messageBody(`${service.name} cannot be ordered here`, problem.message));
+      sendPage(
+        ctx,
+        `Not available: ${service.name}`,
+        messageBody(`${service.name} cannot be ordered here`, problem.message),
+      );
       ctx.status = problem.status;
       return;
     }
@@ -106,18 +136,25 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     const form = requestBody(ctx) as { secret?: unknown; action?: unknown; reason?: unknown };
     ctx.set('Referrer-Policy', 'no-referrer');
     // No secret is 401; any other secret than this order's (malformed or not) is someone else's credential: 403.
-    if (typeof form.secret !== 'string' || form.secret === '') throw unauthorized(`Reviewing order ${doc._id} needs the link with its order secret`);
+    if (typeof form.secret !== 'string' || form.secret === '')
+      throw unauthorized(`Reviewing order ${doc._id} needs the link with its order secret`);
     const secret = secretOf(form.secret);
-    if (!secret || !orderSecretMatches(doc.buyer_secret_hash, secret)) throw forbidden(`Only the buyer may review order ${doc._id}`);
+    if (!secret || !orderSecretMatches(doc.buyer_secret_hash, secret))
+      throw forbidden(`Only the buyer may review order ${doc._id}`);
     const action = form.action === 'accept' || form.action === 'reject' ? form.action : null;
     if (!action) throw badRequest('action must be accept or reject', 'action');
-    const reason = typeof form.reason === 'string' && form.reason.trim() !== '' ? form.reason.trim().slice(0, 500) : undefined;
+    const reason =
+      typeof form.reason === 'string' && form.reason.trim() !== '' ? form.reason.trim().slice(0, 500) : undefined;
     try {
       const state = await deps.orderWorkflows.review(doc._id, { action, ...(reason ? { reason } : {}) });
       sendPage(ctx, 'Review recorded', reviewedBody(doc._id, secret, action, state.status, state.refund?.status));
     } catch (err) {
       const problem = toProblem(err);
-      sendPage(ctx, 'Review not recorded', messageBody('Review not recorded', problem.status < 500 ? problem.message : 'Please try again.'));
+      sendPage(
+        ctx,
+        'Review not recorded',
+        messageBody('Review not recorded', problem.status < 500 ? problem.message : 'Please try again.'),
+      );
       ctx.status = problem.status;
     }
   });

@@ -16,7 +16,10 @@ import type { OrderStatus } from '../../../../workflows/shared';
 
 /** HTML-escapes any value (text and attribute contexts). */
 export const esc = (s: unknown): string =>
-  String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  String(s).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a;line-height:1.45}
 .card{border:1px solid #ddd;border-radius:12px;padding:1.5rem;margin-bottom:1rem}.price{font-size:2rem;font-weight:600}
@@ -66,8 +69,17 @@ export function messageBody(heading: string, ...paragraphs: string[]): string {
  * The service's payment-link form: every input with its label, help text and example in words (src/domain/inputLabels.ts),
  * then the buyer's e-mail. `values` refills the fields after a refused submission; `missing` names the fields to fill.
  */
-export function serviceFormBody(service: ServiceDefinition, humanPriceMicros: number, values: Record<string, string> = {}, missing: string[] = []): string {
-  const field = (name: string, required: boolean, def: { label: string; help: string; control: string; example?: string }): string => {
+export function serviceFormBody(
+  service: ServiceDefinition,
+  humanPriceMicros: number,
+  values: Record<string, string> = {},
+  missing: string[] = [],
+): string {
+  const field = (
+    name: string,
+    required: boolean,
+    def: { label: string; help: string; control: string; example?: string },
+  ): string => {
     const id = `f-${name}`;
     const attrs = `id="${esc(id)}" name="${esc(name)}"${required ? ' required' : ''}${def.example ? ` placeholder="${esc(def.example)}"` : ''}${def.help ? ` aria-describedby="${esc(id)}-help"` : ''}${missing.includes(name) ? ' aria-invalid="true"' : ''}`;
     const control =
@@ -79,7 +91,9 @@ export function serviceFormBody(service: ServiceDefinition, humanPriceMicros: nu
     }`;
   };
   const labelOf = (name: string) => (name === 'email' ? 'Your e-mail' : inputField(service.id, name).label);
-  const fields = Object.entries(service.inputs).map(([name, req]) => field(name, req === 'required', inputField(service.id, name)));
+  const fields = Object.entries(service.inputs).map(([name, req]) =>
+    field(name, req === 'required', inputField(service.id, name)),
+  );
   fields.push(
     field('email', true, {
       label: 'Your e-mail',
@@ -88,7 +102,10 @@ export function serviceFormBody(service: ServiceDefinition, humanPriceMicros: nu
       example: 'you@example.com',
     }),
   );
-  const error = missing.length > 0 ? `<p class="error" role="alert">Please fill in: ${esc(missing.map(labelOf).join(', '))}.</p>` : '';
+  const error =
+    missing.length > 0
+      ? `<p class="error" role="alert">Please fill in: ${esc(missing.map(labelOf).join(', '))}.</p>`
+      : '';
   return `<div class="card"><h1>${esc(service.name)}</h1><p>${esc(service.description ?? '')}</p>
 <p class="price">${esc(formatUsd(humanPriceMicros))}</p>${error}
 <form method="post" action="/pay/services/${esc(service.id)}">${fields.join('\n')}
@@ -96,7 +113,11 @@ export function serviceFormBody(service: ServiceDefinition, humanPriceMicros: nu
 }
 
 /** The checkout of an order awaiting payment: what was asked for (labels in words), the price and a Pay button. */
-export function checkoutBody(doc: OrderDoc, service: ServiceDefinition | undefined, secret: string | undefined): string {
+export function checkoutBody(
+  doc: OrderDoc,
+  service: ServiceDefinition | undefined,
+  secret: string | undefined,
+): string {
   const serviceId = doc.service_id;
   const given = Object.entries(doc.inputs ?? {}).filter(([, v]) => v !== '' && v !== null && v !== undefined);
   const summary =
@@ -112,7 +133,12 @@ export function checkoutBody(doc: OrderDoc, service: ServiceDefinition | undefin
 }
 
 /** The receipt after paying: the transaction, and the link to the order page (with the secret when the payer holds it). */
-export function receiptBody(doc: OrderDoc, transactionId: string, status: OrderStatus, secret: string | undefined): string {
+export function receiptBody(
+  doc: OrderDoc,
+  transactionId: string,
+  status: OrderStatus,
+  secret: string | undefined,
+): string {
   const orderPage = `/pay/orders/${doc._id}${secret ? `?secret=${encodeURIComponent(secret)}` : ''}`;
   const keep = secret
     ? `<p>Keep this link: it is how you follow the order and review the delivery (accept, or reject for a refund): <a href="${esc(orderPage)}">${esc(orderPage)}</a></p>`
@@ -128,8 +154,14 @@ export const STATUS_WORDS: Readonly<Record<OrderStatus, { title: string; text: s
   paid: { title: 'Paid', text: 'Payment received; preparing your order starts now.' },
   fulfilling: { title: 'Being prepared', text: 'Your files are being prepared.' },
   in_engineering: { title: 'With our engineers', text: 'The blueprint is ready; an engineer is completing the work.' },
-  sla_breached: { title: 'Late', text: 'The work is later than promised. You may still receive it, or cancel for a full refund.' },
-  delivered: { title: 'Delivered', text: 'Your files are ready. Please check them, then accept or reject the delivery.' },
+  sla_breached: {
+    title: 'Late',
+    text: 'The work is later than promised. You may still receive it, or cancel for a full refund.',
+  },
+  delivered: {
+    title: 'Delivered',
+    text: 'Your files are ready. Please check them, then accept or reject the delivery.',
+  },
   accepted: { title: 'Accepted', text: 'You accepted the delivery. Thank you.' },
   rejected: { title: 'Rejected', text: 'You rejected the delivery; the payment is refunded.' },
   failed: { title: 'Failed', text: 'We could not prepare the order; the payment is being refunded.' },
@@ -165,7 +197,12 @@ export function sizeInWords(bytes: number): string {
  * the buyer (whose link carries the order secret): each deliverable with its download link, size and sha256, and
  * accept / reject forms once delivered. `secretState` says whether the link carried the right secret, a wrong one, or none.
  */
-export function orderPageBody(doc: OrderDoc, service: ServiceDefinition | undefined, secret: string | undefined, secretState: 'buyer' | 'wrong' | 'none'): { body: string; refreshSeconds?: number } {
+export function orderPageBody(
+  doc: OrderDoc,
+  service: ServiceDefinition | undefined,
+  secret: string | undefined,
+  secretState: 'buyer' | 'wrong' | 'none',
+): { body: string; refreshSeconds?: number } {
   const id = doc._id;
   const words = STATUS_WORDS[doc.status];
   const isBuyer = secretState === 'buyer' && secret !== undefined;
@@ -175,11 +212,15 @@ export function orderPageBody(doc: OrderDoc, service: ServiceDefinition | undefi
       return `<li data-status="${esc(p.status)}"${p.event ? ` data-event="${esc(p.event)}"` : ''}><time datetime="${esc(p.at)}">${esc(when(p.at))}</time> — ${esc(what)}</li>`;
     })
     .join('');
-  const payment = doc.payment ? `<p>Paid ${esc(formatUsd(doc.payment.amount_micros))} · transaction <code>${esc(doc.payment.transaction_id)}</code></p>` : '';
+  const payment = doc.payment
+    ? `<p>Paid ${esc(formatUsd(doc.payment.amount_micros))} · transaction <code>${esc(doc.payment.transaction_id)}</code></p>`
+    : '';
   const review = doc.review
     ? `<p>${doc.review.action === 'accept' ? 'Accepted' : 'Rejected'}${doc.review.automatic ? ' automatically at the end of the review window' : ''} on ${esc(when(doc.review.at))}${doc.review.reason ? `: “${esc(doc.review.reason)}”` : ''}.</p>`
     : '';
-  const refund = doc.refund ? `<p>Refund of ${esc(formatUsd(doc.refund.amount_micros))}: ${doc.refund.status === 'completed' ? 'completed' : 'due'}.</p>` : '';
+  const refund = doc.refund
+    ? `<p>Refund of ${esc(formatUsd(doc.refund.amount_micros))}: ${doc.refund.status === 'completed' ? 'completed' : 'due'}.</p>`
+    : '';
 
   const parts: string[] = [
     `<div class="card"><h1>${esc(service?.name ?? doc.service_id)}</h1>
@@ -211,15 +252,25 @@ export function orderPageBody(doc: OrderDoc, service: ServiceDefinition | undefi
   }
 
   if (secretState === 'wrong') {
-    parts.push(`<p class="notice" role="alert">This link’s secret does not belong to this order: it shows the status only. Use the link from your receipt to see your files and review the order.</p>`);
+    parts.push(
+      `<p class="notice" role="alert">This link’s secret does not belong to this order: it shows the status only. Use the link from your receipt to see your files and review the order.</p>`,
+    );
   } else if (secretState === 'none' && doc.buyer_secret_hash) {
-    parts.push(`<p class="notice">This page shows the status only. The link from your receipt (with its secret) shows your files and lets you review the delivery.</p>`);
+    parts.push(
+      `<p class="notice">This page shows the status only. The link from your receipt (with its secret) shows your files and lets you review the delivery.</p>`,
+    );
   }
   return { body: parts.join('\n'), ...(MOVING.has(doc.status) ? { refreshSeconds: ORDER_PAGE_REFRESH_SECONDS } : {}) };
 }
 
 /** The page after a review: the outcome, and the way back to the order page. */
-export function reviewedBody(id: string, secret: string, action: 'accept' | 'reject', status: OrderStatus, refundStatus: string | undefined): string {
+export function reviewedBody(
+  id: string,
+  secret: string,
+  action: 'accept' | 'reject',
+  status: OrderStatus,
+  refundStatus: string | undefined,
+): string {
   const back = `/pay/orders/${encodeURIComponent(id)}?secret=${encodeURIComponent(secret)}`;
   return `<div class="card"><h1>${action === 'accept' ? 'Delivery accepted' : 'Delivery rejected'}</h1>
 <p>The order is <strong id="status" data-status="${esc(status)}">${esc(STATUS_WORDS[status].title.toLowerCase())}</strong>${refundStatus ? `; refund ${esc(refundStatus)}` : ''}.</p>

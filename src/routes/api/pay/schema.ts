@@ -11,7 +11,9 @@ const form = (schema: z.ZodType) => ({ 'application/x-www-form-urlencoded': { sc
 const ServicePath = z.object({ service_id: z.string() });
 /** Headers of the human pages (src/routes/api/pay/pages.ts). */
 const pageHeaders = z.object({
-  'Content-Security-Policy': z.string().meta({ description: "No script; the page's own stylesheet only; forms post to this origin" }),
+  'Content-Security-Policy': z
+    .string()
+    .meta({ description: "No script; the page's own stylesheet only; forms post to this origin" }),
   'Referrer-Policy': z.string().meta({ description: 'no-referrer: links carry the order secret' }),
 });
 
@@ -28,7 +30,12 @@ export const payOperations = {
       '(download link, size, sha256) and, once delivered, the accept / reject forms (POST /pay/orders/{order_id}/review); ' +
       'without it, or with another secret, the status only.',
     auth: 'none',
-    request: { params: OrderPath, query: z.object({ secret: z.string().optional().meta({ description: 'The order secret (os_...) from the link' }) }) },
+    request: {
+      params: OrderPath,
+      query: z.object({
+        secret: z.string().optional().meta({ description: 'The order secret (os_...) from the link' }),
+      }),
+    },
     responses: { '200': { ...html('The checkout or the order page'), headers: pageHeaders } },
     errors: { order_not_found: 'Unknown order' },
   }),
@@ -38,7 +45,10 @@ export const payOperations = {
     path: '/pay/orders/{order_id}',
     summary: 'Pay (form): records the provider transaction and confirms the order',
     auth: 'none',
-    request: { params: OrderPath, content: form(z.object({ email: z.string().optional(), secret: z.string().optional() })) },
+    request: {
+      params: OrderPath,
+      content: form(z.object({ email: z.string().optional(), secret: z.string().optional() })),
+    },
     responses: { '200': html('Receipt'), '402': html('Payment refused'), '409': html('Not awaiting payment') },
     errors: { order_not_found: 'Unknown order', rail_not_offered: 'No payment link for this service' },
   }),
@@ -50,9 +60,14 @@ export const payOperations = {
     auth: 'none',
     request: {
       params: OrderPath,
-      content: form(z.object({ secret: z.string(), action: z.enum(['accept', 'reject']), reason: z.string().optional() })),
+      content: form(
+        z.object({ secret: z.string(), action: z.enum(['accept', 'reject']), reason: z.string().optional() }),
+      ),
     },
-    responses: { '200': html('Recorded: the outcome and the link back to the order page'), '409': html('Order not delivered') },
+    responses: {
+      '200': html('Recorded: the outcome and the link back to the order page'),
+      '409': html('Order not delivered'),
+    },
     errors: {
       order_not_found: 'Unknown order',
       unauthorized: "No credential: send the buyer's (the order secret of the link)",
@@ -77,7 +92,12 @@ export const payOperations = {
     summary: 'Creates the order at the human price and redirects to its checkout (with the order secret in the link)',
     auth: 'none',
     request: { params: ServicePath, content: form(z.record(z.string(), z.string())) },
-    responses: { '302': { description: 'To /pay/orders/{order_id}?secret=os_...' }, '422': html('Inputs missing: the form again, the missing fields named; or the service cannot be ordered here (e.g. it needs a text-generation model): a page saying why') },
+    responses: {
+      '302': { description: 'To /pay/orders/{order_id}?secret=os_...' },
+      '422': html(
+        'Inputs missing: the form again, the missing fields named; or the service cannot be ordered here (e.g. it needs a text-generation model): a page saying why',
+      ),
+    },
     errors: { service_not_found: 'No payment link for this service' },
   }),
 };

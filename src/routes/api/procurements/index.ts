@@ -106,11 +106,13 @@ export function procurementRoutes(deps: AppDeps): OperationRouter {
         throw badRequest(`budget: ${(err as Error).message}`, 'budget');
       }
       if (req.auto_purchase) {
-        if (!req.agent_id) throw badRequest('agent_id is required when auto_purchase is true: the agent wallet pays', 'agent_id');
+        if (!req.agent_id)
+          throw badRequest('agent_id is required when auto_purchase is true: the agent wallet pays', 'agent_id');
         const token = bearerToken(ctx);
         if (!token) throw unauthorized(`Buying from wallet ${req.agent_id} needs its agent key as a Bearer token`);
         const wallet = await deps.services.wallets.get(req.agent_id);
-        if (!wallet || !WalletRepository.keyMatches(wallet, token)) throw forbidden(`The key does not open wallet ${req.agent_id}`);
+        if (!wallet || !WalletRepository.keyMatches(wallet, token))
+          throw forbidden(`The key does not open wallet ${req.agent_id}`);
       }
       const input: ProcurementWorkflowInput = {
         procurementId: newProcurementId(),
@@ -132,7 +134,11 @@ export function procurementRoutes(deps: AppDeps): OperationRouter {
         ctx.status = 202;
         ctx.set('Location', self);
         ctx.set('Retry-After', '5');
-        ctx.body = { procurement_id: input.procurementId, status: 'running', links: { self: `${deps.config.PUBLIC_BASE_URL}${self}` } };
+        ctx.body = {
+          procurement_id: input.procurementId,
+          status: 'running',
+          links: { self: `${deps.config.PUBLIC_BASE_URL}${self}` },
+        };
         return;
       }
       const view = await procurementView(deps, fromResult(result));
@@ -161,7 +167,8 @@ export function procurementRoutes(deps: AppDeps): OperationRouter {
           });
         }
         case 'payment_failed': {
-          const code: ErrorCode = result.failure?.code === 'insufficient_funds' ? 'insufficient_funds' : 'payment_failed';
+          const code: ErrorCode =
+            result.failure?.code === 'insufficient_funds' ? 'insufficient_funds' : 'payment_failed';
           throw problem(code, result.failure?.message ?? 'The payment failed', {
             ...(result.failure?.details ?? {}),
             procurement_id: input.procurementId,

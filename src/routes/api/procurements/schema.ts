@@ -13,7 +13,11 @@ const InputValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.a
 /** Body of `POST /api/v1/procure` (seed §2.8 with its defaults, §8; plus `inputs` for the chosen service). */
 export const ProcurementRequest = z
   .object({
-    objective: z.string().max(2000).optional().meta({ description: 'What the agent wants, in words; see README "Procurement" for how it is read' }),
+    objective: z
+      .string()
+      .max(2000)
+      .optional()
+      .meta({ description: 'What the agent wants, in words; see README "Procurement" for how it is read' }),
     budget: z
       .number()
       .positive()
@@ -26,18 +30,22 @@ export const ProcurementRequest = z
       .default('USD')
       .refine((c) => c.toUpperCase() === 'USD', 'only USD is supported')
       .meta({ description: 'Currency of the budget; default and only value USD' }),
-    requirements: z
-      .array(z.string().min(1).max(200))
-      .max(50)
-      .default([])
-      .meta({ description: 'Hard requirements: capability tags or words, or `filter:value` (language, region, billing, automation, payment_rail, max_fulfillment, min_sla)' }),
-    auto_purchase: z.boolean().default(true).meta({ description: 'Order and pay from the agent wallet (default true); false returns the plan and a quote' }),
-    agent_id: Id('Buying agent; its wallet pays (required when auto_purchase is true, with its key as Bearer token)').optional(),
+    requirements: z.array(z.string().min(1).max(200)).max(50).default([]).meta({
+      description:
+        'Hard requirements: capability tags or words, or `filter:value` (language, region, billing, automation, payment_rail, max_fulfillment, min_sla)',
+    }),
+    auto_purchase: z
+      .boolean()
+      .default(true)
+      .meta({ description: 'Order and pay from the agent wallet (default true); false returns the plan and a quote' }),
+    agent_id: Id(
+      'Buying agent; its wallet pays (required when auto_purchase is true, with its key as Bearer token)',
+    ).optional(),
     email: z.email().max(254).optional().meta({ description: 'Buyer contact; fills a contact_email input' }),
-    inputs: z
-      .record(z.string().max(64), InputValue)
-      .default({})
-      .meta({ description: 'Inputs for the chosen service (catalogue `inputs`); text inputs such as description default to the objective' }),
+    inputs: z.record(z.string().max(64), InputValue).default({}).meta({
+      description:
+        'Inputs for the chosen service (catalogue `inputs`); text inputs such as description default to the objective',
+    }),
   })
   .strict()
   .meta({ id: 'ProcurementRequest' });
@@ -48,10 +56,16 @@ export const Procurement = z
   .object({
     procurement_id: z.string(),
     status: z.enum(['running', 'completed', 'planned', 'no_match', 'needs_inputs', 'payment_failed']),
-    plan: z.record(z.string(), z.unknown()).nullable().meta({ description: 'What was understood, every candidate, the choice and the reasons' }),
+    plan: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: 'What was understood, every candidate, the choice and the reasons' }),
     service: ServiceDefinition.nullable(),
     quote: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The binding quote (see Quote)' }),
-    order: z.record(z.string(), z.unknown()).nullable().meta({ description: 'The order (see Order); paid when status is completed' }),
+    order: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: 'The order (see Order); paid when status is completed' }),
     failure: z.object({ code: z.string(), message: z.string() }).nullable(),
     links: z.record(z.string(), z.string()),
   })
@@ -68,7 +82,10 @@ export const procurementOperations = {
     auth: ['none', 'agent_key'],
     request: { body: ProcurementRequest },
     responses: {
-      '201': { description: 'Completed (ordered and paid), or planned with a quote when auto_purchase is false', json: Procurement },
+      '201': {
+        description: 'Completed (ordered and paid), or planned with a quote when auto_purchase is false',
+        json: Procurement,
+      },
       '202': { description: 'Still running; poll the Location', json: Procurement },
     },
     errors: {
@@ -81,7 +98,8 @@ export const procurementOperations = {
     mcp: {
       name: 'procure',
       title: 'Procure for a goal',
-      description: 'Finds the service that meets an objective within a budget and, by default, buys it (POST /api/v1/procure).',
+      description:
+        'Finds the service that meets an objective within a budget and, by default, buys it (POST /api/v1/procure).',
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
       credential: 'agent_key',
     },

@@ -9,7 +9,10 @@ import { Id, Micros, Time, Usd } from '../fields';
 export const QuoteRequest = z
   .object({
     service_id: Id('Catalogued service id'),
-    is_agent: z.boolean().default(true).meta({ description: 'Agent price when true (default), human price when false' }),
+    is_agent: z
+      .boolean()
+      .default(true)
+      .meta({ description: 'Agent price when true (default), human price when false' }),
     partner_id: Id('Partner credited a 20% commission').optional(),
   })
   .strict()
@@ -54,11 +57,16 @@ export const quoteOperations = {
     auth: 'none',
     request: { body: QuoteRequest, headers: IdempotencyKeyHeader },
     responses: { '201': { description: 'Quote created (signed: `jws`)', json: Quote } },
-    errors: { invalid_request: 'Invalid body', service_not_found: 'Unknown service', signing_unavailable: 'Signing keys unavailable' },
+    errors: {
+      invalid_request: 'Invalid body',
+      service_not_found: 'Unknown service',
+      signing_unavailable: 'Signing keys unavailable',
+    },
     mcp: {
       name: 'create_quote',
       title: 'Create a quote',
-      description: 'A binding, deterministic price quote for a service (POST /api/v1/quote); pass partner_id to credit a partner.',
+      description:
+        'A binding, deterministic price quote for a service (POST /api/v1/quote); pass partner_id to credit a partner.',
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
   }),

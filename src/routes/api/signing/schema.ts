@@ -52,7 +52,8 @@ export const signingOperations = {
     id: 'getDidDocument',
     method: 'get',
     path: '/.well-known/did.json',
-    summary: "This service's did:web document: the same keys, for x402 offer-receipt verifiers (kid = did:web:<host>#<kid>)",
+    summary:
+      "This service's did:web document: the same keys, for x402 offer-receipt verifiers (kid = did:web:<host>#<kid>)",
     auth: 'none',
     responses: { '200': { description: 'DID document', json: DidDocument } },
     errors: { signing_unavailable: 'Signing keys unavailable' },

@@ -27,7 +27,8 @@ export function subscriptionRoutes(deps: AppDeps): OperationRouter {
     const doc = await loadOrder(deps, orderId);
     const s = await subscriptions.get(doc._id);
     if (!s) {
-      if (doc.billing === 'monthly') throw invalidTransition('manage the subscription (it starts when the order is delivered)', doc.status);
+      if (doc.billing === 'monthly')
+        throw invalidTransition('manage the subscription (it starts when the order is delivered)', doc.status);
       throw notFound('subscription_not_found', `Order ${doc._id} is not a subscription (billing ${doc.billing})`);
     }
     return { doc, s };

@@ -13,7 +13,11 @@ export const CancelBody = z.object({ reason: Reason.optional() });
 
 /** Body of `POST /api/v1/orders/{order_id}/subscription/invoices/{invoice_id}/pay`. */
 export const PayInvoiceBody = z.object({
-  transaction_id: z.string().min(1).max(200).meta({ description: 'Hosted-link (linkpay_ncp) transaction bound to the invoice id, for its exact amount' }),
+  transaction_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .meta({ description: 'Hosted-link (linkpay_ncp) transaction bound to the invoice id, for its exact amount' }),
 });
 
 const Charge = z.object({
@@ -44,7 +48,14 @@ export const SubscriptionView = z
     ended_at: z.string().nullable(),
     dunning: z.object({ retries_done: z.number().int(), next_retry_at: z.string().nullable() }).nullable(),
     open_invoice: z
-      .object({ invoice_id: z.string(), period: z.number().int(), amount: z.number(), amount_micros: z.number().int(), due_at: z.string(), pay_url: z.string() })
+      .object({
+        invoice_id: z.string(),
+        period: z.number().int(),
+        amount: z.number(),
+        amount_micros: z.number().int(),
+        due_at: z.string(),
+        pay_url: z.string(),
+      })
       .nullable(),
     past_charges: z.array(Charge),
     links: z.object({ cancel: z.string() }),
@@ -64,7 +75,11 @@ export const subscriptionOperations = {
     auth: 'none',
     request: { params: OrderPath },
     responses: { '200': { description: 'Subscription', json: OrderSubscription } },
-    errors: { order_not_found: 'Unknown order', subscription_not_found: 'Not a subscription', invalid_state_transition: 'Not started yet (starts at delivery)' },
+    errors: {
+      order_not_found: 'Unknown order',
+      subscription_not_found: 'Not a subscription',
+      invalid_state_transition: 'Not started yet (starts at delivery)',
+    },
   }),
   cancel: defineOperation({
     id: 'cancelSubscription',
@@ -74,7 +89,11 @@ export const subscriptionOperations = {
     auth: 'buyer',
     request: { params: OrderPath, body: CancelBody },
     responses: { '200': { description: 'Subscription', json: OrderSubscription } },
-    errors: { order_not_found: 'Unknown order', subscription_not_found: 'Not a subscription', invalid_state_transition: 'Already ended, or not started' },
+    errors: {
+      order_not_found: 'Unknown order',
+      subscription_not_found: 'Not a subscription',
+      invalid_state_transition: 'Already ended, or not started',
+    },
   }),
   payInvoice: defineOperation({
     id: 'paySubscriptionInvoice',

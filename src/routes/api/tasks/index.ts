@@ -32,7 +32,8 @@ const TASKABLE = ['delivered', 'accepted'];
  * @throws ProblemError 401 without a key, 403 with a wrong one, 422 when the order names no agent.
  */
 async function authorizeWallet(ctx: Context, deps: AppDeps, order: OrderDoc): Promise<string> {
-  if (!order.agent_id) throw unprocessable('task_not_supported', 'The order has no agent_id, so no wallet can pay its tasks');
+  if (!order.agent_id)
+    throw unprocessable('task_not_supported', 'The order has no agent_id, so no wallet can pay its tasks');
   await requireBuyer(ctx, deps.services.wallets, order, 'pay a task of');
   return order.agent_id;
 }
@@ -60,17 +61,29 @@ export function taskRoutes(deps: AppDeps): OperationRouter {
       const doc = await loadOrder(deps, ctx.params.order_id);
       const service = getService(doc.service_id);
       if (!service || !isPerTaskService(service)) {
-        throw unprocessable('task_not_supported', `${doc.service_id} is billed ${doc.billing}; further tasks are for per_task services`);
+        throw unprocessable(
+          'task_not_supported',
+          `${doc.service_id} is billed ${doc.billing}; further tasks are for per_task services`,
+        );
       }
       const body = input.body;
       const agentId = await authorizeWallet(ctx, deps, doc);
       if (!TASKABLE.includes(doc.status)) throw invalidTransition('submit a further task', doc.status);
       const inputs = { task_prompt: body.task_prompt, ...(body.format ? { format: body.format } : {}) };
       const missing = missingInputs(service, inputs);
-      if (missing.length > 0) throw unprocessable('missing_inputs', `${service.id} needs inputs: ${missing.join(', ')}`, { missing });
+      if (missing.length > 0)
+        throw unprocessable('missing_inputs', `${service.id} needs inputs: ${missing.join(', ')}`, { missing });
       const task = await tasks.create(doc._id, inputs, doc.amount_micros);
       const result = await workflows.runTask(
-        { orderId: doc._id, taskNumber: task.number, serviceId: doc.service_id, agentId, amountMicros: doc.amount_micros, inputs, requestedAt: task.requested_at.toISOString() },
+        {
+          orderId: doc._id,
+          taskNumber: task.number,
+          serviceId: doc.service_id,
+          agentId,
+          amountMicros: doc.amount_micros,
+          inputs,
+          requestedAt: task.requested_at.toISOString(),
+        },
         TASK_WAIT_MS,
       );
       const fresh = (await tasks.get(doc._id, task.number)) ?? task;

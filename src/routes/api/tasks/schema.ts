@@ -23,7 +23,15 @@ export const TaskView = z
     amount: z.number(),
     amount_micros: z.number().int(),
     charge: z.object({ transaction_id: z.string(), amount: z.number(), at: z.string() }).nullable(),
-    deliverables: z.array(z.object({ name: z.string(), url: z.string(), sha256: z.string(), size: z.number().int(), media_type: z.string() })),
+    deliverables: z.array(
+      z.object({
+        name: z.string(),
+        url: z.string(),
+        sha256: z.string(),
+        size: z.number().int(),
+        media_type: z.string(),
+      }),
+    ),
     refund: z.record(z.string(), z.unknown()).nullable(),
     failure: z.object({ code: z.string(), message: z.string() }).nullable(),
     requested_at: z.string(),
@@ -85,6 +93,10 @@ export const taskOperations = {
     request: { params: TaskPath.extend({ name: z.string().meta({ description: 'Deliverable name' }) }) },
     // The bytes in the deliverable's own media type.
     responses: { '200': { description: 'The bytes' } },
-    errors: { order_not_found: 'Unknown order', task_not_found: 'No such task', deliverable_not_found: 'The task has no deliverable of this name' },
+    errors: {
+      order_not_found: 'Unknown order',
+      task_not_found: 'No such task',
+      deliverable_not_found: 'The task has no deliverable of this name',
+    },
   }),
 };

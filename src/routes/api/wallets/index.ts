@@ -70,7 +70,14 @@ export function walletRoutes(deps: AppDeps): OperationRouter {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = {
         ...(agentKey ? { agent_key: agentKey } : {}),
-        transaction: { id: tx.tx_id, type: tx.type, amount: microsToUsd(tx.amount_micros), amount_micros: tx.amount_micros, memo: tx.memo, at: tx.at.toISOString() },
+        transaction: {
+          id: tx.tx_id,
+          type: tx.type,
+          amount: microsToUsd(tx.amount_micros),
+          amount_micros: tx.amount_micros,
+          memo: tx.memo,
+          at: tx.at.toISOString(),
+        },
         balance: microsToUsd(balance),
         balance_micros: balance,
       };

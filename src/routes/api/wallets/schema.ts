@@ -13,7 +13,10 @@ export const Wallet = z
     balance: Usd('Balance'),
     balance_micros: Micros('Balance'),
     currency: z.string(),
-    agent_key: z.string().optional().meta({ description: 'Shown once, when this request created the wallet. Send as `Authorization: Bearer` to read or spend it' }),
+    agent_key: z.string().optional().meta({
+      description:
+        'Shown once, when this request created the wallet. Send as `Authorization: Bearer` to read or spend it',
+    }),
     transactions: z.array(
       z.object({
         id: z.string(),
@@ -30,12 +33,21 @@ export const Wallet = z
   })
   .meta({ id: 'Wallet' });
 
-
 /** Answer of `POST /api/v1/wallets/{agent_id}/credits` (amounts in USD and integer micro-units). */
 export const WalletCredit = z
   .object({
-    agent_key: z.string().optional().meta({ description: 'Issued when the wallet had no key: hand it to its owner out of band (shown once)' }),
-    transaction: z.object({ id: z.string(), type: z.string(), amount: z.number(), amount_micros: z.number().int(), memo: z.string().optional(), at: z.string() }),
+    agent_key: z
+      .string()
+      .optional()
+      .meta({ description: 'Issued when the wallet had no key: hand it to its owner out of band (shown once)' }),
+    transaction: z.object({
+      id: z.string(),
+      type: z.string(),
+      amount: z.number(),
+      amount_micros: z.number().int(),
+      memo: z.string().optional(),
+      at: z.string(),
+    }),
     balance: z.number(),
     balance_micros: z.number().int(),
   })
@@ -57,7 +69,6 @@ export const WalletCreditRequest = z
   })
   .strict()
   .meta({ id: 'WalletCreditRequest' });
-
 
 /** Path parameter `agent_id`. */
 export const AgentIdParam = Id('Agent id');
@@ -99,10 +110,14 @@ export const walletOperations = {
     id: 'issueWalletKey',
     method: 'post',
     path: '/api/v1/wallets/{agent_id}/key',
-    summary: 'Rotate the agent key (the owner, with the current key) or issue one for a wallet without a key (operator)',
+    summary:
+      'Rotate the agent key (the owner, with the current key) or issue one for a wallet without a key (operator)',
     auth: ['agent_key', 'operator'],
     request: { params: AgentPath },
     responses: { '201': { description: 'The new key, shown once', json: WalletKey } },
-    errors: { wallet_not_found: 'No such wallet (operator)', wallet_claimed: 'The wallet has a key; only its owner rotates it' },
+    errors: {
+      wallet_not_found: 'No such wallet (operator)',
+      wallet_claimed: 'The wallet has a key; only its owner rotates it',
+    },
   }),
 };

@@ -34,7 +34,10 @@ export function endpointView(e: WebhookEndpointDoc, issued: { secret?: string; t
     owner: e.owner,
     ...(issued.secret ? { secret: issued.secret } : {}),
     ...(issued.token ? { management_token: issued.token } : {}),
-    secrets: activeSecrets(e, new Date()).map((s) => ({ created_at: s.created_at.toISOString(), expires_at: s.expires_at?.toISOString() ?? null })),
+    secrets: activeSecrets(e, new Date()).map((s) => ({
+      created_at: s.created_at.toISOString(),
+      expires_at: s.expires_at?.toISOString() ?? null,
+    })),
     created_at: e.created_at.toISOString(),
     updated_at: e.updated_at.toISOString(),
   };
@@ -60,7 +63,10 @@ export function deliveryView(d: WebhookDeliveryDoc) {
 /** Requires the agent key of `agentId`'s wallet. @throws ProblemError 401 without a key, 403 with a wrong one. */
 async function requireAgentKey(ctx: Context, deps: AppDeps, agentId: string): Promise<void> {
   const token = bearerToken(ctx);
-  if (!token) throw unauthorized(`Subscribing to agent ${agentId}'s orders needs its agent key as a Bearer token (GET /api/v1/wallets/${agentId} issues it)`);
+  if (!token)
+    throw unauthorized(
+      `Subscribing to agent ${agentId}'s orders needs its agent key as a Bearer token (GET /api/v1/wallets/${agentId} issues it)`,
+    );
   const wallet = await deps.services.wallets.get(agentId);
   if (!wallet || !WalletRepository.keyMatches(wallet, token)) throw forbidden(`The key is not agent ${agentId}'s key`);
 }
@@ -74,7 +80,8 @@ async function ownedEndpoint(ctx: Context, deps: AppDeps, id: string | undefined
   if (!endpoint) throw notFound('webhook_not_found', `No webhook endpoint ${id}`);
   if (isOperator(ctx, deps.config.OPERATOR_KEY)) return endpoint;
   const token = bearerToken(ctx);
-  if (!token) throw unauthorized('Managing a webhook endpoint needs its management token or the agent key as a Bearer token');
+  if (!token)
+    throw unauthorized('Managing a webhook endpoint needs its management token or the agent key as a Bearer token');
   if (WebhookRepository.tokenMatches(endpoint, token)) return endpoint;
   if (endpoint.owner === 'agent' && endpoint.agent_id) {
     const wallet = await deps.services.wallets.get(endpoint.agent_id);
@@ -93,7 +100,8 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
       ctx.body = {
         events: EVENT_CATALOGUE.map((e) => ({ ...e })),
         signing: {
-          scheme: 'Standard Webhooks 1.0: v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}"> keyed with the base64 part of whsec_<base64>',
+          scheme:
+            'Standard Webhooks 1.0: v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}"> keyed with the base64 part of whsec_<base64>',
           headers: ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
         },
         retry_schedule_seconds: RETRY_SCHEDULE_MS.map((ms) => ms / 1000),
@@ -103,7 +111,11 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
       const req = input.body;
       if (req.agent_id) await requireAgentKey(ctx, deps, req.agent_id);
       await checkTarget(req.url, deps.config.DEV_MODE);
-      const created = await webhooks.register({ url: req.url, agentId: req.agent_id ?? null, events: [...new Set(req.events ?? [])] });
+      const created = await webhooks.register({
+        url: req.url,
+        agentId: req.agent_id ?? null,
+        events: [...new Set(req.events ?? [])],
+      });
       ctx.status = 200;
       ctx.set('Location', `/api/v1/webhooks/${created.endpoint._id}`);
       ctx.set('Cache-Control', 'no-store');
@@ -111,7 +123,8 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
     })
     .on(ops.list, async (ctx) => {
       const token = bearerToken(ctx);
-      if (!token) throw unauthorized('Listing webhook endpoints needs a management token or an agent key as a Bearer token');
+      if (!token)
+        throw unauthorized('Listing webhook endpoints needs a management token or an agent key as a Bearer token');
       const wallet = await deps.services.db.wallets.findOne({ key_hash: hashAgentKey(token) });
       const list = await webhooks.listOwned(token, wallet ? [wallet._id] : []);
       ctx.body = { webhooks: list.map((e) => endpointView(e)) };
@@ -127,7 +140,12 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
         ...(req.url !== undefined ? { url: req.url } : {}),
         ...(req.events !== undefined ? { events: [...new Set(req.events)] } : {}),
         ...(req.enabled !== undefined ? { enabled: req.enabled } : {}),
-        ...(req.rotate_secret ? { rotate: true, ...(req.rotation_overlap_seconds !== undefined ? { overlapSeconds: req.rotation_overlap_seconds } : {}) } : {}),
+        ...(req.rotate_secret
+          ? {
+              rotate: true,
+              ...(req.rotation_overlap_seconds !== undefined ? { overlapSeconds: req.rotation_overlap_seconds } : {}),
+            }
+          : {}),
       });
       if (!updated) throw notFound('webhook_not_found', `No webhook endpoint ${endpoint._id}`);
       ctx.set('Cache-Control', 'no-store');
@@ -151,12 +169,18 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
       const message = await webhooks.messageFor(eventId, endpoint._id);
       if (!message) throw notFound('webhook_event_not_found', `Event ${eventId} was never sent to ${endpoint._id}`);
       if (message.status === 'pending') {
-        throw problem('invalid_state_transition', `Event ${eventId} is still being delivered`, { current_status: 'pending' });
+        throw problem('invalid_state_transition', `Event ${eventId} is still being delivered`, {
+          current_status: 'pending',
+        });
       }
       if (endpoint.status !== 'enabled') {
-        throw problem('invalid_state_transition', `Endpoint ${endpoint._id} is disabled (${endpoint.disabled_reason}); re-enable it first`, {
-          current_status: 'disabled',
-        });
+        throw problem(
+          'invalid_state_transition',
+          `Endpoint ${endpoint._id} is disabled (${endpoint.disabled_reason}); re-enable it first`,
+          {
+            current_status: 'disabled',
+          },
+        );
       }
       const run = message.run + 1;
       await webhooks.setMessage(message._id, { status: 'pending', run });
@@ -169,6 +193,11 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
         run,
       });
       ctx.status = 202;
-      ctx.body = { event_id: message.event_id, webhook_id: endpoint._id, run, workflow_id: deliveryWorkflowId(message.event_id, endpoint._id, run) };
+      ctx.body = {
+        event_id: message.event_id,
+        webhook_id: endpoint._id,
+        run,
+        workflow_id: deliveryWorkflowId(message.event_id, endpoint._id, run),
+      };
     });
 }

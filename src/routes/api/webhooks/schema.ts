@@ -8,24 +8,27 @@ import { defineOperation } from '../../operation';
 
 const Time = (description: string) => z.string().meta({ description: `${description} (RFC 3339 time)` });
 
-const EventFilter = z
-  .string()
-  .max(64)
-  .refine(isEventFilter, { message: 'not a catalogued event type (GET /api/v1/webhooks/events), a group wildcard like order.* or *' });
+const EventFilter = z.string().max(64).refine(isEventFilter, {
+  message: 'not a catalogued event type (GET /api/v1/webhooks/events), a group wildcard like order.* or *',
+});
 
 const TargetUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
 /** Body of `POST /api/v1/webhooks` (seed §2.6). */
 export const WebhookRegistrationRequest = z
   .object({
-    url: TargetUrl.meta({ description: 'Receiver URL (http or https; public addresses only outside development mode)' }),
+    url: TargetUrl.meta({
+      description: 'Receiver URL (http or https; public addresses only outside development mode)',
+    }),
     agent_id: z
       .string()
       .min(1)
       .max(128)
       .regex(/^[A-Za-z0-9._:-]+$/)
       .optional()
-      .meta({ description: "Receive the events of this agent's orders; needs that agent's wallet key as Bearer token" }),
+      .meta({
+        description: "Receive the events of this agent's orders; needs that agent's wallet key as Bearer token",
+      }),
     events: z
       .array(EventFilter)
       .max(50)
@@ -42,7 +45,10 @@ export const WebhookUpdateRequest = z
     url: TargetUrl.optional(),
     events: z.array(EventFilter).max(50).optional().meta({ description: 'Replaces the filter; [] means all events' }),
     enabled: z.boolean().optional().meta({ description: 'Re-enable a disabled endpoint (true) or pause it (false)' }),
-    rotate_secret: z.boolean().optional().meta({ description: 'Issue a new secret; the current ones keep signing during the overlap' }),
+    rotate_secret: z
+      .boolean()
+      .optional()
+      .meta({ description: 'Issue a new secret; the current ones keep signing during the overlap' }),
     rotation_overlap_seconds: z
       .number()
       .int()
@@ -65,10 +71,20 @@ export const WebhookEndpoint = z
     events: z.array(z.string()).meta({ description: 'Subscribed types; empty means all' }),
     status: z.enum(['enabled', 'disabled']),
     disabled_reason: z.string().nullable(),
-    owner: z.enum(['agent', 'token', 'order']).meta({ description: "Who manages it: the agent's wallet key, or the endpoint's management token" }),
-    secret: z.string().optional().meta({ description: 'Signing secret whsec_<base64>, shown once (registration, rotation)' }),
-    management_token: z.string().optional().meta({ description: 'Bearer token that manages this endpoint, shown once' }),
-    secrets: z.array(z.object({ created_at: Time('Issued'), expires_at: Time('Stops signing').nullable() })).meta({ description: 'Secrets that currently sign, newest first (values not shown)' }),
+    owner: z
+      .enum(['agent', 'token', 'order'])
+      .meta({ description: "Who manages it: the agent's wallet key, or the endpoint's management token" }),
+    secret: z
+      .string()
+      .optional()
+      .meta({ description: 'Signing secret whsec_<base64>, shown once (registration, rotation)' }),
+    management_token: z
+      .string()
+      .optional()
+      .meta({ description: 'Bearer token that manages this endpoint, shown once' }),
+    secrets: z
+      .array(z.object({ created_at: Time('Issued'), expires_at: Time('Stops signing').nullable() }))
+      .meta({ description: 'Secrets that currently sign, newest first (values not shown)' }),
     created_at: Time('Registration time'),
     updated_at: Time('Last change'),
   })
@@ -133,11 +149,15 @@ export const webhookOperations = {
     method: 'post',
     path: '/api/v1/webhooks',
     summary: 'Register a webhook endpoint (secret shown once)',
-    description: "With agent_id the endpoint receives that agent's orders' events, and the request needs that agent's key.",
+    description:
+      "With agent_id the endpoint receives that agent's orders' events, and the request needs that agent's key.",
     auth: ['none', 'agent_key'],
     request: { body: WebhookRegistrationRequest },
     responses: { '200': { description: 'Registered', json: WebhookEndpoint } },
-    errors: { invalid_request: 'Invalid body or event name', webhook_target_forbidden: 'Target resolves to a non-public address' },
+    errors: {
+      invalid_request: 'Invalid body or event name',
+      webhook_target_forbidden: 'Target resolves to a non-public address',
+    },
     mcp: {
       name: 'register_webhook',
       title: 'Register a webhook',
@@ -195,10 +215,21 @@ export const webhookOperations = {
       params: EndpointPath,
       query: z.object({
         event_id: z.string().optional(),
-        limit: z.coerce.number().int().min(1).max(500).default(100).meta({ description: 'At most this many attempts (1 to 500, default 100)' }),
+        limit: z.coerce
+          .number()
+          .int()
+          .min(1)
+          .max(500)
+          .default(100)
+          .meta({ description: 'At most this many attempts (1 to 500, default 100)' }),
       }),
     },
-    responses: { '200': { description: 'Attempts', json: z.object({ webhook_id: z.string(), deliveries: z.array(WebhookDelivery) }) } },
+    responses: {
+      '200': {
+        description: 'Attempts',
+        json: z.object({ webhook_id: z.string(), deliveries: z.array(WebhookDelivery) }),
+      },
+    },
     errors: { webhook_not_found: 'Unknown endpoint', invalid_request: 'limit not an integer from 1 to 500' },
   }),
   retry: defineOperation({
@@ -209,6 +240,10 @@ export const webhookOperations = {
     auth: 'endpoint_owner',
     request: { params: EndpointPath.extend({ event_id: z.string() }) },
     responses: { '202': { description: 'Redelivery started' } },
-    errors: { webhook_not_found: 'Unknown endpoint', webhook_event_not_found: 'The event was never sent to this endpoint', invalid_state_transition: 'Still pending, or the endpoint is disabled' },
+    errors: {
+      webhook_not_found: 'Unknown endpoint',
+      webhook_event_not_found: 'The event was never sent to this endpoint',
+      invalid_state_transition: 'Still pending, or the endpoint is disabled',
+    },
   }),
 };

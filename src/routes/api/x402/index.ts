@@ -36,7 +36,14 @@ import type { X402PaymentDoc } from '../../../db';
 import { badRequest, invalidTransition, notFound, problem, unprocessable } from '../../../errors';
 import type { RequestTelemetry } from '../../../http/telemetry';
 import { sha256Hex as sha256 } from '../../../hash';
-import { X402Gateway, receipt, settledResponseOf, type PaidQuote, type PaidResource, type X402Settings } from '../../../x402/koa';
+import {
+  X402Gateway,
+  receipt,
+  settledResponseOf,
+  type PaidQuote,
+  type PaidResource,
+  type X402Settings,
+} from '../../../x402/koa';
 import { x402ReconcileWorkflow } from '../../../../workflows/x402Reconcile';
 import { loadOrder, orderView } from '../../orders';
 import { requestBody, type AppDeps } from '../../context';
@@ -93,8 +100,16 @@ export function paymentView(p: X402PaymentDoc, baseUrl: string) {
 }
 
 // Ids that cannot exist find nothing (404), as an unknown one does.
-const ItemIdParam = z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/);
-const SkuParam = z.string().min(1).max(100).regex(/^[a-z0-9-]+$/);
+const ItemIdParam = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9._-]+$/);
+const SkuParam = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[a-z0-9-]+$/);
 
 /** The x402 routes; see the module comment. */
 export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter {
@@ -126,7 +141,10 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
   const memo = new JsonMemo(4);
   router.on(ops.micro, (ctx) => {
     ctx.set('Cache-Control', 'public, max-age=300');
-    sendCachedJson(ctx, memo.get('micro', () => microCatalogue(base)));
+    sendCachedJson(
+      ctx,
+      memo.get('micro', () => microCatalogue(base)),
+    );
   });
 
   router.on(ops.templates, (ctx) => {
@@ -167,14 +185,29 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
     quote(ctx) {
       const id = ItemIdParam.safeParse(ctx.params.id);
       const found = id.success ? getMicroItem(id.data) : undefined;
-      if (!found) throw problem('item_not_found', `No micro item ${ctx.params.id}; see ${base}/api/v1/x402/micro`, { catalogue: `${base}/api/v1/x402/micro` });
-      return { priceMicros: found.price_micros, description: `${found.title} (${found.kind}, ${found.file})`, kind: 'micro_item', ref: found.id, bazaar: ITEM_BAZAAR };
+      if (!found)
+        throw problem('item_not_found', `No micro item ${ctx.params.id}; see ${base}/api/v1/x402/micro`, {
+          catalogue: `${base}/api/v1/x402/micro`,
+        });
+      return {
+        priceMicros: found.price_micros,
+        description: `${found.title} (${found.kind}, ${found.file})`,
+        kind: 'micro_item',
+        ref: found.id,
+        bazaar: ITEM_BAZAAR,
+      };
     },
     produce(ctx) {
       const found = getMicroItem(String(ctx.params.id));
       if (!found) throw problem('item_not_found', `No micro item ${ctx.params.id}`);
       const content = microItemGoods(found);
-      return { item: { ...found }, file: found.file, media_type: 'application/json', sha256: sha256(JSON.stringify(content)), content };
+      return {
+        item: { ...found },
+        file: found.file,
+        media_type: 'application/json',
+        sha256: sha256(JSON.stringify(content)),
+        content,
+      };
     },
   };
   router.use(ops.item, gateway.middleware(item));
@@ -183,21 +216,41 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
     quote(ctx) {
       const raw = ctx.query.sku;
       if (raw === undefined || raw === '') {
-        throw problem('invalid_request', `Name a template: GET /x402/template?sku=<sku>. Skus and prices: ${base}/api/v1/x402/templates`, {
-          param: 'sku',
-          catalogue: `${base}/api/v1/x402/templates`,
-        });
+        throw problem(
+          'invalid_request',
+          `Name a template: GET /x402/template?sku=<sku>. Skus and prices: ${base}/api/v1/x402/templates`,
+          {
+            param: 'sku',
+            catalogue: `${base}/api/v1/x402/templates`,
+          },
+        );
       }
       const sku = SkuParam.safeParse(raw);
       const t = sku.success ? getTemplate(sku.data) : undefined;
-      if (!t) throw problem('template_not_found', `No template ${String(raw)}; see ${base}/api/v1/x402/templates`, { param: 'sku', catalogue: `${base}/api/v1/x402/templates` });
-      return { priceMicros: t.price_micros, description: `Automation template ${t.sku}: ${t.title}`, kind: 'template', ref: t.sku, bazaar: TEMPLATE_BAZAAR };
+      if (!t)
+        throw problem('template_not_found', `No template ${String(raw)}; see ${base}/api/v1/x402/templates`, {
+          param: 'sku',
+          catalogue: `${base}/api/v1/x402/templates`,
+        });
+      return {
+        priceMicros: t.price_micros,
+        description: `Automation template ${t.sku}: ${t.title}`,
+        kind: 'template',
+        ref: t.sku,
+        bazaar: TEMPLATE_BAZAAR,
+      };
     },
     produce(_ctx, quote) {
       const t = getTemplate(quote.ref ?? '');
       if (!t) throw problem('template_not_found', `No template ${quote.ref}`);
       const { workflow, ...meta } = t;
-      return { template: meta, file: `${t.sku}.json`, media_type: 'application/json', sha256: sha256(JSON.stringify(workflow)), workflow };
+      return {
+        template: meta,
+        file: `${t.sku}.json`,
+        media_type: 'application/json',
+        sha256: sha256(JSON.stringify(workflow)),
+        workflow,
+      };
     },
   };
   router.use(ops.template, gateway.middleware(template));
@@ -227,20 +280,32 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
 
   router.use(
     ops.agentStarter,
-    gateway.middleware({ quote: () => fixed('/x402/agent-starter', AGENT_STARTER_BAZAAR), produce: () => ({ ...agentStarterBundle(base) }) }),
+    gateway.middleware({
+      quote: () => fixed('/x402/agent-starter', AGENT_STARTER_BAZAAR),
+      produce: () => ({ ...agentStarterBundle(base) }),
+    }),
   );
 
   router.use(
     ops.obsTick,
-    gateway.middleware({ quote: () => fixed('/x402/obs/tick', OBS_TICK_BAZAAR), produce: () => tickReading(telemetry.window(telemetry.retentionMs), Date.now(), telemetry.stats()) }),
+    gateway.middleware({
+      quote: () => fixed('/x402/obs/tick', OBS_TICK_BAZAAR),
+      produce: () => tickReading(telemetry.window(telemetry.retentionMs), Date.now(), telemetry.stats()),
+    }),
   );
   router.use(
     ops.obsAgents,
-    gateway.middleware({ quote: () => fixed('/x402/obs/agents', OBS_AGENTS_BAZAAR), produce: () => agentsSnapshot(telemetry.window(telemetry.retentionMs), Date.now(), telemetry.stats()) }),
+    gateway.middleware({
+      quote: () => fixed('/x402/obs/agents', OBS_AGENTS_BAZAAR),
+      produce: () => agentsSnapshot(telemetry.window(telemetry.retentionMs), Date.now(), telemetry.stats()),
+    }),
   );
   router.use(
     ops.obsMethodology,
-    gateway.middleware({ quote: () => fixed('/x402/obs/methodology', OBS_METHODOLOGY_BAZAAR), produce: () => methodologyDocument(telemetry.stats()) }),
+    gateway.middleware({
+      quote: () => fixed('/x402/obs/methodology', OBS_METHODOLOGY_BAZAAR),
+      produce: () => methodologyDocument(telemetry.stats()),
+    }),
   );
 
   // --- x402 as an order rail (issue 3 §8) ---------------------------------------------------------------------
@@ -250,16 +315,30 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
       const doc = await loadOrder(deps, ctx.params.order_id);
       await requireBuyer(ctx, deps.services.wallets, doc, 'pay');
       if (!doc.rails.includes('x402_usdc')) {
-        throw unprocessable('rail_not_offered', `${doc.service_id} is not sold on x402_usdc; rails: ${doc.rails.join(', ')}`, { param: 'rail', rails: doc.rails });
+        throw unprocessable(
+          'rail_not_offered',
+          `${doc.service_id} is not sold on x402_usdc; rails: ${doc.rails.join(', ')}`,
+          { param: 'rail', rails: doc.rails },
+        );
       }
       if (doc.status !== 'awaiting_payment') throw invalidTransition('pay', doc.status);
       if (doc.payment_deadline.getTime() <= Date.now()) throw invalidTransition('pay', 'expired');
-      return { priceMicros: doc.amount_micros, description: `Order ${doc._id}: ${doc.service_id}`, kind: 'order', ref: doc._id, orderId: doc._id, bazaar: ORDER_BAZAAR };
+      return {
+        priceMicros: doc.amount_micros,
+        description: `Order ${doc._id}: ${doc.service_id}`,
+        kind: 'order',
+        ref: doc._id,
+        orderId: doc._id,
+        bazaar: ORDER_BAZAAR,
+      };
     },
     produce: () => ({}),
     async deliver(_ctx, quote, payment) {
       const orderId = quote.orderId as string;
-      const state = await deps.orderWorkflows.confirmPayment(orderId, { rail: 'x402_usdc', transaction_id: payment.transaction ?? '' });
+      const state = await deps.orderWorkflows.confirmPayment(orderId, {
+        rail: 'x402_usdc',
+        transaction_id: payment.transaction ?? '',
+      });
       const doc = await deps.services.orders.get(orderId);
       if (!doc) throw notFound('order_not_found', `No order ${orderId}`);
       return { order: orderView(doc, deps, state) };
@@ -271,7 +350,9 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
 
   router.on(ops.delivery, async (ctx) => {
     const token = String(ctx.params.token ?? '');
-    const payment = /^dlv_[A-Za-z0-9_-]{20,64}$/.test(token) ? await deps.services.x402Payments.getByDeliveryToken(token) : null;
+    const payment = /^dlv_[A-Za-z0-9_-]{20,64}$/.test(token)
+      ? await deps.services.x402Payments.getByDeliveryToken(token)
+      : null;
     if (!payment) throw notFound('not_found', 'No delivery with this token');
     ctx.set('Cache-Control', 'no-store');
     if (payment.status === 'settled') {
@@ -282,11 +363,20 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
     }
     if (payment.status === 'failed') {
       // Gone rather than 402: these goods will never be delivered, so there is nothing to pay again.
-      throw problem('payment_failed', `Payment ${payment._id} did not settle (${payment.error_reason}); nothing was charged and these goods will not be delivered`, { payment: receipt(payment) }, { status: 410 });
+      throw problem(
+        'payment_failed',
+        `Payment ${payment._id} did not settle (${payment.error_reason}); nothing was charged and these goods will not be delivered`,
+        { payment: receipt(payment) },
+        { status: 410 },
+      );
     }
     ctx.status = 202;
     ctx.set('Retry-After', '5');
-    ctx.body = { status: payment.status, payment: receipt(payment), detail: 'The settlement is not confirmed yet; retry shortly' };
+    ctx.body = {
+      status: payment.status,
+      payment: receipt(payment),
+      detail: 'The settlement is not confirmed yet; retry shortly',
+    };
   });
 
   // --- discovery and ledger -----------------------------------------------------------------------------------
@@ -331,8 +421,7 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
           : {}),
       })),
       item_count: micro.count + PAID_RESOURCES.length,
-      note:
-        "This document is this service's own discovery file; the x402 specification (v2) defines no /.well-known/x402. Amounts are USDC atomic units (price_usd × 1,000,000). Every 402 also carries the x402 bazaar extension with the resource's input and output schema.",
+      note: "This document is this service's own discovery file; the x402 specification (v2) defines no /.well-known/x402. Amounts are USDC atomic units (price_usd × 1,000,000). Every 402 also carries the x402 bazaar extension with the resource's input and output schema.",
       facilitator_network_support: support,
     };
   });
@@ -349,19 +438,26 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
       ctx.body = { payments, count: payments.length, next_cursor: null, next: null };
       return;
     }
-    requireOperator(ctx, deps.config.OPERATOR_KEY, ' (the full ledger); look up your own payment by ?transaction=<hash> or GET /api/v1/x402/payments/{payment_id}');
+    requireOperator(
+      ctx,
+      deps.config.OPERATOR_KEY,
+      ' (the full ledger); look up your own payment by ?transaction=<hash> or GET /api/v1/x402/payments/{payment_id}',
+    );
     let page;
     try {
       page = await deps.services.x402Payments.list(query);
     } catch (err) {
-      if (err instanceof Error && err.message === 'bad cursor') throw badRequest('cursor is not one this API issued', 'cursor');
+      if (err instanceof Error && err.message === 'bad cursor')
+        throw badRequest('cursor is not one this API issued', 'cursor');
       throw err;
     }
     ctx.body = {
       payments: page.payments.map((p) => paymentView(p, base)),
       count: page.payments.length,
       next_cursor: page.next_cursor,
-      next: page.next_cursor ? `${base}/api/v1/x402/payments?${new URLSearchParams({ ...stringQuery(query), cursor: page.next_cursor }).toString()}` : null,
+      next: page.next_cursor
+        ? `${base}/api/v1/x402/payments?${new URLSearchParams({ ...stringQuery(query), cursor: page.next_cursor }).toString()}`
+        : null,
     };
   });
 
@@ -383,20 +479,31 @@ function stringQuery(q: z.infer<typeof ListQuery>): Record<string, string> {
 }
 
 /** `facilitator_network_support` from a real `GET /supported` on the configured facilitator (cached 10 s). */
-async function facilitatorSupport(gateway: X402Gateway, settings: X402Settings): Promise<{ supported: boolean; detail: string }> {
+async function facilitatorSupport(
+  gateway: X402Gateway,
+  settings: X402Settings,
+): Promise<{ supported: boolean; detail: string }> {
   try {
     const supported = await gateway.supported();
-    const kind = supported.kinds.find((k) => k.x402Version === 2 && k.scheme === 'exact' && k.network === settings.network);
+    const kind = supported.kinds.find(
+      (k) => k.x402Version === 2 && k.scheme === 'exact' && k.network === settings.network,
+    );
     const signers = Object.entries(supported.signers ?? {})
       .map(([ns, addrs]) => `${ns}: ${addrs.join(', ')}`)
       .join('; ');
     return kind
-      ? { supported: true, detail: `GET ${settings.facilitatorUrl}/supported lists scheme exact on ${settings.network} (x402 v2)${signers ? `; signers ${signers}` : ''}` }
+      ? {
+          supported: true,
+          detail: `GET ${settings.facilitatorUrl}/supported lists scheme exact on ${settings.network} (x402 v2)${signers ? `; signers ${signers}` : ''}`,
+        }
       : {
           supported: false,
           detail: `GET ${settings.facilitatorUrl}/supported does not list exact on ${settings.network}; it lists ${supported.kinds.map((k) => `${k.scheme}@${k.network} v${k.x402Version}`).join(', ') || 'nothing'}`,
         };
   } catch (err) {
-    return { supported: false, detail: `GET ${settings.facilitatorUrl}/supported failed: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      supported: false,
+      detail: `GET ${settings.facilitatorUrl}/supported failed: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
 }

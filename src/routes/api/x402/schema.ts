@@ -24,10 +24,19 @@ const Receipt = z
   })
   .meta({ id: 'X402Receipt' });
 
-const Goods = z.object({ payment: Receipt }).catchall(z.unknown()).meta({ id: 'X402Goods', description: 'The goods of the resource plus the settled payment' });
+const Goods = z
+  .object({ payment: Receipt })
+  .catchall(z.unknown())
+  .meta({ id: 'X402Goods', description: 'The goods of the resource plus the settled payment' });
 
 const Pending = z
-  .object({ status: z.literal('settlement_pending'), reason: z.string(), detail: z.string(), payment: Receipt, delivery_url: z.string().nullable() })
+  .object({
+    status: z.literal('settlement_pending'),
+    reason: z.string(),
+    detail: z.string(),
+    payment: Receipt,
+    delivery_url: z.string().nullable(),
+  })
   .meta({ id: 'X402Pending' });
 
 const LedgerEntry = z
@@ -55,7 +64,12 @@ const LedgerEntry = z
   .meta({ id: 'X402LedgerEntry' });
 
 const Ledger = z
-  .object({ payments: z.array(LedgerEntry), count: z.number().int(), next_cursor: z.string().nullable(), next: z.string().nullable() })
+  .object({
+    payments: z.array(LedgerEntry),
+    count: z.number().int(),
+    next_cursor: z.string().nullable(),
+    next: z.string().nullable(),
+  })
   .meta({ id: 'X402Ledger' });
 
 const ResourceEntry = z
@@ -98,7 +112,10 @@ const Discovery = z
     note: z.string(),
     facilitator_network_support: z.object({ supported: z.boolean(), detail: z.string() }),
   })
-  .meta({ id: 'X402Discovery', description: "Seed §2.13; this project's own path (the x402 specification defines none)" });
+  .meta({
+    id: 'X402Discovery',
+    description: "Seed §2.13; this project's own path (the x402 specification defines none)",
+  });
 
 const TemplateCatalogue = z
   .object({
@@ -139,20 +156,34 @@ export const ListQuery = z
   })
   .strict();
 
-const problemSpec = (description: string): ResponseSpec => ({ description, content: problemResponse(description).content });
+const problemSpec = (description: string): ResponseSpec => ({
+  description,
+  content: problemResponse(description).content,
+});
 
 const PaymentSignature = z.object({
-  'PAYMENT-SIGNATURE': z.string().optional().meta({ description: 'base64 JSON of an x402 v2 PaymentPayload (scheme exact, EIP-3009 authorization)' }),
+  'PAYMENT-SIGNATURE': z
+    .string()
+    .optional()
+    .meta({ description: 'base64 JSON of an x402 v2 PaymentPayload (scheme exact, EIP-3009 authorization)' }),
 });
 
 /** The answers every paid resource can give, plus its own refusals. */
 const paidResponses = (refusals: Record<`4${string}`, ResponseSpec> = {}): OperationDefinition['responses'] => ({
-  '200': { description: 'The goods; PAYMENT-RESPONSE carries the settlement', headers: z.object({ 'PAYMENT-RESPONSE': z.string() }), json: Goods },
+  '200': {
+    description: 'The goods; PAYMENT-RESPONSE carries the settlement',
+    headers: z.object({ 'PAYMENT-RESPONSE': z.string() }),
+    json: Goods,
+  },
   '202': { description: 'Paid, settlement not confirmed yet: goods at delivery_url once settled', json: Pending },
   '400': problemSpec('Malformed PAYMENT-SIGNATURE (invalid_payment_header) or bad input'),
   '402': {
-    ...problemSpec('Payment required or refused (reason in PAYMENT-REQUIRED.error); PAYMENT-REQUIRED carries the exact requirements'),
-    headers: z.object({ 'PAYMENT-REQUIRED': z.string().meta({ description: 'base64 JSON of the x402 v2 PaymentRequired' }) }),
+    ...problemSpec(
+      'Payment required or refused (reason in PAYMENT-REQUIRED.error); PAYMENT-REQUIRED carries the exact requirements',
+    ),
+    headers: z.object({
+      'PAYMENT-REQUIRED': z.string().meta({ description: 'base64 JSON of the x402 v2 PaymentRequired' }),
+    }),
   },
   '409': problemSpec('payment-identifier conflict or a purchase with it still running'),
   '502': problemSpec('The facilitator cannot be reached (facilitator_error)'),
@@ -175,7 +206,10 @@ const paid = <const P extends string>(
     summary,
     description: `${description} Paid per request over x402 (docs/x402.md).`,
     auth: extra.auth ?? 'x402',
-    request: { ...extra.request, headers: extra.request?.headers ? extra.request.headers.extend(PaymentSignature.shape) : PaymentSignature },
+    request: {
+      ...extra.request,
+      headers: extra.request?.headers ? extra.request.headers.extend(PaymentSignature.shape) : PaymentSignature,
+    },
     responses: paidResponses(refusals),
     ...(extra.mcp ? { mcp: extra.mcp } : {}),
   });
@@ -188,7 +222,10 @@ export const x402Operations = {
     path: '/api/v1/x402/micro',
     summary: 'Micro catalogue (seed §2.12)',
     auth: 'none',
-    responses: { '200': { description: '489 items', json: MicroCatalogueEnvelope }, '304': { description: 'Not modified: If-None-Match held the current ETag' } },
+    responses: {
+      '200': { description: '489 items', json: MicroCatalogueEnvelope },
+      '304': { description: 'Not modified: If-None-Match held the current ETag' },
+    },
     mcp: {
       name: 'micro_catalogue',
       title: 'Micro catalogue',
@@ -210,7 +247,9 @@ export const x402Operations = {
     'One micro item, returned inline',
     'Priced by the item (0.99–2.99 USD).',
     {
-      request: { params: z.object({ id: z.string().min(1).max(200).meta({ description: 'Item id from micro_catalogue' }) }) },
+      request: {
+        params: z.object({ id: z.string().min(1).max(200).meta({ description: 'Item id from micro_catalogue' }) }),
+      },
       mcp: {
         name: 'buy_micro_item',
         title: 'Buy a micro item (x402)',
@@ -232,14 +271,49 @@ export const x402Operations = {
     { request: { query: z.object({ sku: z.string() }) } },
     { '404': problemSpec('Unknown sku (template_not_found)') },
   ),
-  audit: paid('buyAudit', '/x402/audit', 'Written audit report of one n8n workflow (49 USD)', 'Body: the n8n workflow JSON, or {"workflow": {...}}; checked before payment is asked.', {
-    method: 'post',
-    request: { content: { 'application/json': { schema: z.object({}).catchall(z.unknown()).meta({ description: 'n8n workflow JSON: {name?, nodes, connections, settings?}' }) } } },
-  }),
-  agentStarter: paid('buyAgentStarter', '/x402/agent-starter', 'Three agent starter templates plus integration notes (149 USD)', 'n8n workflows that order, follow signed events and sample the paid feed.'),
-  obsTick: paid('buyObservationTick', '/x402/obs/tick', 'One reading of agent traffic (0.001 USD)', 'Agent visits, distinct identities, share hitting a single endpoint over the last hour.'),
-  obsAgents: paid('buyObservationAgents', '/x402/obs/agents', 'Agent behaviour snapshot (0.3 USD)', '24 hours of agent traffic with methodology and limits attached.'),
-  obsMethodology: paid('buyObservationMethodology', '/x402/obs/methodology', 'Observation feed methodology (0.1 USD)', 'Definitions, exclusions, storage and caveats.'),
+  audit: paid(
+    'buyAudit',
+    '/x402/audit',
+    'Written audit report of one n8n workflow (49 USD)',
+    'Body: the n8n workflow JSON, or {"workflow": {...}}; checked before payment is asked.',
+    {
+      method: 'post',
+      request: {
+        content: {
+          'application/json': {
+            schema: z
+              .object({})
+              .catchall(z.unknown())
+              .meta({ description: 'n8n workflow JSON: {name?, nodes, connections, settings?}' }),
+          },
+        },
+      },
+    },
+  ),
+  agentStarter: paid(
+    'buyAgentStarter',
+    '/x402/agent-starter',
+    'Three agent starter templates plus integration notes (149 USD)',
+    'n8n workflows that order, follow signed events and sample the paid feed.',
+  ),
+  obsTick: paid(
+    'buyObservationTick',
+    '/x402/obs/tick',
+    'One reading of agent traffic (0.001 USD)',
+    'Agent visits, distinct identities, share hitting a single endpoint over the last hour.',
+  ),
+  obsAgents: paid(
+    'buyObservationAgents',
+    '/x402/obs/agents',
+    'Agent behaviour snapshot (0.3 USD)',
+    '24 hours of agent traffic with methodology and limits attached.',
+  ),
+  obsMethodology: paid(
+    'buyObservationMethodology',
+    '/x402/obs/methodology',
+    'Observation feed methodology (0.1 USD)',
+    'Definitions, exclusions, storage and caveats.',
+  ),
   payOrder: paid(
     'payOrderX402',
     '/x402/orders/{order_id}',
@@ -262,9 +336,15 @@ export const x402Operations = {
     request: { params: z.object({ token: z.string() }) },
     responses: {
       '200': { description: 'Settled: the goods', json: Goods },
-      '202': { description: 'Still pending', json: z.object({ status: z.string(), payment: Receipt, detail: z.string() }) },
+      '202': {
+        description: 'Still pending',
+        json: z.object({ status: z.string(), payment: Receipt, detail: z.string() }),
+      },
     },
-    errors: { not_found: 'Unknown token', payment_failed: { status: 410, description: 'The payment failed; nothing was charged' } },
+    errors: {
+      not_found: 'Unknown token',
+      payment_failed: { status: 410, description: 'The payment failed; nothing was charged' },
+    },
   }),
   discovery: defineOperation({
     id: 'getX402Discovery',
@@ -279,7 +359,8 @@ export const x402Operations = {
     method: 'get',
     path: '/api/v1/x402/payments',
     summary: 'The x402 payments ledger, newest first (operator key); anyone may look up one payment by ?transaction=',
-    description: 'Without the operator key only `transaction` lookups are answered, and their entries show no order_id.',
+    description:
+      'Without the operator key only `transaction` lookups are answered, and their entries show no order_id.',
     auth: ['none', 'operator'],
     request: { query: ListQuery },
     responses: { '200': { description: 'One page', json: Ledger } },
