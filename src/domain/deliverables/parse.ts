@@ -6,7 +6,8 @@
  * Source: issue 13 ("numbers with their units and scale, durations and time zones as given").
  */
 
-const WORD_NUMBERS: Record<string, number> = {
+/** Number words a buyer writes for a count ("five e-mails", "a dozen"), lower case. */
+export const WORD_NUMBERS: Readonly<Record<string, number>> = {
   one: 1,
   two: 2,
   three: 3,

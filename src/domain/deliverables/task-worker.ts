@@ -9,29 +9,11 @@
  */
 import { z } from 'zod';
 import { HOUSE_RULES, languageReply, languageTask, type LanguageTask } from './language';
+import { WORD_NUMBERS } from './parse';
 import { DeliverableError, type DeliverableContext, type DeliverableFile } from './types';
 import { MEDIA_TEXT, jsonFile, lines, markdownFile, md, mdFooter, mdQuote, provenance, text, textFile } from './util';
 
 type Format = 'json' | 'markdown' | 'text';
-
-const WORD_COUNTS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  fifteen: 15,
-  twenty: 20,
-  a: 1,
-  an: 1,
-};
 
 /** Plural nouns that name countable pieces of work. */
 const PIECES = String.raw`(e-?mails?|messages?|posts?|tweets?|captions?|headlines?|titles?|taglines?|slogans?|ideas?|names?|questions?|answers?|bullet points?|bullets?|points?|tips?|steps?|paragraphs?|sentences?|descriptions?|reviews?|replies|responses?|subject lines?|variants?|versions?|options?|examples?|slides?|faqs?|items?|letters?|scripts?|hooks?|ads?|product descriptions?|blog posts?|articles?)`;
@@ -45,7 +27,7 @@ export function requestedPieces(prompt: string): { count: number; noun: string }
   const m = re.exec(prompt);
   if (!m) return null;
   const raw = (m[1] ?? '').toLowerCase();
-  const count = /^\d+$/.test(raw) ? Number(raw) : (WORD_COUNTS[raw] ?? 0);
+  const count = /^\d+$/.test(raw) ? Number(raw) : (WORD_NUMBERS[raw] ?? 0);
   if (count < 1 || count > 50) return null;
   return { count, noun: (m[2] ?? 'items').toLowerCase() };
 }
