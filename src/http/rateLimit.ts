@@ -157,15 +157,36 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
     ],
   };
 
-  // Concurrent first requests of one subject race to insert its counter; the losers count again (the document exists then).
-  const consume = async (limiter: RateLimiterMemory | RateLimiterMongo, key: string): Promise<RateLimiterRes> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await limiter.consume(key);
-      } catch (err) {
-        if (attempt >= 4 || !isWriteRace(err)) throw err;
+  // One database write at a time per counter in this process: concurrent upserts of one document make DocumentDB
+  // report deadlocks (12 at once under load deadlocked past every retry, and the limiter failed open), and they queue
+  // on the row anyway. The in-memory burst windows need no such care.
+  const inFlight = new Map<string, Promise<unknown>>();
+  const oneAtATime = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const run = (inFlight.get(key) ?? Promise.resolve()).then(fn, fn);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    inFlight.set(key, settled);
+    void settled.then(() => {
+      if (inFlight.get(key) === settled) inFlight.delete(key);
+    });
+    return run;
+  };
+  // Concurrent first requests of one subject race to insert its counter (from several processes); the losers count
+  // again (the document exists then), after a short random pause so that racing writers do not meet again.
+  const consume = (limiter: RateLimiterMemory | RateLimiterMongo, key: string): Promise<RateLimiterRes> => {
+    const attempt = async (): Promise<RateLimiterRes> => {
+      for (let n = 1; ; n++) {
+        try {
+          return await limiter.consume(key);
+        } catch (err) {
+          if (n >= 6 || !isWriteRace(err)) throw err;
+          await new Promise((r) => setTimeout(r, 5 * n + Math.random() * 20));
+        }
       }
-    }
+    };
+    return limiter instanceof RateLimiterMemory ? attempt() : oneAtATime(`${limiter.keyPrefix}:${key}`, attempt);
   };
 
   return async (ctx, next) => {
