@@ -189,7 +189,7 @@ function memoryOf(script: string): { pid: number; rssMb: number; peakMb: number 
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
       if (
-        !cmd.some((a) => a.endsWith(script)) ||
+        !cmd.some((a) => a.endsWith(script) || a.endsWith(script.replace(/\.ts$/, '.js'))) ||
         cmd.some((a) => a.endsWith('tsx/dist/cli.mjs') || a.endsWith('.bin/tsx'))
       )
         continue;

@@ -10,6 +10,7 @@
  * restart keeps every order and balance. Ctrl-C stops it all.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { compileServers, compiledCommand } from './lib/compile';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -128,8 +129,11 @@ async function main(): Promise<void> {
   }
 
   const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+  // The API and the worker run as JavaScript (scripts/lib/compile.ts: less memory than under tsx).
+  const outDir = await compileServers(root);
   const run = (name: string, script: string) => {
-    const child = spawn(tsx, [path.join(root, script)], { env, stdio: 'inherit' });
+    const { command, args } = compiledCommand(outDir, script);
+    const child = spawn(command, args, { env, stdio: 'inherit' });
     child.on('exit', (code, signal) => {
       if (!stopping) {
         console.error(`${name} exited (${signal ?? code}); stopping everything`);

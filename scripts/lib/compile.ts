@@ -1,0 +1,55 @@
+/**
+ * The API and the worker as plain JavaScript for `npm start` (issue 9 §3: API ≤ 150 MB, worker ≤ 300 MB RSS). Under
+ * `tsx` each process also holds the transformer and every module's source map (measured: API 191 MB idle under tsx,
+ * 159 MB as JavaScript), so `npm start` transpiles `src`, `workflows`, `activities` and `worker` once with esbuild
+ * (the transformer tsx itself uses; type checking is `npm test`'s job) into `dist/` and runs `node` on the result.
+ */
+import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+/** Source folders of the two processes, relative to the repository root. */
+const SOURCE_DIRS = ['src', 'workflows', 'activities', 'worker'];
+
+/** Every file below `dir` (relative paths joined with `dir`). */
+function filesBelow(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((f) => path.join(dir, f))
+    .filter((f) => statSync(f).isFile());
+}
+
+/**
+ * Transpiles the API's and the worker's TypeScript into `outDir` (default `<root>/dist`, emptied first), keeping the
+ * folder layout, and copies the JSON files they import. About a second on 2 cores.
+ * @throws esbuild's error when a file does not parse.
+ */
+export async function compileServers(root: string, outDir = path.join(root, 'dist')): Promise<string> {
+  rmSync(outDir, { recursive: true, force: true });
+  const files = SOURCE_DIRS.flatMap((d) => filesBelow(path.join(root, d)));
+  await build({
+    entryPoints: files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')),
+    outdir: outDir,
+    outbase: root,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    bundle: false,
+    logLevel: 'warning',
+  });
+  for (const f of files.filter((f) => f.endsWith('.json'))) cpSync(f, path.join(outDir, path.relative(root, f)));
+  return outDir;
+}
+
+/**
+ * Node options of the long-running processes: a young generation of 4 MB semi-spaces instead of 16 MB (measured: API
+ * 159 → 137 MB RSS idle); the old generation is left to V8.
+ */
+export const SERVER_NODE_OPTIONS = ['--max-semi-space-size=4'];
+
+/** The command that runs `entry` (e.g. `src/server.ts`) from the compiled `outDir`. */
+export function compiledCommand(outDir: string, entry: string): { command: string; args: string[] } {
+  return {
+    command: process.execPath,
+    args: [...SERVER_NODE_OPTIONS, path.join(outDir, entry.replace(/\.ts$/, '.js'))],
+  };
+}
