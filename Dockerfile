@@ -13,4 +13,4 @@ COPY scripts ./scripts
 RUN npm run build
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
 EXPOSE 3000
-CMD ["node", "--max-semi-space-size=4", "dist/src/server.js"]
+CMD ["node", "dist/src/server.js"]

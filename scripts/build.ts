@@ -1,6 +1,6 @@
 /**
  * `npm run build`: the API and the worker as JavaScript in `dist/` (scripts/lib/compile.ts), as `npm start` and the
- * Docker image run them: `node --max-semi-space-size=4 dist/src/server.js`, `… dist/worker/index.js`.
+ * Docker image run them: `node dist/src/server.js`, `… dist/worker/index.js`.
  */
 import path from 'node:path';
 import { compileServers } from './lib/compile';

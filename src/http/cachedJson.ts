@@ -97,7 +97,9 @@ export class ResponseCache {
   ) {}
 
   middleware(): Middleware {
-    return async (ctx, next) => {
+    // Not an async function: a hit answers without creating a promise (on Node 20 every promise also runs the
+    // AsyncLocalStorage hooks that the Temporal client turns on).
+    return (ctx, next) => {
       // Only anonymous GETs: a request carrying a payment or a credential always runs the whole chain.
       if (ctx.method !== 'GET' || CREDENTIAL_HEADERS.some((h) => ctx.get(h))) return next();
       const hit = this.entries.get(ctx.url);
@@ -114,26 +116,30 @@ export class ResponseCache {
         this.onHit(ctx, startedAt);
         return;
       }
-      await next();
-      const ttl = (ctx.state as { sharedResponseTtlMs?: number }).sharedResponseTtlMs;
-      if (!ttl || ctx.status === 304 || ctx.body === undefined || ctx.body === null) return;
-      const body = Buffer.isBuffer(ctx.body)
-        ? ctx.body
-        : typeof ctx.body === 'string'
-          ? Buffer.from(ctx.body)
-          : Buffer.from(JSON.stringify(ctx.body));
-      const headers = Object.entries(ctx.response.headers)
-        .filter(([k]) => k !== 'content-length' && k !== 'date')
-        .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)] as [string, string]);
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(ctx.url, {
-        until: Date.now() + ttl,
-        status: ctx.status,
-        headers,
-        body,
-        etag: ctx.response.get('etag') || undefined,
-        route: (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute,
-      });
+      return next().then(() => this.store(ctx));
     };
+  }
+
+  /** Keeps the answer just written when its route marked it shared ({@link markShared}). */
+  private store(ctx: Context): void {
+    const ttl = (ctx.state as { sharedResponseTtlMs?: number }).sharedResponseTtlMs;
+    if (!ttl || ctx.status === 304 || ctx.body === undefined || ctx.body === null) return;
+    const body = Buffer.isBuffer(ctx.body)
+      ? ctx.body
+      : typeof ctx.body === 'string'
+        ? Buffer.from(ctx.body)
+        : Buffer.from(JSON.stringify(ctx.body));
+    const headers = Object.entries(ctx.response.headers)
+      .filter(([k]) => k !== 'content-length' && k !== 'date')
+      .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)] as [string, string]);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(ctx.url, {
+      until: Date.now() + ttl,
+      status: ctx.status,
+      headers,
+      body,
+      etag: ctx.response.get('etag') || undefined,
+      route: (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute,
+    });
   }
 }
