@@ -428,6 +428,35 @@ describe('integration-project', () => {
     expect(JSON.stringify(x.field_mapping)).not.toContain('REPLACE_WITH');
   });
 
+  test('"WooCommerce and QuickBooks Online" is two systems, in the order the direction names them', () => {
+    const files = gen('integration-project', {
+      systems: 'WooCommerce and QuickBooks Online',
+      direction: 'WooCommerce to QuickBooks Online',
+      volume: 'about 800 orders a week',
+    });
+    const x = json(files, 'integration-project-spec.json')['x-integration'];
+    expect(x.systems.map((s: any) => s.name)).toEqual(['WooCommerce', 'QuickBooks Online']);
+    expect(x.systems.every((s: any) => s.known_product)).toBe(true);
+    expect(JSON.stringify(x)).not.toContain('Internal platform');
+    expect(x.sizing.records_per_day).toBe(114);
+    expect(files['integration-project-runbook.md']).toContain('WooCommerce → QuickBooks Online');
+  });
+
+  test('a direction naming the second system first reverses the flow; "HubSpot & Slack" and "Stripe/Xero" split', () => {
+    const spec = json(
+      gen('integration-project', { systems: 'Shopify, ShipStation', direction: 'ShipStation into Shopify' }),
+      'integration-project-spec.json',
+    );
+    expect(spec['x-integration'].systems.map((s: any) => s.name)).toEqual(['ShipStation', 'Shopify']);
+    for (const systems of ['HubSpot & Slack', 'Stripe/Xero']) {
+      const x = json(gen('integration-project', { systems, direction: 'one-way' }), 'integration-project-spec.json')[
+        'x-integration'
+      ];
+      expect(x.systems).toHaveLength(2);
+      expect(x.systems.every((s: any) => s.known_product)).toBe(true);
+    }
+  });
+
   test('a volume without a period ("5000") is read per day and flagged', () => {
     const spec = json(
       gen('integration-project', { systems: 'Stripe, Xero', direction: 'one-way', volume: '5000' }),

@@ -6,7 +6,7 @@
  * Source: seed §1, §2.1 (integration-project inputs: systems, direction; volume optional).
  */
 import { parseCount, parseRate } from './parse';
-import { findProduct, type Capability, type Product } from './products';
+import { findProduct, findProducts, type Capability, type Product } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import {
   hasAny,
@@ -194,12 +194,57 @@ function categorise(system: string): { category: string; entities: string[]; pro
     : { category: 'application', entities: ['records'], product: undefined };
 }
 
+/** Words that join two systems in a buyer's list: "WooCommerce and QuickBooks", "Stripe → Xero", "HubSpot/Slack". */
+const SYSTEM_JOINERS = /\s+(?:and|&|\+|to|into|with|->|→|⇄|<->|<=>)\s+|\s*\/\s*/i;
+
+/**
+ * The systems of a list as a buyer writes them: an item naming two or more products of the table becomes those
+ * products (in the order written); an item joined by "and", "&", "to", "/", "→" … becomes its parts. Case-insensitive
+ * duplicates are dropped.
+ */
+export function splitSystems(items: string[]): string[] {
+  const out: string[] = [];
+  for (const item of items) {
+    const products = findProducts(item);
+    const parts =
+      products.length >= 2
+        ? products.map((p) => p.name)
+        : item
+            .split(SYSTEM_JOINERS)
+            .map((x) => x.trim())
+            .filter(Boolean);
+    for (const part of parts.length >= 2 ? parts : [item]) {
+      if (!out.some((o) => o.toLowerCase() === part.toLowerCase())) out.push(part);
+    }
+  }
+  return out;
+}
+
+/**
+ * Systems in the order the direction names them ("WooCommerce to QuickBooks Online" puts WooCommerce first); systems
+ * the direction does not name keep their place after those it does.
+ */
+export function orderedByDirection(systems: string[], direction: string): string[] {
+  const hay = haystack(direction);
+  const at = (name: string): number => {
+    const product = findProduct(name);
+    const names = [name, ...(product ? [product.name, ...product.aliases] : [])].map((n) => n.toLowerCase());
+    const hits = names.map((n) => hay.indexOf(n)).filter((i) => i >= 0);
+    return hits.length > 0 ? Math.min(...hits) : Number.POSITIVE_INFINITY;
+  };
+  return systems
+    .map((name, i) => ({ name, i, at: at(name) }))
+    .sort((a, b) => (a.at === b.at ? a.i - b.i : a.at - b.at))
+    .map((x) => x.name);
+}
+
 /**
  * Generates `integration-project-spec.json` and `integration-project-runbook.md`.
  * Source: seed §1, §2.1.
  */
 export function integrationProjectDeliverables(ctx: DeliverableContext): DeliverableFile[] {
-  const systemNames = list(ctx.inputs, 'systems', 8);
+  const directionInput = line(ctx.inputs, 'direction', '', 120);
+  const systemNames = orderedByDirection(splitSystems(list(ctx.inputs, 'systems', 8)), directionInput);
   if (systemNames.length === 0) systemNames.push('System A', 'System B');
   if (systemNames.length === 1) systemNames.push('Internal platform');
   const directionText = line(ctx.inputs, 'direction', 'one-way', 120);
