@@ -157,36 +157,41 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
     ],
   };
 
-  // One database write at a time per counter in this process: concurrent upserts of one document make DocumentDB
-  // report deadlocks (12 at once under load deadlocked past every retry, and the limiter failed open), and they queue
-  // on the row anyway. The in-memory burst windows need no such care.
-  const inFlight = new Map<string, Promise<unknown>>();
+  // Retries one at a time per counter in this process: concurrent upserts of one document make DocumentDB report
+  // deadlocks (12 at once under load deadlocked past every retry, and the limiter failed open). Only the losers of a
+  // race queue: a first attempt never waits behind another request, so while the database is down every request
+  // still fails on its own within the server-selection time (a queue of everyone's attempts made a probe wait 7.5 s).
+  const retrying = new Map<string, Promise<unknown>>();
   const oneAtATime = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const run = (inFlight.get(key) ?? Promise.resolve()).then(fn, fn);
+    const run = (retrying.get(key) ?? Promise.resolve()).then(fn, fn);
     const settled = run.then(
       () => undefined,
       () => undefined,
     );
-    inFlight.set(key, settled);
+    retrying.set(key, settled);
     void settled.then(() => {
-      if (inFlight.get(key) === settled) inFlight.delete(key);
+      if (retrying.get(key) === settled) retrying.delete(key);
     });
     return run;
   };
-  // Concurrent first requests of one subject race to insert its counter (from several processes); the losers count
-  // again (the document exists then), after a short random pause so that racing writers do not meet again.
-  const consume = (limiter: RateLimiterMemory | RateLimiterMongo, key: string): Promise<RateLimiterRes> => {
-    const attempt = async (): Promise<RateLimiterRes> => {
+  // Concurrent first requests of one subject race to insert its counter (from one process or several); the losers
+  // count again (the document exists then), after a short random pause so that racing writers do not meet again.
+  const consume = async (limiter: RateLimiterMemory | RateLimiterMongo, key: string): Promise<RateLimiterRes> => {
+    try {
+      return await limiter.consume(key);
+    } catch (err) {
+      if (limiter instanceof RateLimiterMemory || !isWriteRace(err)) throw err;
+    }
+    return oneAtATime(`${limiter.keyPrefix}:${key}`, async () => {
       for (let n = 1; ; n++) {
+        await new Promise((r) => setTimeout(r, 5 * n + Math.random() * 20));
         try {
           return await limiter.consume(key);
         } catch (err) {
-          if (n >= 6 || !isWriteRace(err)) throw err;
-          await new Promise((r) => setTimeout(r, 5 * n + Math.random() * 20));
+          if (n >= 5 || !isWriteRace(err)) throw err;
         }
       }
-    };
-    return limiter instanceof RateLimiterMemory ? attempt() : oneAtATime(`${limiter.keyPrefix}:${key}`, attempt);
+    });
   };
 
   return async (ctx, next) => {
