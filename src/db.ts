@@ -536,6 +536,13 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
   // One entry per (wallet, transaction id) is the `_id` itself (`<agent_id>#<tx_id>`): DocumentDB checks a unique
   // index over several fields by scanning each field's posting list, which grows with the collection.
   walletEntries: [{ key: { agent_id: 1, seq: 1 }, why: "a wallet's ledger in order" }],
+  wallets: [
+    {
+      key: { key_hash: 1 },
+      partialFilterExpression: { key_hash: { $type: 'string' } },
+      why: "the wallet an agent key opens (webhook endpoints listed by their owner's key); keyless wallets are not indexed",
+    },
+  ],
   orders: [
     {
       key: { agent_id: 1, created_at: -1 },

@@ -99,6 +99,12 @@ export class WalletRepository {
     return this.d.wallets.findOne({ _id: agentId });
   }
 
+  /** The id of the wallet that `agentKey` opens, or null (compared by the key's sha256, as stored). */
+  async idOfKey(agentKey: string): Promise<string | null> {
+    const w = await this.d.wallets.findOne({ key_hash: hashAgentKey(agentKey) }, { projection: { _id: 1 } });
+    return w?._id ?? null;
+  }
+
   /** Balance in integer micro-units; 0 for an absent wallet. */
   async balance(agentId: string): Promise<number> {
     const w = await this.d.wallets.findOne({ _id: agentId }, { projection: { balance_micros: 1 } });

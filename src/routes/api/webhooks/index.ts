@@ -12,7 +12,7 @@ import type { WebhookDeliveryDoc, WebhookEndpointDoc } from '../../../db';
 import { EVENT_CATALOGUE } from '../../../domain/events';
 import { forbidden, notFound, problem, unauthorized } from '../../../errors';
 import { bearerToken, isOperator } from '../../../http/auth';
-import { WalletRepository, hashAgentKey } from '../../../repos/wallets';
+import { WalletRepository } from '../../../repos/wallets';
 import { WebhookRepository, activeSecrets } from '../../../repos/webhooks';
 import { deliveryWorkflowId, startDelivery } from '../../../temporal/webhooks';
 import { checkTarget } from '../../../webhooks/ssrf';
@@ -125,8 +125,8 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
       const token = bearerToken(ctx);
       if (!token)
         throw unauthorized('Listing webhook endpoints needs a management token or an agent key as a Bearer token');
-      const wallet = await deps.services.db.wallets.findOne({ key_hash: hashAgentKey(token) });
-      const list = await webhooks.listOwned(token, wallet ? [wallet._id] : []);
+      const walletId = await deps.services.wallets.idOfKey(token);
+      const list = await webhooks.listOwned(token, walletId ? [walletId] : []);
       ctx.body = { webhooks: list.map((e) => endpointView(e)) };
     })
     .on(ops.get, async (ctx) => {
