@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createHelloActivities } from './bench/helloActivities';
+import { helloWorkflow } from './bench/helloWorkflow';
 import { seedCompletedOrders } from './bench/seed';
 
 const { values: opts } = parseArgs({
@@ -108,13 +109,13 @@ async function helloWorld(run: string): Promise<Run> {
   try {
     return await worker.runUntil(async () => {
       // Warm-up: the worker's first workflow task loads the bundle.
-      await client.workflow.execute('helloWorkflow', {
+      await client.workflow.execute(helloWorkflow, {
         taskQueue,
         workflowId: `bench-hello-${run}-warmup`,
         args: ['warmup'],
       });
       return lanes(total, concurrency, async (i) => {
-        await client.workflow.execute('helloWorkflow', {
+        await client.workflow.execute(helloWorkflow, {
           taskQueue,
           workflowId: `bench-hello-${run}-${i}`,
           args: [`bench ${i}`],
