@@ -166,6 +166,89 @@ describe('website-booking', () => {
   });
 });
 
+describe('website-booking: hours and zones written into the services', () => {
+  test('defect: "… Nail clip 15min $15. Open Tue-Sat 9am to 5pm, Melbourne time" is three services, Tue–Sat hours and Melbourne time', () => {
+    const f = gen('website-booking', {
+      business_name: 'Northside Dog Grooming',
+      industry: 'pet grooming',
+      services:
+        'Full groom (2 hrs) $85; Bath & tidy - 45 mins - $40; Nail clip 15min $15. Open Tue-Sat 9am to 5pm, Melbourne time',
+    });
+    const config = json(f, 'website-booking-config.json');
+    expect(config.services.map((s: any) => [s.name, s.duration_minutes, s.price])).toEqual([
+      ['Full groom', 120, '$85'],
+      ['Bath & tidy', 45, '$40'],
+      ['Nail clip', 15, '$15'],
+    ]);
+    expect(config.availability.timezone).toBe('Australia/Melbourne');
+    expect(config.availability.timezone_given).toBe(true);
+    expect(config.availability.weekly).toEqual({
+      mon: [],
+      tue: [['09:00', '17:00']],
+      wed: [['09:00', '17:00']],
+      thu: [['09:00', '17:00']],
+      fri: [['09:00', '17:00']],
+      sat: [['09:00', '17:00']],
+      sun: [],
+    });
+    expect(config.availability.needs_confirmation).toBe(false);
+    const html = f['website-booking-index.html'] ?? '';
+    expect(html).toContain('Time (Australia/Melbourne)');
+    expect(html).toContain('Tuesday–Saturday 09:00–17:00');
+    expect(html).not.toContain('Melbourne time</option>');
+  });
+
+  test('ai-receptionist: "Hours: …" and "We\'re in Denver." sentences in the services, and hours in a notes field, are read as hours and zone', () => {
+    const config = json(
+      gen('ai-receptionist', {
+        business_name: 'Summit Family Dental',
+        contact_email: 'front@summitdental.example',
+        services: "Teeth cleaning 45 min, Check-up 30 min. Hours: Mon-Fri 8-6, Sat 9-1. We're in Denver.",
+      }),
+      'ai-receptionist-config.json',
+    );
+    expect(config.business.services.map((s: any) => [s.name, s.default_duration_minutes])).toEqual([
+      ['Teeth cleaning', 45],
+      ['Check-up', 30],
+    ]);
+    expect(config.business_hours.timezone).toBe('America/Denver');
+    expect(config.business_hours.weekly.fri).toEqual([['08:00', '18:00']]);
+    expect(config.business_hours.weekly.sat).toEqual([['09:00', '13:00']]);
+    expect(config.business_hours.needs_confirmation).toBe(false);
+
+    const salon = json(
+      gen('ai-receptionist', {
+        business_name: 'Studio Nine',
+        contact_email: 'hi@studionine.example',
+        services: ['Haircut 45 min', 'Colour 2 hours'],
+        notes: "We're open weekdays 9am-7pm and Saturdays 10-4, Toronto",
+      }),
+      'ai-receptionist-config.json',
+    );
+    expect(salon.business.services.map((s: any) => s.name)).toEqual(['Haircut', 'Colour']);
+    expect(salon.business_hours.timezone).toBe('America/Toronto');
+    expect(salon.business_hours.weekly.wed).toEqual([['09:00', '19:00']]);
+    expect(salon.business_hours.weekly.sat).toEqual([['10:00', '16:00']]);
+  });
+
+  test('services that merely mention a day or a title stay services; a business name never sets the zone', () => {
+    const config = json(
+      gen('website-booking', {
+        business_name: 'Phoenix Fitness',
+        industry: 'gym',
+        services: 'Dr. Lee consult 30 min, Open water swim lesson 45 min; Sunday bootcamp $30',
+      }),
+      'website-booking-config.json',
+    );
+    expect(config.services.map((s: any) => s.name)).toEqual([
+      'Dr. Lee consult',
+      'Open water swim lesson',
+      'Sunday bootcamp',
+    ]);
+    expect(config.availability.timezone_given).toBe(false);
+  });
+});
+
 describe('website-booking: prices and offsets', () => {
   test('massage studio: prices stay apart from names, a comma inside parentheses does not split, "UTC+4" is a fixed zone', () => {
     const f = gen('website-booking', {
