@@ -323,6 +323,80 @@ describe('automation-wf', () => {
   });
 });
 
+describe('automation-wf: record kinds and notifications as named', () => {
+  test('defect: "new Calendly bookings into Pipedrive as deals and a Slack message to #sales" creates a deal linked to its person, then posts to #sales; no sheet name', () => {
+    const wf = json(
+      gen('automation-wf', {
+        workflow_type: 'new Calendly bookings into Pipedrive as deals and a Slack message to #sales',
+        source_app: 'Calendly',
+        target_app: 'Pipedrive',
+      }),
+      'automation-wf-workflow.json',
+    );
+    expectNodesInSnapshot(wf);
+    const person = wf.nodes.find((n: any) => n.name === 'Create the Pipedrive person');
+    expect(person.parameters.url).toBe('https://api.pipedrive.com/v1/persons');
+    const deal = wf.nodes.find((n: any) => n.name === 'Send to Pipedrive');
+    expect(deal.parameters.url).toBe('https://api.pipedrive.com/v1/deals');
+    expect(deal.parameters.jsonBody).toContain('person_id: $json.data.id');
+    const slack = wf.nodes.find((n: any) => n.name === 'Notify Slack #sales');
+    expect(slack.parameters.url).toBe('https://slack.com/api/chat.postMessage');
+    expect(slack.parameters.jsonBody).toContain("channel: '#sales'");
+    expect(wf.connections['Has an id?'].main[0][0].node).toBe('Create the Pipedrive person');
+    expect(wf.connections['Create the Pipedrive person'].main[0][0].node).toBe('Send to Pipedrive');
+    expect(wf.connections['Send to Pipedrive'].main[0][0].node).toBe('Notify Slack #sales');
+    const mapped = runSetNode(wf, 'Map Calendly fields', findProduct('calendly')!.webhook!.sample);
+    expect(mapped).not.toHaveProperty('table');
+    expect(mapped).toMatchObject({ name: 'Dana Whitfield', email: 'dana@example.com' });
+    // The deal body, evaluated as n8n would with the person's response and the mapped record.
+    const m = /^=\{\{ ([\s\S]*) \}\}$/.exec(deal.parameters.jsonBody)!;
+    const body = JSON.parse(
+      new Function('$json', '$', `return (${m[1]});`)({ data: { id: 77 } }, () => ({ item: { json: mapped } })),
+    );
+    expect(body).toMatchObject({
+      person_id: 77,
+      title: 'Dana Whitfield: Initial assessment at 2026-03-05T15:00:00.000000Z',
+    });
+  });
+
+  test('"as a ticket" into HubSpot is a HubSpot ticket; a Slack target posts to the #channel named; rows keep the sheet', () => {
+    const hubspot = json(
+      gen('automation-wf', {
+        workflow_type: 'Typeform enquiries into HubSpot as a ticket',
+        source_app: 'Typeform',
+        target_app: 'HubSpot',
+      }),
+      'automation-wf-workflow.json',
+    );
+    expect(hubspot.nodes.find((n: any) => n.name === 'Send to HubSpot').parameters.url).toBe(
+      'https://api.hubapi.com/crm/v3/objects/tickets',
+    );
+    const slack = json(
+      gen('automation-wf', {
+        workflow_type: 'Post new Shopify orders to #orders',
+        source_app: 'Shopify',
+        target_app: 'Slack',
+      }),
+      'automation-wf-workflow.json',
+    );
+    expect(slack.nodes.find((n: any) => n.name === 'Send to Slack').parameters.jsonBody).toContain(
+      "channel: '#orders'",
+    );
+    const sheets = json(
+      gen('automation-wf', {
+        workflow_type: 'Add Stripe payments as rows and e-mail ops@acme.example via Gmail',
+        source_app: 'Stripe',
+        target_app: 'Google Sheets',
+      }),
+      'automation-wf-workflow.json',
+    );
+    expectNodesInSnapshot(sheets);
+    expect(runSetNode(sheets, 'Map Stripe fields', findProduct('stripe')!.webhook!.sample)).toHaveProperty('table');
+    const gmail = sheets.nodes.find((n: any) => n.type === 'n8n-nodes-base.gmail');
+    expect(gmail.parameters).toMatchObject({ resource: 'message', operation: 'send', sendTo: 'ops@acme.example' });
+  });
+});
+
 describe('task-worker', () => {
   test('defect: "write five e-mails" delivers five e-mails, not a plan', () => {
     const inputs = {
