@@ -166,6 +166,89 @@ describe('website-booking', () => {
   });
 });
 
+describe('website-booking: hours and zones written into the services', () => {
+  test('defect: "… Nail clip 15min $15. Open Tue-Sat 9am to 5pm, Melbourne time" is three services, Tue–Sat hours and Melbourne time', () => {
+    const f = gen('website-booking', {
+      business_name: 'Northside Dog Grooming',
+      industry: 'pet grooming',
+      services:
+        'Full groom (2 hrs) $85; Bath & tidy - 45 mins - $40; Nail clip 15min $15. Open Tue-Sat 9am to 5pm, Melbourne time',
+    });
+    const config = json(f, 'website-booking-config.json');
+    expect(config.services.map((s: any) => [s.name, s.duration_minutes, s.price])).toEqual([
+      ['Full groom', 120, '$85'],
+      ['Bath & tidy', 45, '$40'],
+      ['Nail clip', 15, '$15'],
+    ]);
+    expect(config.availability.timezone).toBe('Australia/Melbourne');
+    expect(config.availability.timezone_given).toBe(true);
+    expect(config.availability.weekly).toEqual({
+      mon: [],
+      tue: [['09:00', '17:00']],
+      wed: [['09:00', '17:00']],
+      thu: [['09:00', '17:00']],
+      fri: [['09:00', '17:00']],
+      sat: [['09:00', '17:00']],
+      sun: [],
+    });
+    expect(config.availability.needs_confirmation).toBe(false);
+    const html = f['website-booking-index.html'] ?? '';
+    expect(html).toContain('Time (Australia/Melbourne)');
+    expect(html).toContain('Tuesday–Saturday 09:00–17:00');
+    expect(html).not.toContain('Melbourne time</option>');
+  });
+
+  test('ai-receptionist: "Hours: …" and "We\'re in Denver." sentences in the services, and hours in a notes field, are read as hours and zone', () => {
+    const config = json(
+      gen('ai-receptionist', {
+        business_name: 'Summit Family Dental',
+        contact_email: 'front@summitdental.example',
+        services: "Teeth cleaning 45 min, Check-up 30 min. Hours: Mon-Fri 8-6, Sat 9-1. We're in Denver.",
+      }),
+      'ai-receptionist-config.json',
+    );
+    expect(config.business.services.map((s: any) => [s.name, s.default_duration_minutes])).toEqual([
+      ['Teeth cleaning', 45],
+      ['Check-up', 30],
+    ]);
+    expect(config.business_hours.timezone).toBe('America/Denver');
+    expect(config.business_hours.weekly.fri).toEqual([['08:00', '18:00']]);
+    expect(config.business_hours.weekly.sat).toEqual([['09:00', '13:00']]);
+    expect(config.business_hours.needs_confirmation).toBe(false);
+
+    const salon = json(
+      gen('ai-receptionist', {
+        business_name: 'Studio Nine',
+        contact_email: 'hi@studionine.example',
+        services: ['Haircut 45 min', 'Colour 2 hours'],
+        notes: "We're open weekdays 9am-7pm and Saturdays 10-4, Toronto",
+      }),
+      'ai-receptionist-config.json',
+    );
+    expect(salon.business.services.map((s: any) => s.name)).toEqual(['Haircut', 'Colour']);
+    expect(salon.business_hours.timezone).toBe('America/Toronto');
+    expect(salon.business_hours.weekly.wed).toEqual([['09:00', '19:00']]);
+    expect(salon.business_hours.weekly.sat).toEqual([['10:00', '16:00']]);
+  });
+
+  test('services that merely mention a day or a title stay services; a business name never sets the zone', () => {
+    const config = json(
+      gen('website-booking', {
+        business_name: 'Phoenix Fitness',
+        industry: 'gym',
+        services: 'Dr. Lee consult 30 min, Open water swim lesson 45 min; Sunday bootcamp $30',
+      }),
+      'website-booking-config.json',
+    );
+    expect(config.services.map((s: any) => s.name)).toEqual([
+      'Dr. Lee consult',
+      'Open water swim lesson',
+      'Sunday bootcamp',
+    ]);
+    expect(config.availability.timezone_given).toBe(false);
+  });
+});
+
 describe('website-booking: prices and offsets', () => {
   test('massage studio: prices stay apart from names, a comma inside parentheses does not split, "UTC+4" is a fixed zone', () => {
     const f = gen('website-booking', {
@@ -237,6 +320,80 @@ describe('automation-wf', () => {
     const fetch = wf.nodes.find((n: any) => n.name === 'Fetch the ShipStation record');
     expect(fetch.parameters.url).toBe('={{ $json.body.resource_url }}');
     expect(wf.connections['ShipStation webhook'].main[0][0].node).toBe('Fetch the ShipStation record');
+  });
+});
+
+describe('automation-wf: record kinds and notifications as named', () => {
+  test('defect: "new Calendly bookings into Pipedrive as deals and a Slack message to #sales" creates a deal linked to its person, then posts to #sales; no sheet name', () => {
+    const wf = json(
+      gen('automation-wf', {
+        workflow_type: 'new Calendly bookings into Pipedrive as deals and a Slack message to #sales',
+        source_app: 'Calendly',
+        target_app: 'Pipedrive',
+      }),
+      'automation-wf-workflow.json',
+    );
+    expectNodesInSnapshot(wf);
+    const person = wf.nodes.find((n: any) => n.name === 'Create the Pipedrive person');
+    expect(person.parameters.url).toBe('https://api.pipedrive.com/v1/persons');
+    const deal = wf.nodes.find((n: any) => n.name === 'Send to Pipedrive');
+    expect(deal.parameters.url).toBe('https://api.pipedrive.com/v1/deals');
+    expect(deal.parameters.jsonBody).toContain('person_id: $json.data.id');
+    const slack = wf.nodes.find((n: any) => n.name === 'Notify Slack #sales');
+    expect(slack.parameters.url).toBe('https://slack.com/api/chat.postMessage');
+    expect(slack.parameters.jsonBody).toContain("channel: '#sales'");
+    expect(wf.connections['Has an id?'].main[0][0].node).toBe('Create the Pipedrive person');
+    expect(wf.connections['Create the Pipedrive person'].main[0][0].node).toBe('Send to Pipedrive');
+    expect(wf.connections['Send to Pipedrive'].main[0][0].node).toBe('Notify Slack #sales');
+    const mapped = runSetNode(wf, 'Map Calendly fields', findProduct('calendly')!.webhook!.sample);
+    expect(mapped).not.toHaveProperty('table');
+    expect(mapped).toMatchObject({ name: 'Dana Whitfield', email: 'dana@example.com' });
+    // The deal body, evaluated as n8n would with the person's response and the mapped record.
+    const m = /^=\{\{ ([\s\S]*) \}\}$/.exec(deal.parameters.jsonBody)!;
+    const body = JSON.parse(
+      new Function('$json', '$', `return (${m[1]});`)({ data: { id: 77 } }, () => ({ item: { json: mapped } })),
+    );
+    expect(body).toMatchObject({
+      person_id: 77,
+      title: 'Dana Whitfield: Initial assessment at 2026-03-05T15:00:00.000000Z',
+    });
+  });
+
+  test('"as a ticket" into HubSpot is a HubSpot ticket; a Slack target posts to the #channel named; rows keep the sheet', () => {
+    const hubspot = json(
+      gen('automation-wf', {
+        workflow_type: 'Typeform enquiries into HubSpot as a ticket',
+        source_app: 'Typeform',
+        target_app: 'HubSpot',
+      }),
+      'automation-wf-workflow.json',
+    );
+    expect(hubspot.nodes.find((n: any) => n.name === 'Send to HubSpot').parameters.url).toBe(
+      'https://api.hubapi.com/crm/v3/objects/tickets',
+    );
+    const slack = json(
+      gen('automation-wf', {
+        workflow_type: 'Post new Shopify orders to #orders',
+        source_app: 'Shopify',
+        target_app: 'Slack',
+      }),
+      'automation-wf-workflow.json',
+    );
+    expect(slack.nodes.find((n: any) => n.name === 'Send to Slack').parameters.jsonBody).toContain(
+      "channel: '#orders'",
+    );
+    const sheets = json(
+      gen('automation-wf', {
+        workflow_type: 'Add Stripe payments as rows and e-mail ops@acme.example via Gmail',
+        source_app: 'Stripe',
+        target_app: 'Google Sheets',
+      }),
+      'automation-wf-workflow.json',
+    );
+    expectNodesInSnapshot(sheets);
+    expect(runSetNode(sheets, 'Map Stripe fields', findProduct('stripe')!.webhook!.sample)).toHaveProperty('table');
+    const gmail = sheets.nodes.find((n: any) => n.type === 'n8n-nodes-base.gmail');
+    expect(gmail.parameters).toMatchObject({ resource: 'message', operation: 'send', sendTo: 'ops@acme.example' });
   });
 });
 

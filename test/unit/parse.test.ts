@@ -33,6 +33,8 @@ test.each([
   ['Deep tissue massage – 1.5 hours', 'Deep tissue massage', 90, null],
   ['1h30 colour', 'Colour', 90, null],
   ['Kids cut (20 minutes) £15', 'Kids cut', 20, '£15'],
+  ['Nail clip 15min $15', 'Nail clip', 15, '$15'],
+  ['Nail clip15min', 'Nail clip', 15, null],
   ['Swedish massage 60 min - $80', 'Swedish massage', 60, '$80'],
   ['Cleaning', 'Cleaning', null, null],
 ])('service %j', (item, name, minutes, price) => {
@@ -53,6 +55,10 @@ test.each([
   ['UTC+4', 'Etc/GMT-4'],
   ['GMT-5', 'Etc/GMT+5'],
   ['Pacific Dental', null],
+  ['Melbourne time', 'Australia/Melbourne'],
+  ["We're in Denver", 'America/Denver'],
+  ['based in Lisbon', 'Europe/Lisbon'],
+  ['Christmas party', null],
   ['Boulangerie et pâtisserie', null],
 ])('time zone %j → %s', (text, zone) => {
   expect(parseTimeZone(text)).toBe(zone);
@@ -68,6 +74,19 @@ test('weekly hours: day ranges, am/pm, "9-5"', () => {
   expect(parseWeeklyHours('Monday to Thursday 08:00–18:00')).toMatchObject({ thu: [['08:00', '18:00']], fri: [] });
   expect(parseWeeklyHours('Mon-Fri 9-5')?.mon).toEqual([['09:00', '17:00']]);
   expect(parseWeeklyHours('by appointment')).toBeNull();
+  expect(parseWeeklyHours('Open Tue-Sat 9am to 5pm')).toMatchObject({
+    mon: [],
+    tue: [['09:00', '17:00']],
+    sat: [['09:00', '17:00']],
+  });
+  expect(parseWeeklyHours('Tue, Thu & Sat 10-4')).toMatchObject({
+    tue: [['10:00', '16:00']],
+    wed: [],
+    sat: [['10:00', '16:00']],
+  });
+  expect(parseWeeklyHours('weekdays 9-5')?.fri).toEqual([['09:00', '17:00']]);
+  expect(parseWeeklyHours('9am-5pm Tue-Sat')).toMatchObject({ mon: [], tue: [['09:00', '17:00']] });
+  expect(parseWeeklyHours('Open daily 10am-8pm')?.sun).toEqual([['10:00', '20:00']]);
 });
 
 test('robots: models, distros, masses, vision', () => {

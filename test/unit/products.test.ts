@@ -39,6 +39,24 @@ describe('product table', () => {
     },
   );
 
+  test.each(PRODUCTS.filter((p) => p.records).map((p) => [p.name, p] as const))(
+    '%s: the further record kinds it creates as a target are operations of its n8n node',
+    (_name, p) => {
+      for (const r of p.records ?? []) {
+        expect(
+          checkNodeUse(index, {
+            type: p.n8n!.action!.type,
+            typeVersion: p.n8n!.action!.typeVersion,
+            role: 'action',
+            operation: r.operation,
+          }),
+        ).toEqual([]);
+        expect(r.http.url).toMatch(/^https:\/\//);
+        if (r.link) expect(r.http.body).toContain('$json.linked_id');
+      }
+    },
+  );
+
   test('the node versions automation-wf writes exist in the snapshot', () => {
     const roles: Record<string, 'trigger' | 'helper'> = { webhook: 'trigger', scheduleTrigger: 'trigger' };
     for (const [name, version] of Object.entries(NODE_VERSIONS)) {

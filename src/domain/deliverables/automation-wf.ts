@@ -14,7 +14,7 @@
 import { bookableServices, bundleWiring, type BundleWiring } from './booking';
 import { completeInputs } from './inputs';
 import { profileFor } from './website-booking';
-import { findProduct, findProducts, type FieldMap, type Product } from './products';
+import { RECORD_KIND_WORDS, findProduct, findProducts, type FieldMap, type HttpTarget, type Product } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import {
   hasAny,
@@ -108,10 +108,115 @@ function expr(code: string): string {
   return `={{ ${code.replace(/\bP\b/g, EXPR_INPUT)} }}`;
 }
 
+/** What the workflow creates in the target: the request, a record linked first (a deal's person) and what was named. */
+export interface TargetChoice {
+  http: HttpTarget | undefined;
+  link: { http: HttpTarget; id: string } | undefined;
+  /** The record kind the description names for the target ("deals"), when it names one. */
+  named: string | null;
+  /** A kind the description asks for that the product table has no request for in this target. */
+  unsupported: string | null;
+  /** The description the choice was read from. */
+  description: string;
+  docs: string | undefined;
+}
+
+const KIND_SINGULAR: Record<string, string> = {
+  deals: 'deal',
+  contacts: 'person',
+  tickets: 'ticket',
+  rows: 'row',
+  records: 'record',
+  invoices: 'invoice',
+  pages: 'page',
+  messages: 'message',
+  orders: 'order',
+};
+
+/**
+ * The record kind the buyer names for the target ("into Pipedrive as deals", "create a HubSpot ticket", "add rows")
+ * and the target's request for it (products.ts `http` or `records`); the target's default when none is named.
+ */
+export function chooseTargetRecord(target: Product | undefined, description: string): TargetChoice {
+  const options = [
+    ...(target?.http ? [{ http: target.http, link: undefined, docs: target.docs }] : []),
+    ...(target?.records ?? []).map((r) => ({ http: r.http, link: r.link, docs: r.docs })),
+  ];
+  const hay = description.toLowerCase();
+  // Kinds named after "as" / "create" / "add" / "new" are what the target gets; other mentions count if supported.
+  const mentions: { kind: string; at: number; asked: boolean }[] = [];
+  for (const [kind, words] of Object.entries(RECORD_KIND_WORDS)) {
+    for (const w of words) {
+      const re = new RegExp(String.raw`(?<![a-z])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[a-z]*`, 'g');
+      for (const m of hay.matchAll(re)) {
+        const before = hay.slice(0, m.index);
+        const asked =
+          /\b(?:as|into|create[sd]?|creating|add(?:s|ed)?|adding|open(?:s|ing)?|raise[sd]?|log(?:s|ged)?)\s+(?:(?:an?|new|the)\s+)?(?:[a-z]+\s+)?$/.test(
+            before,
+          );
+        mentions.push({ kind, at: m.index, asked });
+      }
+    }
+  }
+  mentions.sort((a, b) => Number(b.asked) - Number(a.asked) || a.at - b.at);
+  const supported = mentions.find((m) => options.some((o) => o.http.kind === m.kind));
+  const askedUnsupported = mentions.find((m) => m.asked && !options.some((o) => o.http.kind === m.kind));
+  const chosen = (supported && options.find((o) => o.http.kind === supported.kind)) ?? options[0];
+  return {
+    http: chosen?.http,
+    link: chosen?.link,
+    named: supported?.kind ?? null,
+    unsupported:
+      askedUnsupported && (!supported || (askedUnsupported.asked && !supported.asked)) && target
+        ? askedUnsupported.kind
+        : null,
+    docs: chosen?.docs,
+    description,
+  };
+}
+
+/** A further app the description asks to notify ("and a Slack message to #sales"), with where to. */
+export interface Notification {
+  product: Product;
+  /** Slack channel ("#sales") or other destination as written; null when not given. */
+  destination: string | null;
+}
+
+/**
+ * Apps of the product table that can notify (messaging, SMS, e-mail) named in the description besides the source
+ * and target, with the channel written after them ("#sales").
+ */
+export function notificationsOf(
+  description: string,
+  source: Product | undefined,
+  target: Product | undefined,
+): Notification[] {
+  return findProducts(description)
+    .filter((p) => p.id !== source?.id && p.id !== target?.id)
+    .filter((p) => p.capabilities.some((c) => c === 'messaging' || c === 'sms' || c === 'email'))
+    .filter((p) => p.http || p.id === 'gmail' || p.id === 'twilio')
+    .map((product) => {
+      const channel = /(?:^|\s)(#[a-z0-9][a-z0-9_-]{0,79})\b/i.exec(description)?.[1] ?? null;
+      const email = /[\w.+-]+@[\w-]+\.[\w.-]+/.exec(description)?.[0] ?? null;
+      const phone = /\+\d[\d\s-]{7,16}\d/.exec(description)?.[0]?.replace(/[\s-]/g, '') ?? null;
+      const destination =
+        product.id === 'slack' || product.id === 'discord'
+          ? channel
+          : product.id === 'gmail'
+            ? email
+            : product.id === 'twilio'
+              ? phone
+              : null;
+      return { product, destination };
+    });
+}
+
 function flowNodes(
   ctx: DeliverableContext,
   flow: Flow,
   target: Product | undefined,
+  choice: TargetChoice,
+  notifications: Notification[],
   targetLabel: string,
   y: number,
   interval: Record<string, unknown>,
@@ -127,6 +232,7 @@ function flowNodes(
     map: `${p}Map ${flow.sourceLabel} fields`,
     check: `${p}Has an id?`,
     send: `${p}Send to ${targetLabel}`,
+    link: `${p}Create the ${targetLabel} ${KIND_SINGULAR[choice.link?.http.kind ?? ''] ?? 'record'}`,
     skip: `${p}Skip incomplete record`,
   };
   const nodes: N8nNode[] = [];
@@ -212,7 +318,8 @@ function flowNodes(
       assignments: {
         assignments: [
           assignment('source', flow.sourceLabel),
-          assignment('table', flow.table),
+          // The sheet or table name only means something to a spreadsheet or database target.
+          ...(target?.capabilities.includes('spreadsheet') ? [assignment('table', flow.table)] : []),
           assignment('external_id', f('external_id')),
           assignment('name', f('name')),
           assignment('email', f('email')),
@@ -253,33 +360,98 @@ function flowNodes(
       options: {},
     },
   });
-  const headers = Object.entries(target?.http?.headers ?? {}).map(([name, value]) => ({ name, value }));
-  const body =
-    target?.http?.body ??
-    '={{ JSON.stringify({ table: $json.table, source: $json.source, external_id: $json.external_id, name: $json.name, email: $json.email, phone: $json.phone, amount: $json.amount, summary: $json.summary, payload: JSON.parse($json.payload) }) }}';
-  const url = (target?.http?.url ?? 'https://REPLACE_WITH_TARGET_API/records').replace('Sheet1!A1', `${flow.table}!A1`);
-  nodes.push({
-    id: id(names.send),
-    name: names.send,
-    type: 'n8n-nodes-base.httpRequest',
-    typeVersion: NODE_VERSIONS.httpRequest,
-    position: [cx + 220, cy - 100],
-    parameters: {
-      method: target?.http?.method ?? 'POST',
-      url,
-      authentication: 'genericCredentialType',
-      genericAuthType: 'httpHeaderAuth',
-      sendHeaders: headers.length > 0,
-      headerParameters: { parameters: headers },
-      sendBody: true,
-      specifyBody: 'json',
-      jsonBody: body,
-      options: {},
-    },
-    retryOnFail: true,
-    maxTries: 3,
-    waitBetweenTries: 5000,
-  });
+  const http = choice.http;
+  // A Slack target posts to the channel the description names ("… to #sales").
+  const channel =
+    target?.id === 'slack'
+      ? (notificationsOf(`slack ${choice.description}`, undefined, undefined)[0]?.destination ?? null)
+      : null;
+  const httpNode = (name: string, h: HttpTarget | undefined, body: string, position: [number, number]): N8nNode => {
+    const headers = Object.entries(h?.headers ?? {}).map(([hname, value]) => ({ name: hname, value }));
+    return {
+      id: id(name),
+      name,
+      type: 'n8n-nodes-base.httpRequest',
+      typeVersion: NODE_VERSIONS.httpRequest,
+      position,
+      parameters: {
+        method: h?.method ?? 'POST',
+        url: (h?.url ?? 'https://REPLACE_WITH_TARGET_API/records').replace('Sheet1!A1', `${flow.table}!A1`),
+        authentication: 'genericCredentialType',
+        genericAuthType: 'httpHeaderAuth',
+        sendHeaders: headers.length > 0,
+        headerParameters: { parameters: headers },
+        sendBody: true,
+        specifyBody: 'json',
+        jsonBody: body,
+        options: {},
+      },
+      retryOnFail: true,
+      maxTries: 3,
+      waitBetweenTries: 5000,
+    };
+  };
+  const mapped = `$('${names.map.replace(/'/g, "\\'")}').item.json`;
+  let sendX = cx + 220;
+  const afterCheck: string[] = [];
+  if (choice.link) {
+    // The linked record (a deal's person) is created first; the main record reads the mapped fields from the map
+    // node and the new id from the response.
+    nodes.push(httpNode(names.link, choice.link.http, choice.link.http.body, [sendX, cy - 100]));
+    afterCheck.push(names.link);
+    sendX += 220;
+  }
+  const defaultBody =
+    '={{ JSON.stringify({ source: $json.source, external_id: $json.external_id, name: $json.name, email: $json.email, phone: $json.phone, amount: $json.amount, summary: $json.summary, payload: JSON.parse($json.payload) }) }}';
+  const body = choice.link
+    ? (http?.body ?? defaultBody)
+        .replace(/\$json\.linked_id/g, '__LINKED_ID__')
+        .replace(/\$json\b/g, mapped)
+        .replace(/__LINKED_ID__/g, choice.link.id)
+    : (http?.body ?? defaultBody).replace("'REPLACE_WITH_SLACK_CHANNEL_ID'", (m) => (channel ? `'${channel}'` : m));
+  nodes.push(httpNode(names.send, http, body, [sendX, cy - 100]));
+  afterCheck.push(names.send);
+  for (const n of notifications) {
+    const name = `${p}Notify ${n.product.name}${n.destination ? ` ${n.destination}` : ''}`;
+    const kindWord = KIND_SINGULAR[http?.kind ?? ''] ?? 'record';
+    const message = `'New ${target?.name ?? targetLabel} ${kindWord} from ${flow.sourceLabel}: ' + (${mapped}.summary || ${mapped}.name || ${mapped}.email || ${mapped}.external_id) + (${mapped}.name ? ' (' + ${mapped}.name + (${mapped}.email ? ', ' + ${mapped}.email : '') + ')' : '')`;
+    sendX += 220;
+    if (n.product.http) {
+      const notifyBody = n.product.http.body
+        .replace(/`New \$\{\$json\.source\} record: [^`]*`/, `${message}`)
+        .replace("'REPLACE_WITH_SLACK_CHANNEL_ID'", `'${n.destination ?? 'REPLACE_WITH_SLACK_CHANNEL'}'`);
+      nodes.push(httpNode(name, n.product.http, notifyBody, [sendX, cy - 100]));
+    } else if (n.product.n8n?.action) {
+      const [resource, operation] = n.product.n8n.action.operation.split(':');
+      nodes.push({
+        id: id(name),
+        name,
+        type: n.product.n8n.action.type,
+        typeVersion: n.product.n8n.action.typeVersion,
+        position: [sendX, cy - 100],
+        parameters:
+          n.product.id === 'gmail'
+            ? {
+                resource,
+                operation,
+                sendTo: n.destination ?? 'REPLACE_WITH_RECIPIENT_EMAIL',
+                subject: `=New ${target?.name ?? targetLabel} ${kindWord} from ${flow.sourceLabel}`,
+                emailType: 'text',
+                message: `={{ ${message} }}`,
+                options: {},
+              }
+            : {
+                resource,
+                operation,
+                from: 'REPLACE_WITH_TWILIO_NUMBER',
+                to: n.destination ?? 'REPLACE_WITH_RECIPIENT_PHONE',
+                message: `={{ ${message} }}`,
+                options: {},
+              },
+      });
+    }
+    afterCheck.push(name);
+  }
   nodes.push({
     id: id(names.skip),
     name: names.skip,
@@ -294,7 +466,9 @@ function flowNodes(
   for (let i = 0; i + 1 < chain.length; i += 1)
     connections[chain[i] as string] = { main: [[link(chain[i + 1] as string)]] };
   connections[names.map] = { main: [[link(names.check)]] };
-  connections[names.check] = { main: [[link(names.send)], [link(names.skip)]] };
+  connections[names.check] = { main: [[link(afterCheck[0] ?? names.send)], [link(names.skip)]] };
+  for (let i = 0; i + 1 < afterCheck.length; i += 1)
+    connections[afterCheck[i] as string] = { main: [[link(afterCheck[i + 1] as string)]] };
   return { nodes, connections };
 }
 
@@ -400,8 +574,11 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
 
   const nodes: N8nNode[] = [];
   const connections: Connections = {};
+  const description = wiring ? '' : line(ctx.inputs, 'workflow_type', '', 400);
+  const choice = chooseTargetRecord(target, description);
+  const notifications = wiring ? [] : notificationsOf(description, flows[0]?.source, target);
   flows.forEach((flow, i) => {
-    const part = flowNodes(ctx, flow, target, targetLabel, 300 + i * 400, interval);
+    const part = flowNodes(ctx, flow, target, choice, notifications, targetLabel, 300 + i * 400, interval);
     nodes.push(...part.nodes);
     Object.assign(connections, part.connections);
   });
@@ -430,7 +607,17 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
   const notes = lines(
     `# n8n workflow: ${md(workflowType)}`,
     '',
-    `Moves records from **${sourceNames.map(md).join('** and **')}** to **${md(targetLabel)}**.`,
+    `Moves records from **${sourceNames.map(md).join('** and **')}** to **${md(targetLabel)}**${choice.http ? ` as ${md(choice.http.kind)} (\`${choice.http.method} ${md(choice.http.url.replace(/\?.*$/, ''))}\`)` : ''}.`,
+    choice.link
+      ? `\nEach ${md(KIND_SINGULAR[choice.http?.kind ?? ''] ?? 'record')} is linked to a ${md(KIND_SINGULAR[choice.link.http.kind] ?? 'record')} created first from the same event (\`${choice.link.http.method} ${md(choice.link.http.url)}\`; its id is read from \`${md(choice.link.id)}\`).`
+      : null,
+    choice.unsupported
+      ? `\nThe order asks for ${md(choice.unsupported)}, which the product table has no ${md(targetLabel)} request for: the workflow creates ${md(choice.http?.kind ?? 'records')}; change the "Send to" node if ${md(targetLabel)} offers ${md(choice.unsupported)}.`
+      : null,
+    ...notifications.map(
+      (n) =>
+        `\nThen notifies **${md(n.product.name)}**${n.destination ? ` (${md(n.destination)})` : ''} of each new ${md(KIND_SINGULAR[choice.http?.kind ?? ''] ?? 'record')}${n.destination ? '' : ': set where in the "Notify" node'}.`,
+    ),
     wiring
       ? `\nPart of ${md(wiring.bundleId)}: the booking page and the receptionist post bookings to this workflow's webhook \`${wiring.bookingWebhookPath ?? ''}\`, so every booking they take is logged in ${md(targetLabel)} (tab "Bookings").`
       : null,
@@ -448,7 +635,7 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
     '## Import',
     '',
     '1. In n8n: **Workflows → Import from File** and choose `automation-wf-workflow.json`.',
-    `2. Create a credential for ${md(targetLabel)} and select it on the "Send to" node${flows.length > 1 ? 's' : ''}. ${target?.http?.auth ?? target?.auth ?? 'Use the API key or token of the target app.'}`,
+    `2. Create a credential for ${md(targetLabel)} and select it on the "Send to" node${flows.length > 1 ? 's' : ''}${choice.link ? ' and the "Create the …" node' : ''}. ${(choice.http?.auth ?? target?.auth ?? 'Use the API key or token of the target app').replace(/\.?$/, '.')}${notifications.map((n) => ` For the "Notify ${md(n.product.name)}" node: ${md(n.product.http?.auth ?? n.product.auth)}.`).join('')}`,
     ...flows.map(
       (flow, i) =>
         `${i + 3}. ${flow.mode === 'webhook' ? `${md(flow.setup)} Webhook path: \`${flow.webhookPath}\`.` : `Create a credential for ${md(flow.sourceLabel)} and select it on "${md(`${flow.prefix}Fetch from ${flow.sourceLabel}`)}".`}${flow.fetchUrl ? ` The event only references the record, so "${md(`${flow.prefix}Fetch the ${flow.sourceLabel} record`)}" fetches it: give it a credential for ${md(flow.source?.auth ?? flow.sourceLabel)}.` : ''}`,
@@ -480,7 +667,7 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
     ),
     'Records without an id take the "Skip incomplete record" branch. The HTTP nodes retry three times, five seconds apart.',
     target
-      ? `\nTarget API reference: ${target.docs}`
+      ? `\nTarget API reference: ${choice.docs ?? target.docs}`
       : `\nThe target "${md(targetName)}" is not in the product table: set the URL and the JSON body of the "Send to" node from its API reference.`,
     mdFooter(ctx),
   );

@@ -24,30 +24,71 @@ export interface BookableService {
   price: string | null;
 }
 
-/** The items of a list input; in a string, commas inside parentheses do not split ("Massage (60 min, $80)"). */
-function serviceItems(inputs: Record<string, unknown>): string[] {
-  const raw = Object.hasOwn(inputs, 'services') ? inputs.services : undefined;
-  if (typeof raw !== 'string') return list(inputs, 'services');
+/** Titles and abbreviations after which a full stop does not end a sentence ("Dr. Lee", "approx. 30 min"). */
+const NOT_SENTENCE_END = /\b(?:dr|mr|mrs|ms|st|prof|mt|approx|incl|vs|e\.g|i\.e|no)$/i;
+
+/**
+ * Splits free text into items: new lines, semicolons, commas outside parentheses and between non-digits, and full
+ * stops ending a sentence ("Nail clip 15min $15. Open Tue-Sat 9am to 5pm" is two items).
+ */
+export function textItems(raw: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let current = '';
-  for (const ch of raw) {
+  const chars = [...raw];
+  chars.forEach((ch, i) => {
     if (ch === '(' || ch === '[') depth += 1;
     if ((ch === ')' || ch === ']') && depth > 0) depth -= 1;
+    const rest = chars.slice(i + 1, i + 4).join('');
+    const sentenceEnd =
+      (ch === '.' || ch === '!') && /^\s+["'(]?[A-Z0-9]/.test(rest) && !NOT_SENTENCE_END.test(current.trim());
     // A comma between digits is a thousands separator or a decimal comma, not a new item.
-    if ((ch === '\n' || ch === ';' || (ch === ',' && !/\d$/.test(current))) && depth === 0) {
+    if ((ch === '\n' || ch === ';' || sentenceEnd || (ch === ',' && !/\d$/.test(current))) && depth === 0) {
       parts.push(current);
       current = '';
     } else current += ch;
-  }
+  });
   parts.push(current);
-  return list({ services: parts }, 'services');
+  return parts.map((p) => p.trim()).filter((p) => p.length > 0);
+}
+
+/** The items of a list input (strings are split by {@link textItems}; arrays item by item, each split too). */
+function serviceItems(inputs: Record<string, unknown>): string[] {
+  const raw = Object.hasOwn(inputs, 'services') ? inputs.services : undefined;
+  if (typeof raw !== 'string') return list(inputs, 'services').flatMap(textItems);
+  return list({ services: textItems(raw) }, 'services');
+}
+
+/** Words that open a statement of hours or place rather than a service ("Open …", "Hours: …", "We're in …"). */
+const SCHEDULE_LEAD =
+  /^(?:(?:we(?:'|’)?re|we are|we're)\s+(?:open|closed|in|based|located)\b|(?:open(?:ing)?(?:\s+hours)?|hours|business hours|office hours|trading hours|closed|time\s?zone|all times|times|based in|located in)\b)/i;
+const DAY_OR_TIME =
+  /\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\bweek\s?(?:days|ends?)\b|\bdaily\b|\bevery\s?day\b|\b7 days\b|\d\s*(?:am|pm)\b|\d[:.]\d{2}\b|24\/7/i;
+
+/**
+ * Whether a free-text item states opening hours or the business's time zone instead of naming a service:
+ * "Open Tue-Sat 9am to 5pm", "Hours: Mon-Fri 8-6", "Melbourne time", "We're in Denver", "Mon-Fri 9-5".
+ * An item with a price or a duration is a service.
+ */
+export function isScheduleStatement(item: string): boolean {
+  const t = item.trim();
+  if (!t) return false;
+  const { minutes, price } = splitServiceDuration(t);
+  if (price !== null) return false;
+  if (SCHEDULE_LEAD.test(t) && (DAY_OR_TIME.test(t) || parseTimeZone(t) !== null)) return true;
+  if (minutes !== null) return false;
+  if (parseWeeklyHours(t)) return true;
+  // "Melbourne time", "AEST", "Australia/Melbourne", "UTC+10": a zone and nothing else of substance.
+  return (
+    parseTimeZone(t) !== null && (/\btime\s?(?:zone)?\b|\bzone\b|\/|\butc|\bgmt/i.test(t) || t.split(/\s+/).length <= 2)
+  );
 }
 
 /**
  * The services of the `services` input with their durations as written ("Initial assessment (60 min)",
  * "90-minute massage"); a service without one gets `defaultMinutes`. An input `duration` / `appointment_length`
- * ("45 minutes") sets the default for all.
+ * ("45 minutes") sets the default for all. Items stating hours or a zone ("Open Tue-Sat 9am to 5pm", "Melbourne
+ * time") are not services: {@link businessHours} reads them.
  */
 export function bookableServices(
   inputs: Record<string, unknown>,
@@ -55,7 +96,7 @@ export function bookableServices(
   bufferMinutes: number,
   fallback = 'Consultation',
 ): BookableService[] {
-  const items = serviceItems(inputs);
+  const items = serviceItems(inputs).filter((item) => !isScheduleStatement(item));
   if (items.length === 0) items.push(fallback);
   const general = splitServiceDuration(
     `x ${line(inputs, 'duration') || line(inputs, 'appointment_length') || line(inputs, 'default_duration')}`,
@@ -153,16 +194,36 @@ function zoneOfPhone(value: string): string | null {
   return digits ? (ZONE_OF_CALLING_CODE.find(([code]) => digits.startsWith(code))?.[1] ?? null) : null;
 }
 
+/** Inputs that never state hours or a zone (a business called "Phoenix Fitness" may be in Leeds). */
+const NOT_SCHEDULE_KEYS = new Set(['business_name', 'contact_email', 'email', 'whatsapp', 'phone', 'website', 'url']);
+
 /**
- * Hours and zone from the inputs (`timezone`, `opening_hours`, … or a sentence naming them). Without a named zone,
- * a phone number's country code gives one (flagged as not given, so it is confirmed).
+ * The statements of hours or place in every other free-text input ("services", "notes", "description", …): buyers
+ * put "Open Tue-Sat 9am to 5pm, Melbourne time" into whatever field they have.
+ */
+function scheduleStatements(inputs: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(inputs)) {
+    if (NOT_SCHEDULE_KEYS.has(key) || HOURS_KEYS.includes(key) || key === 'timezone' || key === 'time_zone') continue;
+    const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value.map(String) : [];
+    for (const t of texts) out.push(...textItems(t.slice(0, 2000)).filter(isScheduleStatement));
+  }
+  return out;
+}
+
+/**
+ * Hours and zone from the inputs (`timezone`, `opening_hours`, … or a statement of hours or place in any free-text
+ * input, such as "Open Tue-Sat 9am to 5pm, Melbourne time" at the end of the services). Without a named zone, a
+ * phone number's country code gives one (flagged as not given, so it is confirmed).
  */
 export function businessHours(inputs: Record<string, unknown>): BusinessHours & { timezone_from_phone?: true } {
+  const statements = scheduleStatements(inputs);
   let timezone: string | null = null;
   for (const key of ZONE_KEYS) {
     const value = text(inputs, key, '', 1000);
     if (value && (timezone = parseTimeZone(value))) break;
   }
+  for (const st of statements) timezone ??= parseTimeZone(st);
   const fromPhone =
     timezone === null ? zoneOfPhone(text(inputs, 'whatsapp', '', 40) || text(inputs, 'phone', '', 40)) : null;
   let weekly: BusinessHours['weekly'] | null = null;
@@ -170,6 +231,7 @@ export function businessHours(inputs: Record<string, unknown>): BusinessHours & 
     const value = text(inputs, key, '', 1000);
     if (value && (weekly = parseWeeklyHours(value))) break;
   }
+  weekly ??= statements.length > 0 ? parseWeeklyHours(statements.join('; ')) : null;
   return {
     timezone: timezone ?? fromPhone ?? 'UTC',
     timezone_given: timezone !== null,

@@ -184,7 +184,8 @@ function splitName(item: string): { name: string; minutes: number | null } {
     .replace(new RegExp(String.raw`\s*[([]\s*${unit}\s*(?:long|session|slot)?\s*[)\]]`, 'i'), '')
     .replace(new RegExp(String.raw`\s*[-–—:,@]\s*${unit}\s*(?:long|session|slot)?\s*$`, 'i'), '')
     .replace(new RegExp(String.raw`^\s*${unit}\s*(?:long\s*)?`, 'i'), '')
-    .replace(new RegExp(String.raw`\s+${unit}\s*$`, 'i'), '')
+    // "Nail clip 15min", "Nail clip15min": a duration at the end, spaced or glued to the name.
+    .replace(new RegExp(String.raw`(?:\s+|(?<=[a-z]))${unit}\s*$`, 'i'), '')
     .trim();
   const clean = name.replace(/^[-–—:,\s]+|[-–—:,\s]+$/g, '');
   return { name: clean ? clean.charAt(0).toUpperCase() + clean.slice(1) : item.trim(), minutes };
@@ -202,14 +203,151 @@ const ZONE_NAMES: [RegExp, string][] = [
     'America/Los_Angeles',
   ],
   [/\buk time\b|\bbritish\b|\b(?:gmt|bst)\b|\blondon\b/, 'Europe/London'],
-  [/\b(?:cet|cest)\b|\bcentral european\b|\bberlin\b|\bparis\b|\bmadrid\b|\bamsterdam\b/, 'Europe/Berlin'],
+  [/\b(?:cet|cest)\b|\bcentral european\b|\bberlin\b/, 'Europe/Berlin'],
   [/\bdubai\b|\bgulf standard\b|\bgst\b|\buae\b/, 'Asia/Dubai'],
   [/\bsydney\b|\baest\b|\baedt\b/, 'Australia/Sydney'],
+  [/\bacst\b|\bacdt\b/, 'Australia/Adelaide'],
+  [/\bawst\b/, 'Australia/Perth'],
+  [/\bnzst\b|\bnzdt\b|\bnew zealand\b/, 'Pacific/Auckland'],
   [/\btoronto\b/, 'America/Toronto'],
   [/\bist\b|\bindia(?:n)? standard\b|\bkolkata\b|\bmumbai\b/, 'Asia/Kolkata'],
   [/\bsingapore\b|\bsgt\b/, 'Asia/Singapore'],
   [/\btokyo\b|\bjst\b/, 'Asia/Tokyo'],
 ];
+
+/** Cities that are not the name of an IANA zone, as written (capitalised) → the zone they are in. */
+const CITY_ALIASES: [string, string][] = [
+  ['Boston', 'America/New_York'],
+  ['Miami', 'America/New_York'],
+  ['Atlanta', 'America/New_York'],
+  ['Philadelphia', 'America/New_York'],
+  ['Orlando', 'America/New_York'],
+  ['Washington DC', 'America/New_York'],
+  ['Brooklyn', 'America/New_York'],
+  ['Dallas', 'America/Chicago'],
+  ['Houston', 'America/Chicago'],
+  ['Austin, TX', 'America/Chicago'],
+  ['San Antonio', 'America/Chicago'],
+  ['Minneapolis', 'America/Chicago'],
+  ['Nashville', 'America/Chicago'],
+  ['New Orleans', 'America/Chicago'],
+  ['Kansas City', 'America/Chicago'],
+  ['Salt Lake City', 'America/Denver'],
+  ['Albuquerque', 'America/Denver'],
+  ['Las Vegas', 'America/Los_Angeles'],
+  ['San Diego', 'America/Los_Angeles'],
+  ['Sacramento', 'America/Los_Angeles'],
+  ['Calgary', 'America/Edmonton'],
+  ['Montreal', 'America/Toronto'],
+  ['Ottawa', 'America/Toronto'],
+  ['Canberra', 'Australia/Sydney'],
+  ['Gold Coast', 'Australia/Brisbane'],
+  ['Christchurch', 'Pacific/Auckland'],
+  ['Wellington', 'Pacific/Auckland'],
+  ['Munich', 'Europe/Berlin'],
+  ['Frankfurt', 'Europe/Berlin'],
+  ['Hamburg', 'Europe/Berlin'],
+  ['Cologne', 'Europe/Berlin'],
+  ['Barcelona', 'Europe/Madrid'],
+  ['Milan', 'Europe/Rome'],
+  ['Geneva', 'Europe/Zurich'],
+  ['Porto', 'Europe/Lisbon'],
+  ['Manchester', 'Europe/London'],
+  ['Edinburgh', 'Europe/London'],
+  ['Glasgow', 'Europe/London'],
+  ['Bristol', 'Europe/London'],
+  ['Leeds', 'Europe/London'],
+  ['Liverpool', 'Europe/London'],
+  ['Cardiff', 'Europe/London'],
+  ['Belfast', 'Europe/London'],
+  ['Cork', 'Europe/Dublin'],
+  ['Kyiv', 'Europe/Kyiv'],
+  ['Abu Dhabi', 'Asia/Dubai'],
+  ['Doha', 'Asia/Qatar'],
+  ['Bangalore', 'Asia/Kolkata'],
+  ['Bengaluru', 'Asia/Kolkata'],
+  ['Delhi', 'Asia/Kolkata'],
+  ['Chennai', 'Asia/Kolkata'],
+  ['Tel Aviv', 'Asia/Jerusalem'],
+  ['Ho Chi Minh City', 'Asia/Ho_Chi_Minh'],
+  ['Cape Town', 'Africa/Johannesburg'],
+  ['Durban', 'Africa/Johannesburg'],
+  ['São Paulo', 'America/Sao_Paulo'],
+  ['Rio de Janeiro', 'America/Sao_Paulo'],
+  ['Buenos Aires', 'America/Argentina/Buenos_Aires'],
+];
+
+/** City parts of IANA names that are also ordinary words, names or other places: never read as a zone. */
+const CITY_STOP = new Set([
+  'Center',
+  'Christmas',
+  'Easter',
+  'Wake',
+  'Midway',
+  'Stanley',
+  'Davis',
+  'Casey',
+  'Palmer',
+  'Troll',
+  'Nome',
+  'Cayenne',
+  'Regina',
+  'Resolute',
+  'Creston',
+  'Dawson',
+  'Thule',
+  'Mahe',
+  'Reunion',
+  'Norfolk',
+  'Chatham',
+  'Jersey',
+  'Guernsey',
+  'Marengo',
+  'Knox',
+  'Vevay',
+  'Beulah',
+  'Salem',
+  'Truk',
+  'Yap',
+  'Mendoza',
+  'Catamarca',
+  'Jujuy',
+  'Salta',
+  'Ushuaia',
+  'Cordoba',
+  'San Juan',
+  'San Luis',
+  'La Rioja',
+  'Tucuman',
+  'Rio Gallegos',
+]);
+
+let cityIndex: { re: RegExp; zones: Map<string, string> } | null = null;
+
+/** The city names the runtime's IANA zones carry ("Melbourne", "Los Angeles") and the aliases, as one pattern. */
+function cities(): { re: RegExp; zones: Map<string, string> } {
+  if (cityIndex) return cityIndex;
+  const zones = new Map<string, string>();
+  for (const [city, zone] of CITY_ALIASES) if (isIanaZone(zone)) zones.set(city, zone);
+  for (const zone of Intl.supportedValuesOf('timeZone')) {
+    const m = /^(America|Europe|Asia|Africa|Australia|Pacific|Atlantic)\/(?:[A-Za-z_]+\/)?([A-Za-z_-]+)$/.exec(zone);
+    const city = m?.[2]?.replace(/_/g, ' ');
+    if (!city || city.length < 4 || CITY_STOP.has(city) || zones.has(city)) continue;
+    zones.set(city, zone);
+  }
+  const names = [...zones.keys()]
+    .sort((a, b) => b.length - a.length)
+    .map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  cityIndex = { re: new RegExp(String.raw`(?<![\p{L}\d])(${names.join('|')})(?![\p{L}\d])`, 'u'), zones };
+  return cityIndex;
+}
+
+/** The zone of a city named in the text, capitalised as a place name is ("Melbourne time", "We're in Denver"). */
+function cityZone(text: string): string | null {
+  const { re, zones } = cities();
+  const city = re.exec(text)?.[1];
+  return city ? (zones.get(city) ?? null) : null;
+}
 
 /** Whether `zone` is an IANA zone this runtime knows (e.g. `America/New_York`, `UTC`). */
 export function isIanaZone(zone: string): boolean {
@@ -223,7 +361,8 @@ export function isIanaZone(zone: string): boolean {
 
 /**
  * The IANA time zone a text names: an IANA name as given ("America/Denver", "Europe/Lisbon"), or a common name
- * ("Eastern time" → America/New_York, "CET" → Europe/Berlin). Null when the text names none.
+ * ("Eastern time" → America/New_York, "CET" → Europe/Berlin) or a city capitalised as written ("Melbourne time" →
+ * Australia/Melbourne, "We're in Denver"). Null when the text names none.
  */
 export function parseTimeZone(text: string): string | null {
   const iana =
@@ -248,7 +387,7 @@ export function parseTimeZone(text: string): string | null {
     );
   const t = text.toLowerCase();
   if (/\butc\b/.test(t)) return 'UTC';
-  return ZONE_NAMES.find(([re]) => re.test(t))?.[1] ?? null;
+  return ZONE_NAMES.find(([re]) => re.test(t))?.[1] ?? cityZone(text);
 }
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -270,40 +409,63 @@ function clock(h: string, m: string | undefined, ampm: string | undefined): stri
   return `${String(hour).padStart(2, '0')}:${(m ?? '00').padStart(2, '0')}`;
 }
 
+const DAY_WORD = String.raw`(?:mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)s?\.?`;
+const DAY_RANGE = String.raw`${DAY_WORD}(?:\s*(?:-|–|—|to|through|thru)\s*${DAY_WORD})?`;
+/** Days as buyers write them: ranges, lists ("Mon, Wed & Fri"), "weekdays", "daily", "7 days a week". */
+const DAYS_EXPR = String.raw`(?:${DAY_RANGE}(?:\s*(?:,|&|\band\b|\/|\+)\s*${DAY_RANGE})*|week\s?days|weekends?|daily|every\s?day|7\s*days(?:\s*a\s*week)?|seven\s+days(?:\s+a\s+week)?)`;
+const CLOCK = String.raw`(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?`;
+const CLOCK_RANGE = String.raw`${CLOCK}\s*(?:-|–|—|to|until|till|til)\s*${CLOCK}`;
+
+/** The day indices a days expression covers ("Tue-Sat", "Mon, Wed & Fri", "weekdays"). */
+function daysOf(expr: string): number[] {
+  const t = expr.toLowerCase();
+  if (/week\s?days/.test(t)) return [0, 1, 2, 3, 4];
+  if (/weekend/.test(t)) return [5, 6];
+  if (/daily|every\s?day|7\s*days|seven days/.test(t)) return [0, 1, 2, 3, 4, 5, 6];
+  const out: number[] = [];
+  const range = new RegExp(String.raw`(${DAY_WORD})(?:\s*(?:-|–|—|to|through|thru)\s*(${DAY_WORD}))?`, 'gi');
+  for (const m of t.matchAll(range)) {
+    const from = dayIndex(m[1] ?? '');
+    const to = m[2] ? dayIndex(m[2]) : from;
+    if (from < 0 || to < 0) continue;
+    for (let i = from; ; i = (i + 1) % 7) {
+      if (!out.includes(i)) out.push(i);
+      if (i === to) break;
+    }
+  }
+  return out;
+}
+
+/** Opening and closing clock times of a range's captures (h, m, am/pm, h, m, am/pm); "9-5" closes at 17:00. */
+function clockRange(c: (string | undefined)[]): [string, string] | null {
+  const [h1, m1, ap1, h2, m2, ap2] = c;
+  const open = clock(h1 ?? '', m1, ap1 ?? (ap2 && !ap1 && Number(h1) < 12 && Number(h2) <= 12 ? 'am' : undefined));
+  // "9-5": a closing hour before the opening hour is in the afternoon.
+  const close = clock(h2 ?? '', m2, ap2 ?? ((ap1 || Number(h2) < Number(h1)) && Number(h2) < 12 ? 'pm' : undefined));
+  return open && close ? [open, close] : null;
+}
+
 /**
- * Weekly opening hours from text such as "Mon-Fri 8am-6pm, Sat 9:00-13:00" or "Monday to Friday 08:00–18:00".
- * Days not named are closed. Null when no day range with hours is found.
+ * Weekly opening hours from text such as "Mon-Fri 8am-6pm, Sat 9:00-13:00", "Monday to Friday 08:00–18:00",
+ * "Tue, Thu & Sat 10-4", "weekdays 9-5" or "9am-5pm Tue-Sat". Days not named are closed. Null when no days with
+ * hours are found.
  */
 export function parseWeeklyHours(text: string): Record<Day, [string, string][]> | null {
   const out: Record<Day, [string, string][]> = { mon: [], tue: [], wed: [], thu: [], fri: [], sat: [], sun: [] };
-  const day = String.raw`(mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)`;
-  const time = String.raw`(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?`;
-  const re = new RegExp(
-    String.raw`${day}(?:\s*(?:-|–|to|through|thru)\s*${day})?\s*:?\s*${time}\s*(?:-|–|to|until)\s*${time}`,
-    'gi',
-  );
-  let found = false;
-  for (const m of text.matchAll(re)) {
-    const from = dayIndex(m[1] ?? '');
-    const to = m[2] ? dayIndex(m[2]) : from;
-    const open = clock(
-      m[3] ?? '',
-      m[4],
-      m[5] ?? (m[8] && !m[5] && Number(m[3]) < 12 && Number(m[6]) <= 12 ? 'am' : undefined),
-    );
-    // "9-5": a closing hour before the opening hour is in the afternoon.
-    const close = clock(
-      m[6] ?? '',
-      m[7],
-      m[8] ?? ((m[5] || Number(m[6]) < Number(m[3])) && Number(m[6]) < 12 ? 'pm' : undefined),
-    );
-    if (from < 0 || to < 0 || !open || !close) continue;
-    for (let i = from; ; i = (i + 1) % 7) {
+  const add = (days: number[], range: [string, string] | null): boolean => {
+    if (!range || days.length === 0) return false;
+    for (const i of days) {
       const key = DAYS[i];
-      if (key) out[key].push([open, close]);
-      if (i === to) break;
+      if (key && !out[key].some(([a, b]) => a === range[0] && b === range[1])) out[key].push(range);
     }
-    found = true;
+    return true;
+  };
+  let found = false;
+  const daysFirst = new RegExp(String.raw`(?<![a-z])(${DAYS_EXPR})\s*(?:[:,]|from|open)?\s*${CLOCK_RANGE}`, 'gi');
+  for (const m of text.matchAll(daysFirst)) if (add(daysOf(m[1] ?? ''), clockRange(m.slice(2, 8)))) found = true;
+  if (!found) {
+    const timesFirst = new RegExp(String.raw`${CLOCK_RANGE}\s*,?\s*(?:on\s+|every\s+)?(${DAYS_EXPR})(?![a-z])`, 'gi');
+    for (const m of text.matchAll(timesFirst)) if (add(daysOf(m[7] ?? ''), clockRange(m.slice(1, 7)))) found = true;
   }
   return found ? out : null;
 }

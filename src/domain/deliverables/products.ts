@@ -61,6 +61,46 @@ export interface ProductEntity {
   fields: Record<string, string>;
 }
 
+/**
+ * An HTTP request creating one record in the product. `body` is an n8n expression over `$json`, the mapped record
+ * (source, external_id, name, email, phone, amount, currency, occurred_at, summary, payload).
+ */
+export interface HttpTarget {
+  /** Canonical record kind created (see {@link RECORD_KIND_WORDS}). */
+  kind: string;
+  method: 'POST' | 'PUT';
+  url: string;
+  auth: string;
+  headers?: Record<string, string>;
+  body: string;
+}
+
+/** A further record kind a target creates, with its real endpoint and n8n operation. */
+export interface TargetRecord {
+  http: HttpTarget;
+  /** The n8n node operation doing the same (checked against the snapshot with the product's action node). */
+  operation: string;
+  /**
+   * A record created first and linked to this one (a Pipedrive deal's person): its request, and the JS expression
+   * over that request's response (`$json`) giving the id that `body` reads as `$json.linked_id`.
+   */
+  link?: { http: HttpTarget; id: string };
+  docs: string;
+}
+
+/** Words naming each canonical record kind in a buyer's description (matched as word prefixes). */
+export const RECORD_KIND_WORDS: Readonly<Record<string, readonly string[]>> = {
+  deals: ['deal', 'deals', 'opportunit'],
+  contacts: ['contact', 'contacts', 'person', 'persons', 'people', 'lead', 'leads'],
+  tickets: ['ticket', 'tickets', 'support case'],
+  rows: ['row', 'rows'],
+  orders: ['order', 'orders'],
+  records: ['record', 'records'],
+  invoices: ['invoice', 'invoices'],
+  pages: ['page', 'pages'],
+  messages: ['message', 'messages', 'notification', 'alert', 'post'],
+};
+
 /** A real product. */
 export interface Product {
   id: string;
@@ -83,8 +123,10 @@ export interface Product {
     trigger?: { type: string; typeVersion: number; events?: string[] };
     action?: { type: string; typeVersion: number; operation: string };
   };
-  /** How to send a record to it over HTTP when it is the target. */
-  http?: { method: 'POST' | 'PUT'; url: string; auth: string; headers?: Record<string, string>; body: string };
+  /** How to send a record to it over HTTP when it is the target (the record kind it creates by default). */
+  http?: HttpTarget;
+  /** Further kinds of record it creates as a target, when the buyer names them ("as deals", "as a ticket"). */
+  records?: TargetRecord[];
   entities: ProductEntity[];
   auth: string;
   docs: string;
@@ -431,6 +473,7 @@ const TABLE: Product[] = [
       note: "ShipStation's webhook carries no order: it sends resource_url, which must be fetched (GET with Basic auth) to get orders[] (orderId, orderNumber, customerEmail, shipTo, items[]).",
     },
     http: {
+      kind: 'orders',
       method: 'POST',
       url: 'https://ssapi.shipstation.com/orders/createorder',
       auth: 'Basic auth: API key as user, API secret as password',
@@ -555,11 +598,46 @@ const TABLE: Product[] = [
       action: { type: 'n8n-nodes-base.hubspot', typeVersion: 2.2, operation: 'contact:upsert' },
     },
     http: {
+      kind: 'contacts',
       method: 'POST',
       url: 'https://api.hubapi.com/crm/v3/objects/contacts',
       auth: 'Private app token (Bearer), scope crm.objects.contacts.write',
       body: "={{ JSON.stringify({ properties: { email: $json.email, firstname: ($json.name || '').split(' ')[0], lastname: ($json.name || '').split(' ').slice(1).join(' '), phone: $json.phone } }) }}",
     },
+    records: [
+      {
+        http: {
+          kind: 'deals',
+          method: 'POST',
+          url: 'https://api.hubapi.com/crm/v3/objects/deals',
+          auth: 'Private app token (Bearer), scopes crm.objects.contacts.write and crm.objects.deals.write',
+          body: "={{ JSON.stringify({ properties: { dealname: ($json.name || $json.email || $json.source) + ': ' + ($json.summary || $json.source + ' ' + $json.external_id), amount: $json.amount || undefined, pipeline: 'default', dealstage: 'appointmentscheduled' }, associations: [{ to: { id: $json.linked_id }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 3 }] }] }) }}",
+        },
+        operation: 'deal:create',
+        link: {
+          http: {
+            kind: 'contacts',
+            method: 'POST',
+            url: 'https://api.hubapi.com/crm/v3/objects/contacts',
+            auth: 'Private app token (Bearer), scope crm.objects.contacts.write',
+            body: "={{ JSON.stringify({ properties: { email: $json.email, firstname: ($json.name || '').split(' ')[0], lastname: ($json.name || '').split(' ').slice(1).join(' '), phone: $json.phone } }) }}",
+          },
+          id: '$json.id',
+        },
+        docs: 'https://developers.hubspot.com/docs/api/crm/deals',
+      },
+      {
+        http: {
+          kind: 'tickets',
+          method: 'POST',
+          url: 'https://api.hubapi.com/crm/v3/objects/tickets',
+          auth: 'Private app token (Bearer), scope tickets',
+          body: "={{ JSON.stringify({ properties: { subject: $json.summary || ('Request from ' + ($json.name || $json.email)), content: $json.payload, hs_pipeline: '0', hs_pipeline_stage: '1' } }) }}",
+        },
+        operation: 'ticket:create',
+        docs: 'https://developers.hubspot.com/docs/api/crm/tickets',
+      },
+    ],
     entities: [
       {
         name: 'contacts',
@@ -612,6 +690,7 @@ const TABLE: Product[] = [
       action: { type: 'n8n-nodes-base.zendesk', typeVersion: 1, operation: 'ticket:create' },
     },
     http: {
+      kind: 'tickets',
       method: 'POST',
       url: 'https://{subdomain}.zendesk.com/api/v2/tickets.json',
       auth: 'API token: {email}/token as user, the token as password (Basic)',
@@ -756,6 +835,7 @@ const TABLE: Product[] = [
     capabilities: ['accounting', 'invoicing'],
     n8n: { action: { type: 'n8n-nodes-base.xero', typeVersion: 1, operation: 'invoice:create' } },
     http: {
+      kind: 'invoices',
       method: 'POST',
       url: 'https://api.xero.com/api.xro/2.0/Invoices',
       auth: 'OAuth 2.0 (Xero) with accounting.transactions; set the xero-tenant-id header',
@@ -826,6 +906,7 @@ const TABLE: Product[] = [
     capabilities: ['spreadsheet'],
     n8n: { action: { type: 'n8n-nodes-base.googleSheets', typeVersion: 4.7, operation: 'sheet:append' } },
     http: {
+      kind: 'rows',
       method: 'POST',
       url: 'https://sheets.googleapis.com/v4/spreadsheets/REPLACE_WITH_SPREADSHEET_ID/values/Sheet1!A1:append?valueInputOption=USER_ENTERED',
       auth: 'OAuth2 (Google) with the spreadsheets scope',
@@ -848,6 +929,7 @@ const TABLE: Product[] = [
     capabilities: ['database', 'spreadsheet'],
     n8n: { action: { type: 'n8n-nodes-base.airtable', typeVersion: 2.2, operation: 'record:create' } },
     http: {
+      kind: 'records',
       method: 'POST',
       url: 'https://api.airtable.com/v0/REPLACE_WITH_BASE_ID/REPLACE_WITH_TABLE_NAME',
       auth: 'Personal access token (Bearer), scope data.records:write',
@@ -870,6 +952,7 @@ const TABLE: Product[] = [
     capabilities: ['messaging'],
     n8n: { action: { type: 'n8n-nodes-base.slack', typeVersion: 2.3, operation: 'message:post' } },
     http: {
+      kind: 'messages',
       method: 'POST',
       url: 'https://slack.com/api/chat.postMessage',
       auth: 'Bot token (Bearer xoxb-…) with chat:write',
@@ -944,12 +1027,50 @@ const TABLE: Product[] = [
     capabilities: ['crm'],
     n8n: { action: { type: 'n8n-nodes-base.pipedrive', typeVersion: 1, operation: 'person:create' } },
     http: {
+      kind: 'contacts',
       method: 'POST',
       url: 'https://api.pipedrive.com/v1/persons',
-      auth: 'API token (api_token query parameter)',
+      auth: 'API token in the x-api-token header (Header Auth credential, name x-api-token)',
       body: '={{ JSON.stringify({ name: $json.name || $json.email, email: [$json.email], phone: [$json.phone] }) }}',
     },
+    records: [
+      {
+        http: {
+          kind: 'deals',
+          method: 'POST',
+          url: 'https://api.pipedrive.com/v1/deals',
+          auth: 'API token in the x-api-token header (Header Auth credential, name x-api-token)',
+          body: "={{ JSON.stringify({ title: ($json.name || $json.email || $json.source) + ': ' + ($json.summary || $json.source + ' ' + $json.external_id), person_id: $json.linked_id, value: Number($json.amount) || undefined, currency: $json.currency || undefined }) }}",
+        },
+        operation: 'deal:create',
+        link: {
+          http: {
+            kind: 'contacts',
+            method: 'POST',
+            url: 'https://api.pipedrive.com/v1/persons',
+            auth: 'API token in the x-api-token header (Header Auth credential, name x-api-token)',
+            body: '={{ JSON.stringify({ name: $json.name || $json.email, email: [$json.email], phone: [$json.phone] }) }}',
+          },
+          id: '$json.data.id',
+        },
+        docs: 'https://developers.pipedrive.com/docs/api/v1/Deals#addDeal',
+      },
+    ],
     entities: [
+      {
+        name: 'deals',
+        endpoint: 'GET/POST https://api.pipedrive.com/v1/deals',
+        fields: {
+          external_id: 'id',
+          title: 'title',
+          value: 'value',
+          currency: 'currency',
+          person_external_id: 'person_id',
+          stage: 'stage_id',
+          status: 'status',
+          updated_at: 'update_time',
+        },
+      },
       {
         name: 'contacts',
         endpoint: 'GET/POST https://api.pipedrive.com/v1/persons',
@@ -964,7 +1085,7 @@ const TABLE: Product[] = [
         },
       },
     ],
-    auth: 'API token',
+    auth: 'API token (x-api-token header)',
     docs: 'https://developers.pipedrive.com/docs/api/v1/Persons#addPerson',
   },
   {
@@ -1035,6 +1156,7 @@ const TABLE: Product[] = [
     capabilities: ['database', 'knowledge_base'],
     n8n: { action: { type: 'n8n-nodes-base.notion', typeVersion: 2.2, operation: 'databasePage:create' } },
     http: {
+      kind: 'pages',
       method: 'POST',
       url: 'https://api.notion.com/v1/pages',
       auth: 'Integration secret (Bearer); share the database with the integration',
@@ -1058,6 +1180,7 @@ const TABLE: Product[] = [
     capabilities: ['messaging'],
     n8n: { action: { type: 'n8n-nodes-base.discord', typeVersion: 2, operation: 'message:send' } },
     http: {
+      kind: 'messages',
       method: 'POST',
       url: 'https://discord.com/api/webhooks/REPLACE_WITH_WEBHOOK_ID/REPLACE_WITH_WEBHOOK_TOKEN',
       auth: 'None (the webhook URL is the secret)',
@@ -1076,6 +1199,7 @@ const TABLE: Product[] = [
     capabilities: ['messaging'],
     n8n: { action: { type: 'n8n-nodes-base.telegram', typeVersion: 1.2, operation: 'message:sendMessage' } },
     http: {
+      kind: 'messages',
       method: 'POST',
       url: 'https://api.telegram.org/botREPLACE_WITH_BOT_TOKEN/sendMessage',
       auth: 'None (the bot token is in the URL)',

@@ -45,6 +45,14 @@ const PROFILES: IndustryProfile[] = [
     accent: '#0f766e',
   },
   {
+    key: 'pet',
+    keywords: ['pet', 'pets', 'dog', 'dogs', 'cat', 'cats', 'groom', 'kennel', 'pupp', 'canine', 'feline'],
+    tagline: 'Happy pets, booked in a minute.',
+    duration: 60,
+    buffer: 15,
+    accent: '#a16207',
+  },
+  {
     key: 'beauty',
     keywords: ['salon', 'beauty', 'hair', 'barber', 'spa', 'nail', 'lash', 'makeup', 'massage'],
     tagline: 'Look and feel your best.',
@@ -340,7 +348,9 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     wiring?.bookingWebhookPath
       ? `2. The form posts to the booking workflow delivered with this bundle (\`automation-wf-workflow.json\`, webhook path \`${wiring.bookingWebhookPath}\`): import and activate it, then replace \`${N8N_HOST}\` in the form's \`data-endpoint\` with your n8n host. The receptionist books through the same URL.`
       : `2. Serve an endpoint at \`${endpointPath}\` on the same origin that accepts \`POST\` with JSON matching \`endpoint.payload_schema\` and answers \`201\`. An n8n Webhook node, a serverless function or a form backend all work. To post elsewhere, change the form's \`data-endpoint\` attribute; the page's Content-Security-Policy already allows any HTTPS \`connect-src\`.`,
-    '3. Edit opening hours and timezone in the config (`availability`), then confirm them (`needs_confirmation: false`).',
+    hours.hours_given && hours.timezone_given
+      ? `3. Opening hours and time zone are as given in the order (${md(describeHours(hours))}, ${md(hours.timezone)}); change them in the config (\`availability\`) if they change.`
+      : '3. Edit opening hours and timezone in the config (`availability`), then confirm them (`needs_confirmation: false`).',
     '4. Test: submit a request, check it arrives, and check the error message when the endpoint is down.',
     '',
     'The page carries a strict Content-Security-Policy pinned to the hashes of its inline style and script: if you edit either, recompute the hash or relax the policy.',
