@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { handleStateless, handleWithSdk, isStatelessRequest, loopbackDispatch } from '../../../mcp/server';
+import type * as McpServer from '../../../mcp/server';
 import { requestBody, type AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { mcpOperations as ops } from './schema';
@@ -27,7 +27,14 @@ export function mcpRoutes(deps: AppDeps): OperationRouter {
   // The conformance suite's fixtures: tests only, and only in development mode (issue 12 §1).
   const opts = { fixtures: deps.config.DEV_MODE && deps.config.MCP_CONFORMANCE_FIXTURES, db: deps.services.db.db };
 
+  // The MCP server (the SDK, its tools' and resources' schemas) loads on the first /mcp request: an API that serves no
+  // MCP client keeps about 10 MB less heap (issue 9 §3, API ≤ 150 MB).
+  let server: typeof McpServer | undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use; a CommonJS require is synchronous
+  const mcp = (): typeof McpServer => (server ??= require('../../../mcp/server') as typeof McpServer);
+
   const post = async (ctx: Context) => {
+    const { handleStateless, handleWithSdk, isStatelessRequest, loopbackDispatch } = mcp();
     if (!originAllowed(ctx, deps)) {
       ctx.status = 403;
       ctx.body = {
