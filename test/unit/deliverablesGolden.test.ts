@@ -249,6 +249,55 @@ describe('website-booking: hours and zones written into the services', () => {
   });
 });
 
+describe('website-booking: classes at a day and time, and city names', () => {
+  test('defect: "Saturday yoga 9-10am" and "Tuesday spin class 6:30-7:15pm" are classes with their lengths, not opening hours', () => {
+    const config = json(
+      gen('website-booking', {
+        business_name: 'Northside Movement Studio',
+        industry: 'fitness studio',
+        services:
+          'Saturday yoga 9-10am, Tuesday spin class 6:30-7:15pm, Reformer pilates 50 min $35. Open Mon-Fri 6am-8pm, Sat 8-12',
+      }),
+      'website-booking-config.json',
+    );
+    expect(config.services.map((s: any) => [s.name, s.duration_minutes, s.price])).toEqual([
+      ['Saturday yoga (09:00–10:00)', 60, null],
+      ['Tuesday spin class (18:30–19:15)', 45, null],
+      ['Reformer pilates', 50, '$35'],
+    ]);
+    expect(config.services.map((s: any) => s.id)).toEqual(['saturday_yoga', 'tuesday_spin_class', 'reformer_pilates']);
+    // The opening hours are the "Open …" statement and the bare "Sat 8-12", not the class times.
+    expect(config.availability.weekly.tue).toEqual([['06:00', '20:00']]);
+    expect(config.availability.weekly.sat).toEqual([['08:00', '12:00']]);
+  });
+
+  test('defect: "Lima beans catering" sets no zone; "in Lima", "Lima, Peru" and a city field do', () => {
+    const plain = json(
+      gen('website-booking', {
+        business_name: 'Green Pod Kitchen',
+        industry: 'catering',
+        business_description: 'Lima beans catering for weddings and office lunches',
+        services: 'Tasting session 45 min',
+      }),
+      'website-booking-config.json',
+    );
+    expect(plain.availability.timezone_given).toBe(false);
+    expect(plain.availability.timezone).not.toBe('America/Lima');
+    const places: Record<string, string>[] = [
+      { business_description: 'Lima beans catering, based in Lima' },
+      { business_description: 'Catering for weddings. Lima, Peru' },
+      { address: 'Av. Larco 345, Miraflores, Lima' },
+    ];
+    for (const where of places) {
+      const config = json(
+        gen('website-booking', { business_name: 'Green Pod Kitchen', services: 'Tasting session 45 min', ...where }),
+        'website-booking-config.json',
+      );
+      expect([where, config.availability.timezone]).toEqual([where, 'America/Lima']);
+    }
+  });
+});
+
 describe('website-booking: prices and offsets', () => {
   test('massage studio: prices stay apart from names, a comma inside parentheses does not split, "UTC+4" is a fixed zone', () => {
     const f = gen('website-booking', {

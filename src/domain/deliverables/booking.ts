@@ -8,7 +8,14 @@
  * parts").
  */
 import { getService } from '../catalogue';
-import { parseTimeZone, parseWeeklyHours, splitServiceDuration, type Day } from './parse';
+import {
+  isOnlyDaysAndTimes,
+  parseTimeRange,
+  parseTimeZone,
+  parseWeeklyHours,
+  splitServiceDuration,
+  type Day,
+} from './parse';
 import type { DeliverableContext } from './types';
 import { line, list, stableUuid, text, uniqueSnakes } from './util';
 
@@ -65,10 +72,16 @@ const SCHEDULE_LEAD =
 const DAY_OR_TIME =
   /\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\bweek\s?(?:days|ends?)\b|\bdaily\b|\bevery\s?day\b|\b7 days\b|\d\s*(?:am|pm)\b|\d[:.]\d{2}\b|24\/7/i;
 
+/** Words that say a statement is about opening hours or the business's time ("open", "hours", "closed", "… time"). */
+const HOURS_CUE =
+  /\b(?:open(?:ing)?|hours|closed|time\s?zone|time)\b|\bwe(?:'|’)?re\s+(?:in|based)\b|\bwe are\s+(?:in|based)\b|\b(?:based|located) in\b/i;
+
 /**
  * Whether a free-text item states opening hours or the business's time zone instead of naming a service:
  * "Open Tue-Sat 9am to 5pm", "Hours: Mon-Fri 8-6", "Melbourne time", "We're in Denver", "Mon-Fri 9-5".
- * An item with a price or a duration is a service.
+ * An item with a price or a duration is a service, and so is a class at a day and time ("Saturday yoga 9-10am",
+ * "Tuesday spin class 6:30-7:15pm"): days with hours are hours only with an hours cue or when nothing but days and
+ * times is written.
  */
 export function isScheduleStatement(item: string): boolean {
   const t = item.trim();
@@ -77,11 +90,28 @@ export function isScheduleStatement(item: string): boolean {
   if (price !== null) return false;
   if (SCHEDULE_LEAD.test(t) && (DAY_OR_TIME.test(t) || parseTimeZone(t) !== null)) return true;
   if (minutes !== null) return false;
-  if (parseWeeklyHours(t)) return true;
+  if (parseWeeklyHours(t)) return HOURS_CUE.test(t) || isOnlyDaysAndTimes(t);
   // "Melbourne time", "AEST", "Australia/Melbourne", "UTC+10": a zone and nothing else of substance.
   return (
     parseTimeZone(t) !== null && (/\btime\s?(?:zone)?\b|\bzone\b|\/|\butc|\bgmt/i.test(t) || t.split(/\s+/).length <= 2)
   );
+}
+
+/** A class or session written with its time ("Saturday yoga 9-10am"): its length, and the name with the time. */
+function timedClass(name: string): { name: string; minutes: number } | null {
+  const range = parseTimeRange(name);
+  if (!range) return null;
+  const before = name
+    .slice(0, range.index)
+    .replace(/\s*(?:[-–—:,@]|\bat|\bfrom)\s*$/i, '')
+    .trim();
+  const after = name
+    .slice(range.index + range.length)
+    .replace(/^\s*[-–—:,]\s*/, '')
+    .trim();
+  const label = [before, after].filter(Boolean).join(' ');
+  if (!/\p{L}/u.test(label)) return null;
+  return { name: `${label} (${range.from}–${range.to})`, minutes: range.minutes };
 }
 
 /**
@@ -112,7 +142,13 @@ export function bookableServices(
     }
     parsed.push(item);
   }
-  const ids = uniqueSnakes(parsed.map((p) => p.name));
+  // "Saturday yoga 9-10am": a class's time range gives its length.
+  for (const p of parsed) {
+    if (p.minutes !== null) continue;
+    const timed = timedClass(p.name);
+    if (timed) Object.assign(p, timed);
+  }
+  const ids = uniqueSnakes(parsed.map((p) => p.name.replace(/\s*\(\d{2}:\d{2}–\d{2}:\d{2}\)$/, '')));
   return parsed.map((p, i) => ({
     id: ids[i] ?? `service_${i + 1}`,
     name: p.name,
@@ -159,6 +195,9 @@ const ZONE_KEYS = [
   'practice_type',
   'category',
 ];
+
+/** Inputs that are a place: a city anywhere in them is where the business is. */
+const PLACE_KEYS = new Set(['timezone', 'time_zone', 'tz', 'location', 'city', 'address']);
 
 /** Country calling codes whose country has one time zone (a phone number then says where the business is). */
 const ZONE_OF_CALLING_CODE: [string, string][] = [
@@ -221,7 +260,8 @@ export function businessHours(inputs: Record<string, unknown>): BusinessHours & 
   let timezone: string | null = null;
   for (const key of ZONE_KEYS) {
     const value = text(inputs, key, '', 1000);
-    if (value && (timezone = parseTimeZone(value))) break;
+    // A place field names the place wherever the city is in it ("12 Queen St, Brisbane QLD").
+    if (value && (timezone = parseTimeZone(value, { place: PLACE_KEYS.has(key) }))) break;
   }
   for (const st of statements) timezone ??= parseTimeZone(st);
   const fromPhone =
