@@ -733,6 +733,44 @@ describe('automation-audit', () => {
     expect(data.findings.find((f: any) => f.id === 'enquiry_handling').covered_by).toBeUndefined();
   });
 
+  test('defect: a Brisbane physio on Cliniko: Cliniko covers bookings; the Jotform → Cliniko re-keying pain point is the first finding, quoted', () => {
+    const files = gen('automation-audit', {
+      business_description:
+        'Physiotherapy clinic with three locations in Brisbane (Paddington, Chermside, Carindale), 14 physios and 4 reception staff. Patients book online or by phone; we send appointment reminders and invoice health funds.',
+      current_tools: 'Cliniko, Xero, Mailchimp, Google Sheets',
+      pain_points:
+        'Reception re-keys new patient forms from Jotform into Cliniko; No-shows on Monday mornings; Weekly revenue per location is compiled by hand in Google Sheets',
+    });
+    const data = json(files, 'automation-audit-findings.json');
+    expect(data.tool_inventory.find((t: any) => t.tool === 'Cliniko')).toMatchObject({
+      product: 'Cliniko',
+      category: 'practice_management',
+      does: expect.arrayContaining(['scheduling', 'sms', 'invoicing', 'client_records']),
+    });
+    const first = data.findings[0];
+    expect(first).toMatchObject({
+      id: 'data_entry',
+      title: 'Re-typing data between tools: Jotform → Cliniko',
+      evidence: ['pain point: "Reception re-keys new patient forms from Jotform into Cliniko"'],
+      confidence: 'high',
+      recommended_service: 'automation-wf',
+      proposed_automation: { source: 'Jotform', target: 'Cliniko', creates: 'Cliniko patient' },
+    });
+    expect(first.recommendation).toContain('/v1/patients');
+    // Cliniko already takes bookings and sends reminders: no booking website is recommended.
+    const scheduling = data.findings.find((f: any) => f.id === 'scheduling');
+    expect(scheduling.covered_by).toEqual(['Cliniko']);
+    expect(scheduling.recommendation).toContain('Cliniko already takes bookings, sends SMS reminders');
+    expect(data.summary.recommended_services).not.toContain('website-booking');
+    expect(data.findings.find((f: any) => f.id === 'reporting').evidence).toEqual([
+      'pain point: "Weekly revenue per location is compiled by hand in Google Sheets"',
+    ]);
+    expect(data.stack_notes.join(' ')).not.toContain('No CRM');
+    expect(files['automation-audit-report.md']).toContain(
+      'Start with: Re-typing data between tools: Jotform → Cliniko.',
+    );
+  });
+
   test('dental clinic on Calendly and Excel: scheduling is covered, re-typing into Excel is a finding', () => {
     const data = json(
       gen('automation-audit', {

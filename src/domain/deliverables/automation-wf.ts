@@ -131,6 +131,7 @@ const KIND_SINGULAR: Record<string, string> = {
   pages: 'page',
   messages: 'message',
   orders: 'order',
+  patients: 'patient',
 };
 
 /**
