@@ -132,6 +132,34 @@ describe('ai-receptionist', () => {
   });
 });
 
+describe('ai-receptionist: sampled orders', () => {
+  test('defect: "Gel manicure 45 min $55, Acrylic full set 1h 15m $85, …" is four services with their prices; an Australian WhatsApp number does not pass UTC off as the zone', () => {
+    const f = gen('ai-receptionist', {
+      business_name: 'Bella Vista Nails & Beauty',
+      contact_email: 'hello@bellavistanails.com.au',
+      services: 'Gel manicure 45 min $55, Acrylic full set 1h 15m $85, Pedicure (50 mins) $60, Brow wax 15 min $20',
+      whatsapp: '+61 412 555 019',
+    });
+    const config = json(f, 'ai-receptionist-config.json');
+    expect(config.business.services.map((s: any) => [s.name, s.default_duration_minutes, s.price])).toEqual([
+      ['Gel manicure', 45, '$55'],
+      ['Acrylic full set', 75, '$85'],
+      ['Pedicure', 50, '$60'],
+      ['Brow wax', 15, '$20'],
+    ]);
+    expect(config.channels.find((c: any) => c.type === 'whatsapp').phone_number_e164).toBe('+61412555019');
+    expect(config.business_hours).toMatchObject({ timezone_given: false, needs_confirmation: true });
+    expect(config.business_hours.timezone_note).toContain('Australia');
+    expect(f['ai-receptionist-system-prompt.md']).toContain('the business is in Australia, whose zone was not given');
+    // A thousands separator still does not split: "$1,200" stays one price.
+    const big = json(
+      gen('ai-receptionist', { business_name: 'Gold Coast Weddings', services: 'Bridal package 3 hours $1,200' }),
+      'ai-receptionist-config.json',
+    );
+    expect(big.business.services.map((s: any) => [s.name, s.price])).toEqual([['Bridal package', '$1,200']]);
+  });
+});
+
 describe('website-booking', () => {
   test('defect: a 60-minute "Initial assessment" is a 60-minute slot, in the page and the config', () => {
     const f = gen('website-booking', {

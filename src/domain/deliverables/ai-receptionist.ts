@@ -220,6 +220,11 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
       timezone: hours.timezone,
       timezone_given: hours.timezone_given,
       ...(hours.timezone_from_phone ? { timezone_source: "the WhatsApp number's country code" } : {}),
+      ...(hours.timezone_country
+        ? {
+            timezone_note: `Not given: the number is from ${hours.timezone_country}, which has several time zones; set the business's zone.`,
+          }
+        : {}),
       needs_confirmation: !(hours.hours_given && hours.timezone_given),
       weekly: hours.weekly,
     },
@@ -271,7 +276,7 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     '',
     wording ? md(wording.value.about) : null,
     wording ? '' : null,
-    `Opening hours: ${md(hoursText)} (time zone ${md(hours.timezone)})${hours.hours_given && hours.timezone_given ? '' : ', to be confirmed by the owner: until then, offer times as requests the team confirms'}. Times customers give are in this time zone unless they say otherwise.`,
+    `Opening hours: ${md(hoursText)} (time zone ${md(hours.timezone)}${hours.timezone_country ? `, a placeholder: the business is in ${md(hours.timezone_country)}, whose zone was not given` : ''})${hours.hours_given && hours.timezone_given ? '' : ', to be confirmed by the owner: until then, offer times as requests the team confirms'}. Times customers give are in this time zone unless they say otherwise.`,
     '',
     '## Services you can book',
     '',

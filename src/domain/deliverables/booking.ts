@@ -49,8 +49,10 @@ export function textItems(raw: string): string[] {
     const rest = chars.slice(i + 1, i + 4).join('');
     const sentenceEnd =
       (ch === '.' || ch === '!') && /^\s+["'(]?[A-Z0-9]/.test(rest) && !NOT_SENTENCE_END.test(current.trim());
-    // A comma between digits is a thousands separator or a decimal comma, not a new item.
-    if ((ch === '\n' || ch === ';' || sentenceEnd || (ch === ',' && !/\d$/.test(current))) && depth === 0) {
+    // A comma between digits ("1,200", "2,5") is a thousands separator or a decimal comma, not a new item; after a
+    // price or a duration and before a space ("Gel manicure 45 min $55, Acrylic …") it ends the item.
+    const numberComma = ch === ',' && /\d$/.test(current) && /^\d/.test(rest);
+    if ((ch === '\n' || ch === ';' || sentenceEnd || (ch === ',' && !numberComma)) && depth === 0) {
       parts.push(current);
       current = '';
     } else current += ch;
@@ -227,6 +229,22 @@ const ZONE_OF_CALLING_CODE: [string, string][] = [
   ['64', 'Pacific/Auckland'],
 ];
 
+/** Calling codes of countries with several time zones: the number says the country, not the zone. */
+const COUNTRY_OF_CALLING_CODE: [string, string][] = [
+  ['61', 'Australia'],
+  ['1', 'the United States or Canada'],
+  ['7', 'Russia or Kazakhstan'],
+  ['52', 'Mexico'],
+  ['55', 'Brazil'],
+  ['62', 'Indonesia'],
+];
+
+function phoneDigits(value: string): string {
+  return value.trim().startsWith('+') || value.trim().startsWith('00')
+    ? value.replace(/\D/g, '').replace(/^00/, '')
+    : '';
+}
+
 function zoneOfPhone(value: string): string | null {
   const digits =
     value.trim().startsWith('+') || value.trim().startsWith('00') ? value.replace(/\D/g, '').replace(/^00/, '') : '';
@@ -255,7 +273,9 @@ function scheduleStatements(inputs: Record<string, unknown>): string[] {
  * input, such as "Open Tue-Sat 9am to 5pm, Melbourne time" at the end of the services). Without a named zone, a
  * phone number's country code gives one (flagged as not given, so it is confirmed).
  */
-export function businessHours(inputs: Record<string, unknown>): BusinessHours & { timezone_from_phone?: true } {
+export function businessHours(
+  inputs: Record<string, unknown>,
+): BusinessHours & { timezone_from_phone?: true; timezone_country?: string } {
   const statements = scheduleStatements(inputs);
   let timezone: string | null = null;
   for (const key of ZONE_KEYS) {
@@ -266,6 +286,11 @@ export function businessHours(inputs: Record<string, unknown>): BusinessHours & 
   for (const st of statements) timezone ??= parseTimeZone(st);
   const fromPhone =
     timezone === null ? zoneOfPhone(text(inputs, 'whatsapp', '', 40) || text(inputs, 'phone', '', 40)) : null;
+  // "+61 …": Australian, but Australia has several zones; said so instead of a silent UTC.
+  const phoneNumber = phoneDigits(text(inputs, 'whatsapp', '', 40) || text(inputs, 'phone', '', 40));
+  const countryOfPhone = phoneNumber
+    ? (COUNTRY_OF_CALLING_CODE.find(([code]) => phoneNumber.startsWith(code))?.[1] ?? null)
+    : null;
   let weekly: BusinessHours['weekly'] | null = null;
   for (const key of HOURS_KEYS) {
     const value = text(inputs, key, '', 1000);
@@ -278,6 +303,7 @@ export function businessHours(inputs: Record<string, unknown>): BusinessHours & 
     weekly: weekly ?? DEFAULT_WEEK,
     hours_given: weekly !== null,
     ...(fromPhone ? { timezone_from_phone: true as const } : {}),
+    ...(timezone === null && !fromPhone && countryOfPhone ? { timezone_country: countryOfPhone } : {}),
   };
 }
 

@@ -159,8 +159,12 @@ export function parseDurationMinutes(text: string): number | null {
  */
 export function splitServiceDuration(item: string): { name: string; minutes: number | null; price: string | null } {
   // A price as written ("$80", "£15", "45 EUR") is kept apart from the name.
-  const priceRe =
-    /(?:[$€£]\s?\d+(?:[.,]\d{1,2})?|\b\d+(?:[.,]\d{1,2})?\s?(?:usd|eur|gbp|aed|cad|aud|chf|dollars|euros|pounds)\b)/i;
+  // Thousands groups first: "$1,200" is one thousand two hundred, not "$1,20".
+  const amount = String.raw`(?:\d{1,3}(?:[,.]\d{3})+(?![\d])(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?)`;
+  const priceRe = new RegExp(
+    String.raw`(?:[$€£]\s?${amount}|\b${amount}\s?(?:usd|eur|gbp|aed|cad|aud|chf|dollars|euros|pounds)\b)`,
+    'i',
+  );
   const price = priceRe.exec(item)?.[0]?.trim() ?? null;
   const withoutPrice = price
     ? item
