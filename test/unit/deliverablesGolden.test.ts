@@ -640,6 +640,36 @@ describe('agent-development', () => {
   });
 });
 
+describe('agent-development: sampled orders', () => {
+  test('defect: "past Gorgias tickets (about 12,000)" is one source; Gorgias gets ticket tools; prompts keep whole words; Shopify orders are queried live', () => {
+    const f = gen('agent-development', {
+      use_case:
+        'Triage incoming support emails for our Shopify store: classify (order status, returns, product question), look up the order in Shopify, draft a reply in Gorgias and escalate refunds over $200 to a human',
+      tools_required: 'Gmail, Shopify, Gorgias, Slack',
+      data_sources: 'Shopify orders, our returns policy PDF, past Gorgias tickets (about 12,000)',
+    });
+    const manifest = json(f, 'agent-development-tools.json');
+    expect(manifest.agent.name).toBe('triage_incoming_support_emails_agent');
+    expect(manifest.data_sources.map((d: any) => [d.name, d.kind])).toEqual([
+      ['Shopify orders', 'api'],
+      ['our returns policy PDF', 'documents'],
+      ['past Gorgias tickets (about 12,000)', 'documents'],
+    ]);
+    const byName = Object.fromEntries(manifest.tools.map((t: any) => [t.name, t]));
+    expect(byName.gorgias).toBeUndefined();
+    expect(byName.ticket_reply._meta).toMatchObject({ requested_as: 'Gorgias', requires_confirmation: true });
+    expect(byName.ticket_reply._meta.backend.call).toContain('/api/tickets/{ticket_id}/messages');
+    expect(byName.send_email._meta.backend.call).toContain('gmail.googleapis.com');
+    const cases = json(f, 'agent-development-eval-cases.json').cases;
+    for (const c of cases) expect(c.prompt).not.toMatch(/to a hum\b/);
+    expect(cases.find((c: any) => c.expect.cites_source === 'Shopify orders').expect.calls_tool).toBe('order_lookup');
+    expect(cases.filter((c: any) => c.expect.calls_tool === 'search_documents' && c.expect.cites_source)).toHaveLength(
+      2,
+    );
+    expect(JSON.stringify(cases)).not.toContain('data_sources has');
+  });
+});
+
 describe('integration-project', () => {
   test('defect: "5,000 orders per day" is 5,000; ShipStation is shipping; field mappings are the systems\' real fields', () => {
     const spec = json(

@@ -724,6 +724,33 @@ const TABLE: Product[] = [
     docs: 'https://developer.zendesk.com/api-reference/ticketing/tickets/tickets/',
   },
   {
+    id: 'gorgias',
+    name: 'Gorgias',
+    aliases: ['gorgias'],
+    capabilities: ['ticketing', 'live_chat', 'knowledge_base'],
+    entities: [
+      {
+        name: 'tickets',
+        endpoint: 'GET/POST https://{domain}.gorgias.com/api/tickets',
+        fields: {
+          external_id: 'id',
+          subject: 'subject',
+          status: 'status',
+          channel: 'channel',
+          customer_email: 'customer.email',
+          created_at: 'created_datetime',
+        },
+      },
+      {
+        name: 'messages',
+        endpoint: 'GET/POST https://{domain}.gorgias.com/api/tickets/{ticket_id}/messages',
+        fields: { external_id: 'id', body: 'body_text', from_agent: 'from_agent', sent_at: 'sent_datetime' },
+      },
+    ],
+    auth: 'HTTP Basic auth: the account e-mail and a REST API key (Settings → REST API)',
+    docs: 'https://developers.gorgias.com/reference/introduction',
+  },
+  {
     id: 'freshdesk',
     name: 'Freshdesk',
     aliases: ['freshdesk'],
