@@ -640,6 +640,25 @@ describe('agent-development', () => {
   });
 });
 
+describe('robot-control-system: sampled orders', () => {
+  test('defect: a FANUC CRX-10iA/L is the long-arm model (1418 mm), 12 kg cartons exceed it and the CRX-20iA/L is suggested; cartons at a conveyor end stop need no camera', () => {
+    const f = gen('robot-control-system', {
+      robot_type: 'FANUC CRX-10iA/L cobot',
+      controller: 'R-30iB Mini Plus',
+      objective:
+        'Palletise 12 kg cartons (400 x 300 x 250 mm) from the end of a conveyor onto two EUR pallets, 8 cartons per minute',
+      site_constraints:
+        'Shared aisle with forklifts; ceiling 3.2 m; 230 V single phase; no fences wanted, area scanner OK',
+    });
+    const arch = f['robot-control-system-architecture.md'] ?? '';
+    expect(arch).toContain('| Robot model | FANUC CRX-10iA/L: rated payload 10 kg, reach 1418 mm |');
+    expect(arch).toContain('| Controller class | vendor |');
+    expect(arch).toContain('The FANUC CRX-20iA/L has the capacity.');
+    expect(arch).toContain('| Vision | none needed for this objective |');
+    expect(f['robot-control-system-params.yaml']).toContain('max_load_kg: 13');
+  });
+});
+
 describe('agent-development: sampled orders', () => {
   test('defect: "past Gorgias tickets (about 12,000)" is one source; Gorgias gets ticket tools; prompts keep whole words; Shopify orders are queried live', () => {
     const f = gen('agent-development', {
