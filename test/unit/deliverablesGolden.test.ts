@@ -878,8 +878,15 @@ describe('bundles', () => {
     const wf = json(parts['automation-wf']!, 'automation-wf-workflow.json');
     const hook = wf.nodes.find((n: any) => n.type === 'n8n-nodes-base.webhook');
     expect(endpoint?.endsWith(`/webhook/${hook.parameters.path}`)).toBe(true);
+    // A physio's page offers a physio's services (not "Check-up").
+    expect(json(page, 'website-booking-config.json').services.map((x: any) => x.name)).toEqual([
+      'Initial assessment',
+      'Follow-up treatment',
+      'Sports injury assessment',
+      'Telehealth consultation',
+    ]);
     const booking = {
-      service: 'new_patient_consultation',
+      service: 'initial_assessment',
       date: '2026-03-05',
       time: '15:00',
       name: 'Dana Whitfield',
@@ -889,7 +896,7 @@ describe('bundles', () => {
     expect(runSetNode(wf, 'Map Booking page fields', booking)).toMatchObject({
       name: 'Dana Whitfield',
       email: 'dana@example.com',
-      summary: 'New patient consultation (30 min) on 2026-03-05 at 15:00',
+      summary: 'Initial assessment (30 min) on 2026-03-05 at 15:00',
     });
     const wiring = bundleConnections({ orderId: 'ord_bundle_golden', serviceId: 'clinic-pack' });
     expect(wiring?.booking_endpoint).toBe(endpoint);
@@ -979,6 +986,45 @@ describe('bundles', () => {
     expect(json(parts['automation-audit']!, 'automation-audit-findings.json').findings.map((f: any) => f.id)).toContain(
       'physical_automation',
     );
+  });
+});
+
+describe('bundles: sampled orders', () => {
+  test('clinic-pack: "physiotherapy clinic in Wellington" is Pacific/Auckland on every part, with a physio\'s services; the setup names the tab the workflow writes', () => {
+    const parts = genBundle('clinic-pack', {
+      business_name: 'Harbourside Physiotherapy',
+      practice_type: 'physiotherapy clinic in Wellington',
+      contact_email: 'reception@harboursidephysio.co.nz',
+    });
+    const page = json(parts['website-booking']!, 'website-booking-config.json');
+    expect(page.availability).toMatchObject({ timezone: 'Pacific/Auckland', timezone_given: true });
+    expect(page.services.map((x: any) => x.name)).toContain('Initial assessment');
+    expect(json(parts['ai-receptionist']!, 'ai-receptionist-config.json').business_hours.timezone).toBe(
+      'Pacific/Auckland',
+    );
+    expect(parts['automation-wf']!['automation-wf-setup.md']).toContain('/values/Bookings!A1:append');
+    expect(parts['automation-wf']!['automation-wf-setup.md']).not.toContain('Sheet1');
+  });
+
+  test('defect: store-pack for a shop with a .co.nz contact and no zone: Pacific/Auckland from the e-mail domain, flagged to confirm (not UTC); WooCommerce orders are logged', () => {
+    const parts = genBundle('store-pack', {
+      business_name: 'Kōwhai Candle Co.',
+      category: 'handmade soy candles sold on our WooCommerce store',
+      contact_email: 'orders@kowhaicandles.co.nz',
+    });
+    const page = json(parts['website-booking']!, 'website-booking-config.json');
+    expect(page.availability).toMatchObject({
+      timezone: 'Pacific/Auckland',
+      timezone_given: false,
+      needs_confirmation: true,
+    });
+    const receptionist = json(parts['ai-receptionist']!, 'ai-receptionist-config.json');
+    expect(receptionist.business_hours).toMatchObject({
+      timezone: 'Pacific/Auckland',
+      timezone_source: "the contact e-mail's country domain",
+    });
+    const wf = json(parts['automation-wf']!, 'automation-wf-workflow.json');
+    expect(wf.nodes.map((n: any) => n.name)).toContain('Orders: WooCommerce webhook');
   });
 });
 

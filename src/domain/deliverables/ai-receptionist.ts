@@ -220,9 +220,10 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
       timezone: hours.timezone,
       timezone_given: hours.timezone_given,
       ...(hours.timezone_from_phone ? { timezone_source: "the WhatsApp number's country code" } : {}),
+      ...(hours.timezone_from_email ? { timezone_source: "the contact e-mail's country domain" } : {}),
       ...(hours.timezone_country
         ? {
-            timezone_note: `Not given: the number is from ${hours.timezone_country}, which has several time zones; set the business's zone.`,
+            timezone_note: `Not given: ${hours.timezone_country_from ?? 'the contact'} is from ${hours.timezone_country}, which has several time zones; set the business's zone.`,
           }
         : {}),
       needs_confirmation: !(hours.hours_given && hours.timezone_given),

@@ -239,6 +239,44 @@ const COUNTRY_OF_CALLING_CODE: [string, string][] = [
   ['62', 'Indonesia'],
 ];
 
+/** Country domains of single-zone countries: a contact e-mail "@…co.nz" says where the business is. */
+const ZONE_OF_DOMAIN: [string, string][] = [
+  ['nz', 'Pacific/Auckland'],
+  ['uk', 'Europe/London'],
+  ['ie', 'Europe/Dublin'],
+  ['de', 'Europe/Berlin'],
+  ['fr', 'Europe/Paris'],
+  ['es', 'Europe/Madrid'],
+  ['it', 'Europe/Rome'],
+  ['nl', 'Europe/Amsterdam'],
+  ['be', 'Europe/Brussels'],
+  ['ch', 'Europe/Zurich'],
+  ['at', 'Europe/Vienna'],
+  ['pt', 'Europe/Lisbon'],
+  ['se', 'Europe/Stockholm'],
+  ['no', 'Europe/Oslo'],
+  ['dk', 'Europe/Copenhagen'],
+  ['pl', 'Europe/Warsaw'],
+  ['ae', 'Asia/Dubai'],
+  ['sg', 'Asia/Singapore'],
+  ['jp', 'Asia/Tokyo'],
+  ['in', 'Asia/Kolkata'],
+  ['za', 'Africa/Johannesburg'],
+];
+/** Country domains of countries with several zones. */
+const COUNTRY_OF_DOMAIN: [string, string][] = [
+  ['au', 'Australia'],
+  ['ca', 'Canada'],
+  ['us', 'the United States'],
+  ['br', 'Brazil'],
+  ['mx', 'Mexico'],
+  ['ru', 'Russia'],
+];
+
+function emailCountryCode(value: string): string {
+  return /@[\w.-]+\.([a-z]{2})\s*$/i.exec(value.trim())?.[1]?.toLowerCase() ?? '';
+}
+
 function phoneDigits(value: string): string {
   return value.trim().startsWith('+') || value.trim().startsWith('00')
     ? value.replace(/\D/g, '').replace(/^00/, '')
@@ -273,9 +311,13 @@ function scheduleStatements(inputs: Record<string, unknown>): string[] {
  * input, such as "Open Tue-Sat 9am to 5pm, Melbourne time" at the end of the services). Without a named zone, a
  * phone number's country code gives one (flagged as not given, so it is confirmed).
  */
-export function businessHours(
-  inputs: Record<string, unknown>,
-): BusinessHours & { timezone_from_phone?: true; timezone_country?: string } {
+export function businessHours(inputs: Record<string, unknown>): BusinessHours & {
+  timezone_from_phone?: true;
+  timezone_from_email?: true;
+  timezone_country?: string;
+  /** What said the country: "the WhatsApp number" or "the contact e-mail's domain". */
+  timezone_country_from?: string;
+} {
   const statements = scheduleStatements(inputs);
   let timezone: string | null = null;
   for (const key of ZONE_KEYS) {
@@ -291,6 +333,17 @@ export function businessHours(
   const countryOfPhone = phoneNumber
     ? (COUNTRY_OF_CALLING_CODE.find(([code]) => phoneNumber.startsWith(code))?.[1] ?? null)
     : null;
+  // Without a number, the contact e-mail's country domain ("@kowhaicandles.co.nz"), flagged likewise.
+  const tld = emailCountryCode(text(inputs, 'contact_email', '', 200) || text(inputs, 'email', '', 200));
+  const fromEmail =
+    timezone === null && fromPhone === null && !countryOfPhone
+      ? (ZONE_OF_DOMAIN.find(([code]) => code === tld)?.[1] ?? null)
+      : null;
+  const countryOfEmail =
+    timezone === null && fromPhone === null && !countryOfPhone && !fromEmail
+      ? (COUNTRY_OF_DOMAIN.find(([code]) => code === tld)?.[1] ?? null)
+      : null;
+  const country = countryOfPhone ?? countryOfEmail;
   let weekly: BusinessHours['weekly'] | null = null;
   for (const key of HOURS_KEYS) {
     const value = text(inputs, key, '', 1000);
@@ -298,12 +351,18 @@ export function businessHours(
   }
   weekly ??= statements.length > 0 ? parseWeeklyHours(statements.join('; ')) : null;
   return {
-    timezone: timezone ?? fromPhone ?? 'UTC',
+    timezone: timezone ?? fromPhone ?? fromEmail ?? 'UTC',
     timezone_given: timezone !== null,
     weekly: weekly ?? DEFAULT_WEEK,
     hours_given: weekly !== null,
     ...(fromPhone ? { timezone_from_phone: true as const } : {}),
-    ...(timezone === null && !fromPhone && countryOfPhone ? { timezone_country: countryOfPhone } : {}),
+    ...(fromEmail ? { timezone_from_email: true as const } : {}),
+    ...(timezone === null && !fromPhone && !fromEmail && country
+      ? {
+          timezone_country: country,
+          timezone_country_from: countryOfPhone ? 'the WhatsApp number' : "the contact e-mail's domain",
+        }
+      : {}),
   };
 }
 
