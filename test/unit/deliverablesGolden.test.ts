@@ -151,6 +151,26 @@ describe('ai-receptionist: sampled orders', () => {
     expect(config.business_hours).toMatchObject({ timezone_given: false, needs_confirmation: true });
     expect(config.business_hours.timezone_note).toContain('Australia');
     expect(f['ai-receptionist-system-prompt.md']).toContain('the business is in Australia, whose zone was not given');
+    // A duration after a comma belongs to the service before it; a UK national WhatsApp number is read as +44.
+    const barber = json(
+      gen('ai-receptionist', {
+        business_name: 'Copper Kettle Barbers',
+        contact_email: 'book@copperkettle.co.uk',
+        services: 'Skin fade £22 (40 mins); Beard trim & shape - £12, 20 min; Kids cut (under 12) £15 30min',
+        whatsapp: '07700 900123',
+      }),
+      'ai-receptionist-config.json',
+    );
+    expect(barber.business.services.map((s: any) => [s.name, s.default_duration_minutes, s.price])).toEqual([
+      ['Skin fade', 40, '£22'],
+      ['Beard trim & shape', 20, '£12'],
+      ['Kids cut (under 12)', 30, '£15'],
+    ]);
+    expect(barber.channels.find((c: any) => c.type === 'whatsapp')).toMatchObject({
+      enabled: true,
+      phone_number_e164: '+447700900123',
+    });
+    expect(barber.business_hours).toMatchObject({ timezone: 'Europe/London', timezone_given: false });
     // A thousands separator still does not split: "$1,200" stays one price.
     const big = json(
       gen('ai-receptionist', { business_name: 'Gold Coast Weddings', services: 'Bridal package 3 hours $1,200' }),

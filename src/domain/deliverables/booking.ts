@@ -116,6 +116,10 @@ function timedClass(name: string): { name: string; minutes: number } | null {
   return { name: `${label} (${range.from}–${range.to})`, minutes: range.minutes };
 }
 
+/** An item that is only a duration or a number ("20 min", "1.5 hours", "90"): it belongs to the service before it. */
+const BARE_DURATION =
+  /^\s*(?:(?:\d+(?:[.,]\d+)?|an?|half an?)\s*[- ]?(?:minutes?|mins?|m|hours?|hrs?|h|′|')?\s*(?:and\s*)?)*\s*$/i;
+
 /**
  * The services of the `services` input with their durations as written ("Initial assessment (60 min)",
  * "90-minute massage"); a service without one gets `defaultMinutes`. An input `duration` / `appointment_length`
@@ -137,7 +141,7 @@ export function bookableServices(
   for (const item of items.map(splitServiceDuration)) {
     const prev = parsed.at(-1);
     // "Hot stone, 90 min": a bare duration or price after a comma belongs to the service before it.
-    if (prev && (/^[\d\s.,]*$/.test(item.name) || item.name === '') && (item.minutes !== null || item.price !== null)) {
+    if (prev && BARE_DURATION.test(item.name) && (item.minutes !== null || item.price !== null)) {
       prev.minutes ??= item.minutes;
       prev.price ??= item.price;
       continue;
