@@ -707,6 +707,23 @@ describe('agent-development: sampled orders', () => {
     );
     expect(JSON.stringify(cases)).not.toContain('data_sources has');
   });
+
+  test('defect: HubSpot and Google Calendar tools name their real API calls, not "to be fixed in the design review"', () => {
+    const manifest = json(
+      gen('agent-development', {
+        use_case:
+          'Qualify inbound leads from our website form: score fit against our ICP, create or update the contact in HubSpot and book a discovery call in Google Calendar for scores above 70.',
+        tools_required: ['HubSpot', 'Google Calendar'],
+      }),
+      'agent-development-tools.json',
+    );
+    const call = (name: string): string =>
+      manifest.tools.find((t: any) => t.name === name)?._meta.backend?.call ?? 'none';
+    expect(call('crm_search')).toContain('https://api.hubapi.com/crm/v3/objects/contacts/search');
+    expect(call('crm_upsert_contact')).toContain('/crm/v3/objects/contacts/batch/upsert');
+    expect(call('find_free_slots')).toContain('https://www.googleapis.com/calendar/v3/freeBusy');
+    expect(call('create_event')).toContain('/calendar/v3/calendars/{calendarId}/events');
+  });
 });
 
 describe('integration-project', () => {

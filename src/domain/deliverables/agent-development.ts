@@ -219,6 +219,11 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
         ),
         annotations: readOnly,
         requires_confirmation: false,
+        calls: {
+          'google-calendar':
+            'POST https://www.googleapis.com/calendar/v3/freeBusy (timeMin, timeMax, items: [{ id: calendarId }])',
+          calendly: 'GET https://api.calendly.com/event_type_available_times?event_type={uri}&start_time=…&end_time=…',
+        },
       },
       {
         name: 'create_event',
@@ -235,6 +240,10 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
         ),
         annotations: writes,
         requires_confirmation: true,
+        calls: {
+          'google-calendar':
+            'POST https://www.googleapis.com/calendar/v3/calendars/{calendarId}/events?sendUpdates=all',
+        },
       },
     ],
   },
@@ -252,6 +261,11 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
         ),
         annotations: readOnly,
         requires_confirmation: false,
+        calls: {
+          hubspot: 'POST https://api.hubapi.com/crm/v3/objects/contacts/search (filterGroups or query)',
+          pipedrive: 'GET https://api.pipedrive.com/v1/persons/search?term={query}',
+          salesforce: "GET /services/data/v61.0/query?q=SELECT Id, Name, Email FROM Contact WHERE Email = '{email}'",
+        },
       },
       {
         name: 'crm_upsert_contact',
@@ -267,6 +281,10 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
         ),
         annotations: { ...writes, idempotentHint: true },
         requires_confirmation: false,
+        calls: {
+          hubspot: 'POST https://api.hubapi.com/crm/v3/objects/contacts/batch/upsert (idProperty email)',
+          pipedrive: 'POST https://api.pipedrive.com/v1/persons (after persons/search by e-mail)',
+        },
       },
     ],
   },
