@@ -132,6 +132,54 @@ describe('ai-receptionist', () => {
   });
 });
 
+describe('ai-receptionist: sampled orders', () => {
+  test('defect: "Gel manicure 45 min $55, Acrylic full set 1h 15m $85, …" is four services with their prices; an Australian WhatsApp number does not pass UTC off as the zone', () => {
+    const f = gen('ai-receptionist', {
+      business_name: 'Bella Vista Nails & Beauty',
+      contact_email: 'hello@bellavistanails.com.au',
+      services: 'Gel manicure 45 min $55, Acrylic full set 1h 15m $85, Pedicure (50 mins) $60, Brow wax 15 min $20',
+      whatsapp: '+61 412 555 019',
+    });
+    const config = json(f, 'ai-receptionist-config.json');
+    expect(config.business.services.map((s: any) => [s.name, s.default_duration_minutes, s.price])).toEqual([
+      ['Gel manicure', 45, '$55'],
+      ['Acrylic full set', 75, '$85'],
+      ['Pedicure', 50, '$60'],
+      ['Brow wax', 15, '$20'],
+    ]);
+    expect(config.channels.find((c: any) => c.type === 'whatsapp').phone_number_e164).toBe('+61412555019');
+    expect(config.business_hours).toMatchObject({ timezone_given: false, needs_confirmation: true });
+    expect(config.business_hours.timezone_note).toContain('Australia');
+    expect(f['ai-receptionist-system-prompt.md']).toContain('the business is in Australia, whose zone was not given');
+    // A duration after a comma belongs to the service before it; a UK national WhatsApp number is read as +44.
+    const barber = json(
+      gen('ai-receptionist', {
+        business_name: 'Copper Kettle Barbers',
+        contact_email: 'book@copperkettle.co.uk',
+        services: 'Skin fade £22 (40 mins); Beard trim & shape - £12, 20 min; Kids cut (under 12) £15 30min',
+        whatsapp: '07700 900123',
+      }),
+      'ai-receptionist-config.json',
+    );
+    expect(barber.business.services.map((s: any) => [s.name, s.default_duration_minutes, s.price])).toEqual([
+      ['Skin fade', 40, '£22'],
+      ['Beard trim & shape', 20, '£12'],
+      ['Kids cut (under 12)', 30, '£15'],
+    ]);
+    expect(barber.channels.find((c: any) => c.type === 'whatsapp')).toMatchObject({
+      enabled: true,
+      phone_number_e164: '+447700900123',
+    });
+    expect(barber.business_hours).toMatchObject({ timezone: 'Europe/London', timezone_given: false });
+    // A thousands separator still does not split: "$1,200" stays one price.
+    const big = json(
+      gen('ai-receptionist', { business_name: 'Gold Coast Weddings', services: 'Bridal package 3 hours $1,200' }),
+      'ai-receptionist-config.json',
+    );
+    expect(big.business.services.map((s: any) => [s.name, s.price])).toEqual([['Bridal package', '$1,200']]);
+  });
+});
+
 describe('website-booking', () => {
   test('defect: a 60-minute "Initial assessment" is a 60-minute slot, in the page and the config', () => {
     const f = gen('website-booking', {
@@ -246,6 +294,55 @@ describe('website-booking: hours and zones written into the services', () => {
       'Sunday bootcamp',
     ]);
     expect(config.availability.timezone_given).toBe(false);
+  });
+});
+
+describe('website-booking: classes at a day and time, and city names', () => {
+  test('defect: "Saturday yoga 9-10am" and "Tuesday spin class 6:30-7:15pm" are classes with their lengths, not opening hours', () => {
+    const config = json(
+      gen('website-booking', {
+        business_name: 'Northside Movement Studio',
+        industry: 'fitness studio',
+        services:
+          'Saturday yoga 9-10am, Tuesday spin class 6:30-7:15pm, Reformer pilates 50 min $35. Open Mon-Fri 6am-8pm, Sat 8-12',
+      }),
+      'website-booking-config.json',
+    );
+    expect(config.services.map((s: any) => [s.name, s.duration_minutes, s.price])).toEqual([
+      ['Saturday yoga (09:00–10:00)', 60, null],
+      ['Tuesday spin class (18:30–19:15)', 45, null],
+      ['Reformer pilates', 50, '$35'],
+    ]);
+    expect(config.services.map((s: any) => s.id)).toEqual(['saturday_yoga', 'tuesday_spin_class', 'reformer_pilates']);
+    // The opening hours are the "Open …" statement and the bare "Sat 8-12", not the class times.
+    expect(config.availability.weekly.tue).toEqual([['06:00', '20:00']]);
+    expect(config.availability.weekly.sat).toEqual([['08:00', '12:00']]);
+  });
+
+  test('defect: "Lima beans catering" sets no zone; "in Lima", "Lima, Peru" and a city field do', () => {
+    const plain = json(
+      gen('website-booking', {
+        business_name: 'Green Pod Kitchen',
+        industry: 'catering',
+        business_description: 'Lima beans catering for weddings and office lunches',
+        services: 'Tasting session 45 min',
+      }),
+      'website-booking-config.json',
+    );
+    expect(plain.availability.timezone_given).toBe(false);
+    expect(plain.availability.timezone).not.toBe('America/Lima');
+    const places: Record<string, string>[] = [
+      { business_description: 'Lima beans catering, based in Lima' },
+      { business_description: 'Catering for weddings. Lima, Peru' },
+      { address: 'Av. Larco 345, Miraflores, Lima' },
+    ];
+    for (const where of places) {
+      const config = json(
+        gen('website-booking', { business_name: 'Green Pod Kitchen', services: 'Tasting session 45 min', ...where }),
+        'website-booking-config.json',
+      );
+      expect([where, config.availability.timezone]).toEqual([where, 'America/Lima']);
+    }
   });
 });
 
@@ -563,6 +660,72 @@ describe('agent-development', () => {
   });
 });
 
+describe('robot-control-system: sampled orders', () => {
+  test('defect: a FANUC CRX-10iA/L is the long-arm model (1418 mm), 12 kg cartons exceed it and the CRX-20iA/L is suggested; cartons at a conveyor end stop need no camera', () => {
+    const f = gen('robot-control-system', {
+      robot_type: 'FANUC CRX-10iA/L cobot',
+      controller: 'R-30iB Mini Plus',
+      objective:
+        'Palletise 12 kg cartons (400 x 300 x 250 mm) from the end of a conveyor onto two EUR pallets, 8 cartons per minute',
+      site_constraints:
+        'Shared aisle with forklifts; ceiling 3.2 m; 230 V single phase; no fences wanted, area scanner OK',
+    });
+    const arch = f['robot-control-system-architecture.md'] ?? '';
+    expect(arch).toContain('| Robot model | FANUC CRX-10iA/L: rated payload 10 kg, reach 1418 mm |');
+    expect(arch).toContain('| Controller class | vendor |');
+    expect(arch).toContain('The FANUC CRX-20iA/L has the capacity.');
+    expect(arch).toContain('| Vision | none needed for this objective |');
+    expect(f['robot-control-system-params.yaml']).toContain('max_load_kg: 13');
+  });
+});
+
+describe('agent-development: sampled orders', () => {
+  test('defect: "past Gorgias tickets (about 12,000)" is one source; Gorgias gets ticket tools; prompts keep whole words; Shopify orders are queried live', () => {
+    const f = gen('agent-development', {
+      use_case:
+        'Triage incoming support emails for our Shopify store: classify (order status, returns, product question), look up the order in Shopify, draft a reply in Gorgias and escalate refunds over $200 to a human',
+      tools_required: 'Gmail, Shopify, Gorgias, Slack',
+      data_sources: 'Shopify orders, our returns policy PDF, past Gorgias tickets (about 12,000)',
+    });
+    const manifest = json(f, 'agent-development-tools.json');
+    expect(manifest.agent.name).toBe('triage_incoming_support_emails_agent');
+    expect(manifest.data_sources.map((d: any) => [d.name, d.kind])).toEqual([
+      ['Shopify orders', 'api'],
+      ['our returns policy PDF', 'documents'],
+      ['past Gorgias tickets (about 12,000)', 'documents'],
+    ]);
+    const byName = Object.fromEntries(manifest.tools.map((t: any) => [t.name, t]));
+    expect(byName.gorgias).toBeUndefined();
+    expect(byName.ticket_reply._meta).toMatchObject({ requested_as: 'Gorgias', requires_confirmation: true });
+    expect(byName.ticket_reply._meta.backend.call).toContain('/api/tickets/{ticket_id}/messages');
+    expect(byName.send_email._meta.backend.call).toContain('gmail.googleapis.com');
+    const cases = json(f, 'agent-development-eval-cases.json').cases;
+    for (const c of cases) expect(c.prompt).not.toMatch(/to a hum\b/);
+    expect(cases.find((c: any) => c.expect.cites_source === 'Shopify orders').expect.calls_tool).toBe('order_lookup');
+    expect(cases.filter((c: any) => c.expect.calls_tool === 'search_documents' && c.expect.cites_source)).toHaveLength(
+      2,
+    );
+    expect(JSON.stringify(cases)).not.toContain('data_sources has');
+  });
+
+  test('defect: HubSpot and Google Calendar tools name their real API calls, not "to be fixed in the design review"', () => {
+    const manifest = json(
+      gen('agent-development', {
+        use_case:
+          'Qualify inbound leads from our website form: score fit against our ICP, create or update the contact in HubSpot and book a discovery call in Google Calendar for scores above 70.',
+        tools_required: ['HubSpot', 'Google Calendar'],
+      }),
+      'agent-development-tools.json',
+    );
+    const call = (name: string): string =>
+      manifest.tools.find((t: any) => t.name === name)?._meta.backend?.call ?? 'none';
+    expect(call('crm_search')).toContain('https://api.hubapi.com/crm/v3/objects/contacts/search');
+    expect(call('crm_upsert_contact')).toContain('/crm/v3/objects/contacts/batch/upsert');
+    expect(call('find_free_slots')).toContain('https://www.googleapis.com/calendar/v3/freeBusy');
+    expect(call('create_event')).toContain('/calendar/v3/calendars/{calendarId}/events');
+  });
+});
+
 describe('integration-project', () => {
   test('defect: "5,000 orders per day" is 5,000; ShipStation is shipping; field mappings are the systems\' real fields', () => {
     const spec = json(
@@ -684,6 +847,44 @@ describe('automation-audit', () => {
     expect(data.findings.find((f: any) => f.id === 'enquiry_handling').covered_by).toBeUndefined();
   });
 
+  test('defect: a Brisbane physio on Cliniko: Cliniko covers bookings; the Jotform → Cliniko re-keying pain point is the first finding, quoted', () => {
+    const files = gen('automation-audit', {
+      business_description:
+        'Physiotherapy clinic with three locations in Brisbane (Paddington, Chermside, Carindale), 14 physios and 4 reception staff. Patients book online or by phone; we send appointment reminders and invoice health funds.',
+      current_tools: 'Cliniko, Xero, Mailchimp, Google Sheets',
+      pain_points:
+        'Reception re-keys new patient forms from Jotform into Cliniko; No-shows on Monday mornings; Weekly revenue per location is compiled by hand in Google Sheets',
+    });
+    const data = json(files, 'automation-audit-findings.json');
+    expect(data.tool_inventory.find((t: any) => t.tool === 'Cliniko')).toMatchObject({
+      product: 'Cliniko',
+      category: 'practice_management',
+      does: expect.arrayContaining(['scheduling', 'sms', 'invoicing', 'client_records']),
+    });
+    const first = data.findings[0];
+    expect(first).toMatchObject({
+      id: 'data_entry',
+      title: 'Re-typing data between tools: Jotform → Cliniko',
+      evidence: ['pain point: "Reception re-keys new patient forms from Jotform into Cliniko"'],
+      confidence: 'high',
+      recommended_service: 'automation-wf',
+      proposed_automation: { source: 'Jotform', target: 'Cliniko', creates: 'Cliniko patient' },
+    });
+    expect(first.recommendation).toContain('/v1/patients');
+    // Cliniko already takes bookings and sends reminders: no booking website is recommended.
+    const scheduling = data.findings.find((f: any) => f.id === 'scheduling');
+    expect(scheduling.covered_by).toEqual(['Cliniko']);
+    expect(scheduling.recommendation).toContain('Cliniko already takes bookings, sends SMS reminders');
+    expect(data.summary.recommended_services).not.toContain('website-booking');
+    expect(data.findings.find((f: any) => f.id === 'reporting').evidence).toEqual([
+      'pain point: "Weekly revenue per location is compiled by hand in Google Sheets"',
+    ]);
+    expect(data.stack_notes.join(' ')).not.toContain('No CRM');
+    expect(files['automation-audit-report.md']).toContain(
+      'Start with: Re-typing data between tools: Jotform → Cliniko.',
+    );
+  });
+
   test('dental clinic on Calendly and Excel: scheduling is covered, re-typing into Excel is a finding', () => {
     const data = json(
       gen('automation-audit', {
@@ -714,8 +915,15 @@ describe('bundles', () => {
     const wf = json(parts['automation-wf']!, 'automation-wf-workflow.json');
     const hook = wf.nodes.find((n: any) => n.type === 'n8n-nodes-base.webhook');
     expect(endpoint?.endsWith(`/webhook/${hook.parameters.path}`)).toBe(true);
+    // A physio's page offers a physio's services (not "Check-up").
+    expect(json(page, 'website-booking-config.json').services.map((x: any) => x.name)).toEqual([
+      'Initial assessment',
+      'Follow-up treatment',
+      'Sports injury assessment',
+      'Telehealth consultation',
+    ]);
     const booking = {
-      service: 'new_patient_consultation',
+      service: 'initial_assessment',
       date: '2026-03-05',
       time: '15:00',
       name: 'Dana Whitfield',
@@ -725,7 +933,7 @@ describe('bundles', () => {
     expect(runSetNode(wf, 'Map Booking page fields', booking)).toMatchObject({
       name: 'Dana Whitfield',
       email: 'dana@example.com',
-      summary: 'New patient consultation (30 min) on 2026-03-05 at 15:00',
+      summary: 'Initial assessment (30 min) on 2026-03-05 at 15:00',
     });
     const wiring = bundleConnections({ orderId: 'ord_bundle_golden', serviceId: 'clinic-pack' });
     expect(wiring?.booking_endpoint).toBe(endpoint);
@@ -815,6 +1023,45 @@ describe('bundles', () => {
     expect(json(parts['automation-audit']!, 'automation-audit-findings.json').findings.map((f: any) => f.id)).toContain(
       'physical_automation',
     );
+  });
+});
+
+describe('bundles: sampled orders', () => {
+  test('clinic-pack: "physiotherapy clinic in Wellington" is Pacific/Auckland on every part, with a physio\'s services; the setup names the tab the workflow writes', () => {
+    const parts = genBundle('clinic-pack', {
+      business_name: 'Harbourside Physiotherapy',
+      practice_type: 'physiotherapy clinic in Wellington',
+      contact_email: 'reception@harboursidephysio.co.nz',
+    });
+    const page = json(parts['website-booking']!, 'website-booking-config.json');
+    expect(page.availability).toMatchObject({ timezone: 'Pacific/Auckland', timezone_given: true });
+    expect(page.services.map((x: any) => x.name)).toContain('Initial assessment');
+    expect(json(parts['ai-receptionist']!, 'ai-receptionist-config.json').business_hours.timezone).toBe(
+      'Pacific/Auckland',
+    );
+    expect(parts['automation-wf']!['automation-wf-setup.md']).toContain('/values/Bookings!A1:append');
+    expect(parts['automation-wf']!['automation-wf-setup.md']).not.toContain('Sheet1');
+  });
+
+  test('defect: store-pack for a shop with a .co.nz contact and no zone: Pacific/Auckland from the e-mail domain, flagged to confirm (not UTC); WooCommerce orders are logged', () => {
+    const parts = genBundle('store-pack', {
+      business_name: 'Kōwhai Candle Co.',
+      category: 'handmade soy candles sold on our WooCommerce store',
+      contact_email: 'orders@kowhaicandles.co.nz',
+    });
+    const page = json(parts['website-booking']!, 'website-booking-config.json');
+    expect(page.availability).toMatchObject({
+      timezone: 'Pacific/Auckland',
+      timezone_given: false,
+      needs_confirmation: true,
+    });
+    const receptionist = json(parts['ai-receptionist']!, 'ai-receptionist-config.json');
+    expect(receptionist.business_hours).toMatchObject({
+      timezone: 'Pacific/Auckland',
+      timezone_source: "the contact e-mail's country domain",
+    });
+    const wf = json(parts['automation-wf']!, 'automation-wf-workflow.json');
+    expect(wf.nodes.map((n: any) => n.name)).toContain('Orders: WooCommerce webhook');
   });
 });
 

@@ -60,6 +60,12 @@ test.each([
   ['based in Lisbon', 'Europe/Lisbon'],
   ['Christmas party', null],
   ['Boulangerie et pâtisserie', null],
+  ['Lima beans catering', null],
+  ['London Fog latte bar', null],
+  ['in Lima', 'America/Lima'],
+  ['Lima time', 'America/Lima'],
+  ['Lima, Peru', 'America/Lima'],
+  ['Brisbane-based physio', 'Australia/Brisbane'],
 ])('time zone %j → %s', (text, zone) => {
   expect(parseTimeZone(text)).toBe(zone);
 });
@@ -87,6 +93,14 @@ test('weekly hours: day ranges, am/pm, "9-5"', () => {
   expect(parseWeeklyHours('weekdays 9-5')?.fri).toEqual([['09:00', '17:00']]);
   expect(parseWeeklyHours('9am-5pm Tue-Sat')).toMatchObject({ mon: [], tue: [['09:00', '17:00']] });
   expect(parseWeeklyHours('Open daily 10am-8pm')?.sun).toEqual([['10:00', '20:00']]);
+  // The opening time shares the closing time's pm when it comes before it ("1-5pm"); "9-5pm" opens in the morning.
+  expect(parseWeeklyHours('Sat 1-5pm')?.sat).toEqual([['13:00', '17:00']]);
+  expect(parseWeeklyHours('Sat 9-5pm')?.sat).toEqual([['09:00', '17:00']]);
+});
+
+test('a city field names the place wherever the city is in it', () => {
+  expect(parseTimeZone('Shop 4, 12 Queen St, Brisbane QLD', { place: true })).toBe('Australia/Brisbane');
+  expect(parseTimeZone('Shop 4, 12 Queen St, Brisbane QLD 4000')).toBe(null);
 });
 
 test('robots: models, distros, masses, vision', () => {

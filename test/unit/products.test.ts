@@ -107,4 +107,28 @@ describe('product table', () => {
     expect(findProduct('Squarespace site')).toBeUndefined();
     expect(findProduct('Google Sheets')?.id).toBe('google-sheets');
   });
+
+  test('practice and field-service tools buyers name are in the table with what they already do', () => {
+    const cliniko = findProduct('Cliniko')!;
+    expect(cliniko.capabilities).toEqual(
+      expect.arrayContaining(['practice_management', 'scheduling', 'sms', 'invoicing']),
+    );
+    // Cliniko has no webhooks: polled, never a made-up payload; its API takes the key as the Basic auth user.
+    expect(cliniko.webhook).toBeUndefined();
+    expect(cliniko.polling).toMatch(/no webhooks/);
+    expect(cliniko.http).toMatchObject({ kind: 'patients', method: 'POST' });
+    expect(cliniko.auth).toMatch(/Basic auth/);
+    for (const [name, id] of [
+      ['Jane App', 'jane'],
+      ['SimplePractice', 'simplepractice'],
+      ['Mindbody', 'mindbody'],
+      ['Jobber', 'jobber'],
+      ['Housecall Pro', 'housecall-pro'],
+      ['Square Appointments', 'square'],
+      ['Acuity', 'acuity'],
+    ])
+      expect([name, findProduct(`We book in ${name}`)?.id]).toEqual([name, id]);
+    expect(findProduct('Acuity Scheduling')?.n8n?.trigger?.type).toBe('n8n-nodes-base.acuitySchedulingTrigger');
+    expect(findProducts('visual acuity tests and a housecall visit')).toEqual([]);
+  });
 });

@@ -59,7 +59,17 @@ const ZENDESK_STATUS = ['new', 'open', 'pending', 'hold', 'solved'];
 
 const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemplate[] }[] = [
   {
-    keywords: ['zendesk', 'freshdesk', 'helpdesk', 'help desk', 'ticket', 'support desk', 'service desk', 'intercom'],
+    keywords: [
+      'zendesk',
+      'freshdesk',
+      'gorgias',
+      'helpdesk',
+      'help desk',
+      'ticket',
+      'support desk',
+      'service desk',
+      'intercom',
+    ],
     capability: 'ticketing',
     tools: [
       {
@@ -80,6 +90,7 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
           zendesk: 'GET /api/v2/search.json?query=type:ticket {query}',
           freshdesk: 'GET /api/v2/search/tickets?query="{query}"',
           intercom: 'POST /tickets/search',
+          gorgias: 'GET /api/tickets?customer_id={customer_id} (list; search by text in a Gorgias view)',
         },
         evalPrompt: (u, p) => `Are there other open ${p} tickets from dana@example.com about the same problem? (${u})`,
       },
@@ -94,6 +105,7 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
           zendesk: 'GET /api/v2/tickets/{ticket_id}.json and /comments.json',
           freshdesk: 'GET /api/v2/tickets/{ticket_id}?include=conversations',
           intercom: 'GET /tickets/{ticket_id}',
+          gorgias: 'GET /api/tickets/{ticket_id} and /api/tickets/{ticket_id}/messages',
         },
         evalPrompt: (u, p) =>
           `Ticket #4821 just came in on ${p}. Read it and tell me what the customer wants. Context: ${u}`,
@@ -118,6 +130,7 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
           zendesk: 'PUT /api/v2/tickets/{ticket_id}.json',
           freshdesk: 'PUT /api/v2/tickets/{ticket_id}',
           intercom: 'PUT /tickets/{ticket_id}',
+          gorgias: 'PUT /api/tickets/{ticket_id} (status, priority, tags, assignee_team)',
         },
         evalPrompt: (u, p) =>
           `New ${p} ticket #4821: "My order #1001 arrived damaged and I need a replacement before Friday." Classify it and set priority and tags as our process says: ${u}`,
@@ -141,6 +154,8 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
           zendesk: 'PUT /api/v2/tickets/{ticket_id}.json with ticket.comment {body, public}',
           freshdesk: 'POST /api/v2/tickets/{ticket_id}/reply (public) or /notes',
           intercom: 'POST /tickets/{ticket_id}/reply',
+          gorgias:
+            'POST /api/tickets/{ticket_id}/messages (channel email, from_agent true) or an internal-note message',
         },
         evalPrompt: (u, p) => `Draft and send the reply to ${p} ticket #4821 (damaged order #1001). ${u}`,
       },
@@ -160,6 +175,11 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
         ),
         annotations: readOnly,
         requires_confirmation: false,
+        calls: {
+          gmail:
+            'GET https://gmail.googleapis.com/gmail/v1/users/me/messages?q={query}&maxResults={max_results}, then messages/{id}?format=metadata',
+        },
+        evalPrompt: (u, p) => `A customer e-mailed about order #1001 this morning: find it in ${p}. (${u})`,
       },
       {
         name: 'send_email',
@@ -175,6 +195,9 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
         ),
         annotations: writes,
         requires_confirmation: true,
+        calls: {
+          gmail: 'POST https://gmail.googleapis.com/gmail/v1/users/me/messages/send with raw (RFC 2822, base64url)',
+        },
       },
     ],
   },
@@ -196,6 +219,11 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
         ),
         annotations: readOnly,
         requires_confirmation: false,
+        calls: {
+          'google-calendar':
+            'POST https://www.googleapis.com/calendar/v3/freeBusy (timeMin, timeMax, items: [{ id: calendarId }])',
+          calendly: 'GET https://api.calendly.com/event_type_available_times?event_type={uri}&start_time=…&end_time=…',
+        },
       },
       {
         name: 'create_event',
@@ -212,6 +240,10 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
         ),
         annotations: writes,
         requires_confirmation: true,
+        calls: {
+          'google-calendar':
+            'POST https://www.googleapis.com/calendar/v3/calendars/{calendarId}/events?sendUpdates=all',
+        },
       },
     ],
   },
@@ -229,6 +261,11 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
         ),
         annotations: readOnly,
         requires_confirmation: false,
+        calls: {
+          hubspot: 'POST https://api.hubapi.com/crm/v3/objects/contacts/search (filterGroups or query)',
+          pipedrive: 'GET https://api.pipedrive.com/v1/persons/search?term={query}',
+          salesforce: "GET /services/data/v61.0/query?q=SELECT Id, Name, Email FROM Contact WHERE Email = '{email}'",
+        },
       },
       {
         name: 'crm_upsert_contact',
@@ -244,6 +281,10 @@ const TOOL_TEMPLATES: { keywords: string[]; capability?: string; tools: ToolTemp
         ),
         annotations: { ...writes, idempotentHint: true },
         requires_confirmation: false,
+        calls: {
+          hubspot: 'POST https://api.hubapi.com/crm/v3/objects/contacts/batch/upsert (idProperty email)',
+          pipedrive: 'POST https://api.pipedrive.com/v1/persons (after persons/search by e-mail)',
+        },
       },
     ],
   },
@@ -466,13 +507,20 @@ function toolsFor(
   return out;
 }
 
+/** The text cut to at most `max` characters at a word boundary (never mid-word, "… to a hum"), with "…" when cut. */
+function clipWords(v: string, max: number): string {
+  if (v.length <= max) return v;
+  const cut = v.slice(0, max + 1).replace(/\s+\S*$/, '');
+  return `${(cut || v.slice(0, max)).replace(/[\s,;:–—-]+$/, '')}…`;
+}
+
 function lowerFirst(v: string): string {
   return v.charAt(0).toLowerCase() + v.slice(1);
 }
 
 /** An evaluation request for a tool without its own, built from the use case. */
 function evalPromptFor(t: ToolSpec, useCase: string, product: string): string {
-  if (t.annotations.readOnlyHint) return `Before acting, look up what ${product} has on this: ${useCase}.`;
+  if (t.annotations.readOnlyHint) return `Before acting, check ${product} for this: ${useCase}.`;
   return `Go ahead and ${lowerFirst(t.title)} in ${product} for this: ${useCase}.`;
 }
 
@@ -493,8 +541,9 @@ export function agentDevelopmentDeliverables(ctx: DeliverableContext): Deliverab
   const requested = list(ctx.inputs, 'tools_required', 15);
   const dataSources = list(ctx.inputs, 'data_sources', 15);
   const tools = toolsFor(requested.length > 0 ? requested : ['web search']);
-  const agentName = `${snake(useCase.split(/[.\n]/)[0] ?? 'agent', 'agent', 32)}_agent`;
-  const firstSentence = (useCase.split(/(?<=[.!?])\s+|\n/)[0] ?? useCase).replace(/[.!?]+$/, '').slice(0, 200);
+  // Whole words only: "triage_incoming_support_emails_agent", not "…_emails_f_agent".
+  const agentName = `${snake(clipWords((useCase.split(/[.:;\n]/)[0] ?? 'agent').replace(/\(.*$/, ''), 32).replace(/…$/, ''), 'agent', 32)}_agent`;
+  const firstSentence = clipWords((useCase.split(/(?<=[.!?])\s+|\n/)[0] ?? useCase).replace(/[.!?]+$/, ''), 240);
   const confirmTools = tools.filter((t) => t.requires_confirmation).map((t) => t.name);
   const sources = dataSources.map((name) => ({ name, kind: dataSourceKind(name) }));
   if (sources.length > 0 && !tools.some((t) => t.name === 'search_documents')) {
@@ -503,7 +552,7 @@ export function agentDevelopmentDeliverables(ctx: DeliverableContext): Deliverab
       evalPrompt: _prompt,
       ...doc
     } = TOOL_TEMPLATES.find((t) => t.tools.some((x) => x.name === 'search_documents'))?.tools[0] as ToolTemplate;
-    tools.push({ ...doc, requested_as: 'data_sources' });
+    tools.push({ ...doc, requested_as: 'data_sources', productName: 'the indexed documents' });
   }
 
   const manifest = {
@@ -557,11 +606,27 @@ export function agentDevelopmentDeliverables(ctx: DeliverableContext): Deliverab
         prompt: `Do the usual for the client from yesterday.`,
         expect: { asks_clarifying_question: true, about: firstSentence },
       },
-      ...sources.map((src, i) => ({
-        id: `grounded_answer_${i + 1}`,
-        prompt: `Answer from ${src.name} only: what does it say that matters for "${firstSentence}"? Quote the passage.`,
-        expect: { calls_tool: 'search_documents', cites_source: src.name },
-      })),
+      // Indexed sources are searched and quoted; a source read through an API tool ("Shopify orders") is queried.
+      ...sources
+        .filter((src) => src.kind === 'documents' || src.kind === 'website')
+        .map((src, i) => ({
+          id: `grounded_answer_${i + 1}`,
+          prompt: `Answer from ${src.name} only: what does it say that matters for "${firstSentence}"? Quote the passage.`,
+          expect: { calls_tool: 'search_documents', cites_source: src.name },
+        })),
+      ...sources.flatMap((src, i) => {
+        const product = src.kind === 'api' ? findProduct(src.name) : undefined;
+        const tool = product && tools.find((t) => t.productName === product.name && t.annotations.readOnlyHint);
+        return tool
+          ? [
+              {
+                id: `live_data_${i + 1}_${tool.name}`,
+                prompt: `Using ${src.name} (live, through ${product.name}), check the facts for: "${firstSentence}".`,
+                expect: { calls_tool: tool.name, cites_source: src.name },
+              },
+            ]
+          : [];
+      }),
     ],
   };
 

@@ -28,6 +28,37 @@ export function toE164(value: string): string | null {
   return digits.length >= 8 && digits.length <= 15 && !digits.startsWith('0') ? `+${digits}` : null;
 }
 
+/** Calling codes of countries that write national numbers with a trunk 0 ("07700 900123"), by time zone. */
+const TRUNK_ZERO_CODE: [RegExp, string, string][] = [
+  [/^Europe\/London$/, '44', 'the United Kingdom'],
+  [/^Europe\/Dublin$/, '353', 'Ireland'],
+  [/^Australia\//, '61', 'Australia'],
+  [/^Pacific\/Auckland$/, '64', 'New Zealand'],
+  [/^Europe\/Berlin$/, '49', 'Germany'],
+  [/^Europe\/Paris$/, '33', 'France'],
+  [/^Europe\/Amsterdam$/, '31', 'the Netherlands'],
+  [/^Europe\/Brussels$/, '32', 'Belgium'],
+  [/^Europe\/Zurich$/, '41', 'Switzerland'],
+  [/^Europe\/Vienna$/, '43', 'Austria'],
+  [/^Asia\/Kolkata$/, '91', 'India'],
+  [/^Africa\/Johannesburg$/, '27', 'South Africa'],
+  [/^Asia\/Dubai$/, '971', 'the United Arab Emirates'],
+  [/^Asia\/Tokyo$/, '81', 'Japan'],
+];
+
+/**
+ * A national number written with its trunk 0 ("07700 900123") in E.164 for the country of the business's time zone
+ * (Europe/London → +447700900123), with the country; null when the zone's country is not known to use a trunk 0.
+ */
+export function nationalToE164(value: string, timezone: string): { e164: string; country: string } | null {
+  const trimmed = value.trim();
+  if (!/^0[1-9]/.test(trimmed)) return null;
+  const hit = TRUNK_ZERO_CODE.find(([re]) => re.test(timezone));
+  if (!hit) return null;
+  const digits = `${hit[1]}${trimmed.replace(/\D/g, '').slice(1)}`;
+  return digits.length >= 8 && digits.length <= 15 ? { e164: `+${digits}`, country: hit[2] } : null;
+}
+
 function languagesFrom(inputs: Record<string, unknown>): string[] {
   const requested = [...list(inputs, 'languages'), ...list(inputs, 'language')].map((l) => l.toLowerCase().slice(0, 2));
   const valid = requested.filter((l) => l in LANGUAGE_NAMES);
@@ -89,8 +120,18 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
   const profile = profileFor(sector(ctx.inputs));
   const booked = bookableServices(ctx.inputs, profile.duration, profile.buffer, 'General enquiry');
   const serviceNames = booked.map((s) => s.name);
+  const hours = businessHours(ctx.inputs);
   const whatsappRaw = line(ctx.inputs, 'whatsapp', '', 40);
-  const whatsapp = whatsappRaw ? toE164(whatsappRaw) : null;
+  const international = whatsappRaw ? toE164(whatsappRaw) : null;
+  // "07700 900123" for a business in London: the national number with the country's code, said and to be confirmed.
+  const national =
+    whatsappRaw && !international
+      ? nationalToE164(
+          whatsappRaw,
+          hours.timezone === 'UTC' && hours.timezone_country === 'Australia' ? 'Australia/' : hours.timezone,
+        )
+      : null;
+  const whatsapp = international ?? national?.e164 ?? null;
   const languages = languagesFrom(ctx.inputs);
   const services = booked.map((s) => ({
     id: s.id,
@@ -100,7 +141,6 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     duration_given: s.duration_given,
     price: s.price,
   }));
-  const hours = businessHours(ctx.inputs);
   const hoursText = describeHours(hours);
   const wiring = bundleWiring(ctx);
   const wording = languageReply(ctx, 'receptionist_wording', Wording);
@@ -206,6 +246,11 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
             phone_number_e164: whatsapp,
             provider: 'whatsapp_business_cloud_api',
             booking_via_whatsapp: true,
+            ...(national
+              ? {
+                  note: `Read "${whatsappRaw}" as a number in ${national.country} (from the business's ${hours.timezone_given ? '' : 'assumed '}time zone ${hours.timezone}); confirm it.`,
+                }
+              : {}),
           }
         : {
             type: 'whatsapp',
@@ -220,6 +265,12 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
       timezone: hours.timezone,
       timezone_given: hours.timezone_given,
       ...(hours.timezone_from_phone ? { timezone_source: "the WhatsApp number's country code" } : {}),
+      ...(hours.timezone_from_email ? { timezone_source: "the contact e-mail's country domain" } : {}),
+      ...(hours.timezone_country
+        ? {
+            timezone_note: `Not given: ${hours.timezone_country_from ?? 'the contact'} is from ${hours.timezone_country}, which has several time zones; set the business's zone.`,
+          }
+        : {}),
       needs_confirmation: !(hours.hours_given && hours.timezone_given),
       weekly: hours.weekly,
     },
@@ -271,7 +322,7 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     '',
     wording ? md(wording.value.about) : null,
     wording ? '' : null,
-    `Opening hours: ${md(hoursText)} (time zone ${md(hours.timezone)})${hours.hours_given && hours.timezone_given ? '' : ', to be confirmed by the owner: until then, offer times as requests the team confirms'}. Times customers give are in this time zone unless they say otherwise.`,
+    `Opening hours: ${md(hoursText)} (time zone ${md(hours.timezone)}${hours.timezone_country ? `, a placeholder: the business is in ${md(hours.timezone_country)}, whose zone was not given` : ''})${hours.hours_given && hours.timezone_given ? '' : ', to be confirmed by the owner: until then, offer times as requests the team confirms'}. Times customers give are in this time zone unless they say otherwise.`,
     '',
     '## Services you can book',
     '',

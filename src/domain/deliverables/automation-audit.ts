@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { HOUSE_RULES, languageReply, languageTask, type LanguageTask } from './language';
-import { findProducts, type Capability } from './products';
+import { findProducts, type Capability, type Product } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import {
   hasAny,
@@ -89,6 +89,12 @@ const RULES: Rule[] = [
     title: 'Re-typing data between tools',
     keywords: [
       'data entry',
+      're-key',
+      'rekey',
+      're-typ',
+      'double entry',
+      'double-entry',
+      'transcrib',
       'copy',
       'paste',
       're-enter',
@@ -139,7 +145,7 @@ const RULES: Rule[] = [
   {
     id: 'reporting',
     title: 'Manual reporting',
-    keywords: ['report', 'dashboard', 'kpi', 'metrics', 'weekly numbers', 'analytics'],
+    keywords: ['report', 'dashboard', 'kpi', 'metrics', 'weekly numbers', 'analytics', 'compil', 'figures'],
     hours: 3,
     effort: 'low',
     recommendation: 'Schedule a workflow that compiles the numbers and posts the report.',
@@ -237,6 +243,7 @@ const COVERED_BY: Record<string, Capability[]> = {
 };
 
 const CATEGORY_ORDER: Capability[] = [
+  'practice_management',
   'job_management',
   'ecommerce',
   'shipping',
@@ -256,6 +263,82 @@ const CATEGORY_ORDER: Capability[] = [
   'messaging',
   'sms',
 ];
+
+/** What each capability means to an owner, for "Cliniko already takes online bookings, sends SMS reminders, …". */
+const DOES_WORDS: Partial<Record<Capability, string>> = {
+  scheduling: 'takes bookings',
+  dispatch: 'dispatches staff',
+  quoting: 'sends quotes',
+  sms: 'sends SMS reminders',
+  invoicing: 'invoices',
+  client_records: 'keeps client records',
+  ecommerce: 'takes orders',
+  shipping: 'ships orders',
+  accounting: 'keeps the accounts',
+  crm: 'keeps customer history',
+  email_marketing: 'sends e-mail campaigns',
+  live_chat: 'answers chats',
+  ticketing: 'tracks support tickets',
+};
+
+/** "takes bookings, sends SMS reminders and invoices" from a product's capabilities. */
+function doesInWords(caps: readonly Capability[]): string {
+  const words = caps.map((c) => DOES_WORDS[c]).filter((w): w is string => Boolean(w));
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : (words[0] ?? '');
+}
+
+/** The sentences of a text ("…. …"), for quoting the one that shows a finding. */
+function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9"'])|\n+/)
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
+/** A flow between two tools that a pain point names ("re-keys … from Jotform into Cliniko"). */
+export interface NamedFlow {
+  source: Product;
+  target: Product;
+  /** The pain point it was read from, as written. */
+  pain: string;
+}
+
+/**
+ * The flow a re-typing pain point names: two products of the table, the one after "from" as the source and the one
+ * after "into"/"to"/"in" as the target ("from Jotform into Cliniko"; "into Cliniko from Jotform"); otherwise the
+ * first named is the source. Null when fewer than two products are named.
+ */
+export function namedFlow(pain: string): NamedFlow | null {
+  const products = findProducts(pain);
+  if (products.length < 2) return null;
+  const hay = pain.toLowerCase();
+  const after = (words: string, p: Product): boolean =>
+    p.aliases.some((a) =>
+      new RegExp(String.raw`\b(?:${words})\s+(?:the\s+|our\s+)?${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).test(hay),
+    );
+  const source = products.find((p) => after('from|out of', p)) ?? products[0];
+  const target =
+    products.find((p) => p !== source && after('into|to|onto|in', p)) ?? products.find((p) => p !== source);
+  return source && target ? { source, target, pain } : null;
+}
+
+/** The automation that replaces the re-typing of a named flow, in one sentence with the real trigger and request. */
+function flowProposal(flow: NamedFlow): { text: string; trigger: string; creates: string; request: string | null } {
+  const { source, target } = flow;
+  const trigger = source.webhook
+    ? `${source.name}'s ${source.webhook.event} webhook`
+    : `a scheduled poll of ${source.name} (${source.polling ?? source.entities[0]?.endpoint ?? 'its API'})`;
+  const creates = target.http
+    ? `${target.name} ${target.http.kind.replace(/s$/, '')}`
+    : `${target.name} record${target.polling ? ` (${target.polling})` : ''}`;
+  const request = target.http ? `${target.http.method} ${target.http.url}` : null;
+  return {
+    text: `Automate ${source.name} → ${target.name}: an n8n workflow (automation-wf) triggered by ${trigger} that creates the ${creates}${request ? ` (\`${request}\`)` : ''}, so each record is entered once instead of re-typed.`,
+    trigger,
+    creates,
+    request,
+  };
+}
 
 const Reading = z.object({
   processes: z
@@ -304,28 +387,51 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
   const painHay = haystack(...pains);
   const toolHay = haystack(...tools);
 
+  const descSentences = sentences(description);
   const findings = RULES.filter(
     (r) =>
       hasAny(descHay, r.keywords) ||
       hasAny(painHay, r.keywords) ||
       (r.id === 'data_entry' && hasAny(toolHay, ['excel', 'spreadsheet', 'sheets', 'csv'])),
   ).map((r) => {
-    const fromPain = hasAny(painHay, r.keywords);
+    const matchedPains = pains.filter((p) => hasAny(haystack(p), r.keywords));
+    const fromPain = matchedPains.length > 0;
     const hours = fromPain ? Math.round(r.hours * 1.5) : r.hours;
+    // The buyer's own words are the evidence: the pain points, then the sentences of the description that match.
     const evidence = [
-      ...pains.filter((p) => hasAny(haystack(p), r.keywords)).map((p) => `pain point: ${p}`),
-      hasAny(descHay, r.keywords) ? 'mentioned in the business description' : null,
-    ].filter((e): e is string => e !== null);
+      ...matchedPains.map((p) => `pain point: "${p.replace(/[.!?]+$/, '')}"`),
+      ...descSentences
+        .filter((x) => hasAny(haystack(x), r.keywords))
+        .map((x) => `business description: "${x.replace(/[.!?]+$/, '')}"`),
+    ];
+    const spreadsheets = tools.filter((t) => hasAny(haystack(t), ['excel', 'spreadsheet', 'sheets', 'csv']));
+    const flow = r.id === 'data_entry' ? (matchedPains.map(namedFlow).find((f) => f !== null) ?? null) : null;
+    const proposal = flow ? flowProposal(flow) : null;
+    // A named flow whose source announces or lists records and whose target takes them over HTTP is a short workflow.
+    const effort: Effort = flow && flow.target.http ? 'low' : r.effort;
     return {
       id: r.id,
-      title: r.title,
-      evidence: evidence.length > 0 ? evidence : ['spreadsheet tools in the stack'],
+      title: flow ? `${r.title}: ${flow.source.name} → ${flow.target.name}` : r.title,
+      evidence: evidence.length > 0 ? evidence : [`spreadsheet tools in the stack (${spreadsheets.join(', ')})`],
       confidence: fromPain ? 'high' : 'medium',
       estimated_hours_saved_per_week: hours,
-      effort: r.effort,
-      priority_score: Math.round((hours / EFFORT_WEIGHT[r.effort]) * 10) / 10,
-      recommendation: r.recommendation,
+      effort,
+      priority_score: Math.round((hours / EFFORT_WEIGHT[effort]) * 10) / 10,
+      recommendation: proposal?.text ?? r.recommendation,
       recommended_service: r.service,
+      ...(flow && proposal
+        ? {
+            proposed_automation: {
+              source: flow.source.name,
+              target: flow.target.name,
+              trigger: proposal.trigger,
+              creates: proposal.creates,
+              request: proposal.request,
+              from_pain_point: flow.pain,
+              docs: [flow.source.docs, flow.target.docs],
+            },
+          }
+        : {}),
     };
   });
   if (findings.length === 0) {
@@ -346,7 +452,7 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
     }
   }
   // Tools named in the list or in the description, classified by the product table; others by keyword.
-  const named = findProducts([...tools, description].join(' \n '));
+  const named = findProducts([...tools, description, ...pains].join(' \n '));
   const toolInventory = [
     ...tools.map((t) => {
       const product = findProducts(t)[0];
@@ -381,12 +487,23 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
       covered_by: by,
       title: `${f.title} (already in ${by.join(', ')})`,
       estimated_hours_saved_per_week: Math.max(1, Math.round(f.estimated_hours_saved_per_week / 2)),
-      recommendation: `${by.join(' and ')} already ${by.length > 1 ? 'do' : 'does'} this: keep it and connect it to the other tools (webhooks into a workflow) instead of adding a second system.`,
+      recommendation: `${by
+        .map((name) => {
+          const words = doesInWords(toolInventory.find((t) => (t.product ?? t.tool) === name)?.does ?? []);
+          return words ? `${name} already ${words}` : `${name} already does this`;
+        })
+        .join(
+          '; ',
+        )}: keep ${by.length > 1 ? 'them' : 'it'} and connect ${by.length > 1 ? 'them' : 'it'} to the other tools (webhooks or a scheduled sync into a workflow) instead of adding a second system.`,
       recommended_service: 'automation-wf',
     });
     f.priority_score = Math.round((f.estimated_hours_saved_per_week / EFFORT_WEIGHT[f.effort]) * 10) / 10;
   }
-  findings.sort((a, b) => b.priority_score - a.priority_score || a.id.localeCompare(b.id));
+  // A flow the buyer named in a pain point comes first (it can be built as described), then findings the pain points
+  // back, then the rest; by priority within each.
+  const rank = (f: (typeof findings)[number]): number =>
+    'proposed_automation' in f ? 0 : f.confidence === 'high' ? 1 : 2;
+  findings.sort((a, b) => rank(a) - rank(b) || b.priority_score - a.priority_score || a.id.localeCompare(b.id));
   const reading = languageReply(ctx, 'audit_reading', Reading);
 
   const byCategory = new Map<string, string[]>();
@@ -395,14 +512,18 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
   for (const [category, names] of [...byCategory].sort(([a], [b]) => a.localeCompare(b))) {
     if (category !== 'other' && names.length > 1)
       stackNotes.push(`Several ${category} tools (${names.join(', ')}): consolidate on one to avoid double entry.`);
-    if (category === 'job_management')
-      stackNotes.push(
-        `${names.join(', ')} already schedules, quotes and invoices jobs: build on it rather than around it.`,
-      );
+    if (category === 'job_management' || category === 'practice_management')
+      for (const name of names) {
+        const t = toolInventory.find((x) => x.tool === name);
+        stackNotes.push(
+          `${name} already ${doesInWords(t?.does ?? []) || 'runs the core process'}: build on it rather than around it.`,
+        );
+      }
   }
   if (
     tools.length > 0 &&
     !byCategory.has('crm') &&
+    !toolInventory.some((t) => t.does.includes('crm') || t.does.includes('client_records')) &&
     findings.some((f) => f.id === 'follow_up' || f.id === 'enquiry_handling')
   )
     stackNotes.push(
@@ -433,7 +554,7 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
       days_0_30: quickWins.map((f) => f.id),
       days_30_90: later.map((f) => f.id),
     },
-    method: `Keyword evidence from the description, pain points and tools; tools classified from a table of real products (a process a tool already does is marked covered and counts half); hours are planning estimates (pain points weigh 1.5x), priority = hours / effort weight (low 1, medium 2, high 3).${reading ? ' The described processes were read by a language model.' : ''}`,
+    method: `Evidence quoted from the pain points and the description (keywords per process); a flow between two tools that a pain point names is proposed as the automation and ranked first, then findings the pain points back; tools classified from a table of real products (a process a tool already does is marked covered and counts half); hours are planning estimates (pain points weigh 1.5x), priority = hours / effort weight (low 1, medium 2, high 3).${reading ? ' The described processes were read by a language model.' : ''}`,
   };
 
   const report = lines(

@@ -131,6 +131,7 @@ const KIND_SINGULAR: Record<string, string> = {
   pages: 'page',
   messages: 'message',
   orders: 'order',
+  patients: 'patient',
 };
 
 /**
@@ -607,7 +608,7 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
   const notes = lines(
     `# n8n workflow: ${md(workflowType)}`,
     '',
-    `Moves records from **${sourceNames.map(md).join('** and **')}** to **${md(targetLabel)}**${choice.http ? ` as ${md(choice.http.kind)} (\`${choice.http.method} ${md(choice.http.url.replace(/\?.*$/, ''))}\`)` : ''}.`,
+    `Moves records from **${sourceNames.map(md).join('** and **')}** to **${md(targetLabel)}**${choice.http ? ` as ${md(choice.http.kind)} (\`${choice.http.method} ${md(choice.http.url.replace(/\?.*$/, '').replace('Sheet1!A1', `${flows.length === 1 ? (flows[0]?.table ?? 'Sheet1') : '<tab>'}!A1`))}\`)` : ''}.`,
     choice.link
       ? `\nEach ${md(KIND_SINGULAR[choice.http?.kind ?? ''] ?? 'record')} is linked to a ${md(KIND_SINGULAR[choice.link.http.kind] ?? 'record')} created first from the same event (\`${choice.link.http.method} ${md(choice.link.http.url)}\`; its id is read from \`${md(choice.link.id)}\`).`
       : null,

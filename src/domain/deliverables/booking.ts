@@ -8,7 +8,14 @@
  * parts").
  */
 import { getService } from '../catalogue';
-import { parseTimeZone, parseWeeklyHours, splitServiceDuration, type Day } from './parse';
+import {
+  isOnlyDaysAndTimes,
+  parseTimeRange,
+  parseTimeZone,
+  parseWeeklyHours,
+  splitServiceDuration,
+  type Day,
+} from './parse';
 import type { DeliverableContext } from './types';
 import { line, list, stableUuid, text, uniqueSnakes } from './util';
 
@@ -42,8 +49,10 @@ export function textItems(raw: string): string[] {
     const rest = chars.slice(i + 1, i + 4).join('');
     const sentenceEnd =
       (ch === '.' || ch === '!') && /^\s+["'(]?[A-Z0-9]/.test(rest) && !NOT_SENTENCE_END.test(current.trim());
-    // A comma between digits is a thousands separator or a decimal comma, not a new item.
-    if ((ch === '\n' || ch === ';' || sentenceEnd || (ch === ',' && !/\d$/.test(current))) && depth === 0) {
+    // A comma between digits ("1,200", "2,5") is a thousands separator or a decimal comma, not a new item; after a
+    // price or a duration and before a space ("Gel manicure 45 min $55, Acrylic …") it ends the item.
+    const numberComma = ch === ',' && /\d$/.test(current) && /^\d/.test(rest);
+    if ((ch === '\n' || ch === ';' || sentenceEnd || (ch === ',' && !numberComma)) && depth === 0) {
       parts.push(current);
       current = '';
     } else current += ch;
@@ -65,10 +74,16 @@ const SCHEDULE_LEAD =
 const DAY_OR_TIME =
   /\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|\bweek\s?(?:days|ends?)\b|\bdaily\b|\bevery\s?day\b|\b7 days\b|\d\s*(?:am|pm)\b|\d[:.]\d{2}\b|24\/7/i;
 
+/** Words that say a statement is about opening hours or the business's time ("open", "hours", "closed", "… time"). */
+const HOURS_CUE =
+  /\b(?:open(?:ing)?|hours|closed|time\s?zone|time)\b|\bwe(?:'|’)?re\s+(?:in|based)\b|\bwe are\s+(?:in|based)\b|\b(?:based|located) in\b/i;
+
 /**
  * Whether a free-text item states opening hours or the business's time zone instead of naming a service:
  * "Open Tue-Sat 9am to 5pm", "Hours: Mon-Fri 8-6", "Melbourne time", "We're in Denver", "Mon-Fri 9-5".
- * An item with a price or a duration is a service.
+ * An item with a price or a duration is a service, and so is a class at a day and time ("Saturday yoga 9-10am",
+ * "Tuesday spin class 6:30-7:15pm"): days with hours are hours only with an hours cue or when nothing but days and
+ * times is written.
  */
 export function isScheduleStatement(item: string): boolean {
   const t = item.trim();
@@ -77,12 +92,33 @@ export function isScheduleStatement(item: string): boolean {
   if (price !== null) return false;
   if (SCHEDULE_LEAD.test(t) && (DAY_OR_TIME.test(t) || parseTimeZone(t) !== null)) return true;
   if (minutes !== null) return false;
-  if (parseWeeklyHours(t)) return true;
+  if (parseWeeklyHours(t)) return HOURS_CUE.test(t) || isOnlyDaysAndTimes(t);
   // "Melbourne time", "AEST", "Australia/Melbourne", "UTC+10": a zone and nothing else of substance.
   return (
     parseTimeZone(t) !== null && (/\btime\s?(?:zone)?\b|\bzone\b|\/|\butc|\bgmt/i.test(t) || t.split(/\s+/).length <= 2)
   );
 }
+
+/** A class or session written with its time ("Saturday yoga 9-10am"): its length, and the name with the time. */
+function timedClass(name: string): { name: string; minutes: number } | null {
+  const range = parseTimeRange(name);
+  if (!range) return null;
+  const before = name
+    .slice(0, range.index)
+    .replace(/\s*(?:[-–—:,@]|\bat|\bfrom)\s*$/i, '')
+    .trim();
+  const after = name
+    .slice(range.index + range.length)
+    .replace(/^\s*[-–—:,]\s*/, '')
+    .trim();
+  const label = [before, after].filter(Boolean).join(' ');
+  if (!/\p{L}/u.test(label)) return null;
+  return { name: `${label} (${range.from}–${range.to})`, minutes: range.minutes };
+}
+
+/** An item that is only a duration or a number ("20 min", "1.5 hours", "90"): it belongs to the service before it. */
+const BARE_DURATION =
+  /^\s*(?:(?:\d+(?:[.,]\d+)?|an?|half an?)\s*[- ]?(?:minutes?|mins?|m|hours?|hrs?|h|′|')?\s*(?:and\s*)?)*\s*$/i;
 
 /**
  * The services of the `services` input with their durations as written ("Initial assessment (60 min)",
@@ -105,14 +141,20 @@ export function bookableServices(
   for (const item of items.map(splitServiceDuration)) {
     const prev = parsed.at(-1);
     // "Hot stone, 90 min": a bare duration or price after a comma belongs to the service before it.
-    if (prev && (/^[\d\s.,]*$/.test(item.name) || item.name === '') && (item.minutes !== null || item.price !== null)) {
+    if (prev && BARE_DURATION.test(item.name) && (item.minutes !== null || item.price !== null)) {
       prev.minutes ??= item.minutes;
       prev.price ??= item.price;
       continue;
     }
     parsed.push(item);
   }
-  const ids = uniqueSnakes(parsed.map((p) => p.name));
+  // "Saturday yoga 9-10am": a class's time range gives its length.
+  for (const p of parsed) {
+    if (p.minutes !== null) continue;
+    const timed = timedClass(p.name);
+    if (timed) Object.assign(p, timed);
+  }
+  const ids = uniqueSnakes(parsed.map((p) => p.name.replace(/\s*\(\d{2}:\d{2}–\d{2}:\d{2}\)$/, '')));
   return parsed.map((p, i) => ({
     id: ids[i] ?? `service_${i + 1}`,
     name: p.name,
@@ -160,6 +202,9 @@ const ZONE_KEYS = [
   'category',
 ];
 
+/** Inputs that are a place: a city anywhere in them is where the business is. */
+const PLACE_KEYS = new Set(['timezone', 'time_zone', 'tz', 'location', 'city', 'address']);
+
 /** Country calling codes whose country has one time zone (a phone number then says where the business is). */
 const ZONE_OF_CALLING_CODE: [string, string][] = [
   ['44', 'Europe/London'],
@@ -187,6 +232,60 @@ const ZONE_OF_CALLING_CODE: [string, string][] = [
   ['81', 'Asia/Tokyo'],
   ['64', 'Pacific/Auckland'],
 ];
+
+/** Calling codes of countries with several time zones: the number says the country, not the zone. */
+const COUNTRY_OF_CALLING_CODE: [string, string][] = [
+  ['61', 'Australia'],
+  ['1', 'the United States or Canada'],
+  ['7', 'Russia or Kazakhstan'],
+  ['52', 'Mexico'],
+  ['55', 'Brazil'],
+  ['62', 'Indonesia'],
+];
+
+/** Country domains of single-zone countries: a contact e-mail "@…co.nz" says where the business is. */
+const ZONE_OF_DOMAIN: [string, string][] = [
+  ['nz', 'Pacific/Auckland'],
+  ['uk', 'Europe/London'],
+  ['ie', 'Europe/Dublin'],
+  ['de', 'Europe/Berlin'],
+  ['fr', 'Europe/Paris'],
+  ['es', 'Europe/Madrid'],
+  ['it', 'Europe/Rome'],
+  ['nl', 'Europe/Amsterdam'],
+  ['be', 'Europe/Brussels'],
+  ['ch', 'Europe/Zurich'],
+  ['at', 'Europe/Vienna'],
+  ['pt', 'Europe/Lisbon'],
+  ['se', 'Europe/Stockholm'],
+  ['no', 'Europe/Oslo'],
+  ['dk', 'Europe/Copenhagen'],
+  ['pl', 'Europe/Warsaw'],
+  ['ae', 'Asia/Dubai'],
+  ['sg', 'Asia/Singapore'],
+  ['jp', 'Asia/Tokyo'],
+  ['in', 'Asia/Kolkata'],
+  ['za', 'Africa/Johannesburg'],
+];
+/** Country domains of countries with several zones. */
+const COUNTRY_OF_DOMAIN: [string, string][] = [
+  ['au', 'Australia'],
+  ['ca', 'Canada'],
+  ['us', 'the United States'],
+  ['br', 'Brazil'],
+  ['mx', 'Mexico'],
+  ['ru', 'Russia'],
+];
+
+function emailCountryCode(value: string): string {
+  return /@[\w.-]+\.([a-z]{2})\s*$/i.exec(value.trim())?.[1]?.toLowerCase() ?? '';
+}
+
+function phoneDigits(value: string): string {
+  return value.trim().startsWith('+') || value.trim().startsWith('00')
+    ? value.replace(/\D/g, '').replace(/^00/, '')
+    : '';
+}
 
 function zoneOfPhone(value: string): string | null {
   const digits =
@@ -216,16 +315,39 @@ function scheduleStatements(inputs: Record<string, unknown>): string[] {
  * input, such as "Open Tue-Sat 9am to 5pm, Melbourne time" at the end of the services). Without a named zone, a
  * phone number's country code gives one (flagged as not given, so it is confirmed).
  */
-export function businessHours(inputs: Record<string, unknown>): BusinessHours & { timezone_from_phone?: true } {
+export function businessHours(inputs: Record<string, unknown>): BusinessHours & {
+  timezone_from_phone?: true;
+  timezone_from_email?: true;
+  timezone_country?: string;
+  /** What said the country: "the WhatsApp number" or "the contact e-mail's domain". */
+  timezone_country_from?: string;
+} {
   const statements = scheduleStatements(inputs);
   let timezone: string | null = null;
   for (const key of ZONE_KEYS) {
     const value = text(inputs, key, '', 1000);
-    if (value && (timezone = parseTimeZone(value))) break;
+    // A place field names the place wherever the city is in it ("12 Queen St, Brisbane QLD").
+    if (value && (timezone = parseTimeZone(value, { place: PLACE_KEYS.has(key) }))) break;
   }
   for (const st of statements) timezone ??= parseTimeZone(st);
   const fromPhone =
     timezone === null ? zoneOfPhone(text(inputs, 'whatsapp', '', 40) || text(inputs, 'phone', '', 40)) : null;
+  // "+61 …": Australian, but Australia has several zones; said so instead of a silent UTC.
+  const phoneNumber = phoneDigits(text(inputs, 'whatsapp', '', 40) || text(inputs, 'phone', '', 40));
+  const countryOfPhone = phoneNumber
+    ? (COUNTRY_OF_CALLING_CODE.find(([code]) => phoneNumber.startsWith(code))?.[1] ?? null)
+    : null;
+  // Without a number, the contact e-mail's country domain ("@kowhaicandles.co.nz"), flagged likewise.
+  const tld = emailCountryCode(text(inputs, 'contact_email', '', 200) || text(inputs, 'email', '', 200));
+  const fromEmail =
+    timezone === null && fromPhone === null && !countryOfPhone
+      ? (ZONE_OF_DOMAIN.find(([code]) => code === tld)?.[1] ?? null)
+      : null;
+  const countryOfEmail =
+    timezone === null && fromPhone === null && !countryOfPhone && !fromEmail
+      ? (COUNTRY_OF_DOMAIN.find(([code]) => code === tld)?.[1] ?? null)
+      : null;
+  const country = countryOfPhone ?? countryOfEmail;
   let weekly: BusinessHours['weekly'] | null = null;
   for (const key of HOURS_KEYS) {
     const value = text(inputs, key, '', 1000);
@@ -233,11 +355,18 @@ export function businessHours(inputs: Record<string, unknown>): BusinessHours & 
   }
   weekly ??= statements.length > 0 ? parseWeeklyHours(statements.join('; ')) : null;
   return {
-    timezone: timezone ?? fromPhone ?? 'UTC',
+    timezone: timezone ?? fromPhone ?? fromEmail ?? 'UTC',
     timezone_given: timezone !== null,
     weekly: weekly ?? DEFAULT_WEEK,
     hours_given: weekly !== null,
     ...(fromPhone ? { timezone_from_phone: true as const } : {}),
+    ...(fromEmail ? { timezone_from_email: true as const } : {}),
+    ...(timezone === null && !fromPhone && !fromEmail && country
+      ? {
+          timezone_country: country,
+          timezone_country_from: countryOfPhone ? 'the WhatsApp number' : "the contact e-mail's domain",
+        }
+      : {}),
   };
 }
 

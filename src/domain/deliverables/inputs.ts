@@ -16,8 +16,21 @@ const DEFAULT_SERVICES: { keywords: string[]; services: string[] }[] = [
     keywords: ['dental', 'dentist'],
     services: ['Check-up and cleaning', 'Fillings', 'Teeth whitening', 'Emergency appointment'],
   },
+  // Practices whose own words buyers expect on the page: a physio does assessments and treatments, not check-ups.
   {
-    keywords: ['clinic', 'medical', 'doctor', 'practice', 'health', 'physio', 'therap', 'vet'],
+    keywords: ['physio', 'physical therap', 'chiro', 'osteopath', 'sports injur'],
+    services: ['Initial assessment', 'Follow-up treatment', 'Sports injury assessment', 'Telehealth consultation'],
+  },
+  {
+    keywords: ['psycholog', 'counsel', 'psychotherap', 'mental health'],
+    services: ['Initial session', 'Follow-up session', 'Couples session', 'Telehealth session'],
+  },
+  {
+    keywords: ['vet', 'veterinar', 'animal hospital'],
+    services: ['Consultation', 'Vaccination', 'Desexing', 'Dental check'],
+  },
+  {
+    keywords: ['clinic', 'medical', 'doctor', 'practice', 'health', 'therap'],
     services: ['New patient consultation', 'Follow-up visit', 'Check-up', 'Telehealth call'],
   },
   {

@@ -159,8 +159,12 @@ export function parseDurationMinutes(text: string): number | null {
  */
 export function splitServiceDuration(item: string): { name: string; minutes: number | null; price: string | null } {
   // A price as written ("$80", "£15", "45 EUR") is kept apart from the name.
-  const priceRe =
-    /(?:[$€£]\s?\d+(?:[.,]\d{1,2})?|\b\d+(?:[.,]\d{1,2})?\s?(?:usd|eur|gbp|aed|cad|aud|chf|dollars|euros|pounds)\b)/i;
+  // Thousands groups first: "$1,200" is one thousand two hundred, not "$1,20".
+  const amount = String.raw`(?:\d{1,3}(?:[,.]\d{3})+(?![\d])(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?)`;
+  const priceRe = new RegExp(
+    String.raw`(?:[$€£]\s?${amount}|\b${amount}\s?(?:usd|eur|gbp|aed|cad|aud|chf|dollars|euros|pounds)\b)`,
+    'i',
+  );
   const price = priceRe.exec(item)?.[0]?.trim() ?? null;
   const withoutPrice = price
     ? item
@@ -191,28 +195,41 @@ function splitName(item: string): { name: string; minutes: number | null } {
   return { name: clean ? clean.charAt(0).toUpperCase() + clean.slice(1) : item.trim(), minutes };
 }
 
-/** Common names of time zones (lower case) → IANA zone. */
+/** Common names of time zones (lower case) → IANA zone: time names and abbreviations, read wherever they are. */
 const ZONE_NAMES: [RegExp, string][] = [
   // Bare "Eastern" / "Pacific" are common in business names: only "… time" and the abbreviations count.
-  [/\b(?:us\s+)?eastern(?:\s+(?:standard|daylight))?\s+time\b|\b(?:est|edt)\b|\bnew york\b/, 'America/New_York'],
-  [/\b(?:us\s+)?central(?:\s+(?:standard|daylight))?\s+time\b|\b(?:cst|cdt)\b|\bchicago\b/, 'America/Chicago'],
-  [/\b(?:us\s+)?mountain(?:\s+(?:standard|daylight))?\s+time\b|\b(?:mst|mdt)\b|\bdenver\b/, 'America/Denver'],
-  [/\barizona\b|\bphoenix\b/, 'America/Phoenix'],
-  [
-    /\b(?:us\s+)?pacific(?:\s+(?:standard|daylight))?\s+time\b|\b(?:pst|pdt)\b|\blos angeles\b|\bseattle\b|\bsan francisco\b/,
-    'America/Los_Angeles',
-  ],
-  [/\buk time\b|\bbritish\b|\b(?:gmt|bst)\b|\blondon\b/, 'Europe/London'],
-  [/\b(?:cet|cest)\b|\bcentral european\b|\bberlin\b/, 'Europe/Berlin'],
-  [/\bdubai\b|\bgulf standard\b|\bgst\b|\buae\b/, 'Asia/Dubai'],
-  [/\bsydney\b|\baest\b|\baedt\b/, 'Australia/Sydney'],
+  [/\b(?:us\s+)?eastern(?:\s+(?:standard|daylight))?\s+time\b|\b(?:est|edt)\b/, 'America/New_York'],
+  [/\b(?:us\s+)?central(?:\s+(?:standard|daylight))?\s+time\b|\b(?:cst|cdt)\b/, 'America/Chicago'],
+  [/\b(?:us\s+)?mountain(?:\s+(?:standard|daylight))?\s+time\b|\b(?:mst|mdt)\b/, 'America/Denver'],
+  [/\b(?:us\s+)?pacific(?:\s+(?:standard|daylight))?\s+time\b|\b(?:pst|pdt)\b/, 'America/Los_Angeles'],
+  [/\buk time\b|\bbritish (?:summer )?time\b|\b(?:gmt|bst)\b/, 'Europe/London'],
+  [/\b(?:cet|cest)\b|\bcentral european\b/, 'Europe/Berlin'],
+  [/\bgulf standard\b|\bgst\b/, 'Asia/Dubai'],
+  [/\baest\b|\baedt\b/, 'Australia/Sydney'],
   [/\bacst\b|\bacdt\b/, 'Australia/Adelaide'],
   [/\bawst\b/, 'Australia/Perth'],
-  [/\bnzst\b|\bnzdt\b|\bnew zealand\b/, 'Pacific/Auckland'],
-  [/\btoronto\b/, 'America/Toronto'],
-  [/\bist\b|\bindia(?:n)? standard\b|\bkolkata\b|\bmumbai\b/, 'Asia/Kolkata'],
-  [/\bsingapore\b|\bsgt\b/, 'Asia/Singapore'],
-  [/\btokyo\b|\bjst\b/, 'Asia/Tokyo'],
+  [/\bnzst\b|\bnzdt\b/, 'Pacific/Auckland'],
+  [/\bist\b|\bindia(?:n)? standard\b/, 'Asia/Kolkata'],
+  [/\bsgt\b/, 'Asia/Singapore'],
+  [/\bjst\b/, 'Asia/Tokyo'],
+];
+
+/** Places written in any case (lower case too) → zone; like the cities, read only in a place context. */
+const PLACE_NAMES: [RegExp, string][] = [
+  [/\bnew york\b/gi, 'America/New_York'],
+  [/\bchicago\b/gi, 'America/Chicago'],
+  [/\bdenver\b/gi, 'America/Denver'],
+  [/\barizona\b|\bphoenix\b/gi, 'America/Phoenix'],
+  [/\blos angeles\b|\bseattle\b|\bsan francisco\b/gi, 'America/Los_Angeles'],
+  [/\blondon\b/gi, 'Europe/London'],
+  [/\bberlin\b/gi, 'Europe/Berlin'],
+  [/\bdubai\b|\buae\b/gi, 'Asia/Dubai'],
+  [/\bsydney\b/gi, 'Australia/Sydney'],
+  [/\bnew zealand\b/gi, 'Pacific/Auckland'],
+  [/\btoronto\b/gi, 'America/Toronto'],
+  [/\bkolkata\b|\bmumbai\b/gi, 'Asia/Kolkata'],
+  [/\bsingapore\b/gi, 'Asia/Singapore'],
+  [/\btokyo\b/gi, 'Asia/Tokyo'],
 ];
 
 /** Cities that are not the name of an IANA zone, as written (capitalised) → the zone they are in. */
@@ -324,6 +341,12 @@ const CITY_STOP = new Set([
 
 let cityIndex: { re: RegExp; zones: Map<string, string> } | null = null;
 
+/** Words before a place name that make it the business's place ("in", "based in", "near", "serving"). */
+const PLACE_BEFORE =
+  /(?:^|[^\p{L}])(?:in|near|from|around|serving|out of|based|located|across|at)\s+(?:the\s+)?(?:(?:central|downtown|greater|inner|north(?:ern)?|south(?:ern)?|east(?:ern)?|west(?:ern)?|metro|sunny)\s+)?$/iu;
+/** What after a place name makes it the business's place ("Lima time", "Lima, Peru", "Brisbane-based", "(…)"). */
+const PLACE_AFTER = /^(?:\s*(?:time|timezone|time zone|hours|area|cbd|metro|based)\b|-based\b|\s*,\s*\p{Lu}|\s*\()/u;
+
 /** The city names the runtime's IANA zones carry ("Melbourne", "Los Angeles") and the aliases, as one pattern. */
 function cities(): { re: RegExp; zones: Map<string, string> } {
   if (cityIndex) return cityIndex;
@@ -342,11 +365,32 @@ function cities(): { re: RegExp; zones: Map<string, string> } {
   return cityIndex;
 }
 
-/** The zone of a city named in the text, capitalised as a place name is ("Melbourne time", "We're in Denver"). */
-function cityZone(text: string): string | null {
+/**
+ * The zone of a place named in the text: a city capitalised as a place name is ("Melbourne", "Los Angeles") or a
+ * common place in any case ("london"). Only in a place context ("in Lima", "Lima time", "based in Lima",
+ * "Lima, Peru", "Brisbane-based", "…, Toronto" closing a statement, or the text being the place alone) unless `anywhere` (a location field): "Lima
+ * beans catering" names no zone.
+ */
+function placeZone(text: string, anywhere: boolean): string | null {
   const { re, zones } = cities();
-  const city = re.exec(text)?.[1];
-  return city ? (zones.get(city) ?? null) : null;
+  const hits: { at: number; end: number; zone: string }[] = [];
+  for (const [pre, zone] of PLACE_NAMES)
+    for (const m of text.matchAll(pre)) hits.push({ at: m.index, end: m.index + m[0].length, zone });
+  for (const m of text.matchAll(new RegExp(re.source, 'gu'))) {
+    const zone = zones.get(m[1] ?? '');
+    if (zone) hits.push({ at: m.index, end: m.index + m[0].length, zone });
+  }
+  hits.sort((a, b) => a.at - b.at || b.end - a.end);
+  const alone = (h: { at: number; end: number }): boolean =>
+    !/[\p{L}\d]/u.test(text.slice(0, h.at)) && !/[\p{L}\d]/u.test(text.slice(h.end));
+  const inContext = (h: { at: number; end: number }): boolean =>
+    alone(h) ||
+    text.slice(h.at, h.end).includes(', ') ||
+    // "Open weekdays 9-7, Toronto": the place closing a statement after a comma or dash.
+    (/[,;–—]\s*$/.test(text.slice(0, h.at)) && !/[\p{L}\d]/u.test(text.slice(h.end))) ||
+    PLACE_BEFORE.test(text.slice(Math.max(0, h.at - 40), h.at)) ||
+    PLACE_AFTER.test(text.slice(h.end, h.end + 40));
+  return hits.find((h) => anywhere || inContext(h))?.zone ?? null;
 }
 
 /** Whether `zone` is an IANA zone this runtime knows (e.g. `America/New_York`, `UTC`). */
@@ -361,10 +405,11 @@ export function isIanaZone(zone: string): boolean {
 
 /**
  * The IANA time zone a text names: an IANA name as given ("America/Denver", "Europe/Lisbon"), or a common name
- * ("Eastern time" → America/New_York, "CET" → Europe/Berlin) or a city capitalised as written ("Melbourne time" →
- * Australia/Melbourne, "We're in Denver"). Null when the text names none.
+ * ("Eastern time" → America/New_York, "CET" → Europe/Berlin) or a city in a place context ("Melbourne time" →
+ * Australia/Melbourne, "We're in Denver", "Lima, Peru"; not "Lima beans catering"). With `place` (the text is a
+ * location, city or address field) a city anywhere in it counts. Null when the text names none.
  */
-export function parseTimeZone(text: string): string | null {
+export function parseTimeZone(text: string, opts: { place?: boolean } = {}): string | null {
   const iana =
     /\b((?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\/[A-Za-z_]+(?:\/[A-Za-z_]+)?)\b/.exec(
       text,
@@ -387,7 +432,7 @@ export function parseTimeZone(text: string): string | null {
     );
   const t = text.toLowerCase();
   if (/\butc\b/.test(t)) return 'UTC';
-  return ZONE_NAMES.find(([re]) => re.test(t))?.[1] ?? cityZone(text);
+  return ZONE_NAMES.find(([re]) => re.test(t))?.[1] ?? placeZone(text, opts.place === true);
 }
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -439,7 +484,11 @@ function daysOf(expr: string): number[] {
 /** Opening and closing clock times of a range's captures (h, m, am/pm, h, m, am/pm); "9-5" closes at 17:00. */
 function clockRange(c: (string | undefined)[]): [string, string] | null {
   const [h1, m1, ap1, h2, m2, ap2] = c;
-  const open = clock(h1 ?? '', m1, ap1 ?? (ap2 && !ap1 && Number(h1) < 12 && Number(h2) <= 12 ? 'am' : undefined));
+  // "9-10am", "6:30-7:15pm": the opening time shares the closing time's half of the day when it comes before it;
+  // "9-5pm", "9-12pm" open in the morning.
+  const sameHalf = Number(h1) < Number(h2) && Number(h2) < 12;
+  const inherit = ap2 && Number(h1) < 12 && Number(h2) <= 12 ? (sameHalf ? ap2 : 'am') : undefined;
+  const open = clock(h1 ?? '', m1, ap1 ?? inherit);
   // "9-5": a closing hour before the opening hour is in the afternoon.
   const close = clock(h2 ?? '', m2, ap2 ?? ((ap1 || Number(h2) < Number(h1)) && Number(h2) < 12 ? 'pm' : undefined));
   return open && close ? [open, close] : null;
@@ -468,4 +517,40 @@ export function parseWeeklyHours(text: string): Record<Day, [string, string][]> 
     for (const m of text.matchAll(timesFirst)) if (add(daysOf(m[7] ?? ''), clockRange(m.slice(1, 7)))) found = true;
   }
   return found ? out : null;
+}
+
+/**
+ * The first clock range in the text ("9-10am", "6:30-7:15pm", "18:00–19:00") with its length in minutes and where
+ * it was written; null when there is none or it does not run forward within a day.
+ */
+export function parseTimeRange(
+  text: string,
+): { from: string; to: string; minutes: number; index: number; length: number } | null {
+  const m = new RegExp(String.raw`(?<![\d:.])${CLOCK_RANGE}(?![\d:])`, 'i').exec(text);
+  if (!m) return null;
+  // A range needs a clock mark: "9-10am", "6:30-7:15", not "2-3" (people) or "1-2" (weeks).
+  if (!m[3] && !m[6] && !m[2] && !m[5]) return null;
+  const range = clockRange(m.slice(1, 7));
+  if (!range) return null;
+  const [from, to] = range;
+  const toMin = (c: string): number => Number(c.slice(0, 2)) * 60 + Number(c.slice(3, 5));
+  const minutes = toMin(to) - toMin(from);
+  return minutes > 0 ? { from, to, minutes, index: m.index, length: m[0].length } : null;
+}
+
+/**
+ * Whether a text states nothing but days and times ("Mon-Fri 9-5", "Sat 9:00-13:00 AEST", "Saturdays 10-4 by
+ * appointment"): no activity words, so it reads as opening hours rather than a class or a service.
+ */
+export function isOnlyDaysAndTimes(text: string): boolean {
+  const rest = text
+    .replace(new RegExp(String.raw`(?<![a-z])${DAYS_EXPR}(?![a-z])`, 'gi'), ' ')
+    .replace(/\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?/gi, ' ')
+    .replace(
+      /\b(?:to|until|till|til|from|and|through|thru|on|every|a|the|only|except|by|appointments?|noon|midday|midnight|late|nights?|mornings?|afternoons?|evenings?|am|pm)\b/gi,
+      ' ',
+    )
+    .replace(/[^\p{L}]+/gu, ' ')
+    .trim();
+  return rest === '' || (rest.split(' ').length <= 3 && parseTimeZone(rest, { place: true }) !== null);
 }

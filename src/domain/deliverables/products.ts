@@ -35,6 +35,8 @@ export type Capability =
   | 'calendar'
   | 'sms'
   | 'job_management'
+  | 'practice_management'
+  | 'client_records'
   | 'inventory'
   | 'knowledge_base';
 
@@ -98,6 +100,7 @@ export const RECORD_KIND_WORDS: Readonly<Record<string, readonly string[]>> = {
   records: ['record', 'records'],
   invoices: ['invoice', 'invoices'],
   pages: ['page', 'pages'],
+  patients: ['patient', 'patients'],
   messages: ['message', 'messages', 'notification', 'alert', 'post'],
 };
 
@@ -130,6 +133,11 @@ export interface Product {
   entities: ProductEntity[];
   auth: string;
   docs: string;
+  /**
+   * How new records are noticed when the product sends no webhooks a buyer can register (Cliniko): what to poll.
+   * Reference-only products (no public API for the buyer) say so here too.
+   */
+  polling?: string;
 }
 
 const TYPEFORM_ANSWER = (type: string, key: string): string =>
@@ -716,6 +724,33 @@ const TABLE: Product[] = [
     docs: 'https://developer.zendesk.com/api-reference/ticketing/tickets/tickets/',
   },
   {
+    id: 'gorgias',
+    name: 'Gorgias',
+    aliases: ['gorgias'],
+    capabilities: ['ticketing', 'live_chat', 'knowledge_base'],
+    entities: [
+      {
+        name: 'tickets',
+        endpoint: 'GET/POST https://{domain}.gorgias.com/api/tickets',
+        fields: {
+          external_id: 'id',
+          subject: 'subject',
+          status: 'status',
+          channel: 'channel',
+          customer_email: 'customer.email',
+          created_at: 'created_datetime',
+        },
+      },
+      {
+        name: 'messages',
+        endpoint: 'GET/POST https://{domain}.gorgias.com/api/tickets/{ticket_id}/messages',
+        fields: { external_id: 'id', body: 'body_text', from_agent: 'from_agent', sent_at: 'sent_datetime' },
+      },
+    ],
+    auth: 'HTTP Basic auth: the account e-mail and a REST API key (Settings → REST API)',
+    docs: 'https://developers.gorgias.com/reference/introduction',
+  },
+  {
     id: 'freshdesk',
     name: 'Freshdesk',
     aliases: ['freshdesk'],
@@ -827,6 +862,214 @@ const TABLE: Product[] = [
     ],
     auth: 'OAuth 2.0',
     docs: 'https://developer.getjobber.com/docs',
+  },
+  {
+    id: 'cliniko',
+    name: 'Cliniko',
+    aliases: ['cliniko'],
+    capabilities: ['practice_management', 'scheduling', 'calendar', 'sms', 'invoicing', 'client_records', 'forms'],
+    http: {
+      kind: 'patients',
+      method: 'POST',
+      url: 'https://api.REPLACE_WITH_SHARD.cliniko.com/v1/patients',
+      auth: 'HTTP Basic auth with the API key as the user name and no password (a Header Auth credential "Authorization: Basic " + base64 of "API_KEY:"); the shard (au1, uk1, …) is the suffix of the key after its last hyphen; Cliniko requires a User-Agent naming the app and a contact e-mail',
+      headers: { Accept: 'application/json', 'User-Agent': 'REPLACE_WITH_APP_NAME (REPLACE_WITH_CONTACT_EMAIL)' },
+      body: "={{ JSON.stringify({ first_name: ($json.name || $json.email || '').split(' ')[0], last_name: ($json.name || '').split(' ').slice(1).join(' ') || '-', email: $json.email || undefined, patient_phone_numbers: $json.phone ? [{ phone_type: 'Mobile', number: $json.phone }] : undefined }) }}",
+    },
+    entities: [
+      {
+        name: 'patients',
+        endpoint: 'GET/POST https://api.{shard}.cliniko.com/v1/patients',
+        fields: {
+          external_id: 'id',
+          first_name: 'first_name',
+          last_name: 'last_name',
+          email: 'email',
+          phone: 'patient_phone_numbers[].number',
+          created_at: 'created_at',
+        },
+      },
+      {
+        name: 'appointments',
+        endpoint: 'GET https://api.{shard}.cliniko.com/v1/individual_appointments',
+        fields: {
+          external_id: 'id',
+          starts_at: 'starts_at',
+          ends_at: 'ends_at',
+          patient: 'patient.links.self',
+          practitioner: 'practitioner.links.self',
+          appointment_type: 'appointment_type.links.self',
+        },
+      },
+      {
+        name: 'invoices',
+        endpoint: 'GET https://api.{shard}.cliniko.com/v1/invoices',
+        fields: {
+          external_id: 'id',
+          number: 'number',
+          total: 'total_amount',
+          status: 'status',
+          issued_at: 'issue_date',
+        },
+      },
+    ],
+    auth: 'API key as the Basic auth user name (no password), from My Info → Manage API keys; requests need a User-Agent with the app name and a contact e-mail',
+    docs: 'https://docs.api.cliniko.com/',
+    polling:
+      'Cliniko has no webhooks: poll GET /patients (or /individual_appointments) filtered by created_at or updated_at after the last run, e.g. q[]=created_at:>2026-03-02T09:00:00Z.',
+  },
+  {
+    id: 'jane',
+    name: 'Jane App',
+    aliases: ['jane app', 'janeapp', 'jane.app'],
+    capabilities: [
+      'practice_management',
+      'scheduling',
+      'calendar',
+      'sms',
+      'invoicing',
+      'payments',
+      'client_records',
+      'forms',
+    ],
+    entities: [],
+    auth: 'No API for clinics: the Jane Developer Platform is open to approved technology partners only',
+    docs: 'https://jane.app/',
+    polling:
+      'Reference only: Jane has no public API or webhooks for a clinic; connect through its built-in integrations or its exports.',
+  },
+  {
+    id: 'simplepractice',
+    name: 'SimplePractice',
+    aliases: ['simplepractice', 'simple practice'],
+    capabilities: [
+      'practice_management',
+      'scheduling',
+      'calendar',
+      'sms',
+      'invoicing',
+      'payments',
+      'client_records',
+      'forms',
+    ],
+    entities: [],
+    auth: 'No public API',
+    docs: 'https://www.simplepractice.com/',
+    polling:
+      'Reference only: SimplePractice has no public API or webhooks; connect through its built-in integrations or its exports.',
+  },
+  {
+    id: 'mindbody',
+    name: 'Mindbody',
+    aliases: ['mindbody'],
+    capabilities: ['practice_management', 'scheduling', 'calendar', 'payments', 'client_records', 'email_marketing'],
+    entities: [
+      {
+        name: 'clients',
+        endpoint: 'GET https://api.mindbodyonline.com/public/v6/client/clients',
+        fields: {
+          external_id: 'Clients[].Id',
+          first_name: 'Clients[].FirstName',
+          last_name: 'Clients[].LastName',
+          email: 'Clients[].Email',
+          phone: 'Clients[].MobilePhone',
+        },
+      },
+      {
+        name: 'classes',
+        endpoint: 'GET https://api.mindbodyonline.com/public/v6/class/classes',
+        fields: {
+          external_id: 'Classes[].Id',
+          name: 'Classes[].ClassDescription.Name',
+          start: 'Classes[].StartDateTime',
+          end: 'Classes[].EndDateTime',
+        },
+      },
+    ],
+    auth: 'Api-Key and SiteId headers, plus a staff user token (Authorization) from POST /public/v6/usertoken/issue',
+    docs: 'https://developers.mindbodyonline.com/PublicDocumentation/V6',
+    polling:
+      "Mindbody's webhooks are a separate Webhooks API subscription; without it, poll the Public API (clients, classes, appointments) for changes since the last run.",
+  },
+  {
+    id: 'housecall-pro',
+    name: 'Housecall Pro',
+    aliases: ['housecall pro', 'housecallpro'],
+    capabilities: ['job_management', 'scheduling', 'dispatch', 'quoting', 'invoicing', 'payments', 'crm'],
+    entities: [
+      {
+        name: 'jobs',
+        endpoint: 'GET https://api.housecallpro.com/jobs',
+        fields: {
+          external_id: 'id',
+          status: 'work_status',
+          customer_external_id: 'customer.id',
+          total: 'total_amount',
+        },
+      },
+      {
+        name: 'customers',
+        endpoint: 'GET/POST https://api.housecallpro.com/customers',
+        fields: {
+          external_id: 'id',
+          first_name: 'first_name',
+          last_name: 'last_name',
+          email: 'email',
+          phone: 'mobile_number',
+        },
+      },
+    ],
+    auth: 'API key (MAX plan), generated under My Apps → API Key Management',
+    docs: 'https://docs.housecallpro.com/docs/housecall-public-api',
+    polling:
+      'Housecall Pro webhooks (MAX plan) are switched on under My Apps → Webhooks; without them, poll GET /jobs and /customers.',
+  },
+  {
+    id: 'acuity',
+    name: 'Acuity Scheduling',
+    aliases: ['acuity scheduling', 'acuity'],
+    capabilities: ['scheduling', 'calendar', 'payments', 'forms'],
+    webhook: {
+      event: 'appointment.scheduled',
+      setup:
+        'Acuity → Integrations → API → Webhooks: set "New appointment scheduled" to the production webhook URL (or POST https://acuityscheduling.com/api/v1/webhooks with event "appointment.scheduled" and target the URL).',
+      sample: { action: 'scheduled', id: '1223403213', calendarID: '5212', appointmentTypeID: '8423' },
+      fields: { external_id: 'String(P.id)', name: "''", email: "''" },
+      fetch: {
+        url: "'https://acuityscheduling.com/api/v1/appointments/' + P.id",
+        fields: {
+          external_id: 'String(D.id)',
+          name: "[D.firstName, D.lastName].filter(Boolean).join(' ')",
+          email: 'D.email',
+          phone: 'D.phone',
+          amount: 'D.price',
+          occurred_at: 'D.datetimeCreated',
+          summary: "D.type + ' on ' + D.date + ' at ' + D.time",
+        },
+      },
+      note: 'Acuity posts a form-encoded notice (action, id, calendarID, appointmentTypeID), not the appointment: fetch GET /api/v1/appointments/{id} with Basic auth (user ID and API key) for the client and the time.',
+    },
+    n8n: {
+      trigger: { type: 'n8n-nodes-base.acuitySchedulingTrigger', typeVersion: 1, events: ['appointment.scheduled'] },
+    },
+    entities: [
+      {
+        name: 'appointments',
+        endpoint: 'GET https://acuityscheduling.com/api/v1/appointments',
+        fields: {
+          external_id: 'id',
+          first_name: 'firstName',
+          last_name: 'lastName',
+          email: 'email',
+          phone: 'phone',
+          start: 'datetime',
+          type: 'type',
+          price: 'price',
+        },
+      },
+    ],
+    auth: 'HTTP Basic auth: user ID and API key (Integrations → API)',
+    docs: 'https://developers.acuityscheduling.com/reference/get-appointments-id',
   },
   {
     id: 'xero',
@@ -1307,7 +1550,8 @@ export function findProducts(text: string): Product[] {
     const at = Math.min(...p.aliases.map((a) => hay.indexOf(a.toLowerCase())).filter((i) => i >= 0));
     found.push({ p, at });
   }
-  // "Square" inside "Squarespace" is not Square; longer aliases of other products win over contained ones.
+  // "Square" inside "Squarespace" is not Square, nor "visual acuity" Acuity; longer aliases of other products win
+  // over contained ones.
   return found
     .sort((a, b) => a.at - b.at)
     .map((f) => f.p)
@@ -1317,7 +1561,7 @@ export function findProducts(text: string): Product[] {
           p.id === 'square' &&
           /squarespace/i.test(text) &&
           !/\bsquare\b(?!space)/i.test(text.replace(/squarespace/gi, ''))
-        ),
+        ) && !(p.id === 'acuity' && !/\bacuity\b/i.test(text.replace(/\bvisual\s+acuity\b/gi, ''))),
     );
 }
 

@@ -93,7 +93,25 @@ const CONTROLLER_KINDS: { kind: ControllerKind; keywords: string[] }[] = [
     keywords: ['arduino', 'esp32', 'stm32', 'teensy', 'raspberry', 'micro-ros', 'microcontroller', 'mcu'],
   },
   { kind: 'flight_controller', keywords: ['px4', 'ardupilot', 'pixhawk', 'mavlink'] },
-  { kind: 'vendor', keywords: ['kuka', 'krc', 'fanuc', 'abb', 'irc5', 'omnicore', 'yaskawa', 'motoman'] },
+  {
+    kind: 'vendor',
+    keywords: [
+      'kuka',
+      'krc',
+      'fanuc',
+      'r-30ib',
+      'r-30i',
+      'r30ib',
+      'abb',
+      'irc5',
+      'omnicore',
+      'yaskawa',
+      'motoman',
+      'yrc1000',
+      'kortex',
+      'xarm control',
+    ],
+  },
 ];
 
 const CONTROLLER_BRIDGES: Record<ControllerKind, { bridge: string; detail: string }> = {

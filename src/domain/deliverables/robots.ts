@@ -118,6 +118,43 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     controller: 'ABB OmniCore C30 with Externally Guided Motion (EGM)',
     driver: 'abb_ros2 (abb_bringup, EGM + RWS)',
   },
+  // The long-arm and heavier CRX variants first: "CRX-10iA/L" is not the CRX-10iA (1418 mm, not 1249 mm reach).
+  {
+    id: 'crx10ia_l',
+    name: 'FANUC CRX-10iA/L',
+    aliases: /\bcrx[-\s]?10i?a?\s?\/\s?l\b/i,
+    kind: 'manipulator',
+    payload_kg: 10,
+    reach_mm: 1418,
+    family: 'fanuc',
+    joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
+    controller: 'FANUC R-30iB Mini Plus with Stream Motion',
+    driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+  },
+  {
+    id: 'crx20ia_l',
+    name: 'FANUC CRX-20iA/L',
+    aliases: /\bcrx[-\s]?20i?a?(?:\s?\/\s?l)?\b/i,
+    kind: 'manipulator',
+    payload_kg: 20,
+    reach_mm: 1418,
+    family: 'fanuc',
+    joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
+    controller: 'FANUC R-30iB Mini Plus with Stream Motion',
+    driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+  },
+  {
+    id: 'crx25ia',
+    name: 'FANUC CRX-25iA',
+    aliases: /\bcrx[-\s]?25i?a?\b/i,
+    kind: 'manipulator',
+    payload_kg: 25,
+    reach_mm: 1889,
+    family: 'fanuc',
+    joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
+    controller: 'FANUC R-30iB Mini Plus with Stream Motion',
+    driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+  },
   {
     id: 'crx10ia',
     name: 'FANUC CRX-10iA',
@@ -239,6 +276,30 @@ export function visionNeed(text: string): { kind: '3d' | '2d'; why: string } | n
       kind: '3d',
       why: 'parts lie in unknown poses (bin picking / depalletising): a 3D camera finds each pick pose',
     };
+  // Palletising cartons that arrive at the end of a conveyor: they stop at a known place (a photo-eye at the end
+  // stop); no camera unless something must be identified or inspected.
+  const fixedInfeed =
+    hasAny(hay, ['palletiz', 'palletis', 'stack']) &&
+    !hasAny(hay, ['depalletiz', 'depalletis']) &&
+    hasAny(hay, ['conveyor']);
+  if (
+    fixedInfeed &&
+    !hasAny(hay, [
+      'inspect',
+      'defect',
+      'sort by',
+      'sorting',
+      'identify',
+      'detect',
+      'recogni',
+      'barcode',
+      'label',
+      'vision',
+      'camera',
+      'mixed',
+    ])
+  )
+    return null;
   if (
     hasAny(hay, [
       'inspect',

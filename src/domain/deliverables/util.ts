@@ -61,14 +61,36 @@ export function line(inputs: Record<string, unknown>, key: string, fallback = ''
 }
 
 /**
- * List input: an array, or a string split on commas, semicolons and newlines (and leading list
+ * Splits a list as written: new lines, semicolons and commas, except commas inside parentheses ("tickets (about
+ * 12,000, since 2021)") and between digits ("12,000").
+ */
+export function splitList(value: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (let i = 0; i < value.length; i += 1) {
+    const ch = value[i] as string;
+    if (ch === '(' || ch === '[') depth += 1;
+    if ((ch === ')' || ch === ']') && depth > 0) depth -= 1;
+    const digitComma = ch === ',' && /\d/.test(value[i - 1] ?? '') && /\d/.test(value[i + 1] ?? '');
+    if (ch === '\n' || ch === ';' || (ch === ',' && depth === 0 && !digitComma)) {
+      out.push(current);
+      current = '';
+    } else current += ch;
+  }
+  out.push(current);
+  return out;
+}
+
+/**
+ * List input: an array, or a string split by {@link splitList} (and leading list
  * markers). Items are single-line, de-duplicated case-insensitively, in input order, at most `max`.
  */
 export function list(inputs: Record<string, unknown>, key: string, max = 25): string[] {
   const value = raw(inputs, key);
   let items: string[];
   if (Array.isArray(value)) items = value.map((v) => String(v));
-  else if (typeof value === 'string') items = value.split(/[\n;,]+/);
+  else if (typeof value === 'string') items = splitList(value);
   else if (typeof value === 'number' || typeof value === 'boolean') items = [String(value)];
   else items = [];
   const seen = new Set<string>();
