@@ -17,7 +17,7 @@ import {
   type Day,
 } from './parse';
 import type { DeliverableContext } from './types';
-import { line, list, stableUuid, text, uniqueSnakes } from './util';
+import { line, list, splitList, stableUuid, text, uniqueSnakes } from './util';
 
 /** One bookable service. Minutes are whole minutes. */
 export interface BookableService {
@@ -31,34 +31,11 @@ export interface BookableService {
   price: string | null;
 }
 
-/** Titles and abbreviations after which a full stop does not end a sentence ("Dr. Lee", "approx. 30 min"). */
-const NOT_SENTENCE_END = /\b(?:dr|mr|mrs|ms|st|prof|mt|approx|incl|vs|e\.g|i\.e|no)$/i;
-
-/**
- * Splits free text into items: new lines, semicolons, commas outside parentheses and between non-digits, and full
- * stops ending a sentence ("Nail clip 15min $15. Open Tue-Sat 9am to 5pm" is two items).
- */
+/** Free text as items: {@link splitList} with sentence ends ("… $15. Open Tue-Sat 9am to 5pm" is two items). */
 export function textItems(raw: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let current = '';
-  const chars = [...raw];
-  chars.forEach((ch, i) => {
-    if (ch === '(' || ch === '[') depth += 1;
-    if ((ch === ')' || ch === ']') && depth > 0) depth -= 1;
-    const rest = chars.slice(i + 1, i + 4).join('');
-    const sentenceEnd =
-      (ch === '.' || ch === '!') && /^\s+["'(]?[A-Z0-9]/.test(rest) && !NOT_SENTENCE_END.test(current.trim());
-    // A comma between digits ("1,200", "2,5") is a thousands separator or a decimal comma, not a new item; after a
-    // price or a duration and before a space ("Gel manicure 45 min $55, Acrylic …") it ends the item.
-    const numberComma = ch === ',' && /\d$/.test(current) && /^\d/.test(rest);
-    if ((ch === '\n' || ch === ';' || sentenceEnd || (ch === ',' && !numberComma)) && depth === 0) {
-      parts.push(current);
-      current = '';
-    } else current += ch;
-  });
-  parts.push(current);
-  return parts.map((p) => p.trim()).filter((p) => p.length > 0);
+  return splitList(raw, { sentences: true })
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
 }
 
 /** The items of a list input (strings are split by {@link textItems}; arrays item by item, each split too). */

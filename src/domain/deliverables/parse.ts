@@ -361,7 +361,7 @@ function cities(): { re: RegExp; zones: Map<string, string> } {
   const names = [...zones.keys()]
     .sort((a, b) => b.length - a.length)
     .map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  cityIndex = { re: new RegExp(String.raw`(?<![\p{L}\d])(${names.join('|')})(?![\p{L}\d])`, 'u'), zones };
+  cityIndex = { re: new RegExp(String.raw`(?<![\p{L}\d])(${names.join('|')})(?![\p{L}\d])`, 'gu'), zones };
   return cityIndex;
 }
 
@@ -376,7 +376,7 @@ function placeZone(text: string, anywhere: boolean): string | null {
   const hits: { at: number; end: number; zone: string }[] = [];
   for (const [pre, zone] of PLACE_NAMES)
     for (const m of text.matchAll(pre)) hits.push({ at: m.index, end: m.index + m[0].length, zone });
-  for (const m of text.matchAll(new RegExp(re.source, 'gu'))) {
+  for (const m of text.matchAll(re)) {
     const zone = zones.get(m[1] ?? '');
     if (zone) hits.push({ at: m.index, end: m.index + m[0].length, zone });
   }

@@ -60,11 +60,16 @@ export function line(inputs: Record<string, unknown>, key: string, fallback = ''
   return out.length > max ? `${out.slice(0, max - 1)}…` : out;
 }
 
+/** Titles and abbreviations after which a full stop does not end a sentence ("Dr. Lee", "approx. 30 min"). */
+const NOT_SENTENCE_END = /\b(?:dr|mr|mrs|ms|st|prof|mt|approx|incl|vs|e\.g|i\.e|no)$/i;
+
 /**
  * Splits a list as written: new lines, semicolons and commas, except commas inside parentheses ("tickets (about
- * 12,000, since 2021)") and between digits ("12,000").
+ * 12,000, since 2021)") and between digits ("12,000"). With `sentences`, a full stop ending a sentence splits too
+ * ("Nail clip 15min $15. Open Tue-Sat 9am to 5pm" is two items), and new lines and semicolons only outside
+ * parentheses.
  */
-export function splitList(value: string): string[] {
+export function splitList(value: string, opts: { sentences?: boolean } = {}): string[] {
   const out: string[] = [];
   let depth = 0;
   let current = '';
@@ -73,7 +78,14 @@ export function splitList(value: string): string[] {
     if (ch === '(' || ch === '[') depth += 1;
     if ((ch === ')' || ch === ']') && depth > 0) depth -= 1;
     const digitComma = ch === ',' && /\d/.test(value[i - 1] ?? '') && /\d/.test(value[i + 1] ?? '');
-    if (ch === '\n' || ch === ';' || (ch === ',' && depth === 0 && !digitComma)) {
+    const lineEnd = (ch === '\n' || ch === ';') && (!opts.sentences || depth === 0);
+    const sentenceEnd =
+      opts.sentences === true &&
+      depth === 0 &&
+      (ch === '.' || ch === '!') &&
+      /^\s+["'(]?[A-Z0-9]/.test(value.slice(i + 1, i + 4)) &&
+      !NOT_SENTENCE_END.test(current.trim());
+    if (lineEnd || sentenceEnd || (ch === ',' && depth === 0 && !digitComma)) {
       out.push(current);
       current = '';
     } else current += ch;
