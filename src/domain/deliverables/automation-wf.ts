@@ -176,6 +176,11 @@ export function chooseTargetRecord(target: Product | undefined, description: str
   };
 }
 
+/** The chat channel a description names ("… a Slack message to #sales" → "#sales"), or null. */
+function channelOf(description: string): string | null {
+  return /(?:^|\s)(#[a-z0-9][a-z0-9_-]{0,79})\b/i.exec(description)?.[1] ?? null;
+}
+
 /** A further app the description asks to notify ("and a Slack message to #sales"), with where to. */
 export interface Notification {
   product: Product;
@@ -197,7 +202,7 @@ export function notificationsOf(
     .filter((p) => p.capabilities.some((c) => c === 'messaging' || c === 'sms' || c === 'email'))
     .filter((p) => p.http || p.id === 'gmail' || p.id === 'twilio')
     .map((product) => {
-      const channel = /(?:^|\s)(#[a-z0-9][a-z0-9_-]{0,79})\b/i.exec(description)?.[1] ?? null;
+      const channel = channelOf(description);
       const email = /[\w.+-]+@[\w-]+\.[\w.-]+/.exec(description)?.[0] ?? null;
       const phone = /\+\d[\d\s-]{7,16}\d/.exec(description)?.[0]?.replace(/[\s-]/g, '') ?? null;
       const destination =
@@ -363,10 +368,7 @@ function flowNodes(
   });
   const http = choice.http;
   // A Slack target posts to the channel the description names ("… to #sales").
-  const channel =
-    target?.id === 'slack'
-      ? (notificationsOf(`slack ${choice.description}`, undefined, undefined)[0]?.destination ?? null)
-      : null;
+  const channel = target?.id === 'slack' ? channelOf(choice.description) : null;
   const httpNode = (name: string, h: HttpTarget | undefined, body: string, position: [number, number]): N8nNode => {
     const headers = Object.entries(h?.headers ?? {}).map(([hname, value]) => ({ name: hname, value }));
     return {
