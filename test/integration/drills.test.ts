@@ -11,7 +11,7 @@ import path from 'node:path';
 
 const root = path.resolve(__dirname, '..', '..');
 
-/** Runs `npm run drill -- <args>` on servers of its own; its output, and whether it said PASSED and exited 0. */
+/** Runs `npm run drill -- <args>` on servers of its own and expects it to say PASSED and exit 0 (output shown if not). */
 function drill(args: string[], timeoutMs: number): void {
   const res = spawnSync(
     path.join(root, 'node_modules', '.bin', 'tsx'),

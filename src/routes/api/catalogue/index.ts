@@ -5,13 +5,6 @@ import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { catalogueOperations as ops } from './schema';
 
-/** `promise`'s value, or `fallback` once `ms` milliseconds have passed first. */
-function withTimeout<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 /** `GET /api/v1/services` (seed §2.1) and `GET /health` (seed §4), registered from the definitions in ./schema.ts. */
 export function catalogueRoutes(deps: AppDeps): OperationRouter {
   const router = new OperationRouter(deps);
@@ -26,24 +19,18 @@ export function catalogueRoutes(deps: AppDeps): OperationRouter {
     );
   });
 
-  // One probe of Temporal at a time, shared by concurrent /health requests, answered within a second (issue 14). Not
-  // Connection.withDeadline: its AsyncLocalStorage would turn on Node's promise hooks for the whole process, which
-  // slows every request after the first /health (issue 9 §3).
-  let probe: Promise<boolean> | undefined;
-  const temporalProbe = (): Promise<boolean> => {
-    probe ??= withTimeout(
-      deps.temporal.workflowService.getSystemInfo({}).then(() => true),
-      800,
-      false,
-    )
-      .catch(() => false)
-      .finally(() => (probe = undefined));
-    return probe;
-  };
-
   router.on(ops.health, async (ctx) => {
     const started = Date.now();
-    const [database, temporal] = await Promise.all([pingDatabase(deps.services.db), temporalProbe()]);
+    const [database, temporal] = await Promise.all([
+      pingDatabase(deps.services.db),
+      deps.temporal.connection
+        .withDeadline(
+          Date.now() + 800,
+          /* within a second, issue 14 */ () => deps.temporal.workflowService.getSystemInfo({}),
+        )
+        .then(() => true)
+        .catch(() => false),
+    ]);
     const up = database && temporal;
     ctx.status = up ? 200 : 503;
     ctx.set('Cache-Control', 'no-store');
