@@ -158,7 +158,9 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
   };
 
   // Retries one at a time per counter in this process: concurrent upserts of one document make DocumentDB report
-  // deadlocks (12 at once under load deadlocked past every retry, and the limiter failed open). Only the losers of a
+  // deadlocks (12 at once under load deadlocked past every retry, and the limiter failed open). No upstream issue
+  // found for the deadlock answer itself; documentdb/documentdb#295 is the nearest (concurrent upserts of one
+  // document behave unlike MongoDB). Only the losers of a
   // race queue: a first attempt never waits behind another request, so while the database is down every request
   // still fails on its own within the server-selection time (a queue of everyone's attempts made a probe wait 7.5 s).
   const retrying = new Map<string, Promise<unknown>>();

@@ -34,7 +34,7 @@ const PROBES = {
 
 /**
  * The rule ids ESLint reports for every probe, from one child process: ESLint loads its flat config with a dynamic
- * import, which Jest's module system does not run.
+ * import, which Jest's module system does not run without --experimental-vm-modules (jestjs/jest#9430).
  */
 function lintProbes(): Record<keyof typeof PROBES, string[]> {
   const script = `
