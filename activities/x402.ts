@@ -105,7 +105,7 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
       const receipt = await chain.receipt(tx);
       if (receipt?.status === 'success') {
         if (transferMatches(p, receipt.transfers)) {
-          await payments.markSettled(p._id, tx);
+          await payments.markSettled(p._id, tx, p.order_id !== null);
           // An orphaned claim: its request died before answering. An order is confirmed next (the workflow calls
           // confirmX402Order); goods kept with a payment-identifier go to the buyer's retry with that id. Otherwise
           // the buyer paid and got nothing: say so for the operator.
@@ -168,6 +168,7 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
         rail: 'x402_usdc',
         transaction_id: p.transaction,
       });
+      await payments.markOrderConfirmed(p._id);
       return { confirmed: true, order_status: state.status, reason: null };
     } catch (err) {
       if (err instanceof ProblemError && err.status < 500) {

@@ -343,8 +343,16 @@ export interface X402PaymentDoc {
   payment_id: string | null;
   error_reason: string | null;
   error_message: string | null;
-  /** While `settling`: after this time without renewal the claim counts as orphaned (its request died). */
+  /**
+   * While `settling`, or settled with `confirmation_due`: after this time without renewal the request holding the
+   * entry counts as dead (its process was killed).
+   */
   lease_until?: Date;
+  /**
+   * Set on a settled order payment until the order is confirmed (`confirmPayment`); an entry whose lease lapsed with
+   * it set is handed to reconciliation, which confirms the order (issue 14).
+   */
+  confirmation_due?: true;
   /** Goods prepared for a settlement that came back pending; served at the delivery URL once settled. */
   delivery_token_hash: string | null;
   /**
@@ -584,6 +592,12 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
       name: 'settling_claims',
       partialFilterExpression: { status: 'settling' },
       why: 'claims still settling, oldest first (orphans of dead requests); partial, so settled entries cost nothing',
+    },
+    {
+      key: { lease_until: 1 },
+      name: 'confirmations_due',
+      partialFilterExpression: { confirmation_due: true },
+      why: 'settled order payments whose order is not confirmed yet (orphans of dead requests); partial, so it stays tiny',
     },
     {
       key: { delivery_token_hash: 1 },

@@ -95,7 +95,7 @@ export class X402PaymentRepository {
    * Records a successful settlement. The unique `tx_key` index refuses a transaction hash another entry holds.
    * @throws MongoServerError 11000 when `transaction` is already recorded on another entry.
    */
-  markSettled(id: string, transaction: string): Promise<X402PaymentDoc | null> {
+  markSettled(id: string, transaction: string, confirmationDue = false): Promise<X402PaymentDoc | null> {
     const now = new Date();
     return this.d.x402Payments.findOneAndUpdate(
       { _id: id },
@@ -108,9 +108,21 @@ export class X402PaymentRepository {
           error_message: null,
           settled_at: now,
           updated_at: now,
+          // An order payment: the order is confirmed next; until then the lease says whether anyone is on it.
+          ...(confirmationDue
+            ? { confirmation_due: true as const, lease_until: new Date(now.getTime() + CLAIM_LEASE_MS) }
+            : {}),
         },
       },
       { returnDocument: 'after' },
+    );
+  }
+
+  /** Records that the order this settled payment pays is confirmed (clears `confirmation_due`). */
+  async markOrderConfirmed(id: string): Promise<void> {
+    await this.d.x402Payments.updateOne(
+      { _id: id, confirmation_due: true },
+      { $unset: { confirmation_due: '' }, $set: { updated_at: new Date() } },
     );
   }
 
@@ -172,20 +184,40 @@ export class X402PaymentRepository {
   /**
    * Notes on a settled entry that the step after settlement (confirming an order) failed: the money moved, so
    * the entry stays settled and carries `error_reason: delivery_failed` for operators (a refund may be due).
+   * `final` (a refusal, e.g. the order expired meanwhile) also ends the confirmation; otherwise (the order
+   * workflow was unreachable) `confirmation_due` stays and the sweeper retries once the lease lapses.
    */
-  async noteDeliveryFailure(id: string, message: string): Promise<void> {
+  async noteDeliveryFailure(id: string, message: string, final = true): Promise<void> {
     await this.d.x402Payments.updateOne(
       { _id: id },
-      { $set: { error_reason: 'delivery_failed', error_message: message, updated_at: new Date() } },
+      {
+        $set: { error_reason: 'delivery_failed', error_message: message, updated_at: new Date() },
+        ...(final ? { $unset: { confirmation_due: '' } } : {}),
+      },
     );
   }
 
-  /** Extends the lease of a claim still `settling` (its request is alive); see {@link CLAIM_LEASE_MS}. */
+  /**
+   * Extends the lease of a claim still `settling`, or settled with its order not yet confirmed (its request is
+   * alive); see {@link CLAIM_LEASE_MS}.
+   */
   async renewClaim(id: string): Promise<void> {
     await this.d.x402Payments.updateOne(
-      { _id: id, status: 'settling' },
+      { _id: id, $or: [{ status: 'settling' }, { confirmation_due: true }] },
       { $set: { lease_until: new Date(Date.now() + CLAIM_LEASE_MS) } },
     );
+  }
+
+  /**
+   * Settled order payments whose order was never confirmed and whose lease ran out at `now` (the request died
+   * between settlement and the order's `confirmPayment`), oldest lease first.
+   */
+  staleConfirmations(now: Date, limit: number): Promise<X402PaymentDoc[]> {
+    return this.d.x402Payments
+      .find({ confirmation_due: true, lease_until: { $lt: now } })
+      .sort({ lease_until: 1 })
+      .limit(limit)
+      .toArray();
   }
 
   /**

@@ -422,8 +422,17 @@ export class X402Gateway {
   /** Koa middleware selling `resource` per request over x402. */
   middleware(resource: PaidResource): Middleware {
     return async (ctx) => {
-      const quote = await resource.quote(ctx);
       const header = ctx.get('payment-signature');
+      let quote: PaidQuote;
+      try {
+        quote = await resource.quote(ctx);
+      } catch (err) {
+        // A resend of a purchase that went through: its quote may no longer apply (the order it paid is paid).
+        if (header && err instanceof ProblemError && err.status < 500) {
+          if (await this.answerResendAfterRefusal(ctx, resource, header)) return;
+        }
+        throw err;
+      }
       if (!header && ctx.get('x-payment')) {
         throw invalidHeader(
           'X-PAYMENT (x402 version 1) is not supported: send an x402 v2 payload in PAYMENT-SIGNATURE',
@@ -445,7 +454,7 @@ export class X402Gateway {
         // No takeover by age: answerInFlightPaymentId asks the ledger how far the first request got.
         const claimed = await this.opts.ledger.claimPaymentId(pid.doc, Number.POSITIVE_INFINITY);
         if (claimed) {
-          await this.answerFromPaymentId(ctx, http, context, pid, claimed, quote);
+          await this.answerFromPaymentId(ctx, resource, http, context, pid, claimed, quote);
           return;
         }
       }
@@ -580,38 +589,10 @@ export class X402Gateway {
     }
 
     if (settled.success) {
-      let payment = await this.opts.ledger.markSettled(claim._id, settled.transaction);
+      const payment = await this.opts.ledger.markSettled(claim._id, settled.transaction, claim.order_id !== null);
       if (!payment) throw problem('internal_error', `ledger entry ${claim._id} vanished`);
       for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
-      let body = goods;
-      if (resource.deliver) {
-        try {
-          body = await resource.deliver(ctx, quote, payment, goods);
-        } catch (err) {
-          // Paid, but the post-payment step failed: say so, keep the receipt header, keep the ledger honest.
-          await this.opts.ledger.noteDeliveryFailure(claim._id, err instanceof Error ? err.message : String(err));
-          payment = (await this.opts.ledger.get(claim._id)) ?? payment;
-          if (err instanceof ProblemError) {
-            // The payment itself settled: a refusal here is about the order's state, never "payment required".
-            throw new ProblemError(
-              err.status === 402 ? 409 : err.status,
-              err.code,
-              `Payment ${payment._id} settled (${settled.transaction}) but: ${err.detail ?? err.message}`,
-              {
-                ...err.extra,
-                payment: receipt(payment),
-              },
-              settled.headers,
-            );
-          }
-          throw err;
-        }
-      }
-      const response: StoredResponse = {
-        status: 200,
-        headers: { 'Content-Type': 'application/json; charset=utf-8', ...settled.headers },
-        body: { ...body, payment: receipt(payment) },
-      };
+      const response = await this.deliverSettled(ctx, resource, quote, payment, goods, settled.headers);
       if (paymentIdKey) await this.opts.ledger.completePaymentId(paymentIdKey, 'done', payment._id, response);
       writeStored(ctx, response);
       return true;
@@ -641,6 +622,110 @@ export class X402Gateway {
     return false;
   }
 
+  /**
+   * The 200 answer for a settled payment: runs `resource.deliver` (confirming the order an order payment pays; the
+   * order's `confirmPayment` is idempotent for the same transaction, so a resend may run it again) and clears the
+   * entry's `confirmation_due`. A refusal (the order's state) becomes a 409 carrying the receipt, never a 402; an
+   * unreachable order workflow leaves `confirmation_due` set for the sweeper.
+   * @throws ProblemError the refusal, with `payment` (the receipt) in its extension members.
+   */
+  private async deliverSettled(
+    ctx: Context,
+    resource: PaidResource,
+    quote: PaidQuote,
+    payment: X402PaymentDoc,
+    goods: Record<string, unknown>,
+    headers: Record<string, string>,
+  ): Promise<StoredResponse> {
+    let body = goods;
+    if (resource.deliver) {
+      try {
+        body = await resource.deliver(ctx, quote, payment, goods);
+        if (payment.confirmation_due) await this.opts.ledger.markOrderConfirmed(payment._id);
+      } catch (err) {
+        // Paid, but the post-payment step failed: say so, keep the receipt header, keep the ledger honest.
+        const refusal = err instanceof ProblemError && err.status < 500;
+        await this.opts.ledger.noteDeliveryFailure(
+          payment._id,
+          err instanceof Error ? err.message : String(err),
+          refusal,
+        );
+        const noted = (await this.opts.ledger.get(payment._id)) ?? payment;
+        if (err instanceof ProblemError) {
+          // The payment itself settled: a refusal here is about the order's state, never "payment required".
+          throw new ProblemError(
+            err.status === 402 ? 409 : err.status,
+            err.code,
+            `Payment ${noted._id} settled (${noted.transaction}) but: ${err.detail ?? err.message}`,
+            { ...err.extra, payment: receipt(noted) },
+            headers,
+          );
+        }
+        throw err;
+      }
+    }
+    return {
+      status: 200,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+      body: { ...body, payment: receipt(payment) },
+    };
+  }
+
+  /**
+   * A resend whose quote was refused (the order it paid is no longer awaiting payment): when the same signed payload
+   * with its payment-identifier already bought this resource, answers as for any resend (the stored response, or the
+   * order confirmed and shown). Returns false when there is no such purchase (the refusal stands).
+   */
+  private async answerResendAfterRefusal(ctx: Context, resource: PaidResource, header: string): Promise<boolean> {
+    let payload: PaymentPayload;
+    try {
+      payload = parsePaymentHeader(header);
+    } catch {
+      return false;
+    }
+    const id = paymentIdentifierOf(payload);
+    if (!id) return false;
+    const existing = await this.opts.ledger.getPaymentId(X402PaymentRepository.paymentIdKey(ctx.path, id));
+    if (!existing || existing.payload_hash !== sha256Hex(JSON.stringify(payload))) return false;
+    if (existing.state === 'done' && existing.response) {
+      this.replay(ctx, existing.response);
+      return true;
+    }
+    const auth = authorizationOf(payload);
+    const held = payload.accepted?.network
+      ? await this.opts.ledger.getByAuthorization(payload.accepted.network, auth.payer, auth.nonce)
+      : null;
+    if (!held || held.resource !== existing.resource || held.status !== 'settled') return false;
+    await this.answerSettledResend(ctx, resource, quoteOfHeld(held), existing._id, held);
+    return true;
+  }
+
+  /**
+   * A resend of a payment that settled: the goods kept on the entry, and for an order payment whose request died
+   * before confirming the order, the order confirmed now and shown; the payment id is then done.
+   */
+  private async answerSettledResend(
+    ctx: Context,
+    resource: PaidResource,
+    quote: PaidQuote,
+    paymentIdKey: string,
+    held: X402PaymentDoc,
+  ): Promise<void> {
+    const stored = settledResponseOf(held);
+    const response = held.confirmation_due
+      ? await this.deliverSettled(
+          ctx,
+          resource,
+          quote,
+          held,
+          (held.delivery as Record<string, unknown> | null) ?? {},
+          stored.headers,
+        )
+      : stored;
+    await this.opts.ledger.completePaymentId(paymentIdKey, 'done', held._id, response);
+    this.replay(ctx, response);
+  }
+
   private async process(http: x402HTTPResourceServer, context: HTTPRequestContext) {
     try {
       return await http.processHTTPRequest(context);
@@ -659,15 +744,19 @@ export class X402Gateway {
 
   /**
    * At once and then every `intervalMs`, hands claims left `settling` whose lease lapsed (their request died between
-   * the claim and the facilitator's answer; legacy claims: older than {@link ORPHAN_CLAIM_MS}) to `onPending`, which
-   * reconciles them on chain. Runs in every API process; the reconcile workflow id makes concurrent sweeps harmless.
+   * the claim and the facilitator's answer; legacy claims: older than {@link ORPHAN_CLAIM_MS}), and settled order
+   * payments whose lease lapsed with the order unconfirmed, to `onPending`, which reconciles them on chain (and
+   * confirms their order). Runs in every API process; the reconcile workflow id makes concurrent sweeps harmless.
    * The timers do not keep the process alive.
    * @returns a function stopping the sweeper.
    */
   startOrphanSweeper(intervalMs = 5_000): () => void {
     const sweep = async () => {
-      const orphans = await this.opts.ledger.staleClaims(new Date(), 50, ORPHAN_CLAIM_MS);
-      for (const o of orphans) await this.startReconcile(o._id);
+      const now = new Date();
+      const orphans = await this.opts.ledger.staleClaims(now, 50, ORPHAN_CLAIM_MS);
+      // Settled order payments whose request died before the order was confirmed: reconciliation confirms it.
+      const unconfirmed = await this.opts.ledger.staleConfirmations(now, 50);
+      for (const o of [...orphans, ...unconfirmed]) await this.startReconcile(o._id);
     };
     const first = setTimeout(() => void sweep().catch(() => undefined), 0);
     const timer = setInterval(() => void sweep().catch(() => undefined), intervalMs);
@@ -726,6 +815,7 @@ export class X402Gateway {
    */
   private async answerFromPaymentId(
     ctx: Context,
+    resource: PaidResource,
     http: x402HTTPResourceServer,
     context: HTTPRequestContext,
     pid: { id: string; doc: { _id: string; payload_hash: string; payer: string; fingerprint: string } },
@@ -737,14 +827,10 @@ export class X402Gateway {
         param: 'payment-identifier',
       });
     }
-    if (existing.state === 'in_flight') return this.answerInFlightPaymentId(ctx, pid, existing);
+    if (existing.state === 'in_flight') return this.answerInFlightPaymentId(ctx, resource, quote, pid, existing);
     if (existing.state === 'pending') {
       const payment = existing.payment_ref ? await this.opts.ledger.get(existing.payment_ref) : null;
-      if (payment?.status === 'settled') {
-        const response = settledResponseOf(payment);
-        await this.opts.ledger.completePaymentId(existing._id, 'done', payment._id, response);
-        return this.replay(ctx, response);
-      }
+      if (payment?.status === 'settled') return this.answerSettledResend(ctx, resource, quote, existing._id, payment);
       if (payment?.status === 'failed') {
         await this.opts.ledger.releasePaymentId(existing._id);
         throw problem(
@@ -786,6 +872,8 @@ export class X402Gateway {
    */
   private async answerInFlightPaymentId(
     ctx: Context,
+    resource: PaidResource,
+    quote: PaidQuote,
     pid: { id: string; doc: { _id: string; payload_hash: string } },
     existing: X402PaymentIdDoc,
   ): Promise<void> {
@@ -803,10 +891,9 @@ export class X402Gateway {
       ? await this.opts.ledger.getByAuthorization(payload.accepted.network, auth.payer, auth.nonce)
       : null;
     if (held && held.resource === existing.resource) {
+      // Settled: the goods kept on the entry; an order payment's order is confirmed here if its request died first.
       if (held.status === 'settled' && held.delivery != null) {
-        const response = settledResponseOf(held);
-        await this.opts.ledger.completePaymentId(existing._id, 'done', held._id, response);
-        return this.replay(ctx, response);
+        return this.answerSettledResend(ctx, resource, quote, existing._id, held);
       }
       if (held.status !== 'failed') throw running();
     } else if (existing.updated_at.getTime() > Date.now() - CLAIM_LEASE_MS) {
@@ -927,6 +1014,18 @@ export function receipt(
     amount_micros: p.amount_micros,
     asset: p.asset,
     pay_to: p.pay_to,
+  };
+}
+
+/** The quote a settled ledger entry was sold at (for answering a resend once the live quote no longer applies). */
+function quoteOfHeld(p: X402PaymentDoc): PaidQuote {
+  return {
+    priceMicros: p.amount_micros,
+    description: p.resource,
+    kind: p.resource_kind,
+    ref: p.resource_ref,
+    ...(p.order_id ? { orderId: p.order_id } : {}),
+    bazaar: { info: { input: {}, output: {} }, schema: {} },
   };
 }
 

@@ -90,6 +90,7 @@ beforeAll(async () => {
         status: i % 30 ? 'settled' : 'settling',
         created_at: at,
         delivery_token_hash: i % 7 ? null : `dlv${i}`,
+        ...(i % 5 === 0 && i % 30 ? { confirmation_due: true, lease_until: at } : {}),
       })),
     ),
     d.db.collection('x402_payment_ids').insertMany(range((i) => ({ _id: `pid-${i}` }))),
@@ -198,6 +199,14 @@ const hotQueries: Array<[string, () => FindCursor<Document>]> = [
       d.x402Payments
         .find({ status: 'settling', created_at: { $lt: at } })
         .sort({ created_at: 1 })
+        .limit(50) as FindCursor<Document>,
+  ],
+  [
+    'settled x402 order payments whose order is unconfirmed',
+    () =>
+      d.x402Payments
+        .find({ confirmation_due: true, lease_until: { $lt: at } })
+        .sort({ lease_until: 1 })
         .limit(50) as FindCursor<Document>,
   ],
 ];

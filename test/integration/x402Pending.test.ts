@@ -288,3 +288,89 @@ it('a purchase whose request died after settling is reconciled within seconds, a
   expect(retried.body.payment).toMatchObject({ payment_id: paymentId, transaction: tx });
   expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - BigInt(item.price_micros));
 });
+
+it('an x402 order payment whose request died between settlement and confirming the order: a resend confirms it, and so does the sweeper without one', async () => {
+  const anvil = createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) });
+  /**
+   * Leaves the books as a request killed after `markSettled` and before the order's `confirmPayment` leaves them:
+   * the transfer on chain, the ledger entry settled with `confirmation_due`, the payment id still in flight, the
+   * order awaiting payment. Reached for real through a settlement that came back pending, whose reconciliation is
+   * terminated before the block is mined (so nothing else confirms the order).
+   */
+  async function diedAfterSettling(leaseMs: number) {
+    const created = await stack.call('POST', '/api/v1/orders', {
+      service_id: 'smart-consultation',
+      inputs: { type: 'visa', description: 'Request killed after settling' },
+    });
+    expect(created.status).toBe(201);
+    const orderId = created.body.order_id as string;
+    const path = `/x402/orders/${orderId}`;
+    const asBuyer = { authorization: `Bearer ${created.body.order_secret}` };
+    const required = paymentRequiredOf(await fetch(stack.url + path, { method: 'POST', headers: asBuyer }));
+    const headers = {
+      ...signatureHeader(await signPayment(required, { paymentId: `pay_${randomBytes(12).toString('hex')}` })),
+      ...asBuyer,
+    };
+    await anvil.setAutomine(false);
+    const pending = await stack.call('POST', path, undefined, headers);
+    expect(pending.status).toBe(202);
+    const paymentId = pending.body.payment.payment_id as string;
+    const tx = pending.body.payment.transaction as string;
+    await stack.client.workflow.getHandle(`x402-reconcile-${paymentId}`).terminate('drill: the request died');
+    await anvil.mine({ blocks: 1 });
+    await anvil.setAutomine(true);
+
+    const ledger = stack.services.x402Payments;
+    await ledger.markSettled(paymentId, tx, true);
+    await stack.services.db.x402Payments.updateOne(
+      { _id: paymentId },
+      { $set: { lease_until: new Date(Date.now() + leaseMs) } },
+    );
+    await stack.services.db.x402PaymentIds.updateOne(
+      { payment_ref: paymentId },
+      { $set: { state: 'in_flight', payment_ref: null, response: null } },
+    );
+    expect((await stack.call('GET', `/api/v1/orders/${orderId}`)).body.status).toBe('awaiting_payment');
+    return { orderId, path, headers, paymentId, tx, amount: created.body.amount_micros as number };
+  }
+
+  const buyerBefore = await chain.balance(ANVIL_ADDRESSES.buyer);
+
+  // A resend with the payment id: the order is confirmed by that request and shown, with the receipt.
+  const a = await diedAfterSettling(10 * 60_000);
+  const resent = await stack.call('POST', a.path, undefined, a.headers);
+  expect(resent.status).toBe(200);
+  expect(resent.body.order).toMatchObject({ order_id: a.orderId });
+  expect(resent.body.order.status).not.toBe('awaiting_payment');
+  expect(resent.body.payment).toMatchObject({ payment_id: a.paymentId, transaction: a.tx, status: 'settled' });
+  expect((await stack.services.x402Payments.get(a.paymentId))?.confirmation_due).toBeUndefined();
+  const paidA = await waitForOrder(stack, a.orderId, (o) => o.payment !== null);
+  expect(paidA.payment).toMatchObject({ rail: 'x402_usdc', transaction_id: a.tx });
+  // Again, now that the order is no longer payable: the same answer, not a refusal.
+  const again = await stack.call('POST', a.path, undefined, a.headers);
+  expect(again.status).toBe(200);
+  expect(again.headers.get('payment-identifier-replayed')).toBe('true');
+  expect(again.body.payment).toMatchObject({ payment_id: a.paymentId, transaction: a.tx });
+
+  // No resend: the sweeper (every 5 s in each API) finds the lapsed lease and reconciliation confirms the order.
+  const b = await diedAfterSettling(-1000);
+  const paidB = await waitForOrder(stack, b.orderId, (o) => o.payment !== null, 30_000);
+  expect(paidB.payment).toMatchObject({ rail: 'x402_usdc', transaction_id: b.tx });
+  expect(
+    await until(
+      'confirmation recorded',
+      async () => {
+        const p = await stack.services.x402Payments.get(b.paymentId);
+        return p && p.confirmation_due === undefined ? p : undefined;
+      },
+      10_000,
+    ),
+  ).toMatchObject({ status: 'settled', error_reason: null });
+  // The buyer's resend after that: the purchase's answer (the quote refuses a paid order; the resend is not refused).
+  const late = await stack.call('POST', b.path, undefined, b.headers);
+  expect(late.status).toBe(200);
+  expect(late.body.payment).toMatchObject({ payment_id: b.paymentId, transaction: b.tx });
+
+  // Each order charged once on chain.
+  expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - BigInt(a.amount) - BigInt(b.amount));
+});
