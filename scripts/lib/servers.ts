@@ -119,8 +119,25 @@ export function binaries(): { temporal: string; ferretdb: string; temporalTestSe
   };
 }
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (asks the OS for an ephemeral port). */
-export function freePort(): Promise<number> {
+/**
+ * Ports this process handed out or was told to use: never handed out again. A server restarted on its old port
+ * (the drills) would otherwise race a fresh `freePort()` of the same restart: the OS may give back the port
+ * just released (seen in CI: FerretDB's debug listener took the wire port, and FerretDB failed to start).
+ */
+const claimedPorts = new Set<number>();
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (asks the OS for an ephemeral port), never one handed out before. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await ephemeralPort();
+    if (!claimedPorts.has(port) || attempt >= 50) {
+      claimedPorts.add(port);
+      return port;
+    }
+  }
+}
+
+function ephemeralPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
@@ -135,6 +152,7 @@ export function freePort(): Promise<number> {
 
 /** Rejects if `port` on 127.0.0.1 is taken: a probe must not mistake another server there for ours. */
 async function assertPortFree(port: number, what: string): Promise<void> {
+  claimedPorts.add(port);
   await new Promise<void>((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
