@@ -157,43 +157,27 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
     ],
   };
 
-  // Retries one at a time per counter in this process: concurrent upserts of one document make DocumentDB report
-  // deadlocks (12 at once under load deadlocked past every retry, and the limiter failed open). No upstream issue
-  // found for the deadlock answer itself; documentdb/documentdb#295 is the nearest (concurrent upserts of one
-  // document behave unlike MongoDB). Only the losers of a
-  // race queue: a first attempt never waits behind another request, so while the database is down every request
-  // still fails on its own within the server-selection time (a queue of everyone's attempts made a probe wait 7.5 s).
-  const retrying = new Map<string, Promise<unknown>>();
-  const oneAtATime = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
-    const run = (retrying.get(key) ?? Promise.resolve()).then(fn, fn);
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    retrying.set(key, settled);
-    void settled.then(() => {
-      if (retrying.get(key) === settled) retrying.delete(key);
-    });
-    return run;
-  };
-  // Concurrent first requests of one subject race to insert its counter (from one process or several); the losers
-  // count again (the document exists then), after a short random pause so that racing writers do not meet again.
-  const consume = async (limiter: RateLimiterMemory | RateLimiterMongo, key: string): Promise<RateLimiterRes> => {
-    try {
-      return await limiter.consume(key);
-    } catch (err) {
-      if (limiter instanceof RateLimiterMemory || !isWriteRace(err)) throw err;
-    }
-    return oneAtATime(`${limiter.keyPrefix}:${key}`, async () => {
-      for (let n = 1; ; n++) {
-        await new Promise((r) => setTimeout(r, 5 * n + Math.random() * 20));
-        try {
-          return await limiter.consume(key);
-        } catch (err) {
-          if (n >= 5 || !isWriteRace(err)) throw err;
-        }
+  // Concurrent first requests of one subject from several processes race to insert its counter; the losers count
+  // again (the document exists then), after a short random pause so that racing writers do not meet again.
+  const write = async (limiter: RateLimiterMongo, key: string, points: number): Promise<RateLimiterRes> => {
+    for (let n = 0; ; n++) {
+      if (n > 0) await new Promise((r) => setTimeout(r, 5 * n + Math.random() * 20));
+      try {
+        return await limiter.consume(key, points);
+      } catch (err) {
+        if (n >= 5 || !isWriteRace(err)) throw err;
       }
-    });
+    }
+  };
+  const coalesced = new Map<RateLimiterMongo, CoalescedCounter>();
+  const consume = (limiter: RateLimiterMemory | RateLimiterMongo, key: string): Promise<RateLimiterRes> => {
+    if (limiter instanceof RateLimiterMemory) return limiter.consume(key);
+    let counter = coalesced.get(limiter);
+    if (!counter) {
+      counter = new CoalescedCounter(limiter.points, (k, points) => write(limiter, k, points));
+      coalesced.set(limiter, counter);
+    }
+    return counter.consume(key);
   };
 
   return async (ctx, next) => {
@@ -229,4 +213,78 @@ export function rateLimitMiddleware(db: Db, limits: RateLimits, log: (err: unkno
     if (last) setHeaders(ctx, who.kind, last.points, last.duration, last.res);
     await next();
   };
+}
+
+interface Waiter {
+  resolve: (res: RateLimiterRes) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * One counter write in flight per key in this process: requests arriving while it runs are counted together by the
+ * next write (`$inc` by their number), then answered one by one in arrival order as if each had been counted alone.
+ * Fifty concurrent upserts of one counter document made DocumentDB report deadlocks and stalled every request of
+ * the subject for 5–28 s at each window rollover (measured with 50 concurrent requests; documentdb/documentdb#295 is
+ * the nearest upstream report); the same many writers cost MongoDB needless contention too. A write that fails
+ * (the database is down) fails the requests waiting behind it as well, so none waits for a second one.
+ */
+export class CoalescedCounter {
+  private readonly queues = new Map<string, Waiter[]>();
+
+  /**
+   * @param points the window's limit (requests)
+   * @param write adds `n` to the key's counter; resolves with the counter after it, rejects with a
+   *   `RateLimiterRes` when the counter passed `points` (rate-limiter-flexible's `consume(key, n)` contract)
+   */
+  constructor(
+    private readonly points: number,
+    private readonly write: (key: string, n: number) => Promise<RateLimiterRes>,
+  ) {}
+
+  /** Counts one request; resolves with its `RateLimiterRes`, rejects with one when over the limit, or the write's error. */
+  consume(key: string): Promise<RateLimiterRes> {
+    return new Promise((resolve, reject) => {
+      const queue = this.queues.get(key);
+      if (queue) {
+        queue.push({ resolve, reject });
+        return;
+      }
+      this.queues.set(key, [{ resolve, reject }]);
+      void this.drain(key);
+    });
+  }
+
+  private async drain(key: string): Promise<void> {
+    for (;;) {
+      const queue = this.queues.get(key)!;
+      const batch = queue.splice(0);
+      if (batch.length === 0) {
+        this.queues.delete(key);
+        return;
+      }
+      let res: RateLimiterRes;
+      try {
+        res = await this.write(key, batch.length);
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) {
+          for (const w of [...batch, ...queue.splice(0)]) w.reject(err);
+          this.queues.delete(key);
+          return;
+        }
+        res = err;
+      }
+      const before = res.consumedPoints - batch.length;
+      batch.forEach((w, i) => {
+        const count = before + i + 1;
+        const own = new RateLimiterRes(
+          Math.max(0, this.points - count),
+          res.msBeforeNext,
+          count,
+          res.isFirstInDuration && i === 0,
+        );
+        if (count > this.points) w.reject(own);
+        else w.resolve(own);
+      });
+    }
+  }
 }

@@ -361,6 +361,22 @@ describe('rate limits', () => {
     expect(renewed!.expire.getTime()).toBeGreaterThan(Date.now());
   });
 
+  test('a burst at the window rollover (the expired counter still there): the new window counts every request once', async () => {
+    const h = { authorization: 'Bearer ak_rate_rollover' };
+    expect((await limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, h)).status).not.toBe(429);
+    const counters = limited.services.db.db.collection<{ key: string; points: number; expire: Date }>(
+      RATE_LIMIT_COLLECTION,
+    );
+    const key = { key: `cred:${createHash('sha256').update('ak_rate_rollover').digest('hex')}` };
+    await counters.updateOne(key, { $set: { points: 4, expire: new Date(Date.now() - 1000) } });
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, () => limited.call('GET', '/api/v1/wallets/rate-nobody', undefined, h)),
+    );
+    expect(burst.filter((r) => r.status !== 429)).toHaveLength(4);
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(26);
+    expect((await counters.findOne(key))?.points).toBe(30);
+  });
+
   test('concurrent first requests of a credential all count (the upserts that lose the race to create its counter count again)', async () => {
     for (let n = 0; n < 5; n++) {
       const h = { authorization: `Bearer ak_rate_race_${n}` };
