@@ -67,11 +67,17 @@ export class JsonMemo {
   }
 }
 
+/** How long past its TTL an entry may be served while one request refreshes it (at most its TTL again). */
+export const STALE_GRACE_MS = 10_000;
+
 /** Request headers that make an answer caller-specific: never served from or stored into the shared cache. */
 const CREDENTIAL_HEADERS = ['payment-signature', 'x-payment', 'authorization', 'x-operator-key', 'cookie'];
 
 interface SharedResponse {
   until: number;
+  /** After `until` and before this, the entry is still served while one request refreshes it. */
+  staleUntil: number;
+  refreshing: boolean;
   status: number;
   headers: [string, string][];
   body: Buffer;
@@ -84,7 +90,8 @@ interface SharedResponse {
  * A micro-cache of public GET answers that routes marked shared ({@link markShared}): the catalogue, discovery, the
  * micro catalogue and bare 402 challenges. The first request of a URL runs the whole chain (validation, the route);
  * later ones, within the route's TTL, are answered here with the same status, headers and bytes (304 when the
- * client holds the ETag), skipping every later layer. Mount it first: a hit is handed to `onHit` (the telemetry
+ * client holds the ETag), skipping every later layer. Once expired, one request refreshes an entry while the others
+ * are still served the old answer, for at most {@link STALE_GRACE_MS} more. Mount it first: a hit is handed to `onHit` (the telemetry
  * recorders) once answered, a miss runs the chain, where the telemetry middlewares measure it as usual. Bounded: past
  * `maxEntries` URLs the oldest goes. Source: issue 9 §3.
  */
@@ -103,7 +110,23 @@ export class ResponseCache {
       // Only anonymous GETs: a request carrying a payment or a credential always runs the whole chain.
       if (ctx.method !== 'GET' || CREDENTIAL_HEADERS.some((h) => ctx.get(h))) return next();
       const hit = this.entries.get(ctx.url);
-      if (hit && hit.until > Date.now()) {
+      const now = Date.now();
+      if (hit && hit.until <= now && hit.staleUntil > now && !hit.refreshing) {
+        // Expired: this request refreshes it; the others meanwhile get the stale copy (RFC 5861
+        // stale-while-revalidate), so an expiry under load is not a stampede through every later layer.
+        hit.refreshing = true;
+        return next().then(
+          () => {
+            hit.refreshing = false;
+            this.store(ctx);
+          },
+          (err: unknown) => {
+            hit.refreshing = false;
+            throw err;
+          },
+        );
+      }
+      if (hit && (hit.until > now || (hit.refreshing && hit.staleUntil > now))) {
         const startedAt = process.hrtime.bigint();
         (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute = hit.route;
         for (const [k, v] of hit.headers) ctx.set(k, v);
@@ -133,8 +156,11 @@ export class ResponseCache {
       .filter(([k]) => k !== 'content-length' && k !== 'date')
       .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)] as [string, string]);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    const now = Date.now();
     this.entries.set(ctx.url, {
-      until: Date.now() + ttl,
+      until: now + ttl,
+      staleUntil: now + ttl + Math.min(ttl, STALE_GRACE_MS),
+      refreshing: false,
       status: ctx.status,
       headers,
       body,

@@ -53,7 +53,7 @@ import {
 } from '@x402/extensions/offer-receipt';
 import { z } from 'zod';
 import type { X402PaymentDoc, X402PaymentIdDoc } from '../db';
-import { markShared } from '../http/cachedJson';
+import { STALE_GRACE_MS, markShared } from '../http/cachedJson';
 import { microsToUsd } from '../domain/money';
 import { ProblemError, problem } from '../errors';
 import { CLAIM_LEASE_MS, X402PaymentRepository } from '../repos/x402Payments';
@@ -324,7 +324,8 @@ export class X402Gateway {
   private offerReceiptDeclaration() {
     return declareOfferReceiptExtension({
       includeTxHash: true,
-      offerValiditySeconds: this.opts.settings.maxTimeoutSeconds + CHALLENGE_TTL_MS / 1000,
+      // A cached 402 is served up to its TTL plus the stale grace: its signed offers must outlive both.
+      offerValiditySeconds: this.opts.settings.maxTimeoutSeconds + (CHALLENGE_TTL_MS + STALE_GRACE_MS) / 1000,
     })['offer-receipt'];
   }
 

@@ -72,3 +72,38 @@ test('unmarked answers are never cached and marked ones expire', async () => {
   await new Promise((r) => setTimeout(r, 5));
   expect(await (await fetch(`${base}/short`)).json()).toEqual({ n: 2 });
 });
+
+test('an expired answer is refreshed by one request while concurrent ones still get the old one', async () => {
+  const app = new Koa();
+  app.use(new ResponseCache().middleware());
+  let runs = 0;
+  let release: () => void = () => undefined;
+  app.use(async (ctx) => {
+    runs++;
+    const n = runs;
+    if (n === 2) await new Promise<void>((r) => (release = r)); // the refresh is slow
+    markShared(ctx, 50);
+    ctx.body = { n };
+  });
+  const srv = app.listen(0, '127.0.0.1');
+  await new Promise((r) => srv.once('listening', r));
+  const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/x`;
+  try {
+    expect(await (await fetch(url)).json()).toEqual({ n: 1 });
+    await new Promise((r) => setTimeout(r, 60)); // expired, within the grace
+    const refreshing = fetch(url);
+    await new Promise((r) => setTimeout(r, 20));
+    const during = await Promise.all([fetch(url), fetch(url), fetch(url)]);
+    expect(await Promise.all(during.map((r) => r.json()))).toEqual([{ n: 1 }, { n: 1 }, { n: 1 }]);
+    expect(runs).toBe(2);
+    release();
+    expect(await (await refreshing).json()).toEqual({ n: 2 });
+    expect(await (await fetch(url)).json()).toEqual({ n: 2 });
+    expect(runs).toBe(2);
+    // Past the grace (at most the TTL again) nothing stale is served: the next request runs the route.
+    await new Promise((r) => setTimeout(r, 120));
+    expect(await (await fetch(url)).json()).toEqual({ n: 3 });
+  } finally {
+    srv.close();
+  }
+});
