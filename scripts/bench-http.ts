@@ -3,7 +3,8 @@
  * (issue 9 §3). For each route the bytes, status and headers the API answers are fetched once; a bare Koa app in a
  * process of its own (scripts/bench/bareKoa.ts) answers exactly those; then autocannon (50 connections, DURATION seconds each, default 10) measures both,
  * alternating, and the table shows requests/s, p50/p99 latency and the API's share of the bare app's throughput.
- * Asserts nothing. Environment: API_URL (default http://127.0.0.1:3000), DURATION, CONNECTIONS.
+ * Each route is first run unmeasured for WARMUP seconds (default 2) on both. Asserts nothing. Environment: API_URL
+ * (default http://127.0.0.1:3000), DURATION, CONNECTIONS, WARMUP.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -39,8 +40,10 @@ async function sample(route: string): Promise<Sample> {
   };
 }
 
-async function run(url: string): Promise<autocannon.Result> {
-  return autocannon({ url, connections, duration, pipelining: 1 });
+const warmup = Number(process.env.WARMUP ?? 2);
+
+async function run(url: string, seconds = duration): Promise<autocannon.Result> {
+  return autocannon({ url, connections, duration: seconds, pipelining: 1 });
 }
 
 async function main(): Promise<void> {
@@ -63,12 +66,19 @@ async function main(): Promise<void> {
     bare.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
     bare.once('exit', (code) => reject(new Error(`bare Koa exited (${String(code)})`)));
   });
-  console.log(`autocannon: ${connections} connections, ${duration} s per run; API ${api}, bare Koa on :${barePort}\n`);
+  console.log(
+    `autocannon: ${connections} connections, ${duration} s per run after ${warmup} s warm-up; API ${api}, bare Koa on :${barePort}\n`,
+  );
   console.log(
     `${'route'.padEnd(44)} ${'status'.padStart(6)} ${'bytes'.padStart(7)}   ${'API req/s'.padStart(10)} ${'p50'.padStart(5)} ${'p99'.padStart(5)}   ${'bare req/s'.padStart(10)} ${'p50'.padStart(5)} ${'p99'.padStart(5)}   API/bare`,
   );
   for (const route of list) {
     const s = samples.get(route)!;
+    // Unmeasured warm-up of both (JIT, connection pools), then the measured runs.
+    if (warmup > 0) {
+      await run(api + route, warmup);
+      await run(`http://127.0.0.1:${barePort}${route}`, warmup);
+    }
     const a = await run(api + route);
     const b = await run(`http://127.0.0.1:${barePort}${route}`);
     const errors = a.non2xx - (s.status >= 300 ? a.requests.total : 0);
