@@ -95,6 +95,16 @@ const localProducers = proxyLocalActivities<Activities>({ startToCloseTimeout: '
  */
 const LA_CANCEL_FALLBACK = 'local-activity-cancel-fallback';
 
+/**
+ * A payment Update that arrives while `recordOrder` is still running (retrying while the database is down) charges
+ * only once the order is recorded. Run side by side, the two local activities resolved in one order when the
+ * workflow ran and in another when it was replayed (Core resolves both markers in one activation), so a charge
+ * cancelled by an eviction put its fallback's commands before the payment deadline's timer on replay: a
+ * nondeterminism error that left the order stuck (server-kill drill, database killed under load). In sequence, the
+ * commands come in one order only. Histories from before replay as they ran.
+ */
+const CHARGE_AFTER_RECORD = 'charge-after-record';
+
 function cancelledWithoutRequest(err: unknown): boolean {
   return (
     err instanceof ActivityFailure &&
@@ -144,6 +154,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   /** Status of the newest transition written to the read model (webhooks and GET read that, not `state`). */
   let recordedStatus: OrderStatus = 'awaiting_payment';
   let paymentInFlight = false;
+  /** Set once `recordOrder` has written the order: a payment Update waits for it (see CHARGE_AFTER_RECORD). */
+  let orderRecorded = false;
   /** Set at the payment deadline: from then on no capture may start. */
   let paymentClosed = false;
   const snapshot = (): OrderState => copyJson(state);
@@ -186,6 +198,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   setHandler(
     confirmPaymentUpdate,
     async (req) => {
+      if (patched(CHARGE_AFTER_RECORD)) await condition(() => orderRecorded);
       await condition(() => !paymentInFlight);
       if (state.payment) return snapshot();
       if (!canTransition(state.status, 'paid') || paymentClosed) {
@@ -260,6 +273,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   );
 
   await records.recordOrder(input);
+  orderRecorded = true;
 
   // Payment, with a deadline. A capture still running at the deadline is waited for: no charge without goods.
   const paidInTime = await condition(() => state.payment !== undefined, input.paymentDeadlineSeconds * 1000);
