@@ -3,8 +3,9 @@
  * paths of seed §3 from payment to their ends, with days of timers skipped.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { orderWorkflow } from '../../../workflows/order';
 import { PRODUCE } from '../../../workflows/policies';
 import {
@@ -12,6 +13,7 @@ import {
   getStateQuery,
   orderWorkflowId,
   reviewUpdate,
+  type OrderState,
   type OrderWorkflowInput,
 } from '../../../workflows/shared';
 import { ORDER_AMOUNT_MICROS, buildOrderInput } from '../../fixtures/workflowInputs';
@@ -24,6 +26,7 @@ import {
   withWorker,
   type MockedActivities,
 } from '../../helpers/workflowTestEnv';
+import { workflowBundle } from '../../helpers/workflowBundle';
 
 const HOUR = 3600_000;
 let env: TestWorkflowEnvironment;
@@ -193,4 +196,42 @@ test('a wallet short of the amount: the payment Update fails with insufficient_f
     await handle.terminate('test over');
   });
   expect(wallet.balances.get('agent-d')).toBe(1_000_000);
+});
+
+test('a payment Update arriving while the order is still being recorded charges only after the record, and the history replays', async () => {
+  const wallet = new FakeWallet({ 'agent-r': 100_000_000 });
+  const acts = fakeActivities(wallet);
+  // The database is down for the first attempts of the order's record (the local activity retries).
+  let failures = 3;
+  acts.recordOrder.mockImplementation(async () => {
+    if (failures-- > 0) throw ApplicationFailure.retryable('connection refused', 'MongoServerSelectionError');
+  });
+  const input = buildOrderInput({ agentId: 'agent-r' });
+  await withWorker(env, acts, async (taskQueue) => {
+    // The Update reaches the workflow with its first task (update-with-start): both handlers run side by side.
+    const startOp = new WithStartWorkflowOperation(orderWorkflow, {
+      taskQueue,
+      workflowId: orderWorkflowId(input.orderId),
+      args: [input],
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    const paid = await env.client.workflow.executeUpdateWithStart(confirmPaymentUpdate, {
+      args: [{ rail: 'agent_wallet' }],
+      startWorkflowOperation: startOp,
+    });
+    const handle = await startOp.workflowHandle();
+    expect(paid.payment?.rail).toBe('agent_wallet');
+    expect(acts.recordOrder).toHaveBeenCalledTimes(4);
+    expect(acts.chargePayment).toHaveBeenCalledTimes(1);
+    const lastRecord = Math.max(...acts.recordOrder.mock.invocationCallOrder);
+    expect(acts.chargePayment.mock.invocationCallOrder[0]).toBeGreaterThan(lastRecord);
+    await eventually(
+      () => handle.query(getStateQuery),
+      (s: OrderState) => s.status === 'delivered',
+    );
+    // What this run wrote replays on a fresh worker (no cache): the same commands in the same order.
+    const history = await handle.fetchHistory();
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, orderWorkflowId(input.orderId));
+  });
+  expect(wallet.balances.get('agent-r')).toBe(100_000_000 - ORDER_AMOUNT_MICROS);
 });
