@@ -209,6 +209,20 @@ export class X402PaymentRepository {
   }
 
   /**
+   * Takes over a `settling` claim whose lease ran out (its request died), for a resend of the same signed payment:
+   * the lease is renewed only if it is still the one read, so of two resends one wins.
+   * @returns the entry now held, or null when another request renewed or finished it first.
+   */
+  takeOverClaim(id: string, lease: Date | null): Promise<X402PaymentDoc | null> {
+    const now = new Date();
+    return this.d.x402Payments.findOneAndUpdate(
+      { _id: id, status: 'settling', lease_until: lease ?? { $exists: false } },
+      { $set: { lease_until: new Date(now.getTime() + CLAIM_LEASE_MS), updated_at: now } },
+      { returnDocument: 'after' },
+    );
+  }
+
+  /**
    * Settled order payments whose order was never confirmed and whose lease ran out at `now` (the request died
    * between settlement and the order's `confirmPayment`), oldest lease first.
    */

@@ -570,6 +570,7 @@ export class X402Gateway {
     paymentPayload: PaymentPayload,
     paymentRequirements: PaymentRequirements,
     declaredExtensions: Record<string, unknown> | undefined,
+    takenOver = false,
   ): Promise<boolean> {
     let settled;
     try {
@@ -600,10 +601,11 @@ export class X402Gateway {
     }
 
     const reason = settled.errorReason || 'settlement_failed';
-    if (reason === PENDING_REASON && settled.transaction) {
+    // A claim taken over from a dead request: its own settlement may still land, so a failure here is reconciled.
+    if ((reason === PENDING_REASON && settled.transaction) || takenOver) {
       const token = await this.opts.ledger.markPending(
         claim._id,
-        settled.transaction,
+        settled.transaction || null,
         reason,
         settled.errorMessage ?? null,
         goods,
@@ -611,7 +613,7 @@ export class X402Gateway {
       if (paymentIdKey) await this.opts.ledger.completePaymentId(paymentIdKey, 'pending', claim._id, null);
       await this.startReconcile(claim._id);
       for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
-      this.writePending(ctx, claim, settled.transaction, token, reason);
+      this.writePending(ctx, claim, settled.transaction || null, token, reason);
       return true;
     }
     await this.opts.ledger.markFailed(claim._id, reason, settled.errorMessage ?? null, settled.transaction || null);
@@ -828,7 +830,8 @@ export class X402Gateway {
         param: 'payment-identifier',
       });
     }
-    if (existing.state === 'in_flight') return this.answerInFlightPaymentId(ctx, resource, quote, pid, existing);
+    if (existing.state === 'in_flight')
+      return this.answerInFlightPaymentId(ctx, resource, quote, http, context, pid, existing);
     if (existing.state === 'pending') {
       const payment = existing.payment_ref ? await this.opts.ledger.get(existing.payment_ref) : null;
       if (payment?.status === 'settled') return this.answerSettledResend(ctx, resource, quote, existing._id, payment);
@@ -875,6 +878,8 @@ export class X402Gateway {
     ctx: Context,
     resource: PaidResource,
     quote: PaidQuote,
+    http: x402HTTPResourceServer,
+    context: HTTPRequestContext,
     pid: { id: string; doc: { _id: string; payload_hash: string } },
     existing: X402PaymentIdDoc,
   ): Promise<void> {
@@ -896,6 +901,12 @@ export class X402Gateway {
       if (held.status === 'settled' && held.delivery != null) {
         return this.answerSettledResend(ctx, resource, quote, existing._id, held);
       }
+      // A claim whose request died before the facilitator answered: this resend carries the same signed payment,
+      // so it finishes the purchase instead of waiting minutes for the authorization to expire.
+      if (held.status === 'settling' && (held.lease_until?.getTime() ?? 0) < Date.now()) {
+        const mine = await this.opts.ledger.takeOverClaim(held._id, held.lease_until ?? null);
+        if (mine) return this.settleTakenOver(ctx, resource, quote, http, context, existing._id, mine, running);
+      }
       if (held.status !== 'failed') throw running();
     } else if (existing.updated_at.getTime() > Date.now() - CLAIM_LEASE_MS) {
       throw running();
@@ -907,6 +918,52 @@ export class X402Gateway {
       {},
       { headers: { 'Retry-After': '0' } },
     );
+  }
+
+  /**
+   * Settles a claim taken over from a dead request, with the resent payload: verified again first (an authorization
+   * the dead request got settled no longer verifies; reconciliation then finds its transfer on chain). Any settlement
+   * failure is recorded as pending and reconciled, never as failed: the dead request's own settlement may still land.
+   * @throws ProblemError 409 `payment_in_progress` when the payload no longer verifies (reconciliation started).
+   */
+  private async settleTakenOver(
+    ctx: Context,
+    resource: PaidResource,
+    quote: PaidQuote,
+    http: x402HTTPResourceServer,
+    context: HTTPRequestContext,
+    paymentIdKey: string,
+    claim: X402PaymentDoc,
+    running: () => ProblemError,
+  ): Promise<void> {
+    const renewal = setInterval(
+      () => void this.opts.ledger.renewClaim(claim._id).catch(() => undefined),
+      CLAIM_LEASE_MS / 3,
+    );
+    renewal.unref();
+    try {
+      const result = await this.process(http, context);
+      if (result.type !== 'payment-verified') {
+        await this.startReconcile(claim._id);
+        throw running();
+      }
+      await this.settleClaimed(
+        ctx,
+        resource,
+        quote,
+        http,
+        context,
+        paymentIdKey,
+        claim,
+        (claim.delivery as Record<string, unknown> | null) ?? {},
+        result.paymentPayload,
+        result.paymentRequirements,
+        result.declaredExtensions,
+        true,
+      );
+    } finally {
+      clearInterval(renewal);
+    }
   }
 
   private replay(ctx: Context, response: StoredResponse): void {

@@ -6,7 +6,8 @@
  * such a settlement is confirmed by the workflow once it settles. Claims orphaned by a dead request are reconciled
  * from the chain through the token's AuthorizationUsed event.
  */
-import { authKey } from '../../src/repos/x402Payments';
+import { X402PaymentRepository, authKey } from '../../src/repos/x402Payments';
+import { sha256Hex } from '../../src/hash';
 import { randomBytes } from 'node:crypto';
 import { HTTPFacilitatorClient } from '@x402/core/http';
 import { createTestClient, http } from 'viem';
@@ -373,4 +374,71 @@ it('an x402 order payment whose request died between settlement and confirming t
 
   // Each order charged once on chain.
   expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - BigInt(a.amount) - BigInt(b.amount));
+});
+
+it('a resend whose first request died between the claim and settlement takes the claim over and settles it: the goods, charged once', async () => {
+  const item = MICRO_ITEMS[2]!;
+  const path = `/x402/item/${item.id}`;
+  const required = paymentRequiredOf(await fetch(stack.url + path));
+  const requirements = required.accepts[0]!;
+  // A purchase that went through, for the goods and the payment-id record such a purchase writes.
+  const firstId = `pay_${randomBytes(12).toString('hex')}`;
+  const first = await stack.call(
+    'GET',
+    path,
+    undefined,
+    signatureHeader(await signPayment(required, { paymentId: firstId })),
+  );
+  expect(first.status).toBe(200);
+  const db = stack.services.db;
+  const firstRecord = await db.x402PaymentIds.findOne({ _id: X402PaymentRepository.paymentIdKey(path, firstId) });
+  const goods = (await stack.services.x402Payments.get(first.body.payment.payment_id as string))!.delivery;
+
+  // Another purchase whose request died after claiming its authorization, before the facilitator settled anything.
+  const paymentId = `pay_${randomBytes(12).toString('hex')}`;
+  const payload = await signPayment(required, { paymentId });
+  const auth = payload.payload.authorization as { from: string; nonce: string; validBefore: string };
+  const claim = await stack.services.x402Payments.claim(
+    {
+      resource: path,
+      resource_kind: 'micro_item',
+      resource_ref: item.id,
+      order_id: null,
+      amount_micros: item.price_micros,
+      asset: requirements.asset,
+      network: requirements.network,
+      pay_to: requirements.payTo,
+      payer: auth.from,
+      nonce: auth.nonce,
+      valid_before: Number(auth.validBefore),
+      payment_id: paymentId,
+    },
+    goods,
+  );
+  if ('refused' in claim) throw new Error('claim refused');
+  await db.x402Payments.updateOne({ _id: claim._id }, { $set: { lease_until: new Date(Date.now() - 1000) } });
+  await db.x402PaymentIds.insertOne({
+    ...firstRecord!,
+    _id: X402PaymentRepository.paymentIdKey(path, paymentId),
+    payment_id: paymentId,
+    payload_hash: sha256Hex(JSON.stringify(payload)),
+    state: 'in_flight',
+    payment_ref: null,
+    response: null,
+    created_at: new Date(),
+    updated_at: new Date(),
+  });
+  const buyerBefore = await chain.balance(ANVIL_ADDRESSES.buyer);
+
+  const resent = await stack.call('GET', path, undefined, signatureHeader(payload));
+  expect(resent.status).toBe(200);
+  expect(resent.body.content).toEqual(first.body.content);
+  expect(resent.body.payment).toMatchObject({ payment_id: claim._id, status: 'settled' });
+  expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - BigInt(item.price_micros));
+  expect(await stack.services.x402Payments.get(claim._id)).toMatchObject({ status: 'settled' });
+
+  const again = await stack.call('GET', path, undefined, signatureHeader(payload));
+  expect(again.status).toBe(200);
+  expect(again.headers.get('payment-identifier-replayed')).toBe('true');
+  expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - BigInt(item.price_micros));
 });
