@@ -22,6 +22,7 @@ import { ANVIL_KEYS } from '../lib/chain';
 import {
   freePort,
   startEmbeddedDatabase,
+  startWatchdog,
   startTemporalDevServer,
   type EmbeddedDatabase,
   type TemporalDevServer,
@@ -128,6 +129,9 @@ export interface NodeProc {
   stop(): Promise<void>;
 }
 
+const exited_ = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+
 function spawnNode(
   name: string,
   script: string,
@@ -140,6 +144,15 @@ function spawnNode(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
+  });
+  // Its process group is stopped if this drill dies without cleaning up (e.g. killed by the test's timeout).
+  const watchdog = child.pid !== undefined ? startWatchdog(process.pid, -child.pid, 'SIGKILL') : undefined;
+  void exited_(child).then(() => {
+    try {
+      if (watchdog?.pid !== undefined) process.kill(watchdog.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
   });
   const log = createWriteStream(logFile, { flags: 'a' });
   child.stdout?.pipe(log);

@@ -472,8 +472,11 @@ function requireExecutable(file: string, name: string, envVar: string): string {
   return file;
 }
 
-/** Stops `childPid` (`signal`, then KILL after 5 s) once `parentPid` is gone. Detached, so it survives the parent. */
-function startWatchdog(parentPid: number, childPid: number, signal: NodeJS.Signals): ChildProcess | undefined {
+/**
+ * Stops `childPid` (`signal`, then KILL after 5 s) once `parentPid` is gone. Detached, so it survives the parent.
+ * A negative `childPid` names a process group (all of it is signalled).
+ */
+export function startWatchdog(parentPid: number, childPid: number, signal: NodeJS.Signals): ChildProcess | undefined {
   const script =
     'p=$1; c=$2; ' +
     'while kill -0 "$p" 2>/dev/null && kill -0 "$c" 2>/dev/null; do sleep 1; done; ' +
