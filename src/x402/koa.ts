@@ -532,14 +532,8 @@ export class X402Gateway {
       return false;
     }
 
-    // Renewed while settlement and delivery run, so only a claim whose request died lapses (see CLAIM_LEASE_MS).
-    const renewal = setInterval(
-      () => void this.opts.ledger.renewClaim(claim._id).catch(() => undefined),
-      CLAIM_LEASE_MS / 3,
-    );
-    renewal.unref();
-    try {
-      return await this.settleClaimed(
+    return this.holdingClaim(claim._id, () =>
+      this.settleClaimed(
         ctx,
         resource,
         quote,
@@ -551,7 +545,22 @@ export class X402Gateway {
         paymentPayload,
         paymentRequirements,
         declaredExtensions,
-      );
+      ),
+    );
+  }
+
+  /**
+   * Runs `fn` while renewing the lease of ledger entry `claimId`, so that only an entry whose request died lapses
+   * (see CLAIM_LEASE_MS).
+   */
+  private async holdingClaim<T>(claimId: string, fn: () => Promise<T>): Promise<T> {
+    const renewal = setInterval(
+      () => void this.opts.ledger.renewClaim(claimId).catch(() => undefined),
+      CLAIM_LEASE_MS / 3,
+    );
+    renewal.unref();
+    try {
+      return await fn();
     } finally {
       clearInterval(renewal);
     }
@@ -936,12 +945,7 @@ export class X402Gateway {
     claim: X402PaymentDoc,
     running: () => ProblemError,
   ): Promise<void> {
-    const renewal = setInterval(
-      () => void this.opts.ledger.renewClaim(claim._id).catch(() => undefined),
-      CLAIM_LEASE_MS / 3,
-    );
-    renewal.unref();
-    try {
+    return this.holdingClaim(claim._id, async () => {
       const result = await this.process(http, context);
       if (result.type !== 'payment-verified') {
         await this.startReconcile(claim._id);
@@ -961,9 +965,7 @@ export class X402Gateway {
         result.declaredExtensions,
         true,
       );
-    } finally {
-      clearInterval(renewal);
-    }
+    });
   }
 
   private replay(ctx: Context, response: StoredResponse): void {
