@@ -428,8 +428,9 @@ export class X402Gateway {
       try {
         quote = await resource.quote(ctx);
       } catch (err) {
-        // A resend of a purchase that went through: its quote may no longer apply (the order it paid is paid).
-        if (header && err instanceof ProblemError && err.status < 500) {
+        // A resend of a purchase that went through: its quote may no longer apply (409: the order it paid is paid).
+        // Not for 401/403: who may pay is checked first, resend or not.
+        if (header && err instanceof ProblemError && err.status === 409) {
           if (await this.answerResendAfterRefusal(ctx, resource, header)) return;
         }
         throw err;

@@ -371,6 +371,10 @@ it('an x402 order payment whose request died between settlement and confirming t
   const late = await stack.call('POST', b.path, undefined, b.headers);
   expect(late.status).toBe(200);
   expect(late.body.payment).toMatchObject({ payment_id: b.paymentId, transaction: b.tx });
+  // The same resend without the buyer's credential is still refused as any request without one.
+  const { authorization: _credential, ...paymentOnly } = b.headers as Record<string, string>;
+  const anonymous = await stack.call('POST', b.path, undefined, paymentOnly);
+  expect(anonymous.status).toBe(401);
 
   // Each order charged once on chain.
   expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(buyerBefore - BigInt(a.amount) - BigInt(b.amount));
