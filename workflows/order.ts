@@ -98,10 +98,11 @@ const LA_CANCEL_FALLBACK = 'local-activity-cancel-fallback';
 /**
  * A payment Update that arrives while `recordOrder` is still running (retrying while the database is down) charges
  * only once the order is recorded. Run side by side, the two local activities resolved in one order when the
- * workflow ran and in another when it was replayed (Core resolves both markers in one activation), so a charge
- * cancelled by an eviction put its fallback's commands before the payment deadline's timer on replay: a
- * nondeterminism error that left the order stuck (server-kill drill, database killed under load). In sequence, the
- * commands come in one order only. Histories from before replay as they ran.
+ * workflow ran and in another when it was replayed, so a charge cancelled by an eviction put its fallback's commands
+ * before the payment deadline's timer on replay: a nondeterminism error on every task, the order stuck (seen in the
+ * server-kill drill's kept history, database killed under load). The nearest upstream report is
+ * temporalio/sdk-rust#943 (an Update right after the start, worker restarts, then a nondeterminism error). In
+ * sequence, the commands come in one order only. Histories from before replay as they ran.
  */
 const CHARGE_AFTER_RECORD = 'charge-after-record';
 

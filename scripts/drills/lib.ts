@@ -129,9 +129,6 @@ export interface NodeProc {
   stop(): Promise<void>;
 }
 
-const exited_ = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
-
 function spawnNode(
   name: string,
   script: string,
@@ -145,19 +142,19 @@ function spawnNode(
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  const log = createWriteStream(logFile, { flags: 'a' });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Its process group is stopped if this drill dies without cleaning up (e.g. killed by the test's timeout).
   const watchdog = child.pid !== undefined ? startWatchdog(process.pid, -child.pid, 'SIGKILL') : undefined;
-  void exited_(child).then(() => {
+  void exited.then(() => {
     try {
       if (watchdog?.pid !== undefined) process.kill(watchdog.pid, 'SIGKILL');
     } catch {
       // already gone
     }
   });
-  const log = createWriteStream(logFile, { flags: 'a' });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const signalGroup = (sig: NodeJS.Signals) => {
     try {
       if (child.pid) process.kill(-child.pid, sig);

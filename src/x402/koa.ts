@@ -704,10 +704,7 @@ export class X402Gateway {
       this.replay(ctx, existing.response);
       return true;
     }
-    const auth = authorizationOf(payload);
-    const held = payload.accepted?.network
-      ? await this.opts.ledger.getByAuthorization(payload.accepted.network, auth.payer, auth.nonce)
-      : null;
+    const held = await this.heldBy(payload);
     if (!held || held.resource !== existing.resource || held.status !== 'settled') return false;
     await this.answerSettledResend(ctx, resource, quoteOfHeld(held), existing._id, held);
     return true;
@@ -726,14 +723,7 @@ export class X402Gateway {
   ): Promise<void> {
     const stored = settledResponseOf(held);
     const response = held.confirmation_due
-      ? await this.deliverSettled(
-          ctx,
-          resource,
-          quote,
-          held,
-          (held.delivery as Record<string, unknown> | null) ?? {},
-          stored.headers,
-        )
+      ? await this.deliverSettled(ctx, resource, quote, held, goodsOf(held), stored.headers)
       : stored;
     await this.opts.ledger.completePaymentId(paymentIdKey, 'done', held._id, response);
     this.replay(ctx, response);
@@ -901,11 +891,7 @@ export class X402Gateway {
         { headers: { 'Retry-After': '2' } },
       );
     if (existing.payload_hash !== pid.doc.payload_hash) throw running();
-    const payload = parsePaymentHeader(ctx.get('payment-signature'));
-    const auth = authorizationOf(payload);
-    const held = payload.accepted?.network
-      ? await this.opts.ledger.getByAuthorization(payload.accepted.network, auth.payer, auth.nonce)
-      : null;
+    const held = await this.heldBy(parsePaymentHeader(ctx.get('payment-signature')));
     if (held && held.resource === existing.resource) {
       // Settled: the goods kept on the entry; an order payment's order is confirmed here if its request died first.
       if (held.status === 'settled' && held.delivery != null) {
@@ -960,13 +946,21 @@ export class X402Gateway {
         context,
         paymentIdKey,
         claim,
-        (claim.delivery as Record<string, unknown> | null) ?? {},
+        goodsOf(claim),
         result.paymentPayload,
         result.paymentRequirements,
         result.declaredExtensions,
         true,
       );
     });
+  }
+
+  /** The ledger entry holding the payload's signed authorization, if any. */
+  private heldBy(payload: PaymentPayload): Promise<X402PaymentDoc | null> {
+    const auth = authorizationOf(payload);
+    return payload.accepted?.network
+      ? this.opts.ledger.getByAuthorization(payload.accepted.network, auth.payer, auth.nonce)
+      : Promise.resolve(null);
   }
 
   private replay(ctx: Context, response: StoredResponse): void {
@@ -1090,7 +1084,12 @@ function quoteOfHeld(p: X402PaymentDoc): PaidQuote {
   };
 }
 
-/** The 200 answer for a payment that settled after being pending (goods kept on the ledger entry). */
+/** The goods kept on a ledger entry (a JSON object; empty for an order payment). */
+function goodsOf(p: X402PaymentDoc): Record<string, unknown> {
+  return (p.delivery as Record<string, unknown> | null) ?? {};
+}
+
+/** The 200 answer for a settled payment from its ledger entry (goods kept on it), for resends and delivery URLs. */
 export function settledResponseOf(p: X402PaymentDoc): {
   status: number;
   headers: Record<string, string>;
@@ -1108,7 +1107,7 @@ export function settledResponseOf(p: X402PaymentDoc): {
       'Content-Type': 'application/json; charset=utf-8',
       'PAYMENT-RESPONSE': encodePaymentResponseHeader(settle),
     },
-    body: { ...((p.delivery as Record<string, unknown> | null) ?? {}), payment: receipt(p) },
+    body: { ...goodsOf(p), payment: receipt(p) },
   };
 }
 
