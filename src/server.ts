@@ -1,4 +1,5 @@
 /** The API process: `npm run api` (npm start runs it for you). */
+import './v8Flags';
 import type { Server } from 'node:http';
 import { Client } from '@temporalio/client';
 import { createApp } from './app';

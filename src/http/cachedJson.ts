@@ -70,6 +70,12 @@ export class JsonMemo {
 /** How long past its TTL an entry may be served while one request refreshes it (at most its TTL again). */
 export const STALE_GRACE_MS = 10_000;
 
+/**
+ * Response headers not replayed from the cache: framing, and the RateLimit fields, which describe the budget of the
+ * request that filled the entry (a hit is not counted, draft-ietf-httpapi-ratelimit-headers).
+ */
+const UNSHARED_RESPONSE_HEADERS = new Set(['content-length', 'date', 'ratelimit', 'ratelimit-policy']);
+
 /** Request headers that make an answer caller-specific: never served from or stored into the shared cache. */
 const CREDENTIAL_HEADERS = ['payment-signature', 'x-payment', 'authorization', 'x-operator-key', 'cookie'];
 
@@ -153,7 +159,7 @@ export class ResponseCache {
         ? Buffer.from(ctx.body)
         : Buffer.from(JSON.stringify(ctx.body));
     const headers = Object.entries(ctx.response.headers)
-      .filter(([k]) => k !== 'content-length' && k !== 'date')
+      .filter(([k]) => !UNSHARED_RESPONSE_HEADERS.has(k))
       .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)] as [string, string]);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     const now = Date.now();
