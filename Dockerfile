@@ -11,6 +11,8 @@ COPY worker ./worker
 COPY scripts ./scripts
 # The processes run as JavaScript (less memory than under tsx): dist/ from `npm run build`.
 RUN npm run build
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
+# Two glibc malloc arenas: less RSS from fragmentation across threads (scripts/lib/compile.ts).
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data MALLOC_ARENA_MAX=2
 EXPOSE 3000
-CMD ["node", "dist/src/server.js"]
+# A 4 MB young generation: about 20 MB less RSS at the same throughput (scripts/lib/compile.ts).
+CMD ["node", "--max-semi-space-size=4", "dist/src/server.js"]

@@ -132,8 +132,8 @@ async function main(): Promise<void> {
   // The API and the worker run as JavaScript (scripts/lib/compile.ts: less memory than under tsx).
   const outDir = await compileServers(root);
   const run = (name: string, script: string) => {
-    const { command, args } = compiledCommand(outDir, script);
-    const child = spawn(command, args, { env, stdio: 'inherit' });
+    const { command, args, env: extra } = compiledCommand(outDir, script);
+    const child = spawn(command, args, { env: { ...env, ...extra }, stdio: 'inherit' });
     child.on('exit', (code, signal) => {
       if (!stopping) {
         console.error(`${name} exited (${signal ?? code}); stopping everything`);
