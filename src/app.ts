@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Koa from 'koa';
 import { idempotencyMiddleware } from './http/idempotency';
 import { ResponseCache } from './http/cachedJson';
@@ -5,7 +6,7 @@ import { problemMiddleware } from './http/errors';
 import { bodyMiddleware } from './http/body';
 import { rateLimitMiddleware } from './http/rateLimit';
 import { RequestTelemetry } from './http/telemetry';
-import { RequestLatency } from './telemetry/latency';
+import { RequestLatency, routeGroup } from './telemetry/latency';
 import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
 import { apiRouter } from './routes';
@@ -17,6 +18,48 @@ export type { AppDeps } from './routes/context';
 const EXPOSED_HEADERS =
   'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Idempotent-Replayed, Location, Retry-After, ETag, Repr-Digest, RateLimit, RateLimit-Policy';
 
+/** What the request handler returns for an answer given from the cache (one settled promise, not one per hit). */
+const ANSWERED = Promise.resolve();
+
+/**
+ * The API's Koa application: its request handler first offers each request to the response cache, which answers
+ * repeated anonymous public GETs before Koa builds a context ({@link ResponseCache.serve}, issue 9 §3).
+ */
+class ApiApplication extends Koa {
+  constructor(
+    options: { proxy: boolean; maxIpsCount: number },
+    private readonly cache: ResponseCache,
+  ) {
+    super(options);
+  }
+
+  override callback(): ReturnType<Koa['callback']> {
+    const handle = super.callback();
+    // The API listens on HTTP/1.1 only (server.ts), so requests are IncomingMessages.
+    return (req, res) =>
+      this.cache.serve(req as IncomingMessage, res as ServerResponse) ? ANSWERED : handle(req, res);
+  }
+}
+
+/** The client address of a request answered without a Koa context, as Koa's `ctx.ip` would give it. */
+function clientIp(app: Koa, req: IncomingMessage): string {
+  if (app.proxy) {
+    const forwarded = req.headers[app.proxyIpHeader.toLowerCase()];
+    const ips = typeof forwarded === 'string' ? forwarded.split(',').map((ip) => ip.trim()) : [];
+    const first = (app.maxIpsCount > 0 ? ips.slice(-app.maxIpsCount) : ips)[0];
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? '';
+}
+
+/** The `agent_id` query parameter of `url` when sent once, else '' (what `ctx.query.agent_id` gives as a string). */
+function queryAgentId(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0 || !url.includes('agent_id=', q)) return '';
+  const values = new URLSearchParams(url.slice(q + 1)).getAll('agent_id');
+  return values.length === 1 ? (values[0] as string) : '';
+}
+
 /**
  * Builds the Koa application without listening, so tests drive it in-process (`server.ts` listens). Without
  * `signing`, quotes and receipts are signed with the keys of the configuration (SIGNING_KEYS or the key file).
@@ -27,9 +70,7 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   if (!input.signing) void deps.signing.ready().catch((err) => (input.log ?? console.error)(err));
   // X-Forwarded-* are trusted only from configured proxies (issue 10 §4): otherwise a client picks its own address.
   const hops = deps.config.TRUST_PROXY_HOPS;
-  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
   const log = deps.log ?? ((err: unknown) => console.error(err));
-  app.silent = true;
   // Trust telemetry (issue 4 §5): request timings per route group, and a heartbeat per minute for uptime.
   const latency = new RequestLatency();
   new UptimeRecorder(deps.services.db).start();
@@ -37,13 +78,24 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   const telemetry = new RequestTelemetry();
 
   // Repeated anonymous public GETs (catalogue, discovery, micro catalogue, bare 402s) are answered from a micro-cache
-  // ahead of everything else; the cache hands each hit to the same two recorders.
-  app.use(
-    new ResponseCache((ctx, startedAt) => {
-      latency.observe(ctx, startedAt);
-      telemetry.observe(ctx);
-    }).middleware(),
-  );
+  // ahead of Koa; the cache hands each hit to the same two recorders.
+  const cache = new ResponseCache((hit) => {
+    latency.record(routeGroup(hit.path), Number(process.hrtime.bigint() - hit.startedAt) / 1000, hit.status);
+    const url = hit.req.url ?? '';
+    telemetry.observeRequest(
+      'GET',
+      hit.path,
+      hit.req.headers,
+      clientIp(app, hit.req),
+      queryAgentId(url),
+      hit.route,
+      hit.status,
+    );
+  });
+  const app = new ApiApplication({ proxy: hops > 0, maxIpsCount: hops }, cache);
+  app.silent = true;
+  // Stores what routes mark shared, and lets one request refresh an expired entry.
+  app.use(cache.middleware());
   app.use(latency.middleware());
   // Outer to the rest, so it sees the final status of every request.
   app.use(telemetry.middleware());

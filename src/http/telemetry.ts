@@ -15,6 +15,7 @@
  * Excluded: CORS preflights (OPTIONS) and `/health` (probes, not visitors).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Context, Middleware } from 'koa';
 
 /** One recorded request. `at` in epoch milliseconds. */
@@ -172,11 +173,13 @@ export class RequestTelemetry {
     return hit;
   }
 
-  /** Identity of a request: declared agent id, else salted hash of IP and User-Agent. */
-  identityOf(ctx: Context): { identity: string; declared: boolean } {
-    const declared = ctx.get('x-agent-id') || (typeof ctx.query.agent_id === 'string' ? ctx.query.agent_id : '');
-    if (declared) return { identity: `agent:${declared.slice(0, 128)}`, declared: true };
-    const key = `${ctx.ip}\n${ctx.get('user-agent')}`;
+  /**
+   * Identity of a request: the declared agent id (`X-Agent-Id`, else the `agent_id` query parameter), else a salted
+   * hash of client IP and User-Agent.
+   */
+  identityOf(declaredId: string, ip: string, userAgent: string): { identity: string; declared: boolean } {
+    if (declaredId) return { identity: `agent:${declaredId.slice(0, 128)}`, declared: true };
+    const key = `${ip}\n${userAgent}`;
     let identity = this.identities.get(key);
     if (!identity) {
       identity = `anon:${createHash('sha256').update(this.salt).update(key).digest('hex').slice(0, 16)}`;
@@ -198,22 +201,49 @@ export class RequestTelemetry {
     };
   }
 
-  /** Records an answered request (what {@link middleware} does after the chain; also called by the response cache). */
+  /** Records an answered request (what {@link middleware} does after the chain). */
   observe(ctx: Context): void {
-    if (ctx.method === 'OPTIONS' || ctx.path === '/health') return;
-    const ua = this.classify(ctx.get('user-agent'));
-    const id = this.identityOf(ctx);
-    const matched = (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute;
+    const agentId = ctx.query.agent_id;
+    this.observeRequest(
+      ctx.method,
+      ctx.path,
+      ctx.req.headers,
+      ctx.ip,
+      typeof agentId === 'string' ? agentId : '',
+      (ctx as unknown as { _matchedRoute?: unknown })._matchedRoute,
+      ctx.status,
+    );
+  }
+
+  /**
+   * Records an answered request from its parts, for answers given without a Koa context (the response cache).
+   * @param queryAgentId the `agent_id` query parameter when sent once, else ''.
+   * @param matchedRoute the router's pattern; anything but a string counts as `(unmatched)`.
+   */
+  observeRequest(
+    method: string,
+    path: string,
+    headers: IncomingHttpHeaders,
+    ip: string,
+    queryAgentId: string,
+    matchedRoute: unknown,
+    status: number,
+  ): void {
+    if (method === 'OPTIONS' || path === '/health') return;
+    const userAgent = headers['user-agent'] ?? '';
+    const ua = this.classify(userAgent);
+    const xAgentId = headers['x-agent-id'];
+    const id = this.identityOf((typeof xAgentId === 'string' ? xAgentId : '') || queryAgentId, ip, userAgent);
     this.put(
       this.now(),
-      ctx.method,
-      typeof matched === 'string' ? matched : '(unmatched)',
-      ctx.status,
+      method,
+      typeof matchedRoute === 'string' ? matchedRoute : '(unmatched)',
+      status,
       ua.client,
       ua.agent,
       id.identity,
       id.declared,
-      Boolean(ctx.get('payment-signature')),
+      Boolean(headers['payment-signature']),
     );
   }
 }
