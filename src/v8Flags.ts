@@ -1,5 +1,6 @@
 /**
- * V8 flags of the long-running server processes (API and worker), set on import: import this module first.
+ * V8 flags of the API process, set on import: import this module first (server.ts does). The worker does not load
+ * it: its workflow caches keep objects alive on purpose, and no measurement there asked for it.
  *
  * `--no-allocation-site-pretenuring`: V8 allocates objects straight in the old generation at allocation sites whose
  * objects survived young-generation collections. A burst of requests waiting on I/O (a cold start under load, long
