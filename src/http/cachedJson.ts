@@ -156,7 +156,11 @@ export class ResponseCache {
       res.writeHead(status, hit.headers).end(hit.body);
     }
     const q = url.indexOf('?');
-    this.onHit({ req, path: q < 0 ? url : url.slice(0, q), status, route: hit.route, startedAt });
+    try {
+      this.onHit({ req, path: q < 0 ? url : url.slice(0, q), status, route: hit.route, startedAt });
+    } catch {
+      // Telemetry must not take the process down: this runs outside Koa's error handling.
+    }
     return true;
   }
 

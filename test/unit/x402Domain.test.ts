@@ -315,4 +315,42 @@ describe('observation feed', () => {
     expect(tel.window(10).map((r) => r.identity)).toEqual(['i2', 'i3', 'i4']);
     expect(tel.stats()).toMatchObject({ stored: 3, capacity: 3, dropped: 2 });
   });
+
+  it('records a request from its parts (cache hits): declared or derived identity, route, flags; skips probes', () => {
+    const tel = new RequestTelemetry({ now: () => 1_000 });
+    const ua = { 'user-agent': 'curl/8.0' };
+    tel.observeRequest(
+      'GET',
+      '/api/v1/services',
+      { ...ua, 'x-agent-id': 'bot-7' },
+      '10.0.0.1',
+      '',
+      '/api/v1/services',
+      200,
+    );
+    tel.observeRequest('GET', '/api/v1/services', ua, '10.0.0.1', 'from-query', '/api/v1/services', 200);
+    tel.observeRequest(
+      'GET',
+      '/x402/item/a',
+      { ...ua, 'payment-signature': 'x' },
+      '10.0.0.1',
+      '',
+      '/x402/item/:id',
+      402,
+    );
+    tel.observeRequest('GET', '/x402/item/a', ua, '10.0.0.2', '', undefined, 402);
+    tel.observeRequest('OPTIONS', '/api/v1/services', ua, '10.0.0.1', '', undefined, 204);
+    tel.observeRequest('GET', '/health', ua, '10.0.0.1', '', '/health', 200);
+    const [header, query, paid, other] = tel.window(60_000);
+    expect(tel.window(60_000)).toHaveLength(4);
+    expect(header).toMatchObject({ identity: 'agent:bot-7', declared_identity: true, client: 'curl', agent: true });
+    expect(query).toMatchObject({ identity: 'agent:from-query', declared_identity: true });
+    expect(paid).toMatchObject({ route: '/x402/item/:id', status: 402, paid_attempt: true, declared_identity: false });
+    expect(paid?.identity).toMatch(/^anon:[0-9a-f]{16}$/);
+    // The same address and User-Agent give the same identity, another address another one.
+    expect(other).toMatchObject({ route: '(unmatched)', paid_attempt: false });
+    expect(other?.identity).not.toBe(paid?.identity);
+    tel.observeRequest('GET', '/x', ua, '10.0.0.2', '', undefined, 200);
+    expect(tel.window(60_000)[4]?.identity).toBe(other?.identity);
+  });
 });
