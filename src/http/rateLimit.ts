@@ -220,6 +220,21 @@ interface Waiter {
   reject: (err: unknown) => void;
 }
 
+/** Requests of one key this process may still admit in the current window without a write (see {@link CoalescedCounter}). */
+interface Allowance {
+  tokens: number;
+  /** End of the window the tokens belong to (epoch ms). */
+  until: number;
+  /** Requests of the key this process admitted in that window, as counted by the shared counter. */
+  admitted: number;
+}
+
+/** Extra requests reserved by a write for a key seen before in this process (see {@link CoalescedCounter}). */
+export const RESERVED_PER_WRITE = 8;
+
+/** Keys whose allowance is remembered at most; past it the expired ones go (then all, if none expired). */
+const MAX_ALLOWANCES = 10_000;
+
 /**
  * One counter write in flight per key in this process: requests arriving while it runs are counted together by the
  * next write (`$inc` by their number), then answered one by one in arrival order as if each had been counted alone.
@@ -227,22 +242,40 @@ interface Waiter {
  * the subject for 5–28 s at each window rollover (measured with 50 concurrent requests; documentdb/documentdb#295 is
  * the nearest upstream report); the same many writers cost MongoDB needless contention too. A write that fails
  * (the database is down) fails the requests waiting behind it as well, so none waits for a second one.
+ *
+ * A write for a key this process has counted before also reserves up to {@link RESERVED_PER_WRITE} more requests of
+ * the window (token prefetching): the next ones are admitted from that allowance without waiting for the database,
+ * which took a durable write (2.3 ms, p50) off every request of a returning client (issue 9 §3). Reserved requests
+ * count in the shared counter at once, so no process ever admits more than the limit; what a process reserved and
+ * did not use is lost to the other processes until the window ends (at most {@link RESERVED_PER_WRITE} per process).
  */
 export class CoalescedCounter {
   private readonly queues = new Map<string, Waiter[]>();
+  private readonly allowances = new Map<string, Allowance>();
 
   /**
    * @param points the window's limit (requests)
    * @param write adds `n` to the key's counter; resolves with the counter after it, rejects with a
    *   `RateLimiterRes` when the counter passed `points` (rate-limiter-flexible's `consume(key, n)` contract)
+   * @param now clock (epoch ms), for tests
    */
   constructor(
     private readonly points: number,
     private readonly write: (key: string, n: number) => Promise<RateLimiterRes>,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Counts one request; resolves with its `RateLimiterRes`, rejects with one when over the limit, or the write's error. */
   consume(key: string): Promise<RateLimiterRes> {
+    const allowance = this.allowances.get(key);
+    if (allowance && allowance.tokens > 0 && !this.queues.has(key)) {
+      const left = allowance.until - this.now();
+      if (left > 0) {
+        allowance.tokens--;
+        const count = ++allowance.admitted;
+        return Promise.resolve(new RateLimiterRes(Math.max(0, this.points - count), left, count, false));
+      }
+    }
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(key);
       if (queue) {
@@ -258,13 +291,26 @@ export class CoalescedCounter {
     for (;;) {
       const queue = this.queues.get(key)!;
       const batch = queue.splice(0);
+      const allowance = this.allowances.get(key);
+      // Requests that queued behind a write that reserved some are admitted from the reservation first.
+      if (allowance && allowance.until > this.now()) {
+        while (batch.length > 0 && allowance.tokens > 0) {
+          allowance.tokens--;
+          const count = ++allowance.admitted;
+          batch.shift()!.resolve(new RateLimiterRes(this.points - count, allowance.until - this.now(), count, false));
+        }
+      }
       if (batch.length === 0) {
+        if (queue.length > 0) continue;
         this.queues.delete(key);
         return;
       }
+      // A key seen before, far from its limit, reserves more of its window; a one-off request, or one near the
+      // limit, costs the shared budget only itself.
+      const extra = allowance && this.points - allowance.admitted > 4 * RESERVED_PER_WRITE ? RESERVED_PER_WRITE : 0;
       let res: RateLimiterRes;
       try {
-        res = await this.write(key, batch.length);
+        res = await this.write(key, batch.length + extra);
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) {
           for (const w of [...batch, ...queue.splice(0)]) w.reject(err);
@@ -273,7 +319,7 @@ export class CoalescedCounter {
         }
         res = err;
       }
-      const before = res.consumedPoints - batch.length;
+      const before = res.consumedPoints - batch.length - extra;
       batch.forEach((w, i) => {
         const count = before + i + 1;
         const own = new RateLimiterRes(
@@ -285,6 +331,20 @@ export class CoalescedCounter {
         if (count > this.points) w.reject(own);
         else w.resolve(own);
       });
+      this.remember(key, {
+        tokens: Math.max(0, Math.min(extra, this.points - before - batch.length)),
+        until: this.now() + res.msBeforeNext,
+        admitted: Math.min(this.points, before + batch.length),
+      });
     }
+  }
+
+  private remember(key: string, allowance: Allowance): void {
+    if (this.allowances.size >= MAX_ALLOWANCES) {
+      const now = this.now();
+      for (const [k, a] of this.allowances) if (a.until <= now) this.allowances.delete(k);
+      if (this.allowances.size >= MAX_ALLOWANCES) this.allowances.clear();
+    }
+    this.allowances.set(key, allowance);
   }
 }
