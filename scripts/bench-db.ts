@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MongoClient, type Collection } from 'mongodb';
+import { pct } from './bench/stats';
 
 interface Doc {
   _id: string;
@@ -42,9 +43,7 @@ async function measure(op: () => Promise<unknown>): Promise<{ rate: number; p50:
     }),
   );
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-  latencies.sort((x, y) => x - y);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { rate: latencies.length / elapsed, p50: at(0.5), p99: at(0.99) };
+  return { rate: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99) };
 }
 
 async function growTo(docs: Collection<Doc>, size: number): Promise<void> {

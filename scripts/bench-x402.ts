@@ -17,16 +17,12 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEYS } from './lib/chain';
+import { pct } from './bench/stats';
 
 const api = (process.env.API_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
 const sequential = Number(process.env.SEQUENTIAL ?? 20);
 const parallel = Number(process.env.PARALLEL ?? 40);
 const inFlight = 8;
-
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-}
 
 async function main(): Promise<void> {
   const doc = (await (await fetch(`${api}/.well-known/x402`)).json()) as { facilitator: string };

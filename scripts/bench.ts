@@ -25,6 +25,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createHelloActivities } from './bench/helloActivities';
 import { helloWorkflow } from './bench/helloWorkflow';
 import { seedCompletedOrders } from './bench/seed';
+import { pct } from './bench/stats';
 
 const { values: opts } = parseArgs({
   options: {
@@ -63,11 +64,6 @@ async function call(method: string, p: string, body?: unknown, headers: Record<s
 interface Run {
   latencies: number[];
   seconds: number;
-}
-
-function pct(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 }
 
 function line(name: string, ms: number[], seconds?: number): string {

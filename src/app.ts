@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
 import { idempotencyMiddleware } from './http/idempotency';
 import { ResponseCache } from './http/cachedJson';
@@ -6,7 +6,7 @@ import { problemMiddleware } from './http/errors';
 import { bodyMiddleware } from './http/body';
 import { rateLimitMiddleware } from './http/rateLimit';
 import { RequestTelemetry } from './http/telemetry';
-import { RequestLatency, routeGroup } from './telemetry/latency';
+import { RequestLatency } from './telemetry/latency';
 import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
 import { apiRouter } from './routes';
@@ -17,9 +17,6 @@ export type { AppDeps } from './routes/context';
 /** Headers browsers may read (x402 payment headers, idempotency replay marker). */
 const EXPOSED_HEADERS =
   'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Idempotent-Replayed, Location, Retry-After, ETag, Repr-Digest, RateLimit, RateLimit-Policy';
-
-/** What the request handler returns for an answer given from the cache (one settled promise, not one per hit). */
-const ANSWERED = Promise.resolve();
 
 /**
  * The API's Koa application: its request handler first offers each request to the response cache, which answers
@@ -34,22 +31,17 @@ class ApiApplication extends Koa {
   }
 
   override callback(): ReturnType<Koa['callback']> {
-    const handle = super.callback();
     // The API listens on HTTP/1.1 only (server.ts), so requests are IncomingMessages.
-    return (req, res) =>
-      this.cache.serve(req as IncomingMessage, res as ServerResponse) ? ANSWERED : handle(req, res);
+    return this.cache.wrap(super.callback()) as ReturnType<Koa['callback']>;
   }
 }
 
-/** The client address of a request answered without a Koa context, as Koa's `ctx.ip` would give it. */
+/**
+ * The client address of a request answered without a Koa context: Koa's own `request.ip` (X-Forwarded-For as the
+ * app's `proxy` and `maxIpsCount` allow), read from a request object built on `app.request` for `req` alone.
+ */
 function clientIp(app: Koa, req: IncomingMessage): string {
-  if (app.proxy) {
-    const forwarded = req.headers[app.proxyIpHeader.toLowerCase()];
-    const ips = typeof forwarded === 'string' ? forwarded.split(',').map((ip) => ip.trim()) : [];
-    const first = (app.maxIpsCount > 0 ? ips.slice(-app.maxIpsCount) : ips)[0];
-    if (first) return first;
-  }
-  return req.socket.remoteAddress ?? '';
+  return (Object.create(app.request, { app: { value: app }, req: { value: req } }) as Koa.Request).ip;
 }
 
 /** The `agent_id` query parameter of `url` when sent once, else '' (what `ctx.query.agent_id` gives as a string). */
@@ -80,7 +72,7 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   // Repeated anonymous public GETs (catalogue, discovery, micro catalogue, bare 402s) are answered from a micro-cache
   // ahead of Koa; the cache hands each hit to the same two recorders.
   const cache = new ResponseCache((hit) => {
-    latency.record(routeGroup(hit.path), Number(process.hrtime.bigint() - hit.startedAt) / 1000, hit.status);
+    latency.observePath(hit.path, hit.startedAt, hit.status);
     const url = hit.req.url ?? '';
     telemetry.observeRequest(
       'GET',

@@ -44,8 +44,8 @@ export async function compileServers(root: string, outDir = path.join(root, 'dis
  * Node options of the API process by default: a young generation of 4 MB semi-spaces instead of V8's 16 MB. The API's
  * requests leave little alive, so the smaller nursery costs nothing measurable once allocation-site pretenuring is off
  * (src/v8Flags.ts): cached 402s 24.4 against 24.2 µs of CPU per request, RSS after 600,000 of them 171 → 147 MB
- * (issue 9 §3: ≤ 150 MB). Before that flag it cost 20–30 % of the GET throughput, because more scavenges marked more
- * allocation sites for pretenuring.
+ * (issue 9 §3: ≤ 150 MB). Before that flag it cost 20–30 % of the GET throughput. Node leaves the size to the
+ * application (nodejs/node#42511: larger semi-spaces trade memory for throughput).
  */
 const DEFAULT_NODE_OPTIONS: Record<string, string[]> = { 'src/server.ts': ['--max-semi-space-size=4'] };
 
@@ -55,7 +55,8 @@ export const SERVER_NODE_OPTIONS = process.env.SERVER_NODE_OPTIONS?.split(' ').f
 /**
  * glibc malloc arenas of the server processes (`MALLOC_ARENA_MAX`, default 2). glibc gives each thread that allocates
  * an arena of its own, up to 8 per core; V8's helper threads, libuv's pool and gRPC's threads leave them fragmented.
- * Measured on the API, two 300-order bench runs: peak RSS 188 → 162 MB at the same throughput (issue 9 §3).
+ * Measured on the API, two 300-order bench runs: peak RSS 188 → 162 MB at the same throughput (issue 9 §3). glibc
+ * keeping freed memory is the known cause of Node's RSS far above its heap (nodejs/node#56641).
  */
 export const MALLOC_ARENA_MAX = process.env.MALLOC_ARENA_MAX ?? '2';
 

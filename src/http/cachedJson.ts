@@ -77,6 +77,9 @@ export const STALE_GRACE_MS = 10_000;
  */
 const UNSHARED_RESPONSE_HEADERS = new Set(['content-length', 'date', 'ratelimit', 'ratelimit-policy']);
 
+/** What {@link ResponseCache.wrap}'s handler returns for a hit: one settled promise, not one per hit. */
+const ANSWERED = Promise.resolve();
+
 /** Headers a 304 does not carry (what Koa strips from an empty response). */
 const BODY_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding']);
 
@@ -166,11 +169,9 @@ export class ResponseCache {
 
   /** Wraps a Node request handler (Koa's `callback()`) so cache hits never reach it. */
   wrap(
-    handler: (req: IncomingMessage, res: ServerResponse) => void,
-  ): (req: IncomingMessage, res: ServerResponse) => void {
-    return (req, res) => {
-      if (!this.serve(req, res)) handler(req, res);
-    };
+    handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+    return (req, res) => (this.serve(req, res) ? ANSWERED : handler(req, res));
   }
 
   /**

@@ -245,7 +245,7 @@ const MAX_ALLOWANCES = 10_000;
  *
  * A write for a key this process has counted before also reserves up to {@link RESERVED_PER_WRITE} more requests of
  * the window (token prefetching): the next ones are admitted from that allowance without waiting for the database,
- * which took a durable write (2.3 ms, p50) off every request of a returning client (issue 9 §3). Reserved requests
+ * which took a durable write (2.3 ms, p50) off most requests of a returning client (issue 9 §3). Reserved requests
  * count in the shared counter at once, so no process ever admits more than the limit; what a process reserved and
  * did not use is lost to the other processes until the window ends (at most {@link RESERVED_PER_WRITE} per process).
  */
@@ -267,14 +267,9 @@ export class CoalescedCounter {
 
   /** Counts one request; resolves with its `RateLimiterRes`, rejects with one when over the limit, or the write's error. */
   consume(key: string): Promise<RateLimiterRes> {
-    const allowance = this.allowances.get(key);
-    if (allowance && allowance.tokens > 0 && !this.queues.has(key)) {
-      const left = allowance.until - this.now();
-      if (left > 0) {
-        allowance.tokens--;
-        const count = ++allowance.admitted;
-        return Promise.resolve(new RateLimiterRes(Math.max(0, this.points - count), left, count, false));
-      }
+    if (!this.queues.has(key)) {
+      const reserved = this.fromAllowance(key);
+      if (reserved) return Promise.resolve(reserved);
     }
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(key);
@@ -291,20 +286,17 @@ export class CoalescedCounter {
     for (;;) {
       const queue = this.queues.get(key)!;
       const batch = queue.splice(0);
-      const allowance = this.allowances.get(key);
       // Requests that queued behind a write that reserved some are admitted from the reservation first.
-      if (allowance && allowance.until > this.now()) {
-        while (batch.length > 0 && allowance.tokens > 0) {
-          allowance.tokens--;
-          const count = ++allowance.admitted;
-          batch.shift()!.resolve(new RateLimiterRes(this.points - count, allowance.until - this.now(), count, false));
-        }
+      while (batch.length > 0) {
+        const reserved = this.fromAllowance(key);
+        if (!reserved) break;
+        batch.shift()!.resolve(reserved);
       }
       if (batch.length === 0) {
-        if (queue.length > 0) continue;
         this.queues.delete(key);
         return;
       }
+      const allowance = this.allowances.get(key);
       // A key seen before, far from its limit, reserves more of its window; a one-off request, or one near the
       // limit, costs the shared budget only itself.
       const extra = allowance && this.points - allowance.admitted > 4 * RESERVED_PER_WRITE ? RESERVED_PER_WRITE : 0;
@@ -337,6 +329,16 @@ export class CoalescedCounter {
         admitted: Math.min(this.points, before + batch.length),
       });
     }
+  }
+
+  /** Admits one request of `key` from this process's reservation in the current window; undefined when none is left. */
+  private fromAllowance(key: string): RateLimiterRes | undefined {
+    const allowance = this.allowances.get(key);
+    const left = allowance ? allowance.until - this.now() : 0;
+    if (!allowance || allowance.tokens <= 0 || left <= 0) return undefined;
+    allowance.tokens--;
+    const count = ++allowance.admitted;
+    return new RateLimiterRes(this.points - count, left, count, false);
   }
 
   private remember(key: string, allowance: Allowance): void {

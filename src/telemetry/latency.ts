@@ -85,9 +85,14 @@ export class RequestLatency {
     };
   }
 
-  /** Records an answered request that started at `start` (`process.hrtime.bigint()`); also used by the response cache. */
+  /** Records an answered request that started at `start` (`process.hrtime.bigint()`). */
   observe(ctx: Context, start: bigint): void {
-    this.record(routeGroup(ctx.path), Number(process.hrtime.bigint() - start) / 1000, ctx.status);
+    this.observePath(ctx.path, start, ctx.status);
+  }
+
+  /** {@link observe} from the request's parts, for answers given without a Koa context (the response cache). */
+  observePath(path: string, start: bigint, status: number): void {
+    this.record(routeGroup(path), Number(process.hrtime.bigint() - start) / 1000, status);
   }
 
   /** Figures per group, sorted by group name. */
