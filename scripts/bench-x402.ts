@@ -4,7 +4,8 @@
  * with the unmodified `@x402/fetch` client (issue 9 §3). Against a running `npm start` (local anvil chain and
  * facilitator): sequential purchases interleaved one by one, then 8 in flight against each. Prints latency
  * percentiles, throughput and the ratios; asserts nothing. Each purchase really settles on the local chain.
- * Environment: API_URL, BUYER_KEY (default anvil account #1, a public test key), SEQUENTIAL (20), PARALLEL (40).
+ * Environment: API_URL, BUYER_KEY (default anvil account #1, a public test key), SEQUENTIAL (20), PARALLEL (40),
+ * X402_RPC_URL (http://127.0.0.1:8545): on a local anvil chain a buyer short of the run's cost is minted the rest.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,15 +15,26 @@ import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import type { Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ANVIL_KEYS } from './lib/chain';
+import { ANVIL_KEYS, fundBuyer, usdcBalanceOf } from './lib/chain';
 import { pct } from './bench/stats';
 
 const api = (process.env.API_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
 const sequential = Number(process.env.SEQUENTIAL ?? 20);
 const parallel = Number(process.env.PARALLEL ?? 40);
 const inFlight = 8;
+
+/**
+ * Makes sure `buyer` holds `needed` atomic units of `asset`: mints the difference on a local anvil chain (fundBuyer
+ * refuses any other node).
+ * @throws Error when the buyer is short and the chain is not a local anvil node.
+ */
+async function ensureFunds(buyer: Address, asset: Address, needed: bigint): Promise<void> {
+  const rpcUrl = process.env.X402_RPC_URL ?? 'http://127.0.0.1:8545';
+  const held = await usdcBalanceOf(rpcUrl, asset, buyer);
+  if (held < needed) await fundBuyer(rpcUrl, asset, buyer, needed - held);
+}
 
 async function main(): Promise<void> {
   const doc = (await (await fetch(`${api}/.well-known/x402`)).json()) as { facilitator: string };
@@ -31,6 +43,8 @@ async function main(): Promise<void> {
   const ours = `${api}/x402/item/${item.id}`;
   const required = decodePaymentRequiredHeader((await fetch(ours)).headers.get('payment-required') ?? '');
   const req = required.accepts[0]!;
+  const buyer = privateKeyToAccount((process.env.BUYER_KEY ?? ANVIL_KEYS.buyer) as Hex);
+  await ensureFunds(buyer.address, req.asset as Address, BigInt(req.amount) * BigInt(2 * (sequential + parallel + 1)));
 
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'bench-x402-')), 'seller.json');
   writeFileSync(
@@ -58,7 +72,7 @@ async function main(): Promise<void> {
   const reference = `http://127.0.0.1:${port}/x402/item/${item.id}`;
 
   const client = new x402Client();
-  registerExactEvmScheme(client, { signer: privateKeyToAccount((process.env.BUYER_KEY ?? ANVIL_KEYS.buyer) as Hex) });
+  registerExactEvmScheme(client, { signer: buyer });
   const pay = wrapFetchWithPayment(fetch, client);
   const buy = async (url: string): Promise<number> => {
     const t = performance.now();

@@ -6,7 +6,9 @@
  * Flow of a paid request (issue 3 §1, §2; ../shared/reference/x402-v2.md):
  * 1. `quote(ctx)` prices the request; unknown ids and bad input are answered (404 / 400) before any payment is asked.
  * 2. No `PAYMENT-SIGNATURE`: 402 with `PAYMENT-REQUIRED` (exact amount, bazaar extension). A malformed header: 400.
- * 3. `processHTTPRequest` verifies the payment with the facilitator (a replayed or invalid one: 402 with its reason).
+ * 3. `processHTTPRequest` verifies the payment: offline for an EOA's EIP-3009 signature (`offlineVerify.ts`; balance
+ *    and nonce are then checked on chain by settlement), with the facilitator otherwise (an invalid one: 402 with
+ *    its reason).
  * 4. `produce(ctx, quote)` builds the goods. It must be pure: no writes, no side effects, because the payment is
  *    not settled yet (the default verify → handler → settle flow; x402 issue 451 is what happens otherwise).
  * 5. The authorization (network, payer, nonce) is claimed by a unique insert into `x402_payments`; of two requests
@@ -58,6 +60,7 @@ import { microsToUsd } from '../domain/money';
 import { ProblemError, problem } from '../errors';
 import { CLAIM_LEASE_MS, X402PaymentRepository } from '../repos/x402Payments';
 import { sha256Hex } from '../hash';
+import { verifyExactEip3009Offline } from './offlineVerify';
 
 /** x402 settings, from the X402_* configuration (src/config.ts). */
 export interface X402Settings {
@@ -307,6 +310,11 @@ export class X402Gateway {
       opts.settings.network as Network,
       new ExactEvmScheme(),
     );
+    // EOA-signed EIP-3009 payloads are verified here; the facilitator verifies the rest (src/x402/offlineVerify.ts).
+    this.server.onBeforeVerify(async ({ paymentPayload, requirements }) => {
+      const result = await verifyExactEip3009Offline(paymentPayload, requirements);
+      return result ? { skip: true as const, result } : undefined;
+    });
     if (opts.offerReceipt) {
       const extension = createOfferReceiptExtension(opts.offerReceipt);
       const settle = extension.enrichSettlementResponse?.bind(extension);

@@ -34,6 +34,7 @@ import {
   localUsdcAbi,
 } from '../../src/x402/chain';
 import { type FacilitatorHandle, startFacilitator } from '../../src/x402/facilitator';
+import { verifyExactEip3009Offline } from '../../src/x402/offlineVerify';
 
 /** Anvil account #3: has ETH but never gets USDC. */
 const UNFUNDED_BUYER_KEY: Hex = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
@@ -254,6 +255,39 @@ describe('local settlement chain and facilitator', () => {
       await expect(client.verify(await buildPayment(hurried), hurried)).resolves.toMatchObject({
         isValid: false,
         invalidReason: 'invalid_exact_evm_payload_authorization_valid_before',
+      });
+    });
+
+    it('offline verification accepts exactly what the facilitator accepts (funded buyer), and no forgery', async () => {
+      const requirements = buildRequirements();
+      const valid = await buildPayment(requirements);
+      const other = await buildPayment(requirements, UNFUNDED_BUYER_KEY);
+      const auth = (valid.payload as { authorization: Record<string, string> }).authorization;
+      const cases: [string, PaymentPayload, PaymentRequirements][] = [
+        ['valid', valid, requirements],
+        ['wrong amount', valid, buildRequirements({ amount: '500000' })],
+        ['wrong payTo', valid, buildRequirements({ payTo: ANVIL_ADDRESSES.buyer })],
+        ['wrong domain', valid, buildRequirements({ extra: { name: 'USDC', version: '2' } })],
+        ['too short a timeout', await buildPayment(buildRequirements({ maxTimeoutSeconds: 5 })), requirements],
+        // Another key's signature over this authorization: the signer is not `from`.
+        ['signed by another key', { ...valid, payload: { ...other.payload, authorization: auth } }, requirements],
+        [
+          'value raised after signing',
+          { ...valid, payload: { ...valid.payload, authorization: { ...auth, value: '990001' } } },
+          buildRequirements({ amount: '990001' }),
+        ],
+      ];
+      for (const [name, payment, req] of cases) {
+        const offline = await verifyExactEip3009Offline(payment, req);
+        const facilitator = await client.verify(payment, req);
+        expect({ name, valid: offline?.isValid ?? false }).toEqual({ name, valid: facilitator.isValid });
+        if (offline) expect(offline.payer).toBe(facilitator.payer);
+      }
+      // The unfunded buyer's own payload is well signed: offline says yes, the chain (settlement) says no.
+      await expect(verifyExactEip3009Offline(other, requirements)).resolves.toMatchObject({ isValid: true });
+      await expect(client.settle(other, requirements)).resolves.toMatchObject({
+        success: false,
+        errorReason: 'invalid_exact_evm_insufficient_balance',
       });
     });
 
