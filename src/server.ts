@@ -45,6 +45,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await connection.close();
+      await services.x402Payments.flush();
       await services.db.close();
     },
   };

@@ -49,7 +49,42 @@ export type X402Status = (typeof X402_STATUSES)[number];
  * the transaction hash and the order each held by one entry at a time, through unique and partial unique indexes).
  */
 export class X402PaymentRepository {
+  /** Settled records written after their answer went out ({@link recordSettled}), until they land. */
+  private readonly recording = new Set<Promise<void>>();
+
   constructor(private readonly d: Database) {}
+
+  /**
+   * Records a successful settlement of a claim without making the caller wait: the buyer's answer goes out while
+   * the write is in flight. Safe because the claim (with the goods) was durable before the money moved and the
+   * chain holds the outcome: if this write is lost (the process dies), the claim's lease lapses and the orphan
+   * sweeper reconciles it from the chain as settled. Reads through this repository wait for records in flight
+   * first, so this process never shows its own answered purchase as `settling`; {@link flush} awaits them.
+   * Returns the entry as {@link markSettled} will leave it (built from `claim`). `onError` gets a failed write.
+   */
+  recordSettled(claim: X402PaymentDoc, transaction: string, onError: (err: unknown) => void): X402PaymentDoc {
+    const write = this.markSettled(claim._id, transaction).then((doc) => {
+      if (!doc) onError(new Error(`ledger entry ${claim._id} vanished before its settlement was recorded`));
+    }, onError);
+    this.recording.add(write);
+    void write.finally(() => this.recording.delete(write));
+    const now = new Date();
+    return {
+      ...claim,
+      status: 'settled',
+      transaction,
+      tx_key: transaction.toLowerCase(),
+      error_reason: null,
+      error_message: null,
+      settled_at: now,
+      updated_at: now,
+    };
+  }
+
+  /** Waits until the settlement records in flight now ({@link recordSettled}) have landed or failed. */
+  async flush(): Promise<void> {
+    if (this.recording.size) await Promise.all([...this.recording]);
+  }
 
   /**
    * Claims an authorization (and the order, for order payments) by inserting a `settling` entry. Call it after
@@ -83,6 +118,7 @@ export class X402PaymentRepository {
       return doc;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
+      await this.flush();
       const sameAuth = await this.d.x402Payments.findOne({ auth_key: doc.auth_key });
       if (sameAuth) return { refused: 'authorization', existing: sameAuth };
       if (doc.order_key)
@@ -198,6 +234,14 @@ export class X402PaymentRepository {
   }
 
   /**
+   * Deletes a `settling` claim whose settlement was never attempted (its payment failed verification, or the
+   * facilitator could not be asked): the authorization may then be claimed again. No-op for any other status.
+   */
+  async withdrawClaim(id: string): Promise<void> {
+    await this.d.x402Payments.deleteOne({ _id: id, status: 'settling', transaction: null });
+  }
+
+  /**
    * Extends the lease of a claim still `settling`, or settled with its order not yet confirmed (its request is
    * alive); see {@link CLAIM_LEASE_MS}.
    */
@@ -238,7 +282,8 @@ export class X402PaymentRepository {
    * Claims still `settling` whose lease ran out at `now` (their request died), oldest first. Claims written before
    * leases carry none: they count as dead `legacyAgeMs` after creation.
    */
-  staleClaims(now: Date, limit: number, legacyAgeMs: number): Promise<X402PaymentDoc[]> {
+  async staleClaims(now: Date, limit: number, legacyAgeMs: number): Promise<X402PaymentDoc[]> {
+    await this.flush();
     return this.d.x402Payments
       .find({
         status: 'settling',
@@ -253,22 +298,26 @@ export class X402PaymentRepository {
   }
 
   /** The entry holding a signed authorization (network, payer, nonce), if any. */
-  getByAuthorization(network: string, payer: string, nonce: string): Promise<X402PaymentDoc | null> {
+  async getByAuthorization(network: string, payer: string, nonce: string): Promise<X402PaymentDoc | null> {
+    await this.flush();
     return this.d.x402Payments.findOne({ auth_key: authKey(network, payer, nonce) });
   }
 
   /** One entry by ledger id. */
-  get(id: string): Promise<X402PaymentDoc | null> {
+  async get(id: string): Promise<X402PaymentDoc | null> {
+    await this.flush();
     return this.d.x402Payments.findOne({ _id: id });
   }
 
   /** The entry holding a transaction hash (case-insensitive). */
-  getByTransaction(transaction: string): Promise<X402PaymentDoc | null> {
+  async getByTransaction(transaction: string): Promise<X402PaymentDoc | null> {
+    await this.flush();
     return this.d.x402Payments.findOne({ tx_key: transaction.toLowerCase() });
   }
 
   /** The entry whose pending goods are behind this delivery token. */
-  getByDeliveryToken(token: string): Promise<X402PaymentDoc | null> {
+  async getByDeliveryToken(token: string): Promise<X402PaymentDoc | null> {
+    await this.flush();
     return this.d.x402Payments.findOne({ delivery_token_hash: sha256Hex(token) });
   }
 
@@ -282,6 +331,7 @@ export class X402PaymentRepository {
     status?: X402Status;
     resource_kind?: string;
   }): Promise<X402LedgerPage> {
+    await this.flush();
     const filter: Filter<X402PaymentDoc> = {};
     if (opts.status) filter.status = opts.status;
     if (opts.resource_kind) filter.resource_kind = opts.resource_kind;

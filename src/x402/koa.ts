@@ -8,13 +8,13 @@
  * 2. No `PAYMENT-SIGNATURE`: 402 with `PAYMENT-REQUIRED` (exact amount, bazaar extension). A malformed header: 400.
  * 3. `processHTTPRequest` verifies the payment: offline for an EOA's EIP-3009 signature (`offlineVerify.ts`; balance
  *    and nonce are then checked on chain by settlement), with the facilitator otherwise (an invalid one: 402 with
- *    its reason).
+ *    its reason). Steps 4 and 5 run meanwhile; a claim for a payment that fails verification is withdrawn.
  * 4. `produce(ctx, quote)` builds the goods. It must be pure: no writes, no side effects, because the payment is
  *    not settled yet (the default verify → handler → settle flow; x402 issue 451 is what happens otherwise).
  * 5. The authorization (network, payer, nonce) is claimed by a unique insert into `x402_payments`; of two requests
  *    carrying one payload only one gets past this point, the other is answered 402.
  * 6. `processSettlement`; only on success is the ledger entry marked settled and the goods sent, with
- *    `PAYMENT-RESPONSE`. `deliver` (order payments) runs after that. A settlement that comes back
+ *    `PAYMENT-RESPONSE` (catalogue goods go out while that record is written: `X402PaymentRepository.recordSettled`). `deliver` (order payments) runs after that. A settlement that comes back
  *    `settlement_pending` is recorded as pending, answered 202 with a delivery URL, and reconciled by its transaction
  *    hash (`onPending`); a failed one is recorded as failed and answered 402 with a fresh PAYMENT-REQUIRED.
  * The `payment-identifier` extension makes a retried purchase return the stored response without a second charge.
@@ -149,9 +149,14 @@ export interface X402GatewayOptions {
  * the offers' and the requirements' `resource`).
  */
 export class KoaAdapter implements HTTPAdapter {
+  /**
+   * @param verifyOnChain the payment is verified by the facilitator even when it could be verified offline (its
+   *   simulation tells whether the authorization was already used on chain).
+   */
   constructor(
     readonly ctx: Context,
     private readonly publicBaseUrl?: string,
+    readonly verifyOnChain = false,
   ) {}
   getHeader(name: string): string | undefined {
     return this.ctx.get(name) || undefined;
@@ -311,7 +316,9 @@ export class X402Gateway {
       new ExactEvmScheme(),
     );
     // EOA-signed EIP-3009 payloads are verified here; the facilitator verifies the rest (src/x402/offlineVerify.ts).
-    this.server.onBeforeVerify(async ({ paymentPayload, requirements }) => {
+    this.server.onBeforeVerify(async ({ paymentPayload, requirements, transportContext }) => {
+      const adapter = (transportContext as { request?: HTTPRequestContext } | undefined)?.request?.adapter;
+      if (adapter instanceof KoaAdapter && adapter.verifyOnChain) return undefined;
       const result = await verifyExactEip3009Offline(paymentPayload, requirements);
       return result ? { skip: true as const, result } : undefined;
     });
@@ -470,25 +477,51 @@ export class X402Gateway {
       }
       let delivered = false;
       try {
-        delivered = await this.sell(ctx, resource, quote, http, context, pid?.doc._id ?? null);
+        delivered = await this.sell(ctx, resource, quote, http, context, payload, pid?.doc._id ?? null);
       } finally {
         if (pid && !delivered) await this.opts.ledger.releasePaymentId(pid.doc._id).catch(() => undefined);
       }
     };
   }
 
-  /** Verify → produce → claim → settle. Returns true when goods (or a pending receipt) went out. */
+  /**
+   * Verify ∥ (produce → claim), then settle. Returns true when goods (or a pending receipt) went out.
+   * The goods are built and the authorization claimed while the payment is verified (both wait on a round trip of
+   * their own; goods are pure and the claim names only our own requirements and the payload's authorization). A
+   * claim whose payment then fails verification is withdrawn, so that nothing is kept for a payment never settled.
+   */
   private async sell(
     ctx: Context,
     resource: PaidResource,
     quote: PaidQuote,
     http: x402HTTPResourceServer,
     context: HTTPRequestContext,
+    payload: PaymentPayload | null,
     paymentIdKey: string | null,
   ): Promise<boolean> {
-    const result = await this.process(http, context);
-    if (result.type === 'no-payment-required') throw problem('internal_error', 'x402 route matched no payment option');
-    if (result.type === 'payment-error') {
+    const prepared = payload ? this.produceAndClaim(ctx, resource, quote, payload) : null;
+    // Settled either way (an error is an outcome), so that no rejection goes unobserved while verify runs.
+    const outcome = prepared?.then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    const withdraw = async () => {
+      const o = await outcome;
+      if (!o || 'error' in o || 'refused' in o.value.claim) return;
+      o.value.stopRenewal();
+      await this.opts.ledger.withdrawClaim(o.value.claim._id);
+    };
+    let result: Awaited<ReturnType<X402Gateway['process']>>;
+    try {
+      result = await this.process(http, context);
+    } catch (err) {
+      await withdraw();
+      throw err;
+    }
+    if (result.type !== 'payment-verified') {
+      await withdraw();
+      if (result.type === 'no-payment-required')
+        throw problem('internal_error', 'x402 route matched no payment option');
       this.writePaymentError(ctx, result.response, quote);
       // A bare 402 of catalogue goods is the same for every caller (src/http/cachedJson.ts ResponseCache); an
       // order's stops applying once the order is paid.
@@ -496,33 +529,13 @@ export class X402Gateway {
       return false;
     }
     const { paymentPayload, paymentRequirements, declaredExtensions, cancellationDispatcher } = result;
-
-    let goods: Record<string, unknown>;
-    try {
-      goods = await resource.produce(ctx, quote);
-    } catch (err) {
+    const o = await outcome;
+    if (!o || 'error' in o) {
+      const err = o ? o.error : problem('internal_error', 'verified x402 payment without a payload');
       await cancellationDispatcher.cancel({ reason: 'handler_threw', error: err }).catch(() => undefined);
       throw err;
     }
-
-    const auth = authorizationOf(paymentPayload);
-    const claim = await this.opts.ledger.claim(
-      {
-        resource: ctx.path,
-        resource_kind: quote.kind,
-        resource_ref: quote.ref,
-        order_id: quote.orderId ?? null,
-        amount_micros: quote.priceMicros,
-        asset: paymentRequirements.asset,
-        network: paymentRequirements.network,
-        pay_to: paymentRequirements.payTo,
-        payer: auth.payer,
-        nonce: auth.nonce,
-        valid_before: auth.validBefore,
-        payment_id: paymentIdentifierOf(paymentPayload),
-      },
-      goods,
-    );
+    const { goods, claim } = o.value;
     if ('refused' in claim) {
       if (claim.refused === 'order') {
         throw problem(
@@ -534,6 +547,7 @@ export class X402Gateway {
         );
       }
       // The same signed authorization is being (or was) settled by another request: this one is not settled again.
+      const auth = authorizationOf(paymentPayload);
       const reason = 'invalid_exact_evm_nonce_already_used';
       await this.writeChallenge(ctx, paymentRequirements, routeConfigResource(http), reason, quote, {
         detail: `This authorization (payer ${auth.payer}, nonce ${auth.nonce}) is already ${claim.existing?.status ?? 'claimed'} by another request`,
@@ -541,8 +555,8 @@ export class X402Gateway {
       return false;
     }
 
-    return this.holdingClaim(claim._id, () =>
-      this.settleClaimed(
+    try {
+      return await this.settleClaimed(
         ctx,
         resource,
         quote,
@@ -554,8 +568,41 @@ export class X402Gateway {
         paymentPayload,
         paymentRequirements,
         declaredExtensions,
-      ),
+      );
+    } finally {
+      o.value.stopRenewal();
+    }
+  }
+
+  /**
+   * Builds the goods of `quote` and claims `payload`'s authorization (network, payer, nonce) for them in the ledger,
+   * with the requirements this gateway offers (one `exact` option: our network, asset and payTo).
+   * @throws what `resource.produce` or the ledger throws.
+   */
+  private async produceAndClaim(ctx: Context, resource: PaidResource, quote: PaidQuote, payload: PaymentPayload) {
+    const goods = await resource.produce(ctx, quote);
+    const auth = authorizationOf(payload);
+    const s = this.opts.settings;
+    const claim = await this.opts.ledger.claim(
+      {
+        resource: ctx.path,
+        resource_kind: quote.kind,
+        resource_ref: quote.ref,
+        order_id: quote.orderId ?? null,
+        amount_micros: quote.priceMicros,
+        asset: s.asset,
+        network: s.network,
+        pay_to: s.payTo,
+        payer: auth.payer,
+        nonce: auth.nonce,
+        valid_before: auth.validBefore,
+        payment_id: paymentIdentifierOf(payload),
+      },
+      goods,
     );
+    // Held from now on, verification included (a facilitator's verify may outlast a lease).
+    const stopRenewal = 'refused' in claim ? () => undefined : this.renewing(claim._id);
+    return { goods, claim, stopRenewal };
   }
 
   /**
@@ -563,16 +610,22 @@ export class X402Gateway {
    * (see CLAIM_LEASE_MS).
    */
   private async holdingClaim<T>(claimId: string, fn: () => Promise<T>): Promise<T> {
+    const stop = this.renewing(claimId);
+    try {
+      return await fn();
+    } finally {
+      stop();
+    }
+  }
+
+  /** Renews the lease of ledger entry `claimId` every third of CLAIM_LEASE_MS until the returned function is called. */
+  private renewing(claimId: string): () => void {
     const renewal = setInterval(
       () => void this.opts.ledger.renewClaim(claimId).catch(() => undefined),
       CLAIM_LEASE_MS / 3,
     );
     renewal.unref();
-    try {
-      return await fn();
-    } finally {
-      clearInterval(renewal);
-    }
+    return () => clearInterval(renewal);
   }
 
   /** Settle → record → deliver, for a claim this request holds. Returns true when goods (or a pending receipt) went out. */
@@ -609,7 +662,12 @@ export class X402Gateway {
     }
 
     if (settled.success) {
-      const payment = await this.opts.ledger.markSettled(claim._id, settled.transaction, claim.order_id !== null);
+      // Catalogue goods need nothing more from the ledger: they go out while the settled record is written
+      // (recordSettled says why that is safe). Order payments and payment ids build on the record: they wait.
+      const payment =
+        !resource.deliver && !paymentIdKey && claim.order_id === null
+          ? this.opts.ledger.recordSettled(claim, settled.transaction, this.opts.log ?? console.error)
+          : await this.opts.ledger.markSettled(claim._id, settled.transaction, claim.order_id !== null);
       if (!payment) throw problem('internal_error', `ledger entry ${claim._id} vanished`);
       for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
       const response = await this.deliverSettled(ctx, resource, quote, payment, goods, settled.headers);
@@ -941,7 +999,9 @@ export class X402Gateway {
     running: () => ProblemError,
   ): Promise<void> {
     return this.holdingClaim(claim._id, async () => {
-      const result = await this.process(http, context);
+      // Whether the dead request's settlement landed is on chain: the facilitator's verify, never the offline one.
+      const onChain = { ...context, adapter: new KoaAdapter(ctx, this.opts.settings.publicBaseUrl, true) };
+      const result = await this.process(http, onChain);
       if (result.type !== 'payment-verified') {
         await this.startReconcile(claim._id);
         throw running();

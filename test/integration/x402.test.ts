@@ -137,6 +137,21 @@ describe('buying with an unmodified x402 client', () => {
     });
     expect(db).toBe(-BigInt(item.price_micros));
     expect(dp).toBe(BigInt(item.price_micros));
+    // The settled record is written while the answer goes out; this process's reads wait for it.
+    await expect(stack.services.x402Payments.getByTransaction(settle.transaction)).resolves.toMatchObject({
+      status: 'settled',
+      transaction: settle.transaction,
+    });
+  });
+
+  it('a settled record that cannot be written is reported, and reads do not wait on it', async () => {
+    const errors: unknown[] = [];
+    const ledger = stack.services.x402Payments;
+    const ghost = { _id: `x4p_ghost_${randomBytes(6).toString('hex')}` } as Parameters<typeof ledger.recordSettled>[0];
+    const shown = ledger.recordSettled(ghost, `0x${'ab'.repeat(32)}`, (err) => errors.push(err));
+    expect(shown).toMatchObject({ _id: ghost._id, status: 'settled', tx_key: `0x${'ab'.repeat(32)}` });
+    await expect(ledger.get(ghost._id)).resolves.toBeNull();
+    expect(String(errors[0])).toMatch(/vanished/);
   });
 
   it('sells each paid resource of seed 2.13 at its price', async () => {
@@ -314,6 +329,11 @@ describe('settlement rules (issue 3 §2)', () => {
     expect(res.status).toBe(402);
     expect(paymentRequiredOf(res).error).toBe(reason);
     expect(db).toBe(0n);
+    // The claim written while the payment was verified is withdrawn: nothing kept for a payment never settled.
+    const auth = payload.payload.authorization as { from: string; nonce: string };
+    await expect(
+      stack.services.x402Payments.getByAuthorization(required.accepts[0]!.network, auth.from, auth.nonce),
+    ).resolves.toBeNull();
   });
 
   it('refuses an authorization that expired before it was presented (signed ten minutes ago) with 402', async () => {
@@ -355,6 +375,8 @@ describe('settlement rules (issue 3 §2)', () => {
     );
     expect(res.status).toBe(402);
     expect(paymentRequiredOf(res).error).toBe('invalid_exact_evm_insufficient_balance');
+    // Well signed, so verified offline; the chain refused it at settlement, which the ledger records as failed.
+    expect(res.body).toMatchObject({ payment: { status: 'failed', transaction: null } });
   });
 
   it('payment-identifier: a retried purchase returns the same goods without a second charge', async () => {

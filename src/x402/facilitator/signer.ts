@@ -103,7 +103,19 @@ export function createFacilitatorSigner(opts: FacilitatorSignerOptions): {
         const gas = withMargin(await publicClient.estimateGas({ account, to, data }));
         return broadcast(() => walletClient.sendTransaction({ to, data, gas, account, chain }));
       },
-      waitForTransactionReceipt: ({ hash, timeout }) => publicClient.waitForTransactionReceipt({ hash, timeout }),
+      waitForTransactionReceipt: async ({ hash, timeout }) => {
+        // anvil mines a few ms after eth_sendRawTransaction returns (5 ms once it holds 1,400 blocks, 1 ms when new):
+        // viem looks twice at once, then sleeps a whole polling interval, so a purchase took 230 ms instead of 25.
+        // A few quick looks first, backing off up to the polling interval, then viem's own wait.
+        const started = Date.now();
+        for (let delay = 2; delay < pollingInterval; delay *= 2) {
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          const receipt = await publicClient.getTransactionReceipt({ hash }).catch(() => null);
+          if (receipt) return receipt;
+        }
+        const left = timeout === undefined ? undefined : Math.max(timeout - (Date.now() - started), 1);
+        return publicClient.waitForTransactionReceipt({ hash, ...(left === undefined ? {} : { timeout: left }) });
+      },
       getCode: ({ address }) => publicClient.getCode({ address }),
     },
     { confirmationTimeoutMs: opts.confirmationTimeoutMs ?? 60_000 },
