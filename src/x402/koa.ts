@@ -284,6 +284,27 @@ export function authorizationOf(payload: PaymentPayload): AuthorizationFacts {
 /** How long a bare 402 is shared from the response cache: the facilitator's supported kinds are re-read as often. */
 const CHALLENGE_TTL_MS = 60_000;
 
+/**
+ * Settlement failures decided before any transaction was sent: the facilitator's settle re-verifies, then estimates
+ * gas, whose revert it maps onto these (`@x402/evm` exact facilitator). Anything else (`..._transaction_failed` from
+ * an unknown error, `unexpected_settle_error`) may hide a broadcast and stays on the ledger as `failed`.
+ */
+const REFUSED_BEFORE_SENDING = new Set([
+  'invalid_exact_evm_scheme',
+  'invalid_exact_evm_network_mismatch',
+  'invalid_exact_evm_missing_eip712_domain',
+  'invalid_exact_evm_recipient_mismatch',
+  'invalid_exact_evm_signature',
+  'invalid_exact_evm_payload_authorization_valid_before',
+  'invalid_exact_evm_payload_authorization_valid_after',
+  'invalid_exact_evm_payload_authorization_value_mismatch',
+  'invalid_exact_evm_nonce_already_used',
+  'invalid_exact_evm_insufficient_balance',
+  'asset_not_deployed_contract',
+  'invalid_network',
+  'unsupported_scheme',
+]);
+
 /** Settlement failure reasons after which the chain may still carry the transfer. */
 const PENDING_REASON = 'settlement_pending';
 /**
@@ -692,11 +713,16 @@ export class X402Gateway {
       this.writePending(ctx, claim, settled.transaction || null, token, reason);
       return true;
     }
-    await this.opts.ledger.markFailed(claim._id, reason, settled.errorMessage ?? null, settled.transaction || null);
+    // Refused before anything was sent (an unfunded payer, a nonce used elsewhere: settlement's own checks): nothing
+    // moved, so nothing is kept, as for a payment refused at verification. A transaction that failed is recorded.
+    const kept = Boolean(settled.transaction) || !REFUSED_BEFORE_SENDING.has(reason);
+    if (kept)
+      await this.opts.ledger.markFailed(claim._id, reason, settled.errorMessage ?? null, settled.transaction || null);
+    else await this.opts.ledger.withdrawClaim(claim._id);
     for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
     await this.writeChallenge(ctx, paymentRequirements, routeConfigResource(http), reason, quote, {
       detail: `Settlement failed: ${reason}${settled.errorMessage && settled.errorMessage !== reason ? ` (${settled.errorMessage})` : ''}`,
-      payment: receipt({ ...claim, status: 'failed' }),
+      ...(kept ? { payment: receipt({ ...claim, status: 'failed', transaction: settled.transaction || null }) } : {}),
     });
     return false;
   }

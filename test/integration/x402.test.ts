@@ -367,16 +367,16 @@ describe('settlement rules (issue 3 §2)', () => {
 
   it('refuses a buyer without enough USDC with 402 insufficient balance', async () => {
     const { required } = await challenge(`/x402/item/${cheapItem.id}`);
-    const res = await stack.call(
-      'GET',
-      `/x402/item/${cheapItem.id}`,
-      undefined,
-      signatureHeader(await signPayment(required, { key: UNFUNDED_KEY })),
-    );
+    const unfunded = await signPayment(required, { key: UNFUNDED_KEY });
+    const res = await stack.call('GET', `/x402/item/${cheapItem.id}`, undefined, signatureHeader(unfunded));
     expect(res.status).toBe(402);
     expect(paymentRequiredOf(res).error).toBe('invalid_exact_evm_insufficient_balance');
-    // Well signed, so verified offline; the chain refused it at settlement, which the ledger records as failed.
-    expect(res.body).toMatchObject({ payment: { status: 'failed', transaction: null } });
+    // Well signed, so verified offline; settlement refused it before sending anything, so nothing is kept.
+    expect(res.body).not.toHaveProperty('payment');
+    const auth = unfunded.payload.authorization as { from: string; nonce: string };
+    await expect(
+      stack.services.x402Payments.getByAuthorization(required.accepts[0]!.network, auth.from, auth.nonce),
+    ).resolves.toBeNull();
   });
 
   it('payment-identifier: a retried purchase returns the same goods without a second charge', async () => {
