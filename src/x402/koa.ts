@@ -14,9 +14,10 @@
  * 5. The authorization (network, payer, nonce) is claimed by a unique insert into `x402_payments`; of two requests
  *    carrying one payload only one gets past this point, the other is answered 402.
  * 6. `processSettlement`; only on success is the ledger entry marked settled and the goods sent, with
- *    `PAYMENT-RESPONSE` (catalogue goods go out while that record is written: `X402PaymentRepository.recordSettled`). `deliver` (order payments) runs after that. A settlement that comes back
- *    `settlement_pending` is recorded as pending, answered 202 with a delivery URL, and reconciled by its transaction
- *    hash (`onPending`); a failed one is recorded as failed and answered 402 with a fresh PAYMENT-REQUIRED.
+ *    `PAYMENT-RESPONSE` (catalogue goods go out while that record is written: `X402PaymentRepository.recordSettled`).
+ *    `deliver` (order payments) runs after that. A settlement that comes back `settlement_pending` is recorded as
+ *    pending, answered 202 with a delivery URL, and reconciled by its transaction hash (`onPending`); a failed one is
+ *    recorded as failed (its claim withdrawn when nothing was sent) and answered 402 with a fresh PAYMENT-REQUIRED.
  * The `payment-identifier` extension makes a retried purchase return the stored response without a second charge.
  * With an `offerReceipt` issuer, the `offer-receipt` extension of `@x402/extensions` (issue 12 §3) signs an offer per
  * requirement in every 402 (`extensions["offer-receipt"].info.offers`) and a receipt in the `PAYMENT-RESPONSE` of
