@@ -92,7 +92,8 @@ test('an expired answer is refreshed by one request while concurrent ones still 
     runs++;
     const n = runs;
     if (n === 2) await new Promise<void>((r) => (release = r)); // the refresh is slow
-    markShared(ctx, 50);
+    // TTL 300 ms, so stale answers are served up to 600 ms after storing: wide margins on a loaded machine.
+    markShared(ctx, 300);
     ctx.body = { n };
   });
   const srv = createServer(cache.wrap(app.callback())).listen(0, '127.0.0.1');
@@ -100,7 +101,7 @@ test('an expired answer is refreshed by one request while concurrent ones still 
   const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}/x`;
   try {
     expect(await (await fetch(url)).json()).toEqual({ n: 1 });
-    await new Promise((r) => setTimeout(r, 60)); // expired, within the grace
+    await new Promise((r) => setTimeout(r, 350)); // expired, within the grace
     const refreshing = fetch(url);
     await new Promise((r) => setTimeout(r, 20));
     const during = await Promise.all([fetch(url), fetch(url), fetch(url)]);
@@ -111,7 +112,7 @@ test('an expired answer is refreshed by one request while concurrent ones still 
     expect(await (await fetch(url)).json()).toEqual({ n: 2 });
     expect(runs).toBe(2);
     // Past the grace (at most the TTL again) nothing stale is served: the next request runs the route.
-    await new Promise((r) => setTimeout(r, 120));
+    await new Promise((r) => setTimeout(r, 700));
     expect(await (await fetch(url)).json()).toEqual({ n: 3 });
   } finally {
     srv.close();
