@@ -7,6 +7,7 @@
  * passed off as the other or as an access token. Both are JWTs (RFC 7519) with `iss` (PUBLIC_BASE_URL), `sub`,
  * `jti`, `iat`, `exp` and the facts as private claims.
  */
+import { KeyObject, sign } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { SignJWT, type CryptoKey, type JWK } from 'jose';
@@ -115,6 +116,17 @@ const seconds = (iso: string | Date) => Math.floor(new Date(iso).getTime() / 100
  * at most every {@link KEY_FILE_RECHECK_MS}), so a rotation reaches every process on the data folder without a
  * restart. Source: issue 12 §3.
  */
+/**
+ * The Node `KeyObject` of a WebCrypto key, made once per key: Node's one-shot Ed25519 `sign` costs a fraction of
+ * `crypto.subtle.sign` (a promise and a thread-pool round trip), which every x402 purchase paid twice (offer, receipt).
+ */
+const keyObjects = new WeakMap<CryptoKey, KeyObject>();
+function keyObjectOf(key: CryptoKey): KeyObject {
+  let object = keyObjects.get(key);
+  if (!object) keyObjects.set(key, (object = KeyObject.from(key)));
+  return object;
+}
+
 export class KeySetSigner implements Signing {
   readonly did: string;
   private envRing: Promise<KeyRing> | null = null;
@@ -192,8 +204,7 @@ export class KeySetSigner implements Signing {
         kid: `${this.did}#${key.kid}`,
         format: 'jws',
         algorithm: 'EdDSA',
-        sign: async (bytes) =>
-          Buffer.from(await crypto.subtle.sign('Ed25519', key.privateKey, bytes)).toString('base64url'),
+        sign: (bytes) => Promise.resolve(sign(null, bytes, keyObjectOf(key.privateKey)).toString('base64url')),
       };
     };
     return {
