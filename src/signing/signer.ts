@@ -121,6 +121,9 @@ const seconds = (iso: string | Date) => Math.floor(new Date(iso).getTime() / 100
  * `crypto.subtle.sign` (a promise and a thread-pool round trip), which every x402 purchase paid twice (offer, receipt).
  */
 const keyObjects = new WeakMap<CryptoKey, KeyObject>();
+
+/** How long a signed x402 offer is handed out again for the same resource and terms, ms. */
+export const OFFER_REUSE_MS = 10_000;
 function keyObjectOf(key: CryptoKey): KeyObject {
   let object = keyObjects.get(key);
   if (!object) keyObjects.set(key, (object = KeyObject.from(key)));
@@ -132,6 +135,8 @@ export class KeySetSigner implements Signing {
   private envRing: Promise<KeyRing> | null = null;
   private file: { ring: KeyRing; mtimeMs: number; checkedAt: number } | null = null;
   private loading: Promise<KeyRing> | null = null;
+  /** Signed x402 offers by resource URL and terms, with when they were signed (see OFFER_REUSE_MS). */
+  private readonly offers = new Map<string, { at: number; offer: ReturnType<typeof createOfferJWS> }>();
 
   constructor(
     private readonly config: Pick<Config, 'SIGNING_KEYS' | 'DATA_DIR' | 'PUBLIC_BASE_URL' | 'RECEIPT_TTL_SECONDS'>,
@@ -197,7 +202,7 @@ export class KeySetSigner implements Signing {
 
   x402Issuer(): OfferReceiptIssuer {
     // @x402/extensions assembles the JWS itself (JCS payload, header {alg, kid}) and asks for a raw signature of
-    // `header.payload`: WebCrypto Ed25519 with the key jose imported.
+    // `header.payload`: Ed25519 with the key jose imported.
     const signer = async (): Promise<JWSSigner> => {
       const key = await this.signingKey(new Date());
       return {
@@ -210,7 +215,19 @@ export class KeySetSigner implements Signing {
     return {
       kid: this.did,
       format: 'jws',
-      issueOffer: async (resourceUrl, input) => createOfferJWS(resourceUrl, input, await signer()),
+      // Every paid request asks for the offers again (@x402/core rebuilds the 402 to match the payment against it):
+      // one signed offer per resource and terms serves for OFFER_REUSE_MS, well within its validity.
+      issueOffer: (resourceUrl, input) => {
+        const cacheKey = `${resourceUrl}\n${JSON.stringify(input)}`;
+        const now = Date.now();
+        const hit = this.offers.get(cacheKey);
+        if (hit && now - hit.at < OFFER_REUSE_MS) return hit.offer;
+        if (this.offers.size >= 1000) this.offers.clear();
+        const offer = signer().then((s) => createOfferJWS(resourceUrl, input, s));
+        this.offers.set(cacheKey, { at: now, offer });
+        offer.catch(() => this.offers.delete(cacheKey));
+        return offer;
+      },
       issueReceipt: async (resourceUrl, payer, network, transaction) =>
         createReceiptJWS({ resourceUrl, payer, network, ...(transaction ? { transaction } : {}) }, await signer()),
     };

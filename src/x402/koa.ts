@@ -61,6 +61,7 @@ import { microsToUsd } from '../domain/money';
 import { ProblemError, problem } from '../errors';
 import { CLAIM_LEASE_MS, X402PaymentRepository } from '../repos/x402Payments';
 import { sha256Hex } from '../hash';
+import { OFFER_REUSE_MS } from '../signing/signer';
 import { verifyExactEip3009Offline } from './offlineVerify';
 
 /** x402 settings, from the X402_* configuration (src/config.ts). */
@@ -361,8 +362,10 @@ export class X402Gateway {
   private offerReceiptDeclaration() {
     return declareOfferReceiptExtension({
       includeTxHash: true,
-      // A cached 402 is served up to its TTL plus the stale grace: its signed offers must outlive both.
-      offerValiditySeconds: this.opts.settings.maxTimeoutSeconds + (CHALLENGE_TTL_MS + STALE_GRACE_MS) / 1000,
+      // A cached 402 is served up to its TTL plus the stale grace, with offers signed up to OFFER_REUSE_MS before it
+      // was built: its signed offers must outlive all three.
+      offerValiditySeconds:
+        this.opts.settings.maxTimeoutSeconds + (CHALLENGE_TTL_MS + STALE_GRACE_MS + OFFER_REUSE_MS) / 1000,
     })['offer-receipt'];
   }
 
