@@ -43,6 +43,19 @@ export interface X402LedgerPage {
 export const X402_STATUSES = ['settling', 'settled', 'pending', 'failed'] as const;
 export type X402Status = (typeof X402_STATUSES)[number];
 
+/** The fields a successful settlement sets on a ledger entry. */
+function settledFields(transaction: string, now: Date) {
+  return {
+    status: 'settled' as const,
+    transaction,
+    tx_key: transaction.toLowerCase(),
+    error_reason: null,
+    error_message: null,
+    settled_at: now,
+    updated_at: now,
+  };
+}
+
 /**
  * The x402 payments ledger (collection `x402_payments`, issue 3 §2 and §7) and the `payment-identifier` store
  * (`x402_payment_ids`). Every step is a single-document write; claims are unique-index inserts (the authorization,
@@ -68,17 +81,7 @@ export class X402PaymentRepository {
     }, onError);
     this.recording.add(write);
     void write.finally(() => this.recording.delete(write));
-    const now = new Date();
-    return {
-      ...claim,
-      status: 'settled',
-      transaction,
-      tx_key: transaction.toLowerCase(),
-      error_reason: null,
-      error_message: null,
-      settled_at: now,
-      updated_at: now,
-    };
+    return { ...claim, ...settledFields(transaction, new Date()) };
   }
 
   /** Waits until the settlement records in flight now ({@link recordSettled}) have landed or failed. */
@@ -137,13 +140,7 @@ export class X402PaymentRepository {
       { _id: id },
       {
         $set: {
-          status: 'settled',
-          transaction,
-          tx_key: transaction.toLowerCase(),
-          error_reason: null,
-          error_message: null,
-          settled_at: now,
-          updated_at: now,
+          ...settledFields(transaction, now),
           // An order payment: the order is confirmed next; until then the lease says whether anyone is on it.
           ...(confirmationDue
             ? { confirmation_due: true as const, lease_until: new Date(now.getTime() + CLAIM_LEASE_MS) }

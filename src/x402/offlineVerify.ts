@@ -14,7 +14,7 @@ import type { DeepReadonly, PaymentPayload, PaymentRequirements, VerifyResponse 
 import { type Address, type Hex, getAddress, isAddress, isHex, verifyTypedData } from 'viem';
 
 /** EIP-712 struct of EIP-3009 `transferWithAuthorization` (the EIP's `TRANSFER_WITH_AUTHORIZATION_TYPEHASH`). */
-const TRANSFER_WITH_AUTHORIZATION = {
+export const TRANSFER_WITH_AUTHORIZATION = {
   TransferWithAuthorization: [
     { name: 'from', type: 'address' },
     { name: 'to', type: 'address' },

@@ -34,7 +34,7 @@ import {
   localUsdcAbi,
 } from '../../src/x402/chain';
 import { type FacilitatorHandle, startFacilitator } from '../../src/x402/facilitator';
-import { verifyExactEip3009Offline } from '../../src/x402/offlineVerify';
+import { TRANSFER_WITH_AUTHORIZATION, verifyExactEip3009Offline } from '../../src/x402/offlineVerify';
 
 /** Anvil account #3: has ETH but never gets USDC. */
 const UNFUNDED_BUYER_KEY: Hex = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
@@ -142,16 +142,7 @@ describe('local settlement chain and facilitator', () => {
       };
       const signature = await buyer.signTypedData({
         domain: { ...USDC_EIP712_DOMAIN, chainId: 8453, verifyingContract: asset },
-        types: {
-          TransferWithAuthorization: [
-            { name: 'from', type: 'address' },
-            { name: 'to', type: 'address' },
-            { name: 'value', type: 'uint256' },
-            { name: 'validAfter', type: 'uint256' },
-            { name: 'validBefore', type: 'uint256' },
-            { name: 'nonce', type: 'bytes32' },
-          ],
-        },
+        types: TRANSFER_WITH_AUTHORIZATION,
         primaryType: 'TransferWithAuthorization',
         message,
       });
