@@ -11,7 +11,17 @@
  * Source: ../shared/reference/x402-v2.md ("The exact scheme on EVM"), x402 `specs/schemes/exact/scheme_exact_evm.md`.
  */
 import type { DeepReadonly, PaymentPayload, PaymentRequirements, VerifyResponse } from '@x402/core/types';
-import { type Address, type Hex, getAddress, isAddress, isHex, verifyTypedData } from 'viem';
+import {
+  type Address,
+  type Hex,
+  getAddress,
+  hashTypedData,
+  hexToBytes,
+  isAddress,
+  isHex,
+  keccak256,
+  recoverAddress,
+} from 'viem';
 
 /** EIP-712 struct of EIP-3009 `transferWithAuthorization` (the EIP's `TRANSFER_WITH_AUTHORIZATION_TYPEHASH`). */
 export const TRANSFER_WITH_AUTHORIZATION = {
@@ -103,16 +113,53 @@ export async function verifyExactEip3009Offline(
     return null;
   }
   try {
-    const signed = await verifyTypedData({
-      address: from as Address,
+    const digest = hashTypedData({
       domain: { name, version, chainId: Number(chain[1]), verifyingContract: getAddress(requirements.asset) },
       types: TRANSFER_WITH_AUTHORIZATION,
       primaryType: 'TransferWithAuthorization',
       message: { from: from as Address, to: to as Address, value, validAfter, validBefore, nonce: nonce as Hex },
-      signature: signature as Hex,
     });
-    return signed ? { isValid: true, payer: from } : null;
+    const signer = await recoverSigner(digest, signature as Hex);
+    return signer === getAddress(from) ? { isValid: true, payer: from } : null;
   } catch {
     return null;
   }
+}
+
+/** libsecp256k1's public-key recovery, through the N-API binding of the `secp256k1` package. */
+export interface NativeSecp256k1 {
+  ecdsaRecover(signature: Uint8Array, recid: number, message32: Uint8Array, compressed: boolean): Uint8Array;
+}
+
+/**
+ * The binding, or null where no prebuilt one loads (then viem's `@noble/curves` recovers: 1.4 ms of CPU per purchase
+ * against 0.04 ms, the largest part of the API's work for a purchase in a profile at 8 in flight).
+ */
+const native: NativeSecp256k1 | null = (() => {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- optional native binding: absent is not an error
+    return require('secp256k1/bindings') as NativeSecp256k1;
+  } catch {
+    return null;
+  }
+})();
+
+/** True when signatures are recovered by the native binding (false: by viem). */
+export const nativeRecovery = native !== null;
+
+/**
+ * The address whose key made the 65-byte `signature` (r, s, v with v 27/28 or 0/1) over the 32-byte `digest`, with
+ * `binding` (default: the native one when it loaded) or else viem.
+ * @throws when the signature is malformed or recovers no key.
+ */
+export async function recoverSigner(
+  digest: Hex,
+  signature: Hex,
+  binding: NativeSecp256k1 | null = native,
+): Promise<Address> {
+  if (!binding) return recoverAddress({ hash: digest, signature });
+  const bytes = hexToBytes(signature);
+  const v = bytes[64]!;
+  const key = binding.ecdsaRecover(bytes.subarray(0, 64), v >= 27 ? v - 27 : v, hexToBytes(digest), false);
+  return getAddress(`0x${keccak256(key.subarray(1)).slice(-40)}`);
 }

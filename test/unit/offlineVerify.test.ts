@@ -5,11 +5,12 @@
 import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { privateKeyToAccount } from 'viem/accounts';
+import { keccak256, toHex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 
 import { ANVIL_ADDRESSES, ANVIL_KEYS } from '../../scripts/lib/chain';
 import { BASE_NETWORK, BASE_USDC_ADDRESS, USDC_EIP712_DOMAIN } from '../../src/x402/chain';
-import { verifyExactEip3009Offline } from '../../src/x402/offlineVerify';
+import { nativeRecovery, recoverSigner, verifyExactEip3009Offline } from '../../src/x402/offlineVerify';
 
 const requirements: PaymentRequirements = {
   scheme: 'exact',
@@ -73,5 +74,23 @@ describe('verifyExactEip3009Offline', () => {
   ])('leaves %s to the facilitator (null)', async (_name, build) => {
     const [p, req, at] = build();
     await expect(verifyExactEip3009Offline(p, req, at ?? now)).resolves.toBeNull();
+  });
+});
+
+describe('recoverSigner', () => {
+  it('loads the native secp256k1 binding on this platform', () => {
+    expect(nativeRecovery).toBe(true);
+  });
+
+  it('recovers the same signer natively and with viem, and refuses a malformed signature', async () => {
+    for (let i = 0; i < 20; i++) {
+      const account = privateKeyToAccount(generatePrivateKey());
+      const digest = keccak256(toHex(`message ${i}`));
+      const signature = await account.sign({ hash: digest });
+      await expect(recoverSigner(digest, signature)).resolves.toBe(account.address);
+      await expect(recoverSigner(digest, signature, null)).resolves.toBe(account.address);
+    }
+    const zero = `0x${'00'.repeat(64)}1b` as const;
+    await expect(recoverSigner(keccak256('0x01'), zero)).rejects.toThrow();
   });
 });
