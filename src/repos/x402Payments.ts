@@ -90,8 +90,9 @@ export class X402PaymentRepository {
   }
 
   /**
-   * Claims an authorization (and the order, for order payments) by inserting a `settling` entry. Call it after
-   * verification and before settlement: of two requests carrying the same signed payload, one insert wins.
+   * Claims an authorization (and the order, for order payments) by inserting a `settling` entry. Call it before
+   * settlement (the gateway does so while the payment is verified, and withdraws the claim if verification fails): of
+   * two requests carrying the same signed payload, one insert wins.
    * @returns the new entry, or why the claim was refused (with the entry holding the claim, when readable).
    */
   async claim(c: X402Claim, goods: unknown = null): Promise<X402PaymentDoc | ClaimRefusal> {
@@ -231,8 +232,9 @@ export class X402PaymentRepository {
   }
 
   /**
-   * Deletes a `settling` claim whose settlement was never attempted (its payment failed verification, or the
-   * facilitator could not be asked): the authorization may then be claimed again. No-op for any other status.
+   * Deletes a `settling` claim whose money never moved (its payment failed verification, the facilitator could not
+   * be asked, or settlement refused it before sending anything): the authorization may then be claimed again.
+   * No-op for any other status.
    */
   async withdrawClaim(id: string): Promise<void> {
     await this.d.x402Payments.deleteOne({ _id: id, status: 'settling', transaction: null });

@@ -62,6 +62,7 @@ import { ProblemError, problem } from '../errors';
 import { CLAIM_LEASE_MS, X402PaymentRepository } from '../repos/x402Payments';
 import { sha256Hex } from '../hash';
 import { OFFER_REUSE_MS } from '../signing/signer';
+import { FacilitatorReason } from './facilitator/reasons';
 import { verifyExactEip3009Offline } from './offlineVerify';
 
 /** x402 settings, from the X402_* configuration (src/config.ts). */
@@ -300,11 +301,11 @@ const REFUSED_BEFORE_SENDING = new Set([
   'invalid_exact_evm_payload_authorization_valid_before',
   'invalid_exact_evm_payload_authorization_valid_after',
   'invalid_exact_evm_payload_authorization_value_mismatch',
-  'invalid_exact_evm_nonce_already_used',
   'invalid_exact_evm_insufficient_balance',
   'asset_not_deployed_contract',
-  'invalid_network',
-  'unsupported_scheme',
+  FacilitatorReason.nonceAlreadyUsed,
+  FacilitatorReason.invalidNetwork,
+  FacilitatorReason.unsupportedScheme,
 ]);
 
 /** Settlement failure reasons after which the chain may still carry the transfer. */
@@ -573,7 +574,7 @@ export class X402Gateway {
       }
       // The same signed authorization is being (or was) settled by another request: this one is not settled again.
       const auth = authorizationOf(paymentPayload);
-      const reason = 'invalid_exact_evm_nonce_already_used';
+      const reason = FacilitatorReason.nonceAlreadyUsed;
       await this.writeChallenge(ctx, paymentRequirements, routeConfigResource(http), reason, quote, {
         detail: `This authorization (payer ${auth.payer}, nonce ${auth.nonce}) is already ${claim.existing?.status ?? 'claimed'} by another request`,
       });

@@ -106,7 +106,8 @@ export function createFacilitatorSigner(opts: FacilitatorSignerOptions): {
       waitForTransactionReceipt: async ({ hash, timeout }) => {
         // anvil mines a few ms after eth_sendRawTransaction returns (5 ms once it holds 1,400 blocks, 1 ms when new):
         // viem looks twice at once, then sleeps a whole polling interval, so a purchase took 230 ms instead of 25.
-        // A few quick looks first, backing off up to the polling interval, then viem's own wait.
+        // A few quick looks first, backing off up to the polling interval, then viem's own wait (anvil answering no
+        // receipt right after the send: foundry-rs/foundry#10944).
         const started = Date.now();
         for (let delay = 2; delay < pollingInterval; delay *= 2) {
           await new Promise((resolve) => setTimeout(resolve, delay));
