@@ -41,13 +41,20 @@ export async function compileServers(root: string, outDir = path.join(root, 'dis
 }
 
 /**
- * Node options of the API process by default: a young generation of 4 MB semi-spaces instead of V8's 16 MB. The API's
- * requests leave little alive, so the smaller nursery costs nothing measurable once allocation-site pretenuring is off
- * (src/v8Flags.ts): cached 402s 24.4 against 24.2 µs of CPU per request, RSS after 600,000 of them 171 → 147 MB
- * (issue 9 §3: ≤ 150 MB). Before that flag it cost 20–30 % of the GET throughput. Node leaves the size to the
- * application (nodejs/node#42511: larger semi-spaces trade memory for throughput).
+ * Node options of the API process by default (issue 9 §3: API ≤ 150 MB RSS under the benchmarks' load).
+ * - `--optimize-for-size`: V8 keeps a small young generation and collects the old one with memory-reducing
+ *   mark-compacts. Measured against the same API without it (side by side, one stack): peak RSS over a 300-order run
+ *   133–135 against 149–150 MB, over x402 purchases + autocannon + 300 orders 146–148 against 155–195 MB, at rest
+ *   115–117 against 125–126 MB. The price is collection work (4 times the scavenges, twice the mark-compacts): about
+ *   20 % more API CPU on the paid paths (300 orders 4.3–4.7 against 3.3–3.9 s; 140 x402 purchases 1.5–1.6 against
+ *   1.3 s), none measurable on cached GETs.
+ * - `--max-semi-space-size=4`: the young generation's ceiling without that flag (V8's default is 16 MB). The API's
+ *   requests leave little alive, so a small nursery costs little once allocation-site pretenuring is off
+ *   (src/v8Flags.ts). Node leaves these sizes to the application (nodejs/node#42511).
  */
-const DEFAULT_NODE_OPTIONS: Record<string, string[]> = { 'src/server.ts': ['--max-semi-space-size=4'] };
+const DEFAULT_NODE_OPTIONS: Record<string, string[]> = {
+  'src/server.ts': ['--optimize-for-size', '--max-semi-space-size=4'],
+};
 
 /** Extra Node options of the API and worker processes (`SERVER_NODE_OPTIONS`, space-separated), replacing the defaults. */
 export const SERVER_NODE_OPTIONS = process.env.SERVER_NODE_OPTIONS?.split(' ').filter(Boolean);
