@@ -27,19 +27,14 @@ import type { Context, Middleware } from 'koa';
 import {
   FacilitatorResponseError,
   HTTPFacilitatorClient,
-  x402HTTPResourceServer,
+  type x402HTTPResourceServer,
   x402ResourceServer,
   type HTTPAdapter,
   type HTTPRequestContext,
   type HTTPResponseInstructions,
   type RouteConfig,
 } from '@x402/core/server';
-import {
-  decodePaymentRequiredHeader,
-  decodePaymentSignatureHeader,
-  encodePaymentRequiredHeader,
-  encodePaymentResponseHeader,
-} from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentSignatureHeader } from '@x402/core/http';
 import type {
   Network,
   PaymentPayload,
@@ -63,6 +58,7 @@ import { CLAIM_LEASE_MS, X402PaymentRepository } from '../repos/x402Payments';
 import { sha256Hex } from '../hash';
 import { OFFER_REUSE_MS } from '../signing/signer';
 import { FacilitatorReason } from './facilitator/reasons';
+import { X402HTTPServer, encodePaymentRequired, encodePaymentResponse } from './headers';
 import { verifyExactEip3009Offline } from './offlineVerify';
 
 /** x402 settings, from the X402_* configuration (src/config.ts). */
@@ -483,7 +479,7 @@ export class X402Gateway {
       }
       const payload = header ? parsePaymentHeader(header) : null;
       await this.ensureInitialized();
-      const http = new x402HTTPResourceServer(this.server, this.routes(ctx, quote));
+      const http = new X402HTTPServer(this.server, this.routes(ctx, quote));
       const context: HTTPRequestContext = {
         adapter: new KoaAdapter(ctx, this.opts.settings.publicBaseUrl),
         path: ctx.path,
@@ -1104,7 +1100,7 @@ export class X402Gateway {
       reason,
       this.extensionsFor(quote),
     );
-    ctx.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(required));
+    ctx.set('PAYMENT-REQUIRED', encodePaymentRequired(required));
     const refusal = problem('payment_required', extra.detail, {
       reason,
       ...priceFacts(quote, this.opts.settings),
@@ -1204,7 +1200,7 @@ export function settledResponseOf(p: X402PaymentDoc): {
     status: 200,
     headers: {
       'Content-Type': 'application/json; charset=utf-8',
-      'PAYMENT-RESPONSE': encodePaymentResponseHeader(settle),
+      'PAYMENT-RESPONSE': encodePaymentResponse(settle),
     },
     body: { ...goodsOf(p), payment: receipt(p) },
   };
