@@ -1,13 +1,9 @@
 /** The API process: `npm run api` (npm start runs it for you). */
 import './v8Flags';
 import type { Server } from 'node:http';
-import { Client } from '@temporalio/client';
-import { createApp } from './app';
-import { loadConfig, type Config } from './config';
-import { createServices, type Services } from './ports';
-import { OrderWorkflows } from './temporal/orders';
-import { connectTemporal } from './temporal/connection';
-import { KeySetSigner } from './signing/signer';
+import type { Config } from './config';
+import { warmFetch } from './http/fetchWarmup';
+import type { Services } from './ports';
 
 /** A running API: its HTTP server and what it holds open. */
 export interface RunningApi {
@@ -19,6 +15,16 @@ export interface RunningApi {
 
 /** Connects MongoDB and Temporal, then listens on `config.HOST:config.PORT` (0 picks a free port). */
 export async function startApi(config: Config): Promise<RunningApi> {
+  // The application's modules load here, not at import: the process entry warms `fetch` first (src/http/fetchWarmup.ts).
+  const [{ Client }, { createApp }, { createServices }, { OrderWorkflows }, { connectTemporal }, { KeySetSigner }] =
+    await Promise.all([
+      import('@temporalio/client'),
+      import('./app.js'),
+      import('./ports.js'),
+      import('./temporal/orders.js'),
+      import('./temporal/connection.js'),
+      import('./signing/signer.js'),
+    ]);
   const services = await createServices(config);
   const connection = await connectTemporal(config.TEMPORAL_ADDRESS);
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
@@ -52,9 +58,11 @@ export async function startApi(config: Config): Promise<RunningApi> {
 }
 
 if (require.main === module) {
-  const config = loadConfig();
-  startApi(config)
-    .then((api) => {
+  warmFetch()
+    .then(() => import('./config.js'))
+    .then(async ({ loadConfig }) => {
+      const config = loadConfig();
+      const api = await startApi(config);
       console.log(`api: listening on ${api.url} (public ${config.PUBLIC_BASE_URL})`);
       const stop = () => void api.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
