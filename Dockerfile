@@ -14,7 +14,7 @@ RUN npm run build
 # Two glibc malloc arenas: less RSS from fragmentation across threads (scripts/lib/compile.ts).
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data MALLOC_ARENA_MAX=2
 EXPOSE 3000
-# V8 tuned for memory over collection work: about 15 MB less RSS at rest and 15-50 MB less under load, for about
-# 20 % more API CPU on paid paths (scripts/lib/compile.ts).
+# V8 tuned for memory over collection work: about 10 MB less RSS at rest and 10-50 MB less under load, for more
+# collection work on paid paths (scripts/lib/compile.ts).
 # Blocks of 64 KB and more mapped on their own in the API (socket read buffers; scripts/lib/compile.ts).
 CMD ["env", "MALLOC_MMAP_THRESHOLD_=65536", "node", "--optimize-for-size", "--max-semi-space-size=4", "dist/src/server.js"]

@@ -47,7 +47,7 @@ export async function compileServers(root: string, outDir = path.join(root, 'dis
  *   133–135 against 149–150 MB, over x402 purchases + autocannon + 300 orders 146–148 against 155–195 MB, at rest
  *   115–117 against 125–126 MB. The price is collection work (4 times the scavenges, twice the mark-compacts): about
  *   20 % more API CPU on the paid paths (300 orders 4.3–4.7 against 3.3–3.9 s; 140 x402 purchases 1.5–1.6 against
- *   1.3 s), none measurable on cached GETs.
+ *   1.3 s, and 1.21–1.27 s after src/x402/headers.ts cut their garbage), none measurable on cached GETs.
  * - `--max-semi-space-size=4`: the young generation's ceiling without that flag (V8's default is 16 MB). The API's
  *   requests leave little alive, so a small nursery costs little once allocation-site pretenuring is off
  *   (src/v8Flags.ts). Node leaves these sizes to the application (nodejs/node#42511).
@@ -74,7 +74,8 @@ export const MALLOC_ARENA_MAX = process.env.MALLOC_ARENA_MAX ?? '2';
  * heap these left it fragmented at 18–35 MB after the benchmarks, mapped they leave it at 7–17 MB. Measured over
  * x402 purchases + autocannon + 300 orders: peak RSS 146–148 against 159 MB (issue 9 §3), API CPU 21.1–21.4 against
  * 22.3 s. Setting the variable at all also turns off glibc's dynamic threshold, which rises to the largest block
- * freed. Not for the worker: its Rust core allocates on its own terms and was not measured with it.
+ * freed (glibc keeping freed memory: nodejs/node#56641). Not for the worker: its Rust core allocates on its own terms
+ * and was not measured with it.
  */
 const API_MALLOC_MMAP_THRESHOLD = process.env.MALLOC_MMAP_THRESHOLD_ ?? '65536';
 

@@ -1,9 +1,10 @@
 /**
  * Warms Node's `fetch` (its bundled undici) once, against a throwaway local server, before the API loads its modules.
  *
- * Why: the API's only outbound HTTP client is `@x402/core`'s `HTTPFacilitatorClient`, which calls the global `fetch`.
- * Its first call compiles undici and its llhttp WebAssembly parser: measured on a bare Node 20 process, RSS 41 → 61 MB
- * for one local POST. In the API that happened on the first x402 request, on top of a loaded heap: RSS 125 → 148 MB
+ * Why: the API's outbound HTTP goes through the global `fetch` (`@x402/core`'s `HTTPFacilitatorClient`, the MCP tools'
+ * calls of the REST operations), which Node loads lazily (nodejs/node#52275). The first call compiles undici and its
+ * llhttp WebAssembly parser: measured on a bare Node 20 process, RSS 41 → 61 MB for one local POST. In the API that
+ * happened on the first x402 request (the facilitator's `/supported`), on top of a loaded heap: RSS 125 → 148 MB
  * within 30 ms, then back to 119 MB (sampled every 3 ms), which set the process's peak (issue 9 §3: API ≤ 150 MB RSS).
  * Done first, the same work lands on a 40 MB process. Never throws: a failure only means the first real call pays.
  */

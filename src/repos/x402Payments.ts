@@ -76,18 +76,16 @@ export class X402PaymentRepository {
    * Returns the entry as {@link markSettled} will leave it (built from `claim`). `onError` gets a failed write.
    */
   recordSettled(claim: X402PaymentDoc, transaction: string, onError: (err: unknown) => void): X402PaymentDoc {
-    const now = new Date();
+    const settled = settledFields(transaction, new Date());
     // An update, not markSettled's findOneAndUpdate: the entry is built from the claim, so reading back its goods
     // would only cost the database and the API (about 60 KB decoded per purchase, measured).
-    const write = this.d.x402Payments
-      .updateOne({ _id: claim._id }, { $set: settledFields(transaction, now) })
-      .then((r) => {
-        if (r.matchedCount === 0)
-          onError(new Error(`ledger entry ${claim._id} vanished before its settlement was recorded`));
-      }, onError);
+    const write = this.d.x402Payments.updateOne({ _id: claim._id }, { $set: settled }).then((r) => {
+      if (r.matchedCount === 0)
+        onError(new Error(`ledger entry ${claim._id} vanished before its settlement was recorded`));
+    }, onError);
     this.recording.add(write);
     void write.finally(() => this.recording.delete(write));
-    return { ...claim, ...settledFields(transaction, now) };
+    return { ...claim, ...settled };
   }
 
   /** Waits until the settlement records in flight now ({@link recordSettled}) have landed or failed. */

@@ -1,8 +1,9 @@
 /**
  * Encoders of the x402 v2 HTTP headers `PAYMENT-REQUIRED` and `PAYMENT-RESPONSE` (x402 v2 HTTP transport: base64 of
- * the UTF-8 JSON). `@x402/core`'s own encoders build the base64 input as an array of one-character strings through
- * an iterator, which measured at about 150 KB of garbage per paid purchase in the API (a 1.8 KB header), the largest
- * single share of its allocation; these give the same bytes through `Buffer`.
+ * the UTF-8 JSON). `@x402/core`'s own encoders (`safeBase64Encode`, as x402-foundation/x402#866 made it UTF-8 safe)
+ * build the base64 input as an array of one-character strings through an iterator, which measured at about 150 KB of
+ * garbage per paid purchase in the API (a 1.8 KB header), the largest single share of its allocation; these give the
+ * same bytes through `Buffer`.
  */
 import { x402HTTPResourceServer } from '@x402/core/server';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
