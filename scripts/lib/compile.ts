@@ -45,8 +45,8 @@ export async function compileServers(root: string, outDir = path.join(root, 'dis
  * `--heap-growing-percent=50`: V8 runs the next full collection when the old generation reaches 1.5 × what the last one
  * left alive, instead of a factor it picks up to 4 × while collections are cheap. The worker's main heap holds about
  * 47 MB live under the order load and let garbage grow to 114 MB (147 MB committed, `--trace-gc`) before collecting:
- * that set its peak. Measured on `npm start`, two 300-order runs per stack, two stacks each: peak RSS 263–279 against
- * 266–335 MB, worker CPU per run 7.1–9.4 against 7.5–11.0 s (the same, within this machine's noise). Not
+ * that set its peak. Measured on `npm start`, two 300-order runs per stack, four stacks with it and ten without: peak
+ * RSS 263–279 against 264–335 MB, worker CPU per run 7.1–9.4 against 7.5–11.0 s (the same within noise). Not
  * `--optimize-for-size` as in the API: 181–186 MB, but about 50 % more worker CPU (11.9–12.5 against 7.5–9.2 s per
  * run) and 20 against 24–27 orders/s, the worker being the busiest process of the order path. Not
  * `--max-semi-space-size=4`: more promotion, peaks 316–370 MB.
