@@ -41,20 +41,8 @@ export async function compileServers(root: string, outDir = path.join(root, 'dis
 }
 
 /**
- * Node options of the worker process by default (issue 9 §3: worker ≤ 300 MB RSS under the benchmarks' load).
- * `--heap-growing-percent=50`: V8 runs the next full collection when the old generation reaches 1.5 × what the last one
- * left alive, instead of a factor it picks up to 4 × while collections are cheap. The worker's main heap holds about
- * 47 MB live under the order load and let garbage grow to 114 MB (147 MB committed, `--trace-gc`) before collecting:
- * that set its peak. Measured on `npm start`, two 300-order runs per stack, four stacks with it and ten without: peak
- * RSS 263–279 against 264–335 MB, worker CPU per run 7.1–9.4 against 7.5–11.0 s (the same within noise). Not
- * `--optimize-for-size` as in the API: 181–186 MB, but about 50 % more worker CPU (11.9–12.5 against 7.5–9.2 s per
- * run) and 20 against 24–27 orders/s, the worker being the busiest process of the order path. Not
- * `--max-semi-space-size=4`: more promotion, peaks 316–370 MB.
- */
-export const WORKER_NODE_OPTIONS = ['--heap-growing-percent=50'];
-
-/**
- * Node options of the API process by default (issue 9 §3: API ≤ 150 MB RSS under the benchmarks' load).
+ * Node options of the API and worker processes by default (issue 9 §3: API ≤ 150 MB, worker ≤ 300 MB RSS under the
+ * benchmarks' load). The API's:
  * - `--optimize-for-size`: V8 keeps a small young generation and collects the old one with memory-reducing
  *   mark-compacts. Measured against the same API without it (side by side, one stack): peak RSS over a 300-order run
  *   133–135 against 149–150 MB, over x402 purchases + autocannon + 300 orders 146–148 against 155–195 MB, at rest
@@ -64,10 +52,19 @@ export const WORKER_NODE_OPTIONS = ['--heap-growing-percent=50'];
  * - `--max-semi-space-size=4`: the young generation's ceiling without that flag (V8's default is 16 MB). The API's
  *   requests leave little alive, so a small nursery costs little once allocation-site pretenuring is off
  *   (src/v8Flags.ts). Node leaves these sizes to the application (nodejs/node#42511).
+ *
+ * The worker's: `--heap-growing-percent=50`: V8 runs the next full collection when the old generation reaches 1.5 ×
+ * what the last one left alive, instead of a factor it picks up to 4 × while collections are cheap. The worker's main
+ * heap holds about 47 MB live under the order load and let garbage grow to 114 MB (147 MB committed, `--trace-gc`)
+ * before collecting: that set its peak. Measured on `npm start`, two 300-order runs per stack: peak RSS 263–279 MB in
+ * four stacks with it against 264–335 MB in ten without; in two interleaved pairs, worker CPU per run 7.1–9.4 against
+ * 7.5–11.0 s (the same within noise). Not `--optimize-for-size` as in the API: 181–186 MB, but about 50 % more worker
+ * CPU (11.9–12.5 against 7.0–9.2 s per run) and 20 against 24–27 orders/s, the worker being the busiest process of
+ * the order path. Not `--max-semi-space-size=4`: more promotion, peaks 316–370 MB.
  */
 const DEFAULT_NODE_OPTIONS: Record<string, string[]> = {
   'src/server.ts': ['--optimize-for-size', '--max-semi-space-size=4'],
-  'worker/index.ts': WORKER_NODE_OPTIONS,
+  'worker/index.ts': ['--heap-growing-percent=50'],
 };
 
 /** Extra Node options of the API and worker processes (`SERVER_NODE_OPTIONS`, space-separated), replacing the defaults. */
