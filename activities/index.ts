@@ -11,6 +11,7 @@ import { initialOrderDoc } from '../src/repos/orders';
 import type { EventRepository } from '../src/repos/events';
 import type { EventDoc, OrderDoc } from '../src/db';
 import type { WalletRepository } from '../src/repos/wallets';
+import { Context } from '@temporalio/activity';
 import { asCodedFailure, asTextGenerationFailure } from './failures';
 import { beat } from './heartbeat';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
@@ -33,6 +34,7 @@ import {
   type OrderWorkflowInput,
   type PaymentRecord,
   type RefundRecord,
+  transitionEventData,
 } from '../workflows/shared';
 
 /** What the activities need from the outside world. */
@@ -66,6 +68,60 @@ export interface TransitionRecord {
   eventData: Record<string, unknown>;
 }
 
+/**
+ * Argument of `deliverService`: a single (non-bundle) service to produce, and the number of the `delivered`
+ * transition to record with its deliverables.
+ */
+export interface DeliveryRequest extends FulfillmentInput {
+  delivered: { version: number };
+}
+
+/**
+ * Result of `deliverService`: the stored deliverables, the `delivered` transition's time (ISO 8601, once they were
+ * stored), and whether it was recorded (false: the workflow records it with `recordTransition`, retried until done).
+ */
+export interface DeliveryResult {
+  deliverables: DeliverableRecord[];
+  at: string;
+  recorded: boolean;
+}
+
+/**
+ * The order as it was right after transition `i` of `ts`, from the order as written after all of them: status,
+ * version, progress and time rewound (fields patched by later transitions are kept; merged transitions carry their
+ * patch on the first, workflows/order.ts).
+ */
+function orderAsOf(order: OrderDoc, ts: readonly TransitionRecord[], i: number): OrderDoc {
+  const t = ts[i];
+  const later = ts.length - 1 - i;
+  if (!t || later === 0) return order;
+  return {
+    ...order,
+    status: t.status,
+    version: t.version,
+    progress: order.progress.slice(0, order.progress.length - later),
+    updated_at: new Date(t.at),
+  };
+}
+
+/** A warning in the activity's log; nothing outside an activity (direct calls, unit tests). */
+function warn(message: string, meta: Record<string, unknown>): void {
+  try {
+    Context.current().log.warn(message, meta);
+  } catch {
+    // not in an activity
+  }
+}
+
+/** The current activity attempt (from 1); 1 outside an activity. */
+function attempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}
+
 /** Builds the activity functions over the given ports. */
 export function createActivities(ports: ActivityPorts) {
   const payments: OrderPaymentPorts = {
@@ -73,29 +129,111 @@ export function createActivities(ports: ActivityPorts) {
     linkpay: ports.linkpay,
     chargeX402: (req) => createX402Activities(ports.x402).chargeX402(req),
   };
+
+  /**
+   * Applies consecutive transitions to the read model in one update and appends their events in one insert (both
+   * idempotent), then fans each event out with the order as it was after its transition.
+   */
+  async function record(ts: readonly TransitionRecord[]): Promise<OrderDoc | null> {
+    const last = ts[ts.length - 1];
+    if (!last) return null;
+    const patch: OrderPatch = Object.assign({}, ...ts.map((t) => t.patch ?? {}));
+    const [order, events] = await Promise.all([
+      ports.orders.applyTransitions(last.orderId, ts, patch),
+      ports.events.appendMany(
+        ts.map((t) => ({
+          orderId: t.orderId,
+          seq: t.eventSeq,
+          type: ORDER_EVENT_TYPES[t.status],
+          data: t.eventData,
+          at: t.at,
+        })),
+      ),
+    ]);
+    // Idempotent (one delivery workflow per event and endpoint), so a retry of this activity is safe.
+    for (const [i, event] of events.entries()) {
+      await ports.webhooks?.fanOut(event, order ? orderAsOf(order, ts, i) : undefined);
+    }
+    return order;
+  }
+
+  /**
+   * The delivery already recorded as transition `version` (an earlier attempt of `deliverService` wrote it), or
+   * null: what a retry answers, so the first recorded deliverables are the order's, even when producing again would
+   * give other bytes (language work).
+   */
+  async function recordedDelivery(orderId: string, version: number): Promise<DeliveryResult | null> {
+    const order = await ports.orders.get(orderId);
+    if (!order || order.version !== version || order.status !== 'delivered') return null;
+    const entry = order.progress.findLast((p) => p.status === 'delivered');
+    return { deliverables: order.deliverables, at: entry?.at ?? order.updated_at.toISOString(), recorded: true };
+  }
+
+  /**
+   * Produces one (non-bundle) service's deliverables and stores them content-addressed. `bundleId`: the bundle the
+   * service is a part of; undefined reads it from the order (a bundle's part), null means none.
+   */
+  async function produce(input: FulfillmentInput, bundleId?: string | null): Promise<DeliverableRecord[]> {
+    if (bundleId === undefined) {
+      // A bundle's parts are wired to each other (booking page, receptionist, workflow): they need the bundle's id.
+      const order = await ports.orders.get(input.orderId);
+      bundleId = order && order.service_id !== input.serviceId ? order.service_id : null;
+    }
+    const files = await produceDeliverables(
+      {
+        orderId: input.orderId,
+        serviceId: input.serviceId,
+        inputs: input.inputs,
+        issuedAt: input.issuedAt,
+        ...(bundleId ? { bundleId } : {}),
+      },
+      ports.textgen,
+    ).catch((err: unknown) => {
+      throw asTextGenerationFailure(err);
+    });
+    const records: DeliverableRecord[] = [];
+    for (const f of files) {
+      const blob = await ports.store.put(f.content);
+      beat(); // one heartbeat per stored file (no-op as a local activity)
+      records.push({
+        name: f.name,
+        sha256: blob.sha256,
+        size: blob.size,
+        media_type: f.media_type,
+        service_id: input.serviceId,
+      });
+    }
+    return records;
+  }
+
   return {
     /** Writes the order's initial read model and its order.created event (idempotent). */
     async recordOrder(input: OrderWorkflowInput): Promise<void> {
-      await ports.orders.ensure(initialOrderDoc(input));
+      const doc = initialOrderDoc(input);
+      await ports.orders.ensure(doc);
       // Event 1 (order.created); later transitions are numbered by their version, from 2.
       const event = await ports.events.append(
         input.orderId,
         1,
         ORDER_EVENT_TYPES.awaiting_payment,
-        { order_id: input.orderId, service_id: input.serviceId, status: 'awaiting_payment' },
+        transitionEventData(input.orderId, input.serviceId, 'awaiting_payment'),
         input.record.created_at,
       );
-      await ports.webhooks?.fanOut(event);
+      // The record as built is what was written (or what the API wrote: the same document).
+      await ports.webhooks?.fanOut(event, doc);
     },
 
     /** Applies one transition to the read model and appends its event; both idempotent. */
     async recordTransition(t: TransitionRecord): Promise<void> {
-      const [order, event] = await Promise.all([
-        ports.orders.applyTransition(t.orderId, t.version, t.status, t.at, t.patch),
-        ports.events.append(t.orderId, t.eventSeq, ORDER_EVENT_TYPES[t.status], t.eventData, t.at),
-      ]);
-      // Idempotent (one delivery workflow per event and endpoint), so a retry of this activity is safe.
-      await ports.webhooks?.fanOut(event, order ?? undefined);
+      await record([t]);
+    },
+
+    /**
+     * Applies consecutive transitions (versions ascending by one) in one read-model update and one event insert, and
+     * sends each event's webhooks in order; idempotent. Only the first may carry a patch (workflows/order.ts).
+     */
+    async recordTransitions(ts: TransitionRecord[]): Promise<void> {
+      await record(ts);
     },
 
     /**
@@ -119,34 +257,42 @@ export function createActivities(ports: ActivityPorts) {
      * @throws ApplicationFailure text_generation_* (retryable or not, as the model's error) for language work.
      */
     async fulfilService(input: FulfillmentInput): Promise<DeliverableRecord[]> {
-      // A bundle's parts are wired to each other (booking page, receptionist, workflow): they need the bundle's id.
-      const order = await ports.orders.get(input.orderId);
-      const bundleId = order && order.service_id !== input.serviceId ? order.service_id : undefined;
-      const files = await produceDeliverables(
-        {
-          orderId: input.orderId,
-          serviceId: input.serviceId,
-          inputs: input.inputs,
-          issuedAt: input.issuedAt,
-          ...(bundleId ? { bundleId } : {}),
-        },
-        ports.textgen,
-      ).catch((err: unknown) => {
-        throw asTextGenerationFailure(err);
-      });
-      const records: DeliverableRecord[] = [];
-      for (const f of files) {
-        const blob = await ports.store.put(f.content);
-        beat(); // one heartbeat per stored file (no-op as a local activity)
-        records.push({
-          name: f.name,
-          sha256: blob.sha256,
-          size: blob.size,
-          media_type: f.media_type,
-          service_id: input.serviceId,
-        });
+      return produce(input);
+    },
+
+    /**
+     * Produces a single service's deliverables like `fulfilService`, then records the `delivered` transition with
+     * them (`recordTransition`), in one activity. A failed recording does not fail the activity (its retries are the
+     * producer's, limited): the result says so and the workflow records it with `recordTransition`.
+     * @throws ApplicationFailure text_generation_* as `fulfilService`.
+     */
+    async deliverService(input: DeliveryRequest): Promise<DeliveryResult> {
+      const { version } = input.delivered;
+      if (attempt() > 1) {
+        const earlier = await recordedDelivery(input.orderId, version);
+        if (earlier) return earlier;
       }
-      return records;
+      const deliverables = await produce(input, null);
+      const at = new Date().toISOString();
+      try {
+        const written = await record([
+          {
+            orderId: input.orderId,
+            version,
+            status: 'delivered',
+            at,
+            patch: { deliverables },
+            eventSeq: version,
+            eventData: transitionEventData(input.orderId, input.serviceId, 'delivered', { deliverables }),
+          },
+        ]);
+        // Not written now: an attempt the workflow never heard of (a worker lost with its task) wrote it first.
+        if (!written) return (await recordedDelivery(input.orderId, version)) ?? { deliverables, at, recorded: false };
+        return { deliverables, at, recorded: true };
+      } catch (err) {
+        warn('delivered not recorded; the workflow records it', { orderId: input.orderId, error: String(err) });
+        return { deliverables, at, recorded: false };
+      }
     },
 
     /** Stores a bundle's own manifest, listing every part's files with their checksums. */

@@ -4,7 +4,7 @@
  * Only single-document atomic operations are used (no multi-document transactions, no change streams): the code runs
  * on MongoDB 7+ (production) and on FerretDB v2 with DocumentDB (embedded default, ../shared/reference/embedded-database.md).
  */
-import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoBulkWriteError, MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
 import type {
   DeliverableRecord,
   EngineeringRecord,
@@ -669,6 +669,15 @@ async function ensureIndexes(d: Database): Promise<void> {
 /** True for MongoDB's duplicate-key error (11000): a unique-index claim that someone else already holds. */
 export const isDuplicateKey = (err: unknown): err is MongoServerError =>
   err instanceof MongoServerError && err.code === 11000;
+
+/** True when an `insertMany` failed only because some of its documents already existed (every write error 11000). */
+export function onlyDuplicateKeys(err: unknown): boolean {
+  if (err instanceof MongoBulkWriteError) {
+    const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    return errors.length > 0 && errors.every((e) => e.code === 11000);
+  }
+  return isDuplicateKey(err);
+}
 
 /**
  * A write that lost a race with a concurrent write and succeeds when simply sent again: the duplicate key of two

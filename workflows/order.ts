@@ -41,6 +41,7 @@ import {
   type OrderWorkflowInput,
   type PaymentRecord,
   type RefundRecord,
+  transitionEventData,
 } from './shared';
 import type { OrderPatch } from '../src/repos/orders';
 import { installEngineering } from './expert';
@@ -106,6 +107,14 @@ const LA_CANCEL_FALLBACK = 'local-activity-cancel-fallback';
  */
 const CHARGE_AFTER_RECORD = 'charge-after-record';
 
+/**
+ * Issue 9 §3 (fewer workflow activations and database writes per order): an order without a partner records `paid`
+ * and `fulfilling` in one `recordTransitions`, and a single automated service is produced and recorded `delivered`
+ * by one `deliverService` (the recording retried by `recordTransition` when it failed there). A paid order then
+ * runs four local activities instead of seven. Histories from before keep one activity per step.
+ */
+const FEWER_LOCAL_ACTIVITIES = 'fewer-local-activities';
+
 function cancelledWithoutRequest(err: unknown): boolean {
   return (
     err instanceof ActivityFailure &&
@@ -143,7 +152,7 @@ const transitionRefused = (operation: string, status: OrderStatus) =>
 /** Runs an order from creation to its end; returns the final state. */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderState> {
   const local = patched('local-activities');
-  const records = local ? safeLocalRecords : remoteRecords;
+  const bookkeeping = local ? safeLocalRecords : remoteRecords;
   const payments = local ? safeLocalPayments : remotePayments;
   const producers = local ? safeLocalProducers : remoteProducers;
   const state: OrderState = {
@@ -161,27 +170,44 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   let paymentClosed = false;
   const snapshot = (): OrderState => copyJson(state);
 
-  async function transition(status: OrderStatus, patch: OrderPatch = {}): Promise<void> {
-    // The state machine's table is the law: a transition it lacks is a bug, and fails the workflow task (retried
-    // after a fix) rather than writing an impossible status.
-    if (!canTransition(state.status, status))
-      throw new Error(`order ${input.orderId}: ${state.status} → ${status} is not a transition`);
-    const at = nowIso();
-    state.status = status;
-    state.progress.push({ status, at });
-    version += 1;
-    upsertSearchAttributes([{ key: SA.orderStatus, value: status }]);
-    await records.recordTransition({
-      orderId: input.orderId,
-      version,
-      status,
-      at,
-      patch,
-      eventSeq: version,
-      eventData: { order_id: input.orderId, service_id: input.serviceId, status, ...patch },
+  /**
+   * Enters the given statuses in order and records them: one `recordTransition` for one, one `recordTransitions` for
+   * several (merged: only the first may carry a patch). `at` fixes the time; `recorded`: an activity already wrote
+   * them (`deliverService`), so only the workflow's state and search attribute change.
+   */
+  async function transitions(
+    steps: [OrderStatus, OrderPatch?][],
+    { at, recorded = false }: { at?: string; recorded?: boolean } = {},
+  ): Promise<void> {
+    const records = steps.map(([status, patch = {}]) => {
+      // The state machine's table is the law: a transition it lacks is a bug, and fails the workflow task (retried
+      // after a fix) rather than writing an impossible status.
+      if (!canTransition(state.status, status))
+        throw new Error(`order ${input.orderId}: ${state.status} → ${status} is not a transition`);
+      const when = at ?? nowIso();
+      state.status = status;
+      state.progress.push({ status, at: when });
+      version += 1;
+      return {
+        orderId: input.orderId,
+        version,
+        status,
+        at: when,
+        patch,
+        eventSeq: version,
+        eventData: transitionEventData(input.orderId, input.serviceId, status, patch),
+      };
     });
-    recordedStatus = status;
+    upsertSearchAttributes([{ key: SA.orderStatus, value: state.status }]);
+    const [only] = records;
+    if (recorded) {
+      // written by the activity that reported it
+    } else if (records.length === 1 && only) await bookkeeping.recordTransition(only);
+    else await bookkeeping.recordTransitions(records);
+    recordedStatus = state.status;
   }
+
+  const transition = (status: OrderStatus, patch: OrderPatch = {}): Promise<void> => transitions([[status, patch]]);
 
   setHandler(getStateQuery, snapshot);
   // Expert delivery (issue 6 §1, workflows/expert.ts): engineer Updates, SLA clock; numbered with the transitions.
@@ -273,7 +299,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     },
   );
 
-  await records.recordOrder(input);
+  await bookkeeping.recordOrder(input);
   orderRecorded = true;
 
   // Payment, with a deadline. A capture still running at the deadline is waited for: no charge without goods.
@@ -292,7 +318,11 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     await transition('expired');
     return finish();
   }
-  await transition('paid', { payment });
+  // Without a partner (whose commission is booked between the two), `paid` and `fulfilling` are one write, and a
+  // single service's production and its `delivered` record one activity (FEWER_LOCAL_ACTIVITIES).
+  const merged = local && input.partnerId === undefined && patched(FEWER_LOCAL_ACTIVITIES);
+  if (merged) await transitions([['paid', { payment }], ['fulfilling']]);
+  else await transition('paid', { payment });
   // Partner commission: 20% of the payment received (issue 4 §4). Behind patched() so histories from before replay.
   const partnerId = input.partnerId !== undefined && patched('partner-commission') ? input.partnerId : undefined;
   // Issue 10 §3: recorded pending here, credited only on acceptance, cancelled on a refund. Histories from before
@@ -311,7 +341,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
 
   /** Returns the payment (wallet credit or provider refund) and takes back the partner's commission. */
   const refund = async (reason: string): Promise<RefundRecord> => {
-    const record = await records.refundPayment({
+    const record = await bookkeeping.refundPayment({
       orderId: input.orderId,
       payment,
       agentId: input.agentId,
@@ -323,10 +353,24 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     return record;
   };
 
-  await transition('fulfilling');
+  if (!merged) await transition('fulfilling');
   const issuedAt = nowIso();
+  /** What `deliverService` reported: the `delivered` transition's time and whether it wrote it. */
+  let delivery: { at: string; recorded: boolean } | undefined;
   try {
-    state.deliverables = await fulfil(input, issuedAt, producers);
+    if (merged && input.includes.length === 0 && !engineering) {
+      const done = await producers.deliverService({
+        orderId: input.orderId,
+        serviceId: input.serviceId,
+        inputs: input.inputs,
+        issuedAt,
+        delivered: { version: version + 1 },
+      });
+      state.deliverables = done.deliverables;
+      delivery = { at: done.at, recorded: done.recorded };
+    } else {
+      state.deliverables = await fulfil(input, issuedAt, producers);
+    }
   } catch (err) {
     state.failure = err instanceof Error ? err.message : String(err);
     await transition('failed', { failure: state.failure });
@@ -343,7 +387,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     });
     return finish();
   }
-  await transition('delivered', { deliverables: state.deliverables });
+  await transitions([['delivered', { deliverables: state.deliverables }]], delivery ?? {});
   // Monthly services: the subscription workflow takes over billing from here (issue 6 §2, workflows/subscription.ts).
   if (input.subscription) await startSubscription(input, payment);
 

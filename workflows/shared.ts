@@ -8,6 +8,20 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 
+/**
+ * The `data` of an order transition's event: order and service ids, the status entered, and the fields the transition
+ * set (payment, deliverables, review, refund, failure). Built by the workflow and by activities that record a
+ * transition themselves.
+ */
+export function transitionEventData(
+  orderId: string,
+  serviceId: string,
+  status: OrderStatus,
+  patch: object = {},
+): Record<string, unknown> {
+  return { order_id: orderId, service_id: serviceId, status, ...patch };
+}
+
 /** Payment rails named by the seed §1. */
 export type PaymentRail = 'linkpay_ncp' | 'x402_usdc' | 'agent_wallet';
 export const PAYMENT_RAILS: readonly PaymentRail[] = ['linkpay_ncp', 'x402_usdc', 'agent_wallet'];

@@ -1,4 +1,13 @@
-import { isDuplicateKey, type Database, type EventDoc } from '../db';
+import { onlyDuplicateKeys, type Database, type EventDoc } from '../db';
+
+/** An event to append: `seq` numbers it within its order (from 1); `at` is ISO 8601. */
+export interface NewEvent {
+  orderId: string;
+  seq: number;
+  type: string;
+  data: Record<string, unknown>;
+  at: string;
+}
 
 /**
  * Order events, numbered per order so a receiver can put them in order. The id is derived from order and
@@ -16,23 +25,37 @@ export class EventRepository {
     data: Record<string, unknown>,
     at: string,
   ): Promise<EventDoc> {
-    const doc: EventDoc = {
-      _id: `msg_${orderId}_${seq}`,
-      order_id: orderId,
-      seq,
-      type,
-      data,
-      created_at: new Date(at),
-    };
+    const [event] = await this.appendMany([{ orderId, seq, type, data, at }]);
+    if (!event) throw new Error(`event ${seq} of ${orderId} was not stored`);
+    return event;
+  }
+
+  /**
+   * Appends several events in one write; returns the stored events in the given order (on a retry, the ones stored
+   * first). Events already stored are kept as they are.
+   * @throws MongoServerError for anything but duplicate ids.
+   */
+  async appendMany(events: readonly NewEvent[]): Promise<EventDoc[]> {
+    const docs: EventDoc[] = events.map((e) => ({
+      _id: `msg_${e.orderId}_${e.seq}`,
+      order_id: e.orderId,
+      seq: e.seq,
+      type: e.type,
+      data: e.data,
+      created_at: new Date(e.at),
+    }));
     try {
-      await this.d.events.insertOne(doc);
-      return doc;
+      await this.d.events.insertMany(docs, { ordered: false });
+      return docs;
     } catch (err) {
-      if (isDuplicateKey(err)) {
-        const existing = await this.d.events.findOne({ _id: doc._id });
-        if (existing) return existing;
-      }
-      throw err;
+      if (!onlyDuplicateKeys(err)) throw err;
+      const stored = await this.d.events.find({ _id: { $in: docs.map((d) => d._id) } }).toArray();
+      const byId = new Map(stored.map((d) => [d._id, d]));
+      return docs.map((d) => {
+        const found = byId.get(d._id);
+        if (!found) throw err;
+        return found;
+      });
     }
   }
 

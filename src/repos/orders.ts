@@ -1,6 +1,13 @@
 import { isDuplicateKey, type Database, type OrderDoc } from '../db';
 import { orderWorkflowId, type OrderStatus, type OrderWorkflowInput } from '../../workflows/shared';
 
+/** One status change of the read model: its number (`version`), the status entered and when (ISO 8601). */
+export interface TransitionStep {
+  version: number;
+  status: OrderStatus;
+  at: string;
+}
+
 /** Fields a transition may set besides the status. */
 export type OrderPatch = Partial<
   Pick<OrderDoc, 'payment' | 'deliverables' | 'review' | 'refund' | 'failure' | 'engineering'>
@@ -88,11 +95,27 @@ export class OrderRepository {
     at: string,
     patch: OrderPatch = {},
   ): Promise<OrderDoc | null> {
+    return this.applyTransitions(orderId, [{ version, status, at }], patch);
+  }
+
+  /**
+   * Applies consecutive transitions (`steps`, versions ascending by one) in one atomic update: the status and version
+   * of the last, every step appended to `progress`, `patch` set. All or nothing: a retry after any of them was applied
+   * is a no-op (null), like {@link applyTransition}. Returns the order as written.
+   */
+  applyTransitions(
+    orderId: string,
+    steps: readonly TransitionStep[],
+    patch: OrderPatch = {},
+  ): Promise<OrderDoc | null> {
+    const first = steps[0];
+    const last = steps[steps.length - 1];
+    if (!first || !last) return Promise.resolve(null);
     return this.d.orders.findOneAndUpdate(
-      { _id: orderId, version: { $lt: version } },
+      { _id: orderId, version: { $lt: first.version } },
       {
-        $set: { ...patch, status, version, updated_at: new Date(at) },
-        $push: { progress: { status, at } },
+        $set: { ...patch, status: last.status, version: last.version, updated_at: new Date(last.at) },
+        $push: { progress: { $each: steps.map(({ status, at }) => ({ status, at })) } },
       },
       { returnDocument: 'after' },
     );

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** A stored blob's address: lowercase hex sha256 and size in bytes. */
@@ -9,7 +9,7 @@ export interface StoredBlob {
 }
 
 /**
- * Content-addressed storage of deliverables (issue 2 §4). Writing the same bytes twice is a no-op, so a retried
+ * Content-addressed storage of deliverables (issue 2 §4). Writing the same bytes twice leaves one copy, so a retried
  * fulfillment activity stores nothing new. A cloud object store can implement the same interface.
  */
 export interface DeliverableStore {
@@ -36,11 +36,16 @@ export class FileDeliverableStore implements DeliverableStore {
   async put(content: Buffer): Promise<StoredBlob> {
     const sha256 = sha256Hex(content);
     const target = this.pathOf(sha256);
-    const existing = await stat(target).catch(() => null);
-    if (existing?.size === content.length) return { sha256, size: content.length };
-    await mkdir(path.dirname(target), { recursive: true });
+    // Content-addressed: writing bytes that are already stored replaces them with the same bytes, so no existence
+    // check first; the folder is made only when the write finds it missing (two system calls saved per file).
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(tmp, content);
+    try {
+      await writeFile(tmp, content);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(tmp, content);
+    }
     await rename(tmp, target);
     return { sha256, size: content.length };
   }

@@ -100,11 +100,19 @@ export function fakeActivities(wallet: FakeWallet): MockedActivities {
     partner_id: req.partnerId ?? 'partner',
     amount_micros: Math.round((req.amountMicros ?? 0) * 0.2),
   });
-  return {
+  const acts = {
     recordOrder: jest.fn(async () => undefined),
     recordTransition: jest.fn(async () => undefined),
+    recordTransitions: jest.fn(async () => undefined),
     chargePayment: jest.fn(orderActs.chargePayment),
     fulfilService: jest.fn(async (input) => [fakeDeliverable(input.serviceId)]),
+    // Produces through the `fulfilService` fake (so a test's producer behaviour holds for both) and reports the
+    // `delivered` transition written, as the real activity does when the database answers.
+    deliverService: jest.fn(async (input) => ({
+      deliverables: await acts.fulfilService(input),
+      at: new Date().toISOString(),
+      recorded: true,
+    })),
     writeBundleManifest: jest.fn(async (input) => fakeDeliverable(input.serviceId, 'bundle-manifest.json')),
     refundPayment: jest.fn(orderActs.refundPayment),
     creditCommission: jest.fn(commission),
@@ -124,6 +132,33 @@ export function fakeActivities(wallet: FakeWallet): MockedActivities {
     refundTask: jest.fn(longActs.refundTask),
     recordTask: jest.fn(async () => undefined),
   } as unknown as MockedActivities;
+  return acts;
+}
+
+/**
+ * The statuses and versions the workflow had written, in call order: one per `recordTransition`, each of a
+ * `recordTransitions`, and the `delivered` of a `deliverService` that reported it recorded.
+ */
+export async function recordedTransitions(acts: MockedActivities): Promise<{ status: string; version: number }[]> {
+  const calls: { order: number; steps: { status: string; version: number }[] }[] = [];
+  acts.recordTransition.mock.calls.forEach(([t], i) =>
+    calls.push({ order: acts.recordTransition.mock.invocationCallOrder[i] ?? 0, steps: [t] }),
+  );
+  acts.recordTransitions.mock.calls.forEach(([ts], i) =>
+    calls.push({ order: acts.recordTransitions.mock.invocationCallOrder[i] ?? 0, steps: ts }),
+  );
+  const deliveries = await Promise.allSettled(acts.deliverService.mock.results.map((r) => r.value));
+  acts.deliverService.mock.calls.forEach(([input], i) => {
+    const outcome = deliveries[i];
+    if (outcome?.status !== 'fulfilled' || !outcome.value.recorded) return;
+    calls.push({
+      order: acts.deliverService.mock.invocationCallOrder[i] ?? 0,
+      steps: [{ status: 'delivered', version: input.delivered.version }],
+    });
+  });
+  return calls
+    .sort((a, b) => a.order - b.order)
+    .flatMap((c) => c.steps.map(({ status, version }) => ({ status, version })));
 }
 
 /**

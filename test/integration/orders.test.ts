@@ -2,7 +2,10 @@
  * The order lifecycle against a real Temporal server and a real MongoDB-wire database (issue 2 §3 to §6).
  */
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { connectDatabase } from '../../src/db';
+import { orderWorkflowId } from '../../workflows/shared';
+import { saveHistory } from '../helpers/histories';
 import { InsufficientFundsError, WalletRepository } from '../../src/repos/wallets';
 import { startStack, waitForOrder, fundedAgent, OPERATOR_KEY, type Stack } from '../helpers/stack';
 
@@ -13,6 +16,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+
+/**
+ * With RECORD_HISTORIES=1, writes the finished workflow history of order `id` to test/fixtures/histories/`name` for
+ * the replay test (never over a stored one: test/helpers/histories.ts).
+ */
+async function recordHistory(name: string, id: string): Promise<void> {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const handle = stack.client.workflow.getHandle(orderWorkflowId(id));
+  await handle.result();
+  saveHistory(path.resolve(__dirname, '..', 'fixtures', 'histories', name), await handle.fetchHistory());
+}
 
 const automationInputs = { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' };
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -157,6 +171,7 @@ describe('orders', () => {
       'order.delivered',
       'order.accepted',
     ]);
+    await recordHistory('order-wallet-accepted.json', id);
   });
 
   test('a transition asked in the wrong state is 409 naming the current state', async () => {
@@ -327,6 +342,7 @@ describe('orders', () => {
       { authorization: `Bearer ${key}` },
     );
     expect(twice.status).toBe(409);
+    await recordHistory('order-wallet-rejected.json', id);
   });
 
   test('hosted payment link: checkout page, Pay, and a transaction refused for another order', async () => {

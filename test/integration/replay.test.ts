@@ -14,7 +14,11 @@
  * before issue 10 §3 (commission credited at payment, reversed on reject), which must keep that path under the
  * `commission-pending-until-accepted` patch; `order-partner-commission-{rejected,accepted}.json`, the same with the
  * current code (recorded pending, cancelled / released), written by
- * `RECORD_HISTORIES=1 npx jest test/integration/commissions.test.ts`.
+ * `RECORD_HISTORIES=1 npx jest test/integration/commissions.test.ts`;
+ * `order-wallet-{accepted,rejected}-before-fewer-local-activities.json`, wallet-paid orders recorded with the code
+ * before the `fewer-local-activities` patch (one local activity per transition), and `order-wallet-{accepted,
+ * rejected}.json`, the same with the current code, written by `RECORD_HISTORIES=1 npx jest
+ * test/integration/orders.test.ts`.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -38,6 +42,10 @@ test('the stored histories are there', () => {
       'order-partner-commission-accepted-before-issue-10.json',
       'order-partner-commission-rejected.json',
       'order-partner-commission-accepted.json',
+      'order-wallet-accepted-before-fewer-local-activities.json',
+      'order-wallet-rejected-before-fewer-local-activities.json',
+      'order-wallet-accepted.json',
+      'order-wallet-rejected.json',
     ]),
   );
 });

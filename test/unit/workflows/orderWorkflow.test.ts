@@ -23,6 +23,7 @@ import {
   disallowedTransitions,
   eventually,
   fakeActivities,
+  recordedTransitions,
   withWorker,
   type MockedActivities,
 } from '../../helpers/workflowTestEnv';
@@ -42,8 +43,8 @@ afterAll(async () => {
 const start = (input: OrderWorkflowInput, taskQueue: string) =>
   env.client.workflow.start(orderWorkflow, { taskQueue, workflowId: orderWorkflowId(input.orderId), args: [input] });
 
-/** The statuses `recordTransition` was asked to write, in order. */
-const recordedStatuses = (acts: MockedActivities) => acts.recordTransition.mock.calls.map(([t]) => t.status);
+/** The statuses the workflow had written, in order (test/helpers/workflowTestEnv.ts `recordedTransitions`). */
+const recordedStatuses = async (acts: MockedActivities) => (await recordedTransitions(acts)).map((t) => t.status);
 
 test('paid from the wallet, delivered, then accepted automatically once the 72 h review window has passed', async () => {
   const wallet = new FakeWallet({ 'agent-a': 100_000_000 });
@@ -76,12 +77,60 @@ test('paid from the wallet, delivered, then accepted automatically once the 72 h
     expect(final.deliverables).toEqual([expect.objectContaining({ name: 'README.md', service_id: 'automation-wf' })]);
   });
   expect(acts.recordOrder).toHaveBeenCalledTimes(1);
-  expect(recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'delivered', 'accepted']);
-  expect(acts.recordTransition.mock.calls.map(([t]) => t.version)).toEqual([2, 3, 4, 5]);
-  expect(acts.fulfilService).toHaveBeenCalledWith(
-    expect.objectContaining({ orderId: input.orderId, serviceId: 'automation-wf', inputs: input.inputs }),
+  expect(await recordedTransitions(acts)).toEqual([
+    { status: 'paid', version: 2 },
+    { status: 'fulfilling', version: 3 },
+    { status: 'delivered', version: 4 },
+    { status: 'accepted', version: 5 },
+  ]);
+  // Four local activities after the record (issue 9 §3): the charge, paid and fulfilling in one write, production
+  // with the delivered record, then the acceptance.
+  expect(acts.recordTransitions).toHaveBeenCalledTimes(1);
+  expect(acts.recordTransitions.mock.calls[0]?.[0]).toEqual([
+    expect.objectContaining({ status: 'paid', patch: { payment: expect.objectContaining({ rail: 'agent_wallet' }) } }),
+    expect.objectContaining({ status: 'fulfilling', patch: {} }),
+  ]);
+  expect(acts.deliverService).toHaveBeenCalledWith(
+    expect.objectContaining({
+      orderId: input.orderId,
+      serviceId: 'automation-wf',
+      inputs: input.inputs,
+      delivered: { version: 4 },
+    }),
   );
+  expect(acts.recordTransition.mock.calls.map(([t]) => t.status)).toEqual(['accepted']);
   expect(acts.refundPayment).not.toHaveBeenCalled();
+});
+
+test('production whose delivered record failed: the workflow records delivered itself, same version and time', async () => {
+  const wallet = new FakeWallet({ 'agent-n': 100_000_000 });
+  const acts = fakeActivities(wallet);
+  const at = '2026-11-26T12:34:56.000Z';
+  acts.deliverService.mockImplementation(async (req) => ({
+    deliverables: await acts.fulfilService(req),
+    at,
+    recorded: false,
+  }));
+  const input = buildOrderInput({ agentId: 'agent-n' });
+  await withWorker(env, acts, async (taskQueue) => {
+    const handle = await start(input, taskQueue);
+    await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
+    const delivered = await eventually(
+      () => handle.query(getStateQuery),
+      (s) => s.status === 'delivered',
+    );
+    expect(delivered.progress.at(-1)).toEqual({ status: 'delivered', at });
+    await handle.terminate('test over');
+  });
+  expect(acts.recordTransition).toHaveBeenCalledTimes(1);
+  expect(acts.recordTransition.mock.calls[0]?.[0]).toMatchObject({
+    status: 'delivered',
+    version: 4,
+    eventSeq: 4,
+    at,
+    patch: { deliverables: [expect.objectContaining({ service_id: 'automation-wf' })] },
+  });
+  expect(await recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'delivered']);
 });
 
 test('fulfillment failing on every attempt: failed, then refunded once with the amount paid', async () => {
@@ -108,7 +157,7 @@ test('fulfillment failing on every attempt: failed, then refunded once with the 
       at: expect.any(String),
     });
   });
-  expect(acts.fulfilService).toHaveBeenCalledTimes(PRODUCE.maximumAttempts ?? 0);
+  expect(acts.deliverService).toHaveBeenCalledTimes(PRODUCE.maximumAttempts ?? 0);
   expect(acts.refundPayment).toHaveBeenCalledTimes(1);
   expect(acts.refundPayment).toHaveBeenCalledWith(
     expect.objectContaining({
@@ -118,7 +167,7 @@ test('fulfillment failing on every attempt: failed, then refunded once with the 
       payment: expect.objectContaining({ amount_micros: ORDER_AMOUNT_MICROS }),
     }),
   );
-  expect(recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'failed', 'refunded']);
+  expect(await recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'failed', 'refunded']);
   expect(wallet.balances.get('agent-b')).toBe(100_000_000);
 });
 
@@ -155,7 +204,7 @@ test('rejected in the review window: refunded, and the partner commission revers
   );
   expect(acts.reverseCommission).toHaveBeenCalledTimes(1);
   expect(acts.releaseCommission).not.toHaveBeenCalled();
-  expect(recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'delivered', 'rejected']);
+  expect(await recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'delivered', 'rejected']);
   expect(wallet.balances.get('agent-c')).toBe(ORDER_AMOUNT_MICROS);
 });
 
@@ -173,7 +222,8 @@ test('unpaid: expired at the payment deadline, nothing charged', async () => {
   });
   expect(acts.chargePayment).not.toHaveBeenCalled();
   expect(acts.fulfilService).not.toHaveBeenCalled();
-  expect(recordedStatuses(acts)).toEqual(['expired']);
+  expect(acts.deliverService).not.toHaveBeenCalled();
+  expect(await recordedStatuses(acts)).toEqual(['expired']);
 });
 
 test('a wallet short of the amount: the payment Update fails with insufficient_funds and the order keeps waiting', async () => {
