@@ -48,7 +48,11 @@ export interface ActivityPorts {
   x402?: X402ActivityPorts;
   /** Webhook fan-out after each appended event (activities/webhooks.ts); absent: no webhooks are sent. */
   /** `order`: the order as just written, when the caller has it (saves a read). */
-  webhooks?: { fanOut(event: EventDoc, order?: OrderDoc): Promise<void> };
+  webhooks?: {
+    fanOut(event: EventDoc, order?: OrderDoc): Promise<void>;
+    /** Consecutive events of one order, in order, with the order as it was after each (endpoints looked up once). */
+    fanOutAll(items: readonly { event: EventDoc; order?: OrderDoc }[]): Promise<void>;
+  };
   /** The language model of the services that need one (src/textgen); absent: none is configured. */
   textgen?: TextGenerator;
 }
@@ -151,9 +155,9 @@ export function createActivities(ports: ActivityPorts) {
       ),
     ]);
     // Idempotent (one delivery workflow per event and endpoint), so a retry of this activity is safe.
-    for (const [i, event] of events.entries()) {
-      await ports.webhooks?.fanOut(event, order ? orderAsOf(order, ts, i) : undefined);
-    }
+    await ports.webhooks?.fanOutAll(
+      events.map((event, i) => ({ event, ...(order ? { order: orderAsOf(order, ts, i) } : {}) })),
+    );
     return order;
   }
 

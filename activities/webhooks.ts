@@ -56,21 +56,37 @@ export type AttemptOutcome =
   | { kind: 'failed'; status: number | null; retryInMs: number | null }
   | { kind: 'stop'; reason: string };
 
+/** An appended event and the order as it was right after it (absent: read from the database). */
+export interface FanOutItem {
+  event: EventDoc;
+  order?: OrderDoc;
+}
+
 /**
  * The fan-out port of the order activities: after an event is appended, creates one message per matching endpoint
  * (the body fixed now, with the order as it is right after the transition) and starts its delivery workflow.
+ * `fanOutAll` does the same for consecutive events of one stream, in order, looking the endpoints up once.
  */
-export function createWebhookFanOut(ports: WebhookPorts): { fanOut(event: EventDoc, order?: OrderDoc): Promise<void> } {
-  return {
-    async fanOut(event, written) {
-      const order = written ?? (await ports.orders.get(event.order_id));
-      // Streams that are not orders (a procurement) name their agent in the event data.
-      const agentId = order ? order.agent_id : typeof event.data.agent_id === 'string' ? event.data.agent_id : null;
-      const endpoints = (await ports.webhooks.forOrder(event.order_id, agentId)).filter((e) =>
-        eventMatches(e.events, event.type),
-      );
-      if (endpoints.length === 0) return;
-      const payload = JSON.stringify(buildPayload(event, order, ports.publicBaseUrl));
+export function createWebhookFanOut(ports: WebhookPorts): {
+  fanOut(event: EventDoc, order?: OrderDoc): Promise<void>;
+  fanOutAll(items: readonly FanOutItem[]): Promise<void>;
+} {
+  async function fanOutAll(items: readonly FanOutItem[]): Promise<void> {
+    const first = items[0];
+    if (!first) return;
+    const known = items.find((i) => i.order)?.order;
+    const order = known ?? (await ports.orders.get(first.event.order_id));
+    // Streams that are not orders (a procurement) name their agent in the event data.
+    const agentId = order
+      ? order.agent_id
+      : typeof first.event.data.agent_id === 'string'
+        ? first.event.data.agent_id
+        : null;
+    const all = await ports.webhooks.forOrder(first.event.order_id, agentId);
+    for (const { event, order: asOf } of items) {
+      const endpoints = all.filter((e) => eventMatches(e.events, event.type));
+      if (endpoints.length === 0) continue;
+      const payload = JSON.stringify(buildPayload(event, asOf ?? order, ports.publicBaseUrl));
       for (const endpoint of endpoints) {
         const now = new Date();
         const message: WebhookMessageDoc = await ports.webhooks.ensureMessage({
@@ -97,7 +113,11 @@ export function createWebhookFanOut(ports: WebhookPorts): { fanOut(event: EventD
           run: 0,
         });
       }
-    },
+    }
+  }
+  return {
+    fanOut: (event, order) => fanOutAll([{ event, ...(order ? { order } : {}) }]),
+    fanOutAll,
   };
 }
 

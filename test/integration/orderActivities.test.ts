@@ -44,6 +44,9 @@ function activities(orders = services.orders) {
       fanOut: async (event, order) => {
         fannedOut.push({ event, ...(order ? { order } : {}) });
       },
+      fanOutAll: async (items) => {
+        fannedOut.push(...items);
+      },
     },
   });
   return { acts, fannedOut };
