@@ -19,14 +19,19 @@ export function inferRail(transactionId: string | undefined): PaymentRail {
 }
 
 /**
- * Public form of an order: the read model, overlaid with a fresher workflow state when one is at hand
- * (an Update's answer is newer than the read model for a moment).
+ * Public form of an order: the read model, overlaid with a fresher workflow state when one is at hand (an Update's
+ * answer: the route need not read the order again after it).
  */
 export function orderView(doc: OrderDoc, deps: AppDeps, live?: OrderState): Order {
   const base = deps.config.PUBLIC_BASE_URL;
   const self = `${base}/api/v1/orders/${doc._id}`;
-  const status = live && live.progress.length >= doc.progress.length ? live.status : doc.status;
-  const progress = live && live.progress.length >= doc.progress.length ? live.progress : doc.progress;
+  const fresh = live && live.progress.length >= doc.progress.length ? live : undefined;
+  const status = fresh ? fresh.status : doc.status;
+  const progress = fresh ? fresh.progress : doc.progress;
+  // The read model's updated_at is its last transition's time: the live state's last step, when that is newer.
+  const lastAt = fresh?.progress.at(-1)?.at;
+  const updatedAt =
+    lastAt !== undefined && Date.parse(lastAt) > doc.updated_at.getTime() ? new Date(lastAt) : doc.updated_at;
   const payment = live?.payment ?? doc.payment ?? null;
   const deliverables = live && live.deliverables.length > 0 ? live.deliverables : doc.deliverables;
   const review = live?.review ?? doc.review ?? null;
@@ -65,7 +70,7 @@ export function orderView(doc: OrderDoc, deps: AppDeps, live?: OrderState): Orde
       confirm_payment: `${self}/confirm_payment`,
     },
     created_at: doc.created_at.toISOString(),
-    updated_at: doc.updated_at.toISOString(),
+    updated_at: updatedAt.toISOString(),
   };
 }
 

@@ -101,14 +101,14 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
           rail,
           ...(body.transaction_id ? { transaction_id: body.transaction_id } : {}),
         });
-        ctx.body = orderView((await deps.services.orders.get(doc._id)) ?? doc, deps, state);
+        ctx.body = orderView(doc, deps, state);
       })
       .on(ops.review, async (ctx, input) => {
         const doc = await loadOrder(deps, ctx.params.order_id);
         await requireBuyer(ctx, deps.services.wallets, doc, 'review');
         const { action, reason } = input.body;
         const state = await deps.orderWorkflows.review(doc._id, { action, ...(reason ? { reason } : {}) });
-        ctx.body = orderView((await deps.services.orders.get(doc._id)) ?? doc, deps, state);
+        ctx.body = orderView(doc, deps, state);
       })
       .on(ops.verify, async (ctx) => {
         const doc = await loadOrder(deps, ctx.params.order_id);
