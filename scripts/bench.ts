@@ -13,6 +13,8 @@
  *                     (MONGODB_URI / MONGODB_DB), so growth can be measured; skipped when that many seeded exist
  *   --one-wallet      every lane spends one wallet (contended debits)
  *   --poll-ms N       wait for delivery by polling every N ms instead of long-polling
+ *   --warmup N        unmeasured workflows of each kind first, at the same concurrency, so both are measured warm
+ *                     (JIT-compiled code, filled caches; default: the concurrency)
  * Environment: API_URL (default http://127.0.0.1:3000; several, comma-separated, are used in turn), TEMPORAL_ADDRESS (127.0.0.1:7233), OPERATOR_KEY (else
  * .data/operator-key), MONGODB_URI, MONGODB_DB (for --seed).
  */
@@ -34,11 +36,13 @@ const { values: opts } = parseArgs({
     seed: { type: 'string' },
     'one-wallet': { type: 'boolean', default: process.env.BENCH_ONE_WALLET === '1' },
     'poll-ms': { type: 'string', default: '0' },
+    warmup: { type: 'string' },
   },
 });
 const total = Number(opts.orders);
 const concurrency = Number(opts.concurrency);
 const pollMs = Number(opts['poll-ms']);
+const warmup = Math.max(1, Number(opts.warmup ?? concurrency));
 // A comma-separated list spreads the requests over several API processes in turn (issue 14: two APIs, two workers).
 const apis = (process.env.API_URL ?? 'http://127.0.0.1:3000').split(',').map((u) => u.trim().replace(/\/$/, ''));
 const api = apis.join(', ');
@@ -104,11 +108,13 @@ async function helloWorld(run: string): Promise<Run> {
   const client = new Client({ connection, namespace });
   try {
     return await worker.runUntil(async () => {
-      // Warm-up: the worker's first workflow task loads the bundle.
-      await client.workflow.execute(helloWorkflow, {
-        taskQueue,
-        workflowId: `bench-hello-${run}-warmup`,
-        args: ['warmup'],
+      // Warm-up, unmeasured like the order path's: the worker's first workflow task loads the bundle.
+      await lanes(warmup, concurrency, async (i) => {
+        await client.workflow.execute(helloWorkflow, {
+          taskQueue,
+          workflowId: `bench-hello-${run}-warmup-${i}`,
+          args: ['warmup'],
+        });
       });
       return lanes(total, concurrency, async (i) => {
         await client.workflow.execute(helloWorkflow, {
@@ -212,7 +218,9 @@ async function main(): Promise<void> {
     );
   }
 
-  console.log(`\nhello-world anchor: ${total} workflows, concurrency ${concurrency}, Temporal at ${temporalAddress}`);
+  console.log(
+    `\nhello-world anchor: ${total} workflows (after ${warmup} unmeasured), concurrency ${concurrency}, Temporal at ${temporalAddress}`,
+  );
   const hello = await helloWorld(run);
   console.log(line('hello-world (start → result)', hello.latencies, hello.seconds));
 
@@ -223,16 +231,16 @@ async function main(): Promise<void> {
       await call(
         'POST',
         `/api/v1/wallets/${agent}/credits`,
-        { amount: 69 * (total + 1), transaction_id: `bench-${agent}` },
+        { amount: 69 * (total + warmup), transaction_id: `bench-${agent}` },
         { authorization: `Bearer ${operatorKey}` },
       );
       return { agent, auth: { authorization: `Bearer ${wallet.agent_key}` } };
     }),
   );
-  // Warm-up: one order through the whole path.
-  await orderPath(`${run}-warmup`, walletLanes, 1, 1);
+  // Warm-up, unmeasured like hello-world's: orders through the whole path at the same concurrency.
+  await orderPath(`${run}-warmup`, walletLanes, warmup, concurrency);
   console.log(
-    `order path: ${total} orders, concurrency ${concurrency}, ${walletLanes.length} wallet(s), API at ${api}`,
+    `order path: ${total} orders (after ${warmup} unmeasured), concurrency ${concurrency}, ${walletLanes.length} wallet(s), API at ${api}`,
   );
   const orders = await orderPath(run, walletLanes, total, concurrency);
   console.log(line('order (create → delivered)', orders.run.latencies, orders.run.seconds));
@@ -262,7 +270,7 @@ async function main(): Promise<void> {
     debits += after.transactions.filter((t: { type: string; source: string }) => t.type === 'debit').length;
   }
   console.log(
-    `wallet check: ${debits} debits for ${total + 1} orders (incl. warm-up) across ${walletLanes.length} wallet(s)`,
+    `wallet check: ${debits} debits for ${total + warmup} orders (incl. warm-up) across ${walletLanes.length} wallet(s)`,
   );
 }
 
