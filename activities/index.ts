@@ -12,11 +12,11 @@ import type { EventRepository } from '../src/repos/events';
 import type { EventDoc, OrderDoc } from '../src/db';
 import type { WalletRepository } from '../src/repos/wallets';
 import { Context } from '@temporalio/activity';
-import { asCodedFailure, asTextGenerationFailure } from './failures';
-import { beat } from './heartbeat';
+import { asCodedFailure } from './failures';
+import { produceAndStore } from './produce';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
-import { bundleManifest, produceDeliverables } from '../src/domain/deliverables';
+import { bundleManifest } from '../src/domain/deliverables';
 import type { TextGenerator } from '../src/textgen/port';
 import { createX402Activities, type X402ActivityPorts } from './x402';
 import {
@@ -183,7 +183,7 @@ export function createActivities(ports: ActivityPorts) {
       const order = await ports.orders.get(input.orderId);
       bundleId = order && order.service_id !== input.serviceId ? order.service_id : null;
     }
-    const files = await produceDeliverables(
+    return produceAndStore(
       {
         orderId: input.orderId,
         serviceId: input.serviceId,
@@ -191,23 +191,8 @@ export function createActivities(ports: ActivityPorts) {
         issuedAt: input.issuedAt,
         ...(bundleId ? { bundleId } : {}),
       },
-      ports.textgen,
-    ).catch((err: unknown) => {
-      throw asTextGenerationFailure(err);
-    });
-    const records: DeliverableRecord[] = [];
-    for (const f of files) {
-      const blob = await ports.store.put(f.content);
-      beat(); // one heartbeat per stored file (no-op as a local activity)
-      records.push({
-        name: f.name,
-        sha256: blob.sha256,
-        size: blob.size,
-        media_type: f.media_type,
-        service_id: input.serviceId,
-      });
-    }
-    return records;
+      ports,
+    );
   }
 
   return {

@@ -9,9 +9,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { EventDoc } from '../src/db';
 import type { Services } from '../src/ports';
-import { produceDeliverables } from '../src/domain/deliverables';
+import { produceAndStore } from './produce';
 import type { TextGenerator } from '../src/textgen/port';
-import { beat } from './heartbeat';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import { EngineeringRepository } from '../src/repos/engineering';
 import type { EventRepository } from '../src/repos/events';
@@ -19,7 +18,7 @@ import type { OrderPatch } from '../src/repos/orders';
 import { SubscriptionRepository } from '../src/repos/subscriptions';
 import { TaskRepository } from '../src/repos/tasks';
 import type { WalletRepository } from '../src/repos/wallets';
-import { asCodedFailure, asTextGenerationFailure } from './failures';
+import { asCodedFailure } from './failures';
 import { chargeWallet, refundToWallet, verifyLinkPayment } from '../src/services/payments';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import {
@@ -255,30 +254,15 @@ export function createLongRunningActivities(ports: LongRunningPorts) {
       inputs: OrderInputs;
       issuedAt: string;
     }): Promise<DeliverableRecord[]> {
-      const files = await produceDeliverables(
+      return produceAndStore(
         {
           orderId: `${req.orderId}-task-${req.taskNumber}`,
           serviceId: req.serviceId,
           inputs: req.inputs,
           issuedAt: req.issuedAt,
         },
-        ports.textgen,
-      ).catch((err: unknown) => {
-        throw asTextGenerationFailure(err);
-      });
-      const out: DeliverableRecord[] = [];
-      for (const f of files) {
-        const blob = await ports.store.put(f.content);
-        beat(); // one heartbeat per stored file
-        out.push({
-          name: f.name,
-          sha256: blob.sha256,
-          size: blob.size,
-          media_type: f.media_type,
-          service_id: req.serviceId,
-        });
-      }
-      return out;
+        ports,
+      );
     },
 
     /** Returns a task's charge to the wallet under `task-refund:<orderId>:<n>` (once). */

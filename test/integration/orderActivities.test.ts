@@ -3,32 +3,23 @@
  * `recordTransitions` (consecutive transitions in one write) and `deliverService` (production and the `delivered`
  * record in one activity), with their retries.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { createActivities, type TransitionRecord } from '../../activities';
 import type { EventDoc, OrderDoc } from '../../src/db';
-import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/ports';
+import { type Services } from '../../src/ports';
 import { initialOrderDoc } from '../../src/repos/orders';
 import { transitionEventData, type OrderStatus } from '../../workflows/shared';
 import { buildOrderInput } from '../fixtures/workflowInputs';
+import { isolatedServices } from '../helpers/services';
 
 let services: Services;
+let dispose: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  const config = loadConfig({
-    MONGODB_URI: process.env.MONGODB_URI,
-    MONGODB_DB: `orderacts_${randomBytes(4).toString('hex')}`,
-    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-orderacts-')),
-  });
-  services = await createServices(config);
+  ({ services, dispose } = await isolatedServices('orderacts'));
 }, 120_000);
 
 afterAll(async () => {
-  await services?.db.db.dropDatabase().catch(() => undefined);
-  await services?.db.close();
+  await dispose?.();
 });
 
 /** The activities over the real repositories, with the webhook fan-out recording what it was given. */

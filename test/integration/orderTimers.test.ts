@@ -3,22 +3,20 @@
  * payment deadline pass in seconds.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/ports';
+import { type Services } from '../../src/ports';
 import { OrderWorkflows } from '../../src/temporal/orders';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES, orderWorkflowId, type OrderState } from '../../workflows/shared';
 import { workflowBundle } from '../helpers/stack';
 import { buildOrderInput } from '../fixtures/workflowInputs';
+import { isolatedServices } from '../helpers/services';
 
 let env: TestWorkflowEnvironment;
 let services: Services;
+let dispose: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
@@ -36,17 +34,11 @@ beforeAll(async () => {
       ]),
     ),
   });
-  const config = loadConfig({
-    MONGODB_URI: process.env.MONGODB_URI,
-    MONGODB_DB: `timers_${randomBytes(4).toString('hex')}`,
-    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-timers-')),
-  });
-  services = await createServices(config);
+  ({ services, dispose } = await isolatedServices('timers'));
 }, 120_000);
 
 afterAll(async () => {
-  await services?.db.db.dropDatabase().catch(() => undefined);
-  await services?.db.close();
+  await dispose?.();
   await env?.teardown();
 });
 

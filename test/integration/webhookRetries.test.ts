@@ -4,16 +4,12 @@
  * checked against the workflow history and the delivery log.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { createActivities } from '../../activities';
 import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from '../../activities/webhooks';
-import { loadConfig } from '../../src/config';
-import { createServices, type Services } from '../../src/ports';
+import { type Services } from '../../src/ports';
 import { OrderWorkflows } from '../../src/temporal/orders';
 import { DeliveryWorkflows, deliveryWorkflowId } from '../../src/temporal/webhooks';
 import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
@@ -21,9 +17,11 @@ import { RETRY_JITTER, RETRY_SCHEDULE_MS, type DeliveryResult } from '../../work
 import { workflowBundle } from '../helpers/stack';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { buildOrderInput } from '../fixtures/workflowInputs';
+import { isolatedServices } from '../helpers/services';
 
 let env: TestWorkflowEnvironment;
 let services: Services;
+let dispose: (() => Promise<void>) | undefined;
 let receiver: Receiver;
 
 beforeAll(async () => {
@@ -41,19 +39,13 @@ beforeAll(async () => {
       ]),
     ),
   });
-  const config = loadConfig({
-    MONGODB_URI: process.env.MONGODB_URI,
-    MONGODB_DB: `webhook_retries_${randomBytes(4).toString('hex')}`,
-    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-webhooks-')),
-  });
-  services = await createServices(config);
+  ({ services, dispose } = await isolatedServices('webhook_retries'));
   receiver = await startReceiver();
 }, 120_000);
 
 afterAll(async () => {
   await receiver?.close();
-  await services?.db.db.dropDatabase().catch(() => undefined);
-  await services?.db.close();
+  await dispose?.();
   await env?.teardown();
 });
 

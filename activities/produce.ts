@@ -1,0 +1,37 @@
+/**
+ * Producing a service's deliverables and storing them, shared by the order activities and the per-task ones: the
+ * service's generator (language work through the text-generation port), then each file stored content-addressed,
+ * with a heartbeat per stored file (a no-op in local activities).
+ */
+import { produceDeliverables, type DeliverableContext } from '../src/domain/deliverables';
+import type { DeliverableStore } from '../src/storage/deliverables';
+import type { TextGenerator } from '../src/textgen/port';
+import type { DeliverableRecord } from '../workflows/shared';
+import { asTextGenerationFailure } from './failures';
+import { beat } from './heartbeat';
+
+/**
+ * Produces the files of `ctx.serviceId` and stores them; returns their records (sha256 hex, size in bytes).
+ * @throws ApplicationFailure text_generation_* (retryable or not, as the model's error) for language work.
+ */
+export async function produceAndStore(
+  ctx: DeliverableContext,
+  ports: { store: DeliverableStore; textgen?: TextGenerator },
+): Promise<DeliverableRecord[]> {
+  const files = await produceDeliverables(ctx, ports.textgen).catch((err: unknown) => {
+    throw asTextGenerationFailure(err);
+  });
+  const records: DeliverableRecord[] = [];
+  for (const f of files) {
+    const blob = await ports.store.put(f.content);
+    beat();
+    records.push({
+      name: f.name,
+      sha256: blob.sha256,
+      size: blob.size,
+      media_type: f.media_type,
+      service_id: ctx.serviceId,
+    });
+  }
+  return records;
+}
