@@ -11,12 +11,12 @@ import { initialOrderDoc } from '../src/repos/orders';
 import type { EventRepository } from '../src/repos/events';
 import type { EventDoc, OrderDoc } from '../src/db';
 import type { WalletRepository } from '../src/repos/wallets';
-import { Context } from '@temporalio/activity';
+import { CancelledFailure, Context } from '@temporalio/activity';
 import { asCodedFailure } from './failures';
 import { produceAndStore } from './produce';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
-import { bundleManifest } from '../src/domain/deliverables';
+import { bundleManifest, languageTasks } from '../src/domain/deliverables';
 import type { TextGenerator } from '../src/textgen/port';
 import { createX402Activities, type X402ActivityPorts } from './x402';
 import {
@@ -46,8 +46,10 @@ export interface ActivityPorts {
   store: DeliverableStore;
   /** x402 ledger and chain (activities/x402.ts); absent: the x402_usdc rail is refused. */
   x402?: X402ActivityPorts;
-  /** Webhook fan-out after each appended event (activities/webhooks.ts); absent: no webhooks are sent. */
-  /** `order`: the order as just written, when the caller has it (saves a read). */
+  /**
+   * Webhook fan-out after each appended event (activities/webhooks.ts); absent: no webhooks are sent. `order`: the
+   * order as just written, when the caller has it (saves a read).
+   */
   webhooks?: {
     fanOut(event: EventDoc, order?: OrderDoc): Promise<void>;
     /** Consecutive events of one order, in order, with the order as it was after each (endpoints looked up once). */
@@ -117,6 +119,17 @@ function warn(message: string, meta: Record<string, unknown>): void {
   }
 }
 
+/** Throws the cancellation of the current activity (a local activity past its timeout is cancelled); no-op outside one. */
+function throwIfCancelled(): void {
+  let ctx: Context;
+  try {
+    ctx = Context.current();
+  } catch {
+    return;
+  }
+  if (ctx.cancellationSignal.aborted) throw new CancelledFailure('deliverService attempt cancelled before recording');
+}
+
 /** The current activity attempt (from 1); 1 outside an activity. */
 function attempt(): number {
   try {
@@ -135,6 +148,23 @@ export function createActivities(ports: ActivityPorts) {
   };
 
   /**
+   * Applies consecutive transitions to the read model in one update. When that applied nothing (a retry, or an earlier
+   * worker's code wrote the first of them one by one), each is applied on its own, so the ones not yet written are.
+   * Returns the order after the last one written, or null when none was.
+   */
+  async function applyAll(ts: readonly TransitionRecord[], patch: OrderPatch): Promise<OrderDoc | null> {
+    const last = ts[ts.length - 1];
+    if (!last) return null;
+    const merged = await ports.orders.applyTransitions(last.orderId, ts, patch);
+    if (merged || ts.length === 1) return merged;
+    let written: OrderDoc | null = null;
+    for (const t of ts) {
+      written = (await ports.orders.applyTransition(t.orderId, t.version, t.status, t.at, t.patch)) ?? written;
+    }
+    return written;
+  }
+
+  /**
    * Applies consecutive transitions to the read model in one update and appends their events in one insert (both
    * idempotent), then fans each event out with the order as it was after its transition.
    */
@@ -143,7 +173,7 @@ export function createActivities(ports: ActivityPorts) {
     if (!last) return null;
     const patch: OrderPatch = Object.assign({}, ...ts.map((t) => t.patch ?? {}));
     const [order, events] = await Promise.all([
-      ports.orders.applyTransitions(last.orderId, ts, patch),
+      applyAll(ts, patch),
       ports.events.appendMany(
         ts.map((t) => ({
           orderId: t.orderId,
@@ -251,18 +281,39 @@ export function createActivities(ports: ActivityPorts) {
 
     /**
      * Produces a single service's deliverables like `fulfilService`, then records the `delivered` transition with
-     * them (`recordTransition`), in one activity. A failed recording does not fail the activity (its retries are the
-     * producer's, limited): the result says so and the workflow records it with `recordTransition`.
-     * @throws ApplicationFailure text_generation_* as `fulfilService`.
+     * them (`recordTransition`), in one activity. Only for services whose production is a pure function of the order
+     * (no language work): the same files on every attempt. Language work is produced here and recorded by the
+     * workflow (`recorded: false`), as before: an attempt the workflow gave up on never writes the order.
+     * A delivery an earlier attempt recorded stands: a retry answers it, also when its own production fails. A failed
+     * recording does not fail the activity (its retries are the producer's, limited): the result says so and the
+     * workflow records it with `recordTransition`, retried until done.
+     * @throws ApplicationFailure text_generation_* as `fulfilService`; CancelledFailure when the attempt was
+     *   cancelled (timed out) before it recorded.
      */
     async deliverService(input: DeliveryRequest): Promise<DeliveryResult> {
       const { version } = input.delivered;
-      if (attempt() > 1) {
-        const earlier = await recordedDelivery(input.orderId, version);
+      let deliverables: DeliverableRecord[];
+      try {
+        if (attempt() > 1) {
+          const earlier = await recordedDelivery(input.orderId, version).catch(() => null);
+          if (earlier) return earlier;
+        }
+        deliverables = await produce(input, null);
+      } catch (err) {
+        // An attempt lost with its worker may have recorded the delivery before this one failed: the goods stand.
+        const earlier = await recordedDelivery(input.orderId, version).catch(() => null);
         if (earlier) return earlier;
+        throw err;
       }
-      const deliverables = await produce(input, null);
       const at = new Date().toISOString();
+      const ctx = {
+        orderId: input.orderId,
+        serviceId: input.serviceId,
+        inputs: input.inputs,
+        issuedAt: input.issuedAt,
+      };
+      if (languageTasks(ctx).length > 0) return { deliverables, at, recorded: false };
+      throwIfCancelled();
       try {
         const written = await record([
           {

@@ -42,7 +42,9 @@ const { values: opts } = parseArgs({
 const total = Number(opts.orders);
 const concurrency = Number(opts.concurrency);
 const pollMs = Number(opts['poll-ms']);
-const warmup = Math.max(1, Number(opts.warmup ?? concurrency));
+const warmup = Number(opts.warmup ?? concurrency);
+if (!Number.isInteger(warmup) || warmup < 1)
+  throw new Error(`--warmup must be a whole number of at least 1, not ${opts.warmup}`);
 // A comma-separated list spreads the requests over several API processes in turn (issue 14: two APIs, two workers).
 const apis = (process.env.API_URL ?? 'http://127.0.0.1:3000').split(',').map((u) => u.trim().replace(/\/$/, ''));
 const api = apis.join(', ');

@@ -674,7 +674,8 @@ export const isDuplicateKey = (err: unknown): err is MongoServerError =>
 export function onlyDuplicateKeys(err: unknown): boolean {
   if (err instanceof MongoBulkWriteError) {
     const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-    return errors.length > 0 && errors.every((e) => e.code === 11000);
+    // Without write errors (a server error the driver wrapped), its code tells.
+    return errors.length > 0 ? errors.every((e) => e.code === 11000) : err.code === 11000;
   }
   return isDuplicateKey(err);
 }

@@ -64,7 +64,7 @@ import { endSubscription, startSubscription } from './subscription';
  * needs no patch (test/integration/replay.test.ts).
  */
 const remoteRecords = proxyActivities<Activities>(RECORD_OPTIONS);
-/** Partner commissions: bookkeeping like `records`. */
+/** Partner commissions: bookkeeping like `remoteRecords`. */
 const commissions = proxyActivities<CommissionActivities>(RECORD_OPTIONS);
 const remotePayments = proxyActivities<Activities>(CAPTURE_OPTIONS);
 const remoteProducers = proxyActivities<Activities>(PRODUCE_OPTIONS);
@@ -110,8 +110,8 @@ const CHARGE_AFTER_RECORD = 'charge-after-record';
 /**
  * Issue 9 §3 (fewer workflow activations and database writes per order): an order without a partner records `paid`
  * and `fulfilling` in one `recordTransitions`, and a single automated service is produced and recorded `delivered`
- * by one `deliverService` (the recording retried by `recordTransition` when it failed there). A paid order then
- * runs four local activities instead of seven. Histories from before keep one activity per step.
+ * by one `deliverService` (recorded by `recordTransition` when it did not: language work, or a failed write). An
+ * accepted order then runs five local activities instead of seven. Histories from before keep one activity per step.
  */
 const FEWER_LOCAL_ACTIVITIES = 'fewer-local-activities';
 
@@ -161,7 +161,10 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     deliverables: [],
   };
   let version = 1;
-  /** Status of the newest transition written to the read model (webhooks and GET read that, not `state`). */
+  /**
+   * Status of the newest transition written to the read model (webhooks and GET read that, not `state`); set once the
+   * activity that wrote it has answered (`deliverService` writes `delivered` before).
+   */
   let recordedStatus: OrderStatus = 'awaiting_payment';
   let paymentInFlight = false;
   /** Set once `recordOrder` has written the order: a payment Update waits for it (see CHARGE_AFTER_RECORD). */

@@ -7,6 +7,7 @@ import { createActivities, type TransitionRecord } from '../../activities';
 import type { EventDoc, OrderDoc } from '../../src/db';
 import { type Services } from '../../src/ports';
 import { initialOrderDoc } from '../../src/repos/orders';
+import type { DeliverableStore } from '../../src/storage/deliverables';
 import { transitionEventData, type OrderStatus } from '../../workflows/shared';
 import { buildOrderInput } from '../fixtures/workflowInputs';
 import { isolatedServices } from '../helpers/services';
@@ -23,14 +24,14 @@ afterAll(async () => {
 });
 
 /** The activities over the real repositories, with the webhook fan-out recording what it was given. */
-function activities(orders = services.orders) {
+function activities(orders = services.orders, store: DeliverableStore = services.store) {
   const fannedOut: { event: EventDoc; order?: OrderDoc }[] = [];
   const acts = createActivities({
     orders,
     events: services.events,
     wallets: services.wallets,
     linkpay: services.linkpay,
-    store: services.store,
+    store,
     webhooks: {
       fanOut: async (event, order) => {
         fannedOut.push({ event, ...(order ? { order } : {}) });
@@ -117,6 +118,62 @@ test('deliverService stores the files and records delivered; a retry answers the
   expect((await services.orders.get(input.orderId))?.deliverables).toEqual(first.deliverables);
 });
 
+test('recordTransitions after paid was written alone (by an earlier worker) writes fulfilling too', async () => {
+  const input = await newOrder();
+  const { acts } = activities();
+  const paid = step(input.orderId, 2, 'paid', { payment });
+  await acts.recordTransition(paid);
+  await acts.recordTransitions([paid, step(input.orderId, 3, 'fulfilling')]);
+  const order = await services.orders.get(input.orderId);
+  expect(order).toMatchObject({ status: 'fulfilling', version: 3, payment });
+  expect(order?.progress.map((p) => p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling']);
+  expect((await services.events.list(input.orderId)).map((e) => e.seq)).toEqual([2, 3]);
+});
+
+test('deliverService whose production fails after an earlier attempt recorded the delivery answers that delivery', async () => {
+  const input = await newOrder();
+  const { acts } = activities();
+  const request = {
+    orderId: input.orderId,
+    serviceId: 'automation-wf',
+    inputs: input.inputs,
+    issuedAt: '2026-11-26T12:00:00.000Z',
+    delivered: { version: 2 },
+  };
+  const first = await acts.deliverService(request);
+  expect(first.recorded).toBe(true);
+  const brokenStore = {
+    put: async () => {
+      throw new Error('disk full');
+    },
+    get: services.store.get.bind(services.store),
+  };
+  const { acts: failing } = activities(services.orders, brokenStore);
+  // The goods were delivered: no failure (which would refund them) once a delivery is on record.
+  expect(await failing.deliverService(request)).toEqual(first);
+  // Without a recorded delivery the failure is the activity's.
+  const other = await newOrder();
+  await expect(failing.deliverService({ ...request, orderId: other.orderId })).rejects.toThrow('disk full');
+});
+
+test('deliverService of a service with language work stores the files and leaves the record to the workflow', async () => {
+  const input = buildOrderInput({ agentId: 'acts-agent', serviceId: 'automation-audit' });
+  await services.orders.ensure(initialOrderDoc(input));
+  const { acts } = activities();
+  const result = await acts.deliverService({
+    orderId: input.orderId,
+    serviceId: 'automation-audit',
+    inputs: { business_description: 'We repair bicycles and take bookings by phone.' },
+    issuedAt: '2026-11-26T12:00:00.000Z',
+    delivered: { version: 2 },
+  });
+  expect(result.recorded).toBe(false);
+  expect(result.deliverables.length).toBeGreaterThan(0);
+  for (const d of result.deliverables) expect(await services.store.get(d.sha256)).not.toBeNull();
+  expect(await services.orders.get(input.orderId)).toMatchObject({ status: 'awaiting_payment', version: 1 });
+  expect(await services.events.list(input.orderId)).toEqual([]);
+});
+
 test('deliverService whose record fails still answers the stored files, and says the transition is not recorded', async () => {
   const input = await newOrder();
   const failing = Object.create(services.orders) as typeof services.orders;
@@ -135,4 +192,16 @@ test('deliverService whose record fails still answers the stored files, and says
   expect(result.deliverables.length).toBeGreaterThan(0);
   for (const d of result.deliverables) expect(await services.store.get(d.sha256)).not.toBeNull();
   expect(await services.orders.get(input.orderId)).toMatchObject({ status: 'awaiting_payment', version: 1 });
+
+  // What the workflow does then: the same transition (number, time, files) through recordTransition, until done.
+  await activities().acts.recordTransition({
+    ...step(input.orderId, 2, 'delivered', { deliverables: result.deliverables }),
+    at: result.at,
+  });
+  const order = await services.orders.get(input.orderId);
+  expect(order).toMatchObject({ status: 'delivered', version: 2, deliverables: result.deliverables });
+  expect(order?.progress.at(-1)).toEqual({ status: 'delivered', at: result.at });
+  const events = await services.events.list(input.orderId);
+  expect(events.map((e) => [e.seq, e.type])).toEqual([[2, 'order.delivered']]);
+  expect(events[0]?.data.deliverables).toEqual(result.deliverables);
 });
