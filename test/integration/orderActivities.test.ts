@@ -8,7 +8,7 @@ import type { EventDoc, OrderDoc } from '../../src/db';
 import { type Services } from '../../src/ports';
 import { initialOrderDoc } from '../../src/repos/orders';
 import type { DeliverableStore } from '../../src/storage/deliverables';
-import { transitionEventData, type OrderStatus } from '../../workflows/shared';
+import { transitionEventData, type OrderStatus, type OrderWorkflowInput } from '../../workflows/shared';
 import { buildOrderInput } from '../fixtures/workflowInputs';
 import { isolatedServices } from '../helpers/services';
 
@@ -61,6 +61,15 @@ const step = (orderId: string, version: number, status: OrderStatus, patch = {})
   eventData: transitionEventData(orderId, 'automation-wf', status, patch),
 });
 
+/** The `deliverService` request of an automation-wf order whose `delivered` is transition `version`. */
+const delivery = (input: OrderWorkflowInput, version: number) => ({
+  orderId: input.orderId,
+  serviceId: input.serviceId,
+  inputs: input.inputs,
+  issuedAt: '2026-11-26T12:00:00.000Z',
+  delivered: { version },
+});
+
 const payment = { rail: 'agent_wallet' as const, transaction_id: 'order:x', amount_micros: 69_000_000, paid_at: 'now' };
 
 test('recordTransitions writes paid and fulfilling in one update, with both events and their webhooks in order', async () => {
@@ -94,13 +103,7 @@ test('deliverService stores the files and records delivered; a retry answers the
   const input = await newOrder();
   const { acts } = activities();
   await acts.recordTransitions([step(input.orderId, 2, 'paid', { payment }), step(input.orderId, 3, 'fulfilling')]);
-  const request = {
-    orderId: input.orderId,
-    serviceId: 'automation-wf',
-    inputs: input.inputs,
-    issuedAt: '2026-11-26T12:00:00.000Z',
-    delivered: { version: 4 },
-  };
+  const request = delivery(input, 4);
   const first = await acts.deliverService(request);
   expect(first.recorded).toBe(true);
   expect(first.deliverables.length).toBeGreaterThan(0);
@@ -133,13 +136,7 @@ test('recordTransitions after paid was written alone (by an earlier worker) writ
 test('deliverService whose production fails after an earlier attempt recorded the delivery answers that delivery', async () => {
   const input = await newOrder();
   const { acts } = activities();
-  const request = {
-    orderId: input.orderId,
-    serviceId: 'automation-wf',
-    inputs: input.inputs,
-    issuedAt: '2026-11-26T12:00:00.000Z',
-    delivered: { version: 2 },
-  };
+  const request = delivery(input, 2);
   const first = await acts.deliverService(request);
   expect(first.recorded).toBe(true);
   const brokenStore = {
@@ -181,13 +178,7 @@ test('deliverService whose record fails still answers the stored files, and says
     throw new Error('database away');
   };
   const { acts } = activities(failing);
-  const result = await acts.deliverService({
-    orderId: input.orderId,
-    serviceId: 'automation-wf',
-    inputs: input.inputs,
-    issuedAt: '2026-11-26T12:00:00.000Z',
-    delivered: { version: 2 },
-  });
+  const result = await acts.deliverService(delivery(input, 2));
   expect(result.recorded).toBe(false);
   expect(result.deliverables.length).toBeGreaterThan(0);
   for (const d of result.deliverables) expect(await services.store.get(d.sha256)).not.toBeNull();
