@@ -13,14 +13,18 @@ export const HEARTBEAT_EVERY_MS = 2_000;
  * unit tests) and in local activities (the SDK ignores it there). Source: issue 14.
  */
 export function beat(details?: unknown): void {
-  let ctx: Context;
-  try {
-    ctx = Context.current();
-  } catch {
-    return;
-  }
+  const ctx = currentContext();
   // Core answers a local activity's heartbeat with an UnknownActivity warning.
-  if (!ctx.info.isLocal) ctx.heartbeat(details);
+  if (ctx && !ctx.info.isLocal) ctx.heartbeat(details);
+}
+
+/** The running activity's context, or undefined outside an activity (called directly, e.g. by the API or in tests). */
+export function currentContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -11,8 +11,9 @@ import { initialOrderDoc } from '../src/repos/orders';
 import type { EventRepository } from '../src/repos/events';
 import type { EventDoc, OrderDoc } from '../src/db';
 import type { WalletRepository } from '../src/repos/wallets';
-import { CancelledFailure, Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/activity';
 import { asCodedFailure } from './failures';
+import { currentContext } from './heartbeat';
 import { produceAndStore } from './produce';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
@@ -110,32 +111,10 @@ function orderAsOf(order: OrderDoc, ts: readonly TransitionRecord[], i: number):
   };
 }
 
-/** A warning in the activity's log; nothing outside an activity (direct calls, unit tests). */
-function warn(message: string, meta: Record<string, unknown>): void {
-  try {
-    Context.current().log.warn(message, meta);
-  } catch {
-    // not in an activity
-  }
-}
-
 /** Throws the cancellation of the current activity (a local activity past its timeout is cancelled); no-op outside one. */
 function throwIfCancelled(): void {
-  let ctx: Context;
-  try {
-    ctx = Context.current();
-  } catch {
-    return;
-  }
-  if (ctx.cancellationSignal.aborted) throw new CancelledFailure('deliverService attempt cancelled before recording');
-}
-
-/** The current activity attempt (from 1); 1 outside an activity. */
-function attempt(): number {
-  try {
-    return Context.current().info.attempt;
-  } catch {
-    return 1;
+  if (currentContext()?.cancellationSignal.aborted) {
+    throw new CancelledFailure('deliverService attempt cancelled before recording');
   }
 }
 
@@ -169,8 +148,7 @@ export function createActivities(ports: ActivityPorts) {
    * idempotent), then fans each event out with the order as it was after its transition.
    */
   async function record(ts: readonly TransitionRecord[]): Promise<OrderDoc | null> {
-    const last = ts[ts.length - 1];
-    if (!last) return null;
+    if (ts.length === 0) return null;
     const patch: OrderPatch = Object.assign({}, ...ts.map((t) => t.patch ?? {}));
     const [order, events] = await Promise.all([
       applyAll(ts, patch),
@@ -203,16 +181,11 @@ export function createActivities(ports: ActivityPorts) {
     return { deliverables: order.deliverables, at: entry?.at ?? order.updated_at.toISOString(), recorded: true };
   }
 
-  /**
-   * Produces one (non-bundle) service's deliverables and stores them content-addressed. `bundleId`: the bundle the
-   * service is a part of; undefined reads it from the order (a bundle's part), null means none.
-   */
-  async function produce(input: FulfillmentInput, bundleId?: string | null): Promise<DeliverableRecord[]> {
-    if (bundleId === undefined) {
-      // A bundle's parts are wired to each other (booking page, receptionist, workflow): they need the bundle's id.
-      const order = await ports.orders.get(input.orderId);
-      bundleId = order && order.service_id !== input.serviceId ? order.service_id : null;
-    }
+  /** Produces one (non-bundle) service's deliverables and stores them content-addressed. */
+  async function produce(input: FulfillmentInput): Promise<DeliverableRecord[]> {
+    // A bundle's parts are wired to each other (booking page, receptionist, workflow): they need the bundle's id.
+    const order = await ports.orders.get(input.orderId);
+    const bundleId = order && order.service_id !== input.serviceId ? order.service_id : undefined;
     return produceAndStore(
       {
         orderId: input.orderId,
@@ -292,13 +265,20 @@ export function createActivities(ports: ActivityPorts) {
      */
     async deliverService(input: DeliveryRequest): Promise<DeliveryResult> {
       const { version } = input.delivered;
+      // A single service, not a bundle's part: no bundle id to read.
+      const ctx = {
+        orderId: input.orderId,
+        serviceId: input.serviceId,
+        inputs: input.inputs,
+        issuedAt: input.issuedAt,
+      };
       let deliverables: DeliverableRecord[];
       try {
-        if (attempt() > 1) {
+        if ((currentContext()?.info.attempt ?? 1) > 1) {
           const earlier = await recordedDelivery(input.orderId, version).catch(() => null);
           if (earlier) return earlier;
         }
-        deliverables = await produce(input, null);
+        deliverables = await produceAndStore(ctx, ports);
       } catch (err) {
         // An attempt lost with its worker may have recorded the delivery before this one failed: the goods stand.
         const earlier = await recordedDelivery(input.orderId, version).catch(() => null);
@@ -306,12 +286,6 @@ export function createActivities(ports: ActivityPorts) {
         throw err;
       }
       const at = new Date().toISOString();
-      const ctx = {
-        orderId: input.orderId,
-        serviceId: input.serviceId,
-        inputs: input.inputs,
-        issuedAt: input.issuedAt,
-      };
       if (languageTasks(ctx).length > 0) return { deliverables, at, recorded: false };
       throwIfCancelled();
       try {
@@ -330,7 +304,10 @@ export function createActivities(ports: ActivityPorts) {
         if (!written) return (await recordedDelivery(input.orderId, version)) ?? { deliverables, at, recorded: false };
         return { deliverables, at, recorded: true };
       } catch (err) {
-        warn('delivered not recorded; the workflow records it', { orderId: input.orderId, error: String(err) });
+        currentContext()?.log.warn('delivered not recorded; the workflow records it', {
+          orderId: input.orderId,
+          error: String(err),
+        });
         return { deliverables, at, recorded: false };
       }
     },

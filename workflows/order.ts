@@ -203,10 +203,10 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     });
     upsertSearchAttributes([{ key: SA.orderStatus, value: state.status }]);
     const [only] = records;
-    if (recorded) {
-      // written by the activity that reported it
-    } else if (records.length === 1 && only) await bookkeeping.recordTransition(only);
-    else await bookkeeping.recordTransitions(records);
+    if (!recorded) {
+      if (records.length === 1 && only) await bookkeeping.recordTransition(only);
+      else await bookkeeping.recordTransitions(records);
+    }
     recordedStatus = state.status;
   }
 
