@@ -6,7 +6,7 @@
  * Source: seed §3 (state machine) and §4 (order operations); issue 2 §4.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 /**
  * The `data` of an order transition's event: order and service ids, the status entered, and the fields the transition
@@ -250,6 +250,16 @@ export const addDeliverableUpdate = defineUpdate<OrderState, [DeliverableUpload]
 export const markReadyUpdate = defineUpdate<OrderState, [ReadyRequest]>('markReady');
 /** Update (buyer): cancel an order whose SLA was breached, for a full refund. Answers once refunded. */
 export const cancelOrderUpdate = defineUpdate<OrderState, [CancelOrderRequest]>('cancelOrder');
+/** Argument of the `recoverPayment` Signal: why it was sent (logged in the order's history). */
+export interface RecoverPaymentRequest {
+  reason: string;
+}
+/**
+ * Signal (reconciliation, operator): look for money already taken for this order whose `confirmPayment` Update was
+ * lost (a crash between the debit and the Update's acceptance) and adopt it as the order's payment. An order still
+ * awaiting payment runs the `findOrderPayment` activity from its main coroutine; any other order ignores it. Issue 24 §2.
+ */
+export const recoverPaymentSignal = defineSignal<[RecoverPaymentRequest]>('recoverPayment');
 /** Query: the current order state. */
 export const getStateQuery = defineQuery<OrderState>('getState');
 
@@ -260,6 +270,8 @@ export const SA = {
   agentId: defineSearchAttributeKey('AgentId', SearchAttributeType.KEYWORD),
   paymentRail: defineSearchAttributeKey('PaymentRail', SearchAttributeType.KEYWORD),
   procurementStatus: defineSearchAttributeKey('ProcurementStatus', SearchAttributeType.KEYWORD),
+  /** Discrepancies the last books reconciliation found and could not repair (issue 24 §3). */
+  reconcileDiscrepancies: defineSearchAttributeKey('ReconcileDiscrepancies', SearchAttributeType.INT),
 };
 
 /** The same attributes as `Name -> type` for registering them on a server (`temporal server start-dev --search-attribute`). */
@@ -269,6 +281,7 @@ export const SEARCH_ATTRIBUTES = {
   AgentId: 'Keyword',
   PaymentRail: 'Keyword',
   ProcurementStatus: 'Keyword',
+  ReconcileDiscrepancies: 'Int',
 } as const;
 
 /** Workflow id of an order (issue 2: one workflow per order, id `order-<order_id>`). */

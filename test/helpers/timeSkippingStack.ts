@@ -8,8 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { temporal } from '@temporalio/proto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
@@ -17,7 +16,7 @@ import { createServices, type Services } from '../../src/ports';
 import { OrderWorkflows } from '../../src/temporal/orders';
 import { createWorker } from '../../worker';
 import { freePort } from '../../scripts/lib/servers';
-import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
+import { createWorkflowTestEnv } from './workflowTestEnv';
 import { OPERATOR_KEY, workflowBundle } from './stack';
 import { callApi, type ApiResponse } from './openApiConformance';
 
@@ -37,23 +36,10 @@ export interface TimeSkippingStack {
 
 /** Starts the test server, registers the search attributes, starts API and worker. */
 export async function startTimeSkippingStack(): Promise<TimeSkippingStack> {
-  const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
   const mongoUri = process.env.MONGODB_URI;
-  if (!testServer || !mongoUri)
+  if (!process.env.TEMPORAL_TEST_SERVER_PATH || !mongoUri)
     throw new Error('TEMPORAL_TEST_SERVER_PATH and MONGODB_URI must be set (test/globalSetup.ts)');
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testServer } },
-  });
-  // The time-skipping server knows only the search attributes registered on it.
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(
-      Object.keys(SEARCH_ATTRIBUTES).map((name) => [
-        name,
-        temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-      ]),
-    ),
-  });
+  const env = await createWorkflowTestEnv();
   const port = await freePort();
   const suffix = randomBytes(4).toString('hex');
   const config = loadConfig({

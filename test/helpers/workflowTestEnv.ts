@@ -30,13 +30,14 @@ export async function createWorkflowTestEnv(): Promise<TestWorkflowEnvironment> 
   const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path } },
   });
-  // The time-skipping server knows only the search attributes registered on it (the order workflow upserts some).
+  // The time-skipping server knows only the search attributes registered on it (the workflows upsert some).
+  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
     searchAttributes: Object.fromEntries(
-      Object.keys(SEARCH_ATTRIBUTES).map((name) => [
+      Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => [
         name,
-        temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+        type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD,
       ]),
     ),
   });

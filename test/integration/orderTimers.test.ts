@@ -3,13 +3,13 @@
  * payment deadline pass in seconds.
  */
 import { randomBytes } from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { type Services } from '../../src/ports';
 import { OrderWorkflows } from '../../src/temporal/orders';
-import { temporal } from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES, orderWorkflowId, type OrderState } from '../../workflows/shared';
+import { createWorkflowTestEnv } from '../helpers/workflowTestEnv';
+import { orderWorkflowId, type OrderState } from '../../workflows/shared';
 import { workflowBundle } from '../helpers/stack';
 import { buildOrderInput } from '../fixtures/workflowInputs';
 import { isolatedServices } from '../helpers/services';
@@ -19,21 +19,7 @@ let services: Services;
 let dispose: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
-  if (!testServer) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set (test/globalSetup.ts)');
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testServer } },
-  });
-  // The time-skipping server knows only the search attributes registered on it.
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(
-      Object.keys(SEARCH_ATTRIBUTES).map((name) => [
-        name,
-        temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-      ]),
-    ),
-  });
+  env = await createWorkflowTestEnv();
   ({ services, dispose } = await isolatedServices('timers'));
 }, 120_000);
 

@@ -4,15 +4,14 @@
  * checked against the workflow history and the delivery log.
  */
 import { randomBytes } from 'node:crypto';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
 import { createActivities } from '../../activities';
 import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from '../../activities/webhooks';
 import { type Services } from '../../src/ports';
 import { OrderWorkflows } from '../../src/temporal/orders';
 import { DeliveryWorkflows, deliveryWorkflowId } from '../../src/temporal/webhooks';
-import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
+import { createWorkflowTestEnv } from '../helpers/workflowTestEnv';
 import { RETRY_JITTER, RETRY_SCHEDULE_MS, type DeliveryResult } from '../../workflows/webhooks';
 import { workflowBundle } from '../helpers/stack';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -25,20 +24,7 @@ let dispose: (() => Promise<void>) | undefined;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
-  if (!testServer) throw new Error('TEMPORAL_TEST_SERVER_PATH is not set (test/globalSetup.ts)');
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: testServer } },
-  });
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(
-      Object.keys(SEARCH_ATTRIBUTES).map((name) => [
-        name,
-        temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-      ]),
-    ),
-  });
+  env = await createWorkflowTestEnv();
   ({ services, dispose } = await isolatedServices('webhook_retries'));
   receiver = await startReceiver();
 }, 120_000);
