@@ -182,6 +182,14 @@ export const ConfigSchema = z.object({
    * activity's own 30-second attempt timeout (workflows/order.ts), so the adapter's error, not Temporal's, ends it.
    */
   TEXTGEN_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(25),
+  /**
+   * Issue 24 §3: seconds between books reconciliations (Temporal Schedule `books-reconciliation`, created by the worker
+   * at start); 0 turns it off (the worker deletes the schedule). With the grace period, an orphan debit is repaired
+   * within interval + grace + one run.
+   */
+  RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(30),
+  /** Seconds a wallet debit, settlement or order change may be in flight before reconciliation counts it. */
+  RECONCILE_GRACE_SECONDS: z.coerce.number().int().min(0).default(20),
 });
 
 /** Parsed configuration; see {@link ConfigSchema}. */

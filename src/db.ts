@@ -23,6 +23,7 @@ import type {
   SubscriptionStatus,
   TaskResult,
 } from '../workflows/subscriptionShared';
+import type { ReconciliationReport } from './domain/reconciliation';
 
 /** A stored quote (issue 2 §3). Amounts in integer micro-units. */
 export interface QuoteDoc {
@@ -438,6 +439,13 @@ export interface TaskDoc {
   completed_at: Date | null;
 }
 
+/** The last books reconciliation's report (issue 24 §3), `_id` `last`; replaced by every run. */
+export interface ReconciliationReportDoc {
+  _id: string;
+  report: ReconciliationReport;
+  stored_at: Date;
+}
+
 /** Handle on the database: the client and every typed collection. */
 export interface Database {
   client: MongoClient;
@@ -461,6 +469,7 @@ export interface Database {
   webhookDeliveries: Collection<WebhookDeliveryDoc>;
   subscriptions: Collection<SubscriptionDoc>;
   tasks: Collection<TaskDoc>;
+  reconciliationReports: Collection<ReconciliationReportDoc>;
   close(): Promise<void>;
 }
 
@@ -512,6 +521,7 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     webhookDeliveries: db.collection<WebhookDeliveryDoc>('webhook_deliveries'),
     subscriptions: db.collection<SubscriptionDoc>('subscriptions'),
     tasks: db.collection<TaskDoc>('order_tasks'),
+    reconciliationReports: db.collection<ReconciliationReportDoc>('reconciliation_reports'),
     close: () => client.close(),
   };
   await ensureIndexes(database);

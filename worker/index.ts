@@ -19,6 +19,11 @@ import { chainIdOfNetwork } from '../src/x402/chain';
 import { createSettlementChain } from '../src/x402/settlementChain';
 import { createServices, type Services } from '../src/ports';
 import { createTextGenerator } from '../src/textgen';
+import { createReconciliationActivities } from '../activities/reconciliation';
+import { BooksRepository } from '../src/repos/books';
+import { ReconciliationReportRepository } from '../src/repos/reconciliationReports';
+import { ensureReconciliationSchedule, orderWorkflowPort } from '../src/temporal/reconciliation';
+import { createReceivedTotals } from '../src/x402/receivedTotal';
 
 /** Options of {@link createWorker}: a prebuilt workflow bundle makes tests start faster. */
 export interface CreateWorkerOptions {
@@ -92,6 +97,17 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       // Long-running orders (issue 6): expert progress, subscriptions, per-task billing.
       ...createLongRunningActivities(longRunningPorts(services, createWebhookFanOut(webhookPorts), textgen)),
       ...createProcurementActivities(procurementPorts),
+      // Books reconciliation (issue 24 §3): checks and repairs over the repositories, order workflows and the chain.
+      ...createReconciliationActivities({
+        books: new BooksRepository(services.db),
+        wallets: services.wallets,
+        linkpay: services.linkpay,
+        orders: services.orders,
+        workflows: orderWorkflowPort(client),
+        chain: createReceivedTotals(opts.config.X402_RPC_URL, opts.config.X402_NETWORK),
+        reports: new ReconciliationReportRepository(services.db),
+        graceSeconds: opts.config.RECONCILE_GRACE_SECONDS,
+      }),
     },
   });
 }
@@ -110,6 +126,12 @@ async function main(): Promise<void> {
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}),
   });
   console.log(`worker: task queue ${config.TEMPORAL_TASK_QUEUE} on ${config.TEMPORAL_ADDRESS}`);
+  // Books reconciliation every RECONCILE_INTERVAL_SECONDS (issue 24 §3); an existing schedule is kept.
+  const schedule = await ensureReconciliationSchedule(
+    new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalSeconds: config.RECONCILE_INTERVAL_SECONDS },
+  ).catch((err: unknown) => `not set up: ${String(err)}`);
+  console.log(`worker: books reconciliation schedule ${schedule}`);
   // Worker.run() shuts down gracefully on SIGINT / SIGTERM (the SDK installs those handlers).
   await worker.run();
   await connection.close();

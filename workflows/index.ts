@@ -5,3 +5,4 @@ export { x402ReconcileWorkflow } from './x402Reconcile';
 export { webhookDeliveryWorkflow } from './webhooks';
 export { subscriptionWorkflow } from './subscription';
 export { taskWorkflow } from './tasks';
+export { booksReconciliationWorkflow } from './reconciliation';

@@ -121,6 +121,36 @@ export class OrderRepository {
     );
   }
 
+  /**
+   * Rewrites a stale read model to its closed workflow's final state (books reconciliation, issue 24 §3): status,
+   * progress and the fields the workflow recorded, with `version` at least the number of progress entries. Only while
+   * the read model still shows `from` at `version` (compare-and-set), so a late activity write wins over it.
+   * Returns the order as rewritten, or null when it changed meanwhile.
+   */
+  rewriteStatus(
+    orderId: string,
+    from: { status: OrderStatus; version: number },
+    final: Pick<OrderDoc, 'status' | 'progress'> & OrderPatch,
+  ): Promise<OrderDoc | null> {
+    const patch: OrderPatch = {};
+    for (const key of ['payment', 'refund', 'review', 'failure'] as const) {
+      if (final[key] !== undefined) Object.assign(patch, { [key]: final[key] });
+    }
+    return this.d.orders.findOneAndUpdate(
+      { _id: orderId, status: from.status, version: from.version },
+      {
+        $set: {
+          ...patch,
+          status: final.status,
+          progress: final.progress,
+          version: Math.max(from.version, final.progress.length),
+          updated_at: new Date(),
+        },
+      },
+      { returnDocument: 'after' },
+    );
+  }
+
   /** Sets fields without a transition (e.g. a refund recorded while the status stays). */
   async patch(orderId: string, patch: OrderPatch): Promise<void> {
     await this.d.orders.updateOne({ _id: orderId }, { $set: { ...patch, updated_at: new Date() } });

@@ -24,6 +24,7 @@ import { engineeringRoutes } from './api/engineering';
 import { subscriptionRoutes } from './api/subscriptions';
 import { taskRoutes } from './api/tasks';
 import { signingRoutes } from './api/signing';
+import { reconciliationRoutes } from './api/reconciliation';
 
 /** What some routes need beside the dependencies: the request recorders `createApp` builds. */
 export interface RouteExtras {
@@ -58,6 +59,8 @@ export function apiRouter(deps: AppDeps, extras: RouteExtras): Router {
     taskRoutes(deps),
     // Signed quotes and receipts: the public keys (issue 12 §3).
     signingRoutes(deps),
+    // Books reconciliation: run now, the last report (issue 24 §3).
+    reconciliationRoutes(deps),
   ];
   for (const r of routers) root.use((r instanceof Router ? r : r.router).routes());
   return root;

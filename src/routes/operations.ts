@@ -20,6 +20,7 @@ import { catalogueOperations } from './api/catalogue/schema';
 import { openApiOperations } from './api/openapi/schema';
 import { signingOperations } from './api/signing/schema';
 import { payOperations } from './api/pay/schema';
+import { reconciliationOperations } from './api/reconciliation/schema';
 
 /** The definitions, resource by resource. */
 export const API_OPERATIONS: readonly OperationDefinition[] = [
@@ -40,4 +41,5 @@ export const API_OPERATIONS: readonly OperationDefinition[] = [
   x402Operations,
   signingOperations,
   payOperations,
+  reconciliationOperations,
 ].flatMap((ops) => Object.values(ops));
