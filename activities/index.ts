@@ -22,7 +22,9 @@ import type { TextGenerator } from '../src/textgen/port';
 import { createX402Activities, type X402ActivityPorts } from './x402';
 import {
   chargeOrder,
+  findOrderPayment,
   refundOrder,
+  type PaymentLookup,
   type ChargeRequest,
   type OrderPaymentPorts,
   type RefundRequest,
@@ -338,6 +340,19 @@ export function createActivities(ports: ActivityPorts) {
      * Returns a captured payment (src/services/payments.ts `refundOrder`). agent_wallet: credits the wallet under `refund:<orderId>` (once). linkpay_ncp:
      * refunds at the provider. x402_usdc: recorded as due (an on-chain refund is an operator transfer).
      */
+    /**
+     * Money already taken for the order whose confirmation never reached the workflow (src/services/payments.ts
+     * `findOrderPayment`): the workflow adopts it at its payment deadline or when reconciliation signals it. Read-only.
+     */
+    async findOrderPayment(req: PaymentLookup): Promise<PaymentRecord | null> {
+      const x402 = ports.x402?.payments;
+      const found = await findOrderPayment(
+        { wallets: ports.wallets, linkpay: ports.linkpay, ...(x402 ? { x402 } : {}) },
+        req,
+      );
+      return found ?? null;
+    },
+
     async refundPayment(req: RefundRequest): Promise<RefundRecord> {
       return refundOrder(payments, req);
     },

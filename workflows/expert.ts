@@ -45,6 +45,8 @@ export interface OrderRuntime {
   snapshot(): OrderState;
   /** The newest status written to the read model (Update answers wait for it, so a read after them sees it). */
   recordedStatus?(): OrderStatus;
+  /** Whether patch `id` applies to this run (workflows/order.ts MESSAGES_IN_MAIN: handlers call no `patched()`). */
+  has?(id: string): boolean;
 }
 
 /** How the engineering wait ended. `cancelled`: the buyer cancelled after the breach; the caller refunds. */
@@ -170,7 +172,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       await condition(() => state.status !== 'in_engineering' && state.status !== 'sla_breached');
       // Answer once `delivered` is in the read model; histories from before this rule answered earlier.
       const recorded = rt.recordedStatus;
-      if (recorded && patched('ready-answer-after-record')) {
+      if (recorded && (rt.has ?? patched)('ready-answer-after-record')) {
         await condition(() => recorded() !== 'in_engineering' && recorded() !== 'sla_breached');
       }
       return rt.snapshot();

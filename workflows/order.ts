@@ -21,6 +21,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -33,7 +34,9 @@ import {
   canTransition,
   confirmPaymentUpdate,
   getStateQuery,
+  recoverPaymentSignal,
   reviewUpdate,
+  type ConfirmPaymentRequest,
   type DeliverableRecord,
   type FulfillmentInput,
   type OrderState,
@@ -115,6 +118,16 @@ const CHARGE_AFTER_RECORD = 'charge-after-record';
  */
 const FEWER_LOCAL_ACTIVITIES = 'fewer-local-activities';
 
+/**
+ * Issue 24 §1: message handlers issue no command. Two Updates accepted in one activation ran their `patched()` calls,
+ * search-attribute upserts and payment activities in an order that depended on how the activation was cut, which a
+ * replay cuts differently: `[TMPRL1100] Nondeterminism error` and an order stuck for good. From this patch on, handlers
+ * only change state and queue requests; the main coroutine alone schedules activities, upserts and timers, in one
+ * order. Every older patch id is decided by this one (true), so such runs record one marker in all. Runs from before
+ * keep the old code path, patch calls included.
+ */
+const MESSAGES_IN_MAIN = 'messages-in-main-coroutine';
+
 function cancelledWithoutRequest(err: unknown): boolean {
   return (
     err instanceof ActivityFailure &&
@@ -123,8 +136,11 @@ function cancelledWithoutRequest(err: unknown): boolean {
   );
 }
 
-/** `local`'s activities, each falling back to the same activity of `remote` when the SDK cancelled it. */
-function withRemoteFallback<T extends object>(local: T, remote: T): T {
+/**
+ * `local`'s activities, each falling back to the same activity of `remote` when the SDK cancelled it. `has`: whether a
+ * patch applies to this run (see MESSAGES_IN_MAIN).
+ */
+function withRemoteFallback<T extends object>(local: T, remote: T, has: (id: string) => boolean): T {
   return new Proxy(local, {
     get(target, name) {
       const run = Reflect.get(target, name) as (...args: unknown[]) => Promise<unknown>;
@@ -132,7 +148,7 @@ function withRemoteFallback<T extends object>(local: T, remote: T): T {
         try {
           return await run(...args);
         } catch (err) {
-          if (cancelledWithoutRequest(err) && patched(LA_CANCEL_FALLBACK)) {
+          if (cancelledWithoutRequest(err) && has(LA_CANCEL_FALLBACK)) {
             return (Reflect.get(remote, name) as (...a: unknown[]) => Promise<unknown>)(...args);
           }
           throw err;
@@ -142,19 +158,18 @@ function withRemoteFallback<T extends object>(local: T, remote: T): T {
   });
 }
 
-const safeLocalRecords = withRemoteFallback(localRecords, remoteRecords);
-const safeLocalPayments = withRemoteFallback(localPayments, remotePayments);
-const safeLocalProducers = withRemoteFallback(localProducers, remoteProducers);
-
 const transitionRefused = (operation: string, status: OrderStatus) =>
   refusal(`Cannot ${operation} while the order is ${status}`, FailureType.invalidTransition, status);
 
 /** Runs an order from creation to its end; returns the final state. */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderState> {
-  const local = patched('local-activities');
-  const bookkeeping = local ? safeLocalRecords : remoteRecords;
-  const payments = local ? safeLocalPayments : remotePayments;
-  const producers = local ? safeLocalProducers : remoteProducers;
+  const v2 = patched(MESSAGES_IN_MAIN);
+  /** Whether patch `id` applies: every one does under MESSAGES_IN_MAIN; older runs ask at the point they asked. */
+  const has = (id: string): boolean => v2 || patched(id);
+  const local = has('local-activities');
+  const bookkeeping = local ? withRemoteFallback(localRecords, remoteRecords, has) : remoteRecords;
+  const payments = local ? withRemoteFallback(localPayments, remotePayments, has) : remotePayments;
+  const producers = local ? withRemoteFallback(localProducers, remoteProducers, has) : remoteProducers;
   const state: OrderState = {
     status: 'awaiting_payment',
     progress: [{ status: 'awaiting_payment', at: input.record.created_at }],
@@ -171,6 +186,10 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   let orderRecorded = false;
   /** Set at the payment deadline: from then on no capture may start. */
   let paymentClosed = false;
+  /** MESSAGES_IN_MAIN: payment Updates waiting for the main coroutine to charge (or refuse) them, in arrival order. */
+  const paymentAsks: PaymentAsk[] = [];
+  /** MESSAGES_IN_MAIN: a `recoverPayment` Signal asked the main coroutine to look for money already taken. */
+  let recoveryAsked = false;
   const snapshot = (): OrderState => copyJson(state);
 
   /**
@@ -182,6 +201,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     steps: [OrderStatus, OrderPatch?][],
     { at, recorded = false }: { at?: string; recorded?: boolean } = {},
   ): Promise<void> {
+    const status0 = state.status;
     const records = steps.map(([status, patch = {}]) => {
       // The state machine's table is the law: a transition it lacks is a bug, and fails the workflow task (retried
       // after a fix) rather than writing an impossible status.
@@ -201,7 +221,12 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         eventData: transitionEventData(input.orderId, input.serviceId, status, patch),
       };
     });
-    upsertSearchAttributes([{ key: SA.orderStatus, value: state.status }]);
+    upsertSearchAttributes([
+      { key: SA.orderStatus, value: state.status },
+      ...(v2 && status0 === 'awaiting_payment' && state.payment
+        ? [{ key: SA.paymentRail, value: state.payment.rail }]
+        : []),
+    ]);
     const [only] = records;
     if (!recorded) {
       if (records.length === 1 && only) await bookkeeping.recordTransition(only);
@@ -222,12 +247,28 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         nextVersion: () => (version += 1),
         snapshot,
         recordedStatus: () => recordedStatus,
+        has,
       })
     : undefined;
+
+  setHandler(recoverPaymentSignal, () => {
+    if (!state.payment && !paymentClosed) recoveryAsked = true;
+  });
 
   setHandler(
     confirmPaymentUpdate,
     async (req) => {
+      if (v2) {
+        // The main coroutine charges (collectPayment); this handler only waits for its answer and the record.
+        if (!state.payment) {
+          const ask: PaymentAsk = { req, done: false };
+          paymentAsks.push(ask);
+          await condition(() => ask.done);
+          if (ask.failure !== undefined) throw ask.failure;
+        }
+        await condition(() => recordedStatus !== 'awaiting_payment');
+        return snapshot();
+      }
       if (patched(CHARGE_AFTER_RECORD)) await condition(() => orderRecorded);
       await condition(() => !paymentInFlight);
       if (state.payment) return snapshot();
@@ -292,7 +333,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       };
       await condition(() => TERMINAL_STATUSES.includes(state.status));
       // Answer once the final status is in the read model; histories from before this rule answered earlier.
-      if (patched('review-answer-after-record')) await condition(() => TERMINAL_STATUSES.includes(recordedStatus));
+      if (has('review-answer-after-record')) await condition(() => TERMINAL_STATUSES.includes(recordedStatus));
       return snapshot();
     },
     {
@@ -305,32 +346,108 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   await bookkeeping.recordOrder(input);
   orderRecorded = true;
 
-  // Payment, with a deadline. A capture still running at the deadline is waited for: no charge without goods.
-  const paidInTime = await condition(() => state.payment !== undefined, input.paymentDeadlineSeconds * 1000);
-  if (!paidInTime) {
-    paymentClosed = true;
-    await condition(() => !paymentInFlight);
+  /**
+   * MESSAGES_IN_MAIN: the payment phase, run by the main coroutine alone. Charges the queued `confirmPayment`
+   * requests one by one until one succeeds (a refused one is answered and the next is tried); on a `recoverPayment`
+   * Signal, and at the deadline before expiring, looks for money already taken for the order whose Update was lost
+   * (`findOrderPayment`) and adopts it. A capture running at the deadline is waited for: no charge without goods.
+   */
+  async function collectPayment(): Promise<PaymentRecord | undefined> {
+    let deadlinePassed = false;
+    const deadline = new CancellationScope();
+    const timer = deadline.run(() => sleep(input.paymentDeadlineSeconds * 1000));
+    timer.then(
+      () => (deadlinePassed = true),
+      () => undefined,
+    );
+    const lookup = async (): Promise<PaymentRecord | undefined> =>
+      (await bookkeeping.findOrderPayment({
+        orderId: input.orderId,
+        rails: input.rails,
+        amountMicros: input.amountMicros,
+        ...(input.agentId !== undefined ? { agentId: input.agentId } : {}),
+        paidAt: nowIso(),
+      })) ?? undefined;
+    for (;;) {
+      await condition(() => paymentAsks.length > 0 || recoveryAsked || deadlinePassed);
+      const ask = paymentAsks.shift();
+      if (ask) {
+        try {
+          state.payment = await payments.chargePayment({
+            orderId: input.orderId,
+            rail: ask.req.rail,
+            transactionId: ask.req.transaction_id,
+            amountMicros: input.amountMicros,
+            agentId: input.agentId,
+            paidAt: nowIso(),
+          });
+          ask.done = true;
+          break;
+        } catch (err) {
+          ask.failure = asUpdateFailure(err, FailureType.paymentFailed);
+          ask.done = true;
+          continue;
+        }
+      }
+      recoveryAsked = false;
+      const found = await lookup();
+      if (found) {
+        state.payment = found;
+        break;
+      }
+      if (deadlinePassed && paymentAsks.length === 0) {
+        paymentClosed = true;
+        break;
+      }
+    }
+    if (!deadlinePassed) deadline.cancel();
+    // Requests still queued: the same payment again is answered with it, anything else is refused.
+    for (const ask of paymentAsks.splice(0)) {
+      const p = state.payment;
+      const same =
+        p !== undefined &&
+        p.rail === ask.req.rail &&
+        (ask.req.rail === 'agent_wallet' ||
+          ask.req.transaction_id === undefined ||
+          ask.req.transaction_id === p.transaction_id);
+      if (!same)
+        ask.failure = transitionRefused(p ? 'confirm another payment' : 'confirm payment', p ? 'paid' : 'expired');
+      ask.done = true;
+    }
+    return state.payment;
   }
-  const payment: PaymentRecord | undefined = state.payment;
+
+  let collected: PaymentRecord | undefined;
+  if (v2) collected = await collectPayment();
+  else {
+    // Payment, with a deadline. A capture still running at the deadline is waited for: no charge without goods.
+    const paidInTime = await condition(() => state.payment !== undefined, input.paymentDeadlineSeconds * 1000);
+    if (!paidInTime) {
+      paymentClosed = true;
+      await condition(() => !paymentInFlight);
+    }
+    collected = state.payment;
+  }
   /** The workflow's end: waits for running Update handlers, answers the final state. */
   const finish = async (): Promise<OrderState> => {
     await condition(allHandlersFinished);
     return snapshot();
   };
-  if (!payment) {
+  if (!collected) {
     await transition('expired');
     return finish();
   }
+  const payment: PaymentRecord = collected;
   // Without a partner (whose commission is booked between the two), `paid` and `fulfilling` are one write, and a
   // single service's production and its `delivered` record one activity (FEWER_LOCAL_ACTIVITIES).
-  const merged = local && input.partnerId === undefined && patched(FEWER_LOCAL_ACTIVITIES);
+  const merged = local && input.partnerId === undefined && has(FEWER_LOCAL_ACTIVITIES);
   if (merged) await transitions([['paid', { payment }], ['fulfilling']]);
   else await transition('paid', { payment });
   // Partner commission: 20% of the payment received (issue 4 §4). Behind patched() so histories from before replay.
-  const partnerId = input.partnerId !== undefined && patched('partner-commission') ? input.partnerId : undefined;
+  const partnerId = input.partnerId !== undefined && has('partner-commission') ? input.partnerId : undefined;
   // Issue 10 §3: recorded pending here, credited only on acceptance, cancelled on a refund. Histories from before
   // credited at payment (and reverse on a refund); they keep that path.
-  const commissionOnAcceptance = partnerId !== undefined && patched('commission-pending-until-accepted');
+  const commissionOnAcceptance = partnerId !== undefined && has('commission-pending-until-accepted');
   if (partnerId) {
     const commission = {
       orderId: input.orderId,
@@ -410,6 +527,13 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   return finish();
 }
 
+/** A `confirmPayment` Update waiting for the main coroutine (MESSAGES_IN_MAIN): `failure` set when it is refused. */
+interface PaymentAsk {
+  req: ConfirmPaymentRequest;
+  done: boolean;
+  failure?: unknown;
+}
+
 /** Single services run one activity; bundles run one child workflow per included service, then a manifest. */
 async function fulfil(
   input: OrderWorkflowInput,
@@ -447,5 +571,8 @@ async function fulfil(
 
 /** Child workflow: fulfils one included service of a bundle. */
 export async function fulfillmentWorkflow(input: FulfillmentInput): Promise<DeliverableRecord[]> {
-  return (patched('local-activities') ? safeLocalProducers : remoteProducers).fulfilService(input);
+  const producers = patched('local-activities')
+    ? withRemoteFallback(localProducers, remoteProducers, patched)
+    : remoteProducers;
+  return producers.fulfilService(input);
 }

@@ -26,6 +26,7 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -55,7 +56,21 @@ import {
   type SubscriptionCharge,
   type SubscriptionInput,
   type SubscriptionState,
+  type PayInvoiceRequest,
 } from './subscriptionShared';
+
+/**
+ * Issue 24 §1 (as workflows/order.ts MESSAGES_IN_MAIN): the `payInvoice` handler schedules no activity; it queues the
+ * request and the main coroutine verifies it, so Updates arriving together give one order of commands on replay too.
+ */
+const INVOICE_IN_MAIN = 'subscription-messages-in-main-coroutine';
+
+/** A `payInvoice` Update waiting for the main coroutine (INVOICE_IN_MAIN): `failure` set when it is refused. */
+interface InvoiceAsk {
+  req: PayInvoiceRequest;
+  done: boolean;
+  failure?: unknown;
+}
 
 /** Bookkeeping writes, retried until they succeed. */
 const records = proxyActivities<LongRunningActivities>(RECORD_OPTIONS);
@@ -107,6 +122,8 @@ export async function endSubscription(orderId: string, reason: string): Promise<
 
 /** Serves one period of a subscription, then continues as new with the next (or ends: cancelled, suspended). */
 export async function subscriptionWorkflow(input: SubscriptionInput): Promise<SubscriptionState> {
+  const v2 = patched(INVOICE_IN_MAIN);
+  const invoiceAsks: InvoiceAsk[] = [];
   let version = input.version;
   const period = periodOf(input.anchor, input.period);
   const state: SubscriptionState = {
@@ -157,6 +174,16 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
   setHandler(
     payInvoiceUpdate,
     async (req) => {
+      if (v2) {
+        if (!invoicePayment && state.open_invoice) {
+          const ask: InvoiceAsk = { req, done: false };
+          invoiceAsks.push(ask);
+          await condition(() => ask.done);
+          if (ask.failure !== undefined) throw ask.failure;
+        }
+        await condition(() => state.open_invoice === null || ended());
+        return copy(state);
+      }
       await condition(() => !invoiceCheck);
       if (!invoicePayment && state.open_invoice) {
         invoiceCheck = true;
@@ -396,9 +423,36 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
       details: { period: next.number, invoice_id: id, amount_micros: input.amountMicros, due_at: dueAt },
     },
   );
-  const woken = await waitUntil(dueAt, () => endNow !== undefined || invoicePayment !== undefined);
-  // A payment being verified at the due date is awaited, not cut off.
-  if (!woken) await condition(() => !invoiceCheck);
+  const invoice = state.open_invoice;
+  let woken: boolean;
+  if (v2) {
+    // Verify queued payments one by one (those accepted before the due date are verified even after it).
+    for (;;) {
+      woken = await waitUntil(
+        dueAt,
+        () => endNow !== undefined || invoicePayment !== undefined || invoiceAsks.length > 0,
+      );
+      const ask = invoiceAsks.shift();
+      if (!ask) break;
+      // Once paid or ending, a queued request is answered by the outcome (its handler waits for the invoice to close).
+      if (endNow === undefined && !invoicePayment) {
+        try {
+          invoicePayment = await payments.verifyInvoicePayment({
+            invoiceId: ask.req.invoice_id,
+            transactionId: ask.req.transaction_id,
+            amountMicros: invoice.amount_micros,
+          });
+        } catch (err) {
+          ask.failure = asUpdateFailure(err, FailureType.paymentFailed);
+        }
+      }
+      ask.done = true;
+    }
+  } else {
+    woken = await waitUntil(dueAt, () => endNow !== undefined || invoicePayment !== undefined);
+    // A payment being verified at the due date is awaited, not cut off.
+    if (!woken) await condition(() => !invoiceCheck);
+  }
   if (invoicePayment) return paid(invoicePayment, 1, 'linkpay_ncp');
   if (woken) return end('cancelled', endNow ?? 'cancelled');
   return end('suspended', `invoice ${id} unpaid at its due date`);

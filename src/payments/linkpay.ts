@@ -23,6 +23,8 @@ export interface PaymentLinkProvider {
   getTransaction(transactionId: string): Promise<LinkTransaction | null>;
   /** Refunds a succeeded transaction; idempotent. Returns false when it was not refundable. */
   refund(transactionId: string): Promise<boolean>;
+  /** The order's succeeded transaction, if the buyer paid it (whether or not anyone confirmed it since). */
+  findSucceededForOrder(orderId: string): Promise<LinkTransaction | null>;
 }
 
 /**
@@ -64,6 +66,11 @@ export class LocalLinkPayProvider implements PaymentLinkProvider {
     };
     await this.d.linkpayTransactions.insertOne(doc);
     return toTransaction(doc);
+  }
+
+  async findSucceededForOrder(orderId: string): Promise<LinkTransaction | null> {
+    const doc = await this.d.linkpayTransactions.findOne({ order_id: orderId, status: 'succeeded' });
+    return doc ? toTransaction(doc) : null;
   }
 
   async getTransaction(transactionId: string): Promise<LinkTransaction | null> {

@@ -204,6 +204,17 @@ export class WalletRepository {
     return this.d.walletEntries.findOne({ _id: entryId(agentId, txId) });
   }
 
+  /**
+   * The movement recorded under `txId` in the agent's wallet, or null: the ledger entry, else the wallet's own list of
+   * recent movements (a crash between the wallet's update and the entry's write leaves only the latter).
+   */
+  async findMovement(agentId: string, txId: string): Promise<WalletEntryDoc | null> {
+    const entry = await this.applied(agentId, txId);
+    if (entry) return entry;
+    const recent = (await this.get(agentId))?.recent.find((m) => m.tx_id === txId);
+    return recent ? this.writeEntry(agentId, recent) : null;
+  }
+
   /** Writes the ledger entry of a movement the wallet recorded; idempotent (the entry's `_id` is its transaction id). */
   private async writeEntry(agentId: string, m: WalletMovement): Promise<WalletEntryDoc> {
     const entry: WalletEntryDoc = {

@@ -318,6 +318,12 @@ export class X402PaymentRepository {
     return this.d.x402Payments.findOne({ tx_key: transaction.toLowerCase() });
   }
 
+  /** The order's settled payment, if any (`order_key` is unique: one payment in flight or settled per order). */
+  async getSettledForOrder(orderId: string): Promise<X402PaymentDoc | null> {
+    await this.flush();
+    return this.d.x402Payments.findOne({ order_key: `order:${orderId}`, status: 'settled' });
+  }
+
   /** The entry whose pending goods are behind this delivery token. */
   async getByDeliveryToken(token: string): Promise<X402PaymentDoc | null> {
     await this.flush();

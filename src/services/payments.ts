@@ -144,6 +144,52 @@ export async function chargeOrder(ports: OrderPaymentPorts, req: ChargeRequest):
   }
 }
 
+/** What {@link findOrderPayment} reads: the three rails' records of money already taken. */
+export interface PaymentLookupPorts {
+  wallets: Pick<WalletRepository, 'findMovement'>;
+  linkpay: Pick<PaymentLinkProvider, 'findSucceededForOrder'>;
+  /** The order's settled x402 payment (src/repos/x402Payments.ts `getSettledForOrder`); absent without x402. */
+  x402?: { getSettledForOrder(orderId: string): Promise<{ transaction: string | null; amount_micros: number } | null> };
+}
+
+/** Which order to look up, on which rails, for how much (integer micro-USD); `paidAt` stamps a found payment. */
+export interface PaymentLookup {
+  orderId: string;
+  rails: readonly PaymentRail[];
+  amountMicros: number;
+  agentId?: string;
+  paidAt: string;
+}
+
+/**
+ * Money already taken for an order whose confirmation never reached its workflow (a crash between the debit and the
+ * Update's acceptance, a buyer who paid the link and left): the `order:<id>` wallet debit, the order's succeeded
+ * payment-link transaction, or its settled x402 payment, on the order's rails, for exactly its price; undefined when
+ * there is none. Read-only: the caller adopts (or refunds) what it finds. Issue 24 §2.
+ */
+export async function findOrderPayment(
+  ports: PaymentLookupPorts,
+  req: PaymentLookup,
+): Promise<PaymentRecord | undefined> {
+  const found = (rail: PaymentRail, transactionId: string, amountMicros: number): PaymentRecord | undefined =>
+    amountMicros === req.amountMicros
+      ? { rail, transaction_id: transactionId, amount_micros: amountMicros, paid_at: req.paidAt }
+      : undefined;
+  for (const rail of req.rails) {
+    if (rail === 'agent_wallet' && req.agentId) {
+      const m = await ports.wallets.findMovement(req.agentId, `order:${req.orderId}`);
+      if (m?.type === 'debit') return found(rail, m.tx_id, m.amount_micros);
+    } else if (rail === 'linkpay_ncp') {
+      const tx = await ports.linkpay.findSucceededForOrder(req.orderId);
+      if (tx) return found(rail, tx.id, tx.amount_micros);
+    } else if (rail === 'x402_usdc' && ports.x402) {
+      const p = await ports.x402.getSettledForOrder(req.orderId);
+      if (p?.transaction) return found(rail, p.transaction, p.amount_micros);
+    }
+  }
+  return undefined;
+}
+
 /**
  * Returns an order's captured payment. agent_wallet: credits the wallet under `refund:<orderId>` (once). linkpay_ncp:
  * refunds at the provider. Otherwise (x402_usdc, or a provider that refused) the refund is recorded as `due` (an

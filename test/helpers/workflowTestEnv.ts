@@ -77,6 +77,12 @@ export class FakeWallet {
     return { tx_id: txId, amount_micros: amountMicros } as WalletEntryDoc;
   });
 
+  /** The movement under `txId`, as the repository's `findMovement` answers it (null when none). */
+  readonly findMovement = jest.fn(async (agentId: string, txId: string): Promise<WalletEntryDoc | null> => {
+    const e = this.entries.find((m) => m.agentId === agentId && m.txId === txId);
+    return e ? ({ tx_id: txId, amount_micros: e.amountMicros, type: e.kind } as WalletEntryDoc) : null;
+  });
+
   constructor(balances: Record<string, number> = {}) {
     for (const [agent, micros] of Object.entries(balances)) this.balances.set(agent, micros);
   }
@@ -92,7 +98,10 @@ export function fakeDeliverable(serviceId: string, name = 'README.md'): Delivera
  * functions, so calls can be asserted); everything else a jest function that resolves with a plausible answer.
  */
 export function fakeActivities(wallet: FakeWallet): MockedActivities {
-  const ports = { wallets: wallet as unknown as WalletRepository };
+  const ports = {
+    wallets: wallet as unknown as WalletRepository,
+    linkpay: { findSucceededForOrder: async () => null },
+  };
   const orderActs = createActivities(ports as unknown as ActivityPorts);
   const longActs = createLongRunningActivities(ports as unknown as LongRunningPorts);
   const commission = async (req: { orderId: string; period?: string; partnerId?: string; amountMicros?: number }) => ({
@@ -106,6 +115,7 @@ export function fakeActivities(wallet: FakeWallet): MockedActivities {
     recordTransition: jest.fn(async () => undefined),
     recordTransitions: jest.fn(async () => undefined),
     chargePayment: jest.fn(orderActs.chargePayment),
+    findOrderPayment: jest.fn(orderActs.findOrderPayment),
     fulfilService: jest.fn(async (input) => [fakeDeliverable(input.serviceId)]),
     // Produces through the `fulfilService` fake (so a test's producer behaviour holds for both) and reports the
     // `delivered` transition written, as the real activity does when the database answers.
