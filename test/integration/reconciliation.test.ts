@@ -184,7 +184,7 @@ test('an orphan order debit of an order whose workflow completed expired is refu
   expect(order.body.refund).toMatchObject({ status: 'completed' });
 });
 
-test('an orphan debit of a running order is signalled recoverPayment', async () => {
+test('an orphan debit of a running order is signalled recoverPayment, and the order adopts it and is delivered', async () => {
   const id = await createOrder('rec-running');
   await orphanDebit('rec-running', id);
   await sleep(1_200);
@@ -215,10 +215,15 @@ test('an orphan debit of a running order is signalled recoverPayment', async () 
     (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'recoverPayment',
   );
   expect(signals).toHaveLength(1);
-  // Not refunded: the running workflow adopts the money (or expires and a later run refunds it).
-  expect((await stack.services.wallets.snapshot('rec-running'))?.entries.map((e) => e.tx_id)).not.toContain(
-    `refund:${id}`,
-  );
+  // The workflow adopts the debit as its payment (no second debit, no refund) and delivers.
+  const delivered = await waitForOrder(stack, id, (o) => o.status === 'delivered');
+  expect(delivered.payment).toMatchObject({
+    rail: 'agent_wallet',
+    transaction_id: `order:${id}`,
+  });
+  const moves = (await stack.services.wallets.snapshot('rec-running'))?.entries.map((e) => e.tx_id) ?? [];
+  expect(moves.filter((t) => t === `order:${id}`)).toHaveLength(1);
+  expect(moves).not.toContain(`refund:${id}`);
 });
 
 test('a read model left at fulfilling for an expired workflow is rewritten to expired', async () => {
