@@ -13,6 +13,7 @@ import type { EventRepository } from '../src/repos/events';
 import type { ProcurementRepository } from '../src/repos/procurements';
 import { createOrder, type OrderCreationPorts } from '../src/services/orders';
 import { createQuote, type QuotePorts } from '../src/services/quotes';
+import { missingTextgenSettings } from '../src/textgen';
 import type { ConfirmPaymentRequest, OrderState } from '../workflows/shared';
 import {
   procurementSuffix,
@@ -44,7 +45,11 @@ export interface ProcurementPorts {
 /** Builds the procurement activities over their ports. */
 export function createProcurementActivities(ports: ProcurementPorts) {
   return {
-    /** Records the procurement as running and returns the plan (src/domain/procurement.ts; pure and deterministic). */
+    /**
+     * Records the procurement as running and returns the plan (src/domain/procurement.ts; pure and deterministic).
+     * The plan leaves out services this deployment cannot sell (a model-written one without TEXTGEN_*), judged by
+     * the configuration order creation reads, so a plan never picks what `createOrder` would refuse (issue 24 §5).
+     */
     async planProcurement(input: ProcurementWorkflowInput): Promise<ProcurementPlan> {
       await ports.procurements.ensure({
         _id: input.procurementId,
@@ -72,6 +77,7 @@ export function createProcurementActivities(ports: ProcurementPorts) {
           autoPurchase: input.autoPurchase,
           inputs: input.inputs,
           ...(input.email ? { email: input.email } : {}),
+          deployment: { missingTextgen: missingTextgenSettings(ports.commerce.config) },
         });
       } catch (err) {
         // The API validated the requirements; a RangeError here cannot heal by retrying.

@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'idempotency_in_flight'
   | 'payload_too_large'
   | 'no_matching_service'
+  | 'no_service_available'
   | 'dependency_unavailable'
   | 'webhook_not_found'
   | 'webhook_event_not_found'
@@ -105,6 +106,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   idempotency_in_flight: { status: 409, title: 'A request with this idempotency key is still running' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   no_matching_service: { status: 422, title: 'No service matches the requirements' },
+  no_service_available: { status: 422, title: 'No service this deployment can sell matches the requirements' },
   dependency_unavailable: { status: 503, title: 'A dependency is unavailable' },
   webhook_not_found: { status: 404, title: 'Webhook endpoint not found' },
   webhook_event_not_found: { status: 404, title: 'Event not found for this webhook endpoint' },

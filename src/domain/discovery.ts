@@ -16,13 +16,64 @@
  * - `payment_rail`: the rail is in `payment_rails`.
  * - `max_fulfillment` (hours): `max_fulfillment_hours` ≤ max_fulfillment.
  * - `min_sla` (percent, `99.5` or `99.5%`): the declared `sla` percentage ≥ min_sla (the seed's "SLA filtering").
- * Results keep catalogue order; each carries `matched_because`, one sentence per filter that was applied.
+ * Results keep catalogue order; each carries `matched_because`, one sentence per filter that was applied, and whether
+ * this deployment can sell it (`available`; a service written by a language model cannot be sold where no model is
+ * configured, see {@link serviceUnavailability}). Unavailable services are listed, marked, not left out: the
+ * catalogue promises them, and the reason says what the deployment lacks.
  *
  * Source: seed §2.1 (fields, values), §4 (discovery parameters: "multi-parameter with SLA filtering"); issue 4 §1.
  */
 import { z } from 'zod';
 import { isUsdAmount } from './money';
-import { AutomationLevel, LanguageCode, PaymentRail, Region, SERVICES, type ServiceDefinition } from './catalogue';
+import {
+  AutomationLevel,
+  LanguageCode,
+  PaymentRail,
+  Region,
+  SERVICES,
+  TEXT_GENERATION_MODEL,
+  type ServiceDefinition,
+} from './catalogue';
+
+/**
+ * What this deployment has configured, as far as selling services goes. Built from the configuration by the callers
+ * (src/textgen `missingTextgenSettings`); the domain reads no environment.
+ */
+export interface DeploymentCapabilities {
+  /** Text-generation settings still unset (`TEXTGEN_BASE_URL`, `TEXTGEN_MODEL`); empty when a model is configured. */
+  missingTextgen: readonly string[];
+}
+
+/** A deployment that can sell every catalogued service (the default of the pure functions). */
+export const FULL_DEPLOYMENT: DeploymentCapabilities = Object.freeze({ missingTextgen: Object.freeze([]) });
+
+/** Reason codes for a service this deployment cannot sell; each is also the error code ordering it answers. */
+export const UNAVAILABLE_REASONS = ['text_generation_unavailable'] as const;
+/** Why this deployment cannot sell a service. Source: issue 13 (model-written services), issue 24 §5. */
+export type UnavailableReason = (typeof UNAVAILABLE_REASONS)[number];
+
+/** Why one service cannot be sold here: the reason code and the settings the deployment lacks. */
+export interface ServiceUnavailability {
+  reason: UnavailableReason;
+  /** Configuration the deployment would need (e.g. `['TEXTGEN_BASE_URL', 'TEXTGEN_MODEL']`). */
+  missing: string[];
+}
+
+/**
+ * Why this deployment cannot sell `service`, or null when it can: a service (or bundle with a part) whose
+ * `constraints.requires` holds `text_generation_model` needs a configured language model. The same rule as the
+ * refusal at order creation (src/domain/deliverables/availability.ts, 422 `text_generation_unavailable`).
+ * @example serviceUnavailability(getService('task-worker')!, { missingTextgen: ['TEXTGEN_MODEL'] })
+ *   // { reason: 'text_generation_unavailable', missing: ['TEXTGEN_MODEL'] }
+ */
+export function serviceUnavailability(
+  service: ServiceDefinition,
+  deployment: DeploymentCapabilities,
+): ServiceUnavailability | null {
+  if (deployment.missingTextgen.length === 0 || !service.constraints.requires?.includes(TEXT_GENERATION_MODEL))
+    return null;
+  return { reason: 'text_generation_unavailable', missing: [...deployment.missingTextgen] };
+}
 
 /** Names of the discovery filters, in the order they are evaluated and reported. */
 export const DISCOVERY_FILTERS = [
@@ -176,12 +227,16 @@ export function parseDiscoveryQuery(query: Record<string, string | string[] | un
   return { ok: false, param, message: issue?.message ?? 'invalid value' };
 }
 
-/** One discovery result: the service, the price compared and why each applied filter let it through. */
+/**
+ * One discovery result: the service, the price compared, why each applied filter let it through, and why this
+ * deployment cannot sell it (null when it can).
+ */
 export interface DiscoveryMatch {
   service: ServiceDefinition;
   /** Price for the buyer kind, USD. */
   price: number;
   matched_because: Partial<Record<DiscoveryFilter, string>>;
+  unavailable: ServiceUnavailability | null;
 }
 
 /**
@@ -234,10 +289,12 @@ function check(filter: DiscoveryFilter, f: DiscoveryFilters, s: ServiceDefinitio
  *
  * @param filters - parsed filters ({@link parseDiscoveryQuery} or `DiscoveryQuery.parse`).
  * @param services - the catalogue (default {@link SERVICES}); tests may pass another list.
+ * @param deployment - what the deployment has configured (default: everything), which marks `unavailable`.
  */
 export function discoverServices(
   filters: DiscoveryFilters,
   services: readonly ServiceDefinition[] = SERVICES,
+  deployment: DeploymentCapabilities = FULL_DEPLOYMENT,
 ): DiscoveryMatch[] {
   const active = DISCOVERY_FILTERS.filter((name) => filters[name] !== undefined);
   const out: DiscoveryMatch[] = [];
@@ -257,6 +314,7 @@ export function discoverServices(
         service,
         price: filters.buyer === 'human' ? service.human_price : service.agent_price,
         matched_because: because,
+        unavailable: serviceUnavailability(service, deployment),
       });
   }
   return out;

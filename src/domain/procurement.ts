@@ -19,21 +19,28 @@
  * - Wished or required tags that a service lists in `constraints.does_not_support` exclude it (keywords such as
  *   `voice`, `phone calls`, `legal`, `ecommerce` map to those negative tags on purpose).
  * - Eligible: every hard requirement met (or, with no capability requirement, at least one wish met), no
- *   conflict, every filter passed, sold on agent_wallet when buying automatically, agent price ≤ budget. Best: most
- *   wishes met, then lowest agent price, then shortest max_fulfillment_hours, then catalogue order. When nothing is
- *   eligible, `missing` names the first of those steps that left no service and why the survivors of the step
- *   before failed it.
+ *   conflict, every filter passed, sold on agent_wallet when buying automatically, agent price ≤ budget, and sellable
+ *   on this deployment (a model-written service needs a configured language model: `ask.deployment`, see
+ *   `serviceUnavailability` in ./discovery.ts). Best: most wishes met, then lowest agent price, then shortest
+ *   max_fulfillment_hours, then catalogue order. When nothing is eligible, `missing` names the first of those steps
+ *   that left no service and why the survivors of the step before failed it; services that only the deployment ruled
+ *   out are listed in `unavailable` (the API then answers 422 `no_service_available` instead of `no_matching_service`).
  *
- * Source: seed §2.8 (request), §4 (procure row), §7 (422 when nothing matches), §8 (defaults); issue 4 §3.
+ * Source: seed §2.8 (request), §4 (procure row), §7 (422 when nothing matches), §8 (defaults); issue 4 §3;
+ * issue 24 §5 (never plan a service the deployment cannot sell).
  */
 import { SERVICES, getService, type ServiceDefinition } from './catalogue';
 import {
   DISCOVERY_FILTERS,
   DiscoveryQuery,
+  FULL_DEPLOYMENT,
   discoverServices,
   matchingTags,
   normaliseTag,
+  serviceUnavailability,
+  type DeploymentCapabilities,
   type DiscoveryFilters,
+  type UnavailableReason,
 } from './discovery';
 import { microsToUsd, usdToMicros, type Micros } from './money';
 
@@ -265,6 +272,20 @@ export interface ProcurementAsk {
   /** Inputs given by the caller; missing required ones are filled from `objective` / `email` where obvious. */
   inputs?: Record<string, string | number | boolean | string[]>;
   email?: string;
+  /**
+   * What the deployment can sell (a configured language model or not); absent: everything, as in a deployment with
+   * every setting. Services it cannot sell are never chosen (see {@link ProcurementPlan.unavailable}).
+   */
+  deployment?: DeploymentCapabilities;
+}
+
+/** A service that met the whole ask but this deployment cannot sell (issue 24 §5). */
+export interface PlanUnavailable {
+  service_id: string;
+  /** Stable reason code, the code an order for it is refused with (`text_generation_unavailable`). */
+  reason: UnavailableReason;
+  /** Configuration the deployment lacks for it (`TEXTGEN_BASE_URL`, `TEXTGEN_MODEL`). */
+  missing: string[];
 }
 
 /** How one service fared in the plan. */
@@ -302,6 +323,11 @@ export interface ProcurementPlan {
   explanation: string[];
   /** When nothing matches: what could not be met (capabilities no service has, requirements not understood, budget). */
   missing: string[];
+  /**
+   * Services that pass every other step but this deployment cannot sell, in catalogue order. With `chosen` null and
+   * this non-empty, something would fit but cannot be sold here. May be absent on plans recorded before issue 24.
+   */
+  unavailable: PlanUnavailable[];
   /** Order inputs for the chosen service (given ones first, then filled ones). */
   inputs: Record<string, string | number | boolean | string[]>;
   /** Required inputs of the chosen service still missing. */
@@ -350,9 +376,14 @@ export function planProcurement(
     requirements: reqs.requirements,
     budget: microsToUsd(ask.budgetMicros),
   };
-  const fail = (missing: string[], candidates: PlanCandidate[]): ProcurementPlan => {
+  const deployment = ask.deployment ?? FULL_DEPLOYMENT;
+  const fail = (
+    missing: string[],
+    candidates: PlanCandidate[],
+    unavailable: PlanUnavailable[] = [],
+  ): ProcurementPlan => {
     explanation.push(...missing);
-    return { ...base, candidates, chosen: null, explanation, missing, inputs: {}, missing_inputs: [] };
+    return { ...base, candidates, chosen: null, explanation, missing, unavailable, inputs: {}, missing_inputs: [] };
   };
   if (unrecognised.length > 0)
     return fail(
@@ -403,6 +434,14 @@ export function planProcurement(
         return price > ask.budgetMicros ? [`agent price ${usd(price)} exceeds budget ${usd(ask.budgetMicros)}`] : [];
       },
     },
+    {
+      // Last, so that a service ruled out only here is one that meets the whole ask (`unavailable`).
+      name: 'deployment',
+      check: (s) => {
+        const u = serviceUnavailability(s, deployment);
+        return u ? [unavailableText(u.missing)] : [];
+      },
+    },
   ];
 
   const evaluated = services.map((service, order) => {
@@ -417,6 +456,11 @@ export function planProcurement(
     eligible: c.rejected.length === 0,
     rejected_because: c.rejected,
   }));
+  const unavailable: PlanUnavailable[] = evaluated.flatMap((c) => {
+    const u = serviceUnavailability(c.service, deployment);
+    // Met the whole ask but for the deployment: the deployment step's is its only rejection.
+    return u && c.rejected.length === 1 ? [{ service_id: c.service.id, reason: u.reason, missing: u.missing }] : [];
+  });
   const ranked = evaluated
     .filter((c) => c.rejected.length === 0)
     .sort(
@@ -447,6 +491,10 @@ export function planProcurement(
           missing.push(
             `no service offers all of: ${[...hard.map((r) => r.requirement), ...(hard.length === 0 ? terms.map((t) => t.term) : [])].join(', ')}`,
           );
+      } else if (stage.name === 'deployment') {
+        missing.push(
+          `not sellable on this deployment: ${alive.map((s) => s.id).join(', ')} ${alive.length === 1 ? 'is' : 'are'} written by a language model and none is configured (${deployment.missingTextgen.join(', ')} unset)`,
+        );
       } else if (stage.name === 'budget') {
         const cheapest = [...alive].sort((a, b) => a.agent_price - b.agent_price)[0];
         if (cheapest)
@@ -458,7 +506,7 @@ export function planProcurement(
       }
       break;
     }
-    return fail(missing, candidates);
+    return fail(missing, candidates, unavailable);
   }
 
   const s = best.service;
@@ -496,9 +544,15 @@ export function planProcurement(
     },
     explanation,
     missing: [],
+    unavailable,
     inputs,
     missing_inputs: missingInputs,
   };
+}
+
+/** A candidate's rejection by the deployment step. */
+function unavailableText(missing: readonly string[]): string {
+  return `not sellable on this deployment: written by a language model, and none is configured (${missing.join(', ')} unset)`;
 }
 
 function isPresent(v: unknown): boolean {

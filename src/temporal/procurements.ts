@@ -1,4 +1,6 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { ERRORS, problem, type ErrorCode, type ProblemError } from '../errors';
 import { SA } from '../../workflows/shared';
 import {
   procurementWorkflowId,
@@ -7,6 +9,23 @@ import {
 } from '../../workflows/procurementShared';
 import { formatUsd } from '../domain/money';
 import { procurementWorkflow } from '../../workflows/procurement';
+
+/**
+ * The problem detail of a procurement workflow that failed on a business refusal it does not handle itself: a
+ * non-retryable `ApplicationFailure` (raised by an activity through the application layer, activities/failures.ts)
+ * whose type is an error code answered below 500 (src/errors.ts), with its first detail object as extension members.
+ * Anything else (a bug, an exhausted retry) gives undefined and stays a 500. The plan keeps refusals of this kind
+ * from happening (issue 24 §5); this is the net under it, so a refusal is never turned into a 500.
+ */
+export function procurementFailureProblem(err: unknown): ProblemError | undefined {
+  if (!(err instanceof WorkflowFailedError)) return undefined;
+  const failure = err.cause instanceof ActivityFailure ? err.cause.cause : err.cause;
+  if (!(failure instanceof ApplicationFailure) || !failure.nonRetryable || !failure.type) return undefined;
+  const code = failure.type as ErrorCode;
+  if (!Object.hasOwn(ERRORS, code) || ERRORS[code].status >= 500) return undefined;
+  const details = failure.details?.[0];
+  return problem(code, failure.message, details && typeof details === 'object' ? { ...details } : {});
+}
 
 /**
  * The API's side of the procurement workflows: start one per `POST /api/v1/procure` and wait for its outcome.
@@ -41,7 +60,8 @@ export class ProcurementWorkflows {
   /**
    * The outcome, or null when the workflow has not finished within `timeoutMs` (it keeps running; the caller can
    * read the procurement later).
-   * @throws WorkflowFailedError when the workflow failed (an unexpected error, not a business outcome).
+   * @throws ProblemError (4xx, the refusal's code) when the workflow failed on a business refusal it does not handle
+   *   ({@link procurementFailureProblem}); WorkflowFailedError when it failed otherwise (an unexpected error).
    */
   async result(procurementId: string, timeoutMs: number): Promise<ProcurementResult | null> {
     const handle = this.client.workflow.getHandle<typeof procurementWorkflow>(procurementWorkflowId(procurementId));
@@ -51,6 +71,8 @@ export class ProcurementWorkflows {
     });
     try {
       return await Promise.race([handle.result(), timeout]);
+    } catch (err) {
+      throw procurementFailureProblem(err) ?? err;
     } finally {
       clearTimeout(timer);
     }

@@ -7,6 +7,7 @@
  */
 import { x402HTTPResourceServer } from '@x402/core/server';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import { buyerFacingSettleResponse } from './settlementFailure';
 
 /** Base64 (RFC 4648 §4, padded) of the UTF-8 JSON of `value`: the encoding of every x402 v2 header. */
 export function encodeX402Header(value: unknown): string {
@@ -19,11 +20,13 @@ export function encodePaymentRequired(required: PaymentRequired): string {
 }
 
 /**
- * `PAYMENT-RESPONSE` of a settled purchase: the same value as `encodePaymentResponseHeader` of `@x402/core/http`,
- * which leaves out `extensionResponses` (the facilitator's extension data, not the buyer's).
+ * `PAYMENT-RESPONSE` of a settlement: the same value as `encodePaymentResponseHeader` of `@x402/core/http`, which
+ * leaves out `extensionResponses` (the facilitator's extension data, not the buyer's); a failed or pending one also
+ * loses `errorMessage` and keeps only the code of its `errorReason` (the facilitator's raw error text stays out of
+ * the answer: ./settlementFailure.ts).
  */
 export function encodePaymentResponse(settle: SettleResponse): string {
-  const buyerFacing: Record<string, unknown> = { ...settle };
+  const buyerFacing: Record<string, unknown> = { ...buyerFacingSettleResponse(settle) };
   delete buyerFacing.extensionResponses;
   return encodeX402Header(buyerFacing);
 }

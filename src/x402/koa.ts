@@ -17,7 +17,9 @@
  *    `PAYMENT-RESPONSE` (catalogue goods go out while that record is written: `X402PaymentRepository.recordSettled`).
  *    `deliver` (order payments) runs after that. A settlement that comes back `settlement_pending` is recorded as
  *    pending, answered 202 with a delivery URL, and reconciled by its transaction hash (`onPending`); a failed one is
- *    recorded as failed (its claim withdrawn when nothing was sent) and answered 402 with a fresh PAYMENT-REQUIRED.
+ *    recorded as failed (its claim withdrawn when nothing was sent) and answered 402 with a fresh PAYMENT-REQUIRED,
+ *    `reason` (the x402 reason code) and a short `detail`; the facilitator's error text goes to the log only
+ *    (`settlementFailure.ts`).
  * The `payment-identifier` extension makes a retried purchase return the stored response without a second charge.
  * With an `offerReceipt` issuer, the `offer-receipt` extension of `@x402/extensions` (issue 12 §3) signs an offer per
  * requirement in every 402 (`extensions["offer-receipt"].info.offers`) and a receipt in the `PAYMENT-RESPONSE` of
@@ -60,6 +62,7 @@ import { OFFER_REUSE_MS } from '../signing/signer';
 import { FacilitatorReason } from './facilitator/reasons';
 import { X402HTTPServer, encodePaymentRequired, encodePaymentResponse } from './headers';
 import { verifyExactEip3009Offline } from './offlineVerify';
+import { settlementFailureDetail, settlementReasonCode } from './settlementFailure';
 
 /** x402 settings, from the X402_* configuration (src/config.ts). */
 export interface X402Settings {
@@ -674,8 +677,14 @@ export class X402Gateway {
       });
     } catch (err) {
       // The facilitator's answer was lost: the transfer may or may not be on chain. Reconcile by authorization.
-      const message = err instanceof Error ? err.message : String(err);
-      const token = await this.opts.ledger.markPending(claim._id, null, 'facilitator_error', message, goods);
+      // The error's own text goes to the log below, not to the ledger entry (the public receipt view shows it).
+      const token = await this.opts.ledger.markPending(
+        claim._id,
+        null,
+        'facilitator_error',
+        'the facilitator did not answer the settlement',
+        goods,
+      );
       if (paymentIdKey) await this.opts.ledger.completePaymentId(paymentIdKey, 'pending', claim._id, null);
       await this.startReconcile(claim._id);
       this.opts.log?.(err);
@@ -698,16 +707,19 @@ export class X402Gateway {
       return true;
     }
 
-    const reason = settled.errorReason || 'settlement_failed';
+    // Buyers and the ledger get the reason code only: the facilitator's text (viem's error with the sender address,
+    // the call's arguments, the library version) goes to the server log.
+    const reason = settlementReasonCode(settled.errorReason);
+    if (reason !== PENDING_REASON) {
+      this.opts.log?.(
+        new Error(
+          `x402 settlement of payment ${claim._id} failed: ${settled.errorReason ?? '(no reason)'}${settled.errorMessage && settled.errorMessage !== settled.errorReason ? `: ${settled.errorMessage}` : ''}`,
+        ),
+      );
+    }
     // A claim taken over from a dead request: its own settlement may still land, so a failure here is reconciled.
     if ((reason === PENDING_REASON && settled.transaction) || takenOver) {
-      const token = await this.opts.ledger.markPending(
-        claim._id,
-        settled.transaction || null,
-        reason,
-        settled.errorMessage ?? null,
-        goods,
-      );
+      const token = await this.opts.ledger.markPending(claim._id, settled.transaction || null, reason, null, goods);
       if (paymentIdKey) await this.opts.ledger.completePaymentId(paymentIdKey, 'pending', claim._id, null);
       await this.startReconcile(claim._id);
       for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
@@ -717,12 +729,12 @@ export class X402Gateway {
     // Refused before anything was sent (an unfunded payer, a nonce used elsewhere: settlement's own checks): nothing
     // moved, so nothing is kept, as for a payment refused at verification. A transaction that failed is recorded.
     const kept = Boolean(settled.transaction) || !REFUSED_BEFORE_SENDING.has(reason);
-    if (kept)
-      await this.opts.ledger.markFailed(claim._id, reason, settled.errorMessage ?? null, settled.transaction || null);
+    const detail = settlementFailureDetail(reason, kept);
+    if (kept) await this.opts.ledger.markFailed(claim._id, reason, detail, settled.transaction || null);
     else await this.opts.ledger.withdrawClaim(claim._id);
     for (const [k, v] of Object.entries(settled.headers)) ctx.set(k, v);
     await this.writeChallenge(ctx, paymentRequirements, routeConfigResource(http), reason, quote, {
-      detail: `Settlement failed: ${reason}${settled.errorMessage && settled.errorMessage !== reason ? ` (${settled.errorMessage})` : ''}`,
+      detail,
       ...(kept ? { payment: receipt({ ...claim, status: 'failed', transaction: settled.transaction || null }) } : {}),
     });
     return false;

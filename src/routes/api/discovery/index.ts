@@ -1,8 +1,9 @@
 import { JsonMemo, sendCachedJson } from '../../../http/cachedJson';
 import { serviceView } from '../../../domain/catalogue';
-import { discoverServices, parseDiscoveryQuery } from '../../../domain/discovery';
+import { discoverServices, parseDiscoveryQuery, serviceUnavailability } from '../../../domain/discovery';
 import { negotiateCapabilities } from '../../../domain/negotiation';
 import { badRequest } from '../../../errors';
+import { missingTextgenSettings } from '../../../textgen';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { discoveryOperations as ops } from './schema';
@@ -10,12 +11,19 @@ import { discoveryOperations as ops } from './schema';
 /**
  * `GET /api/v1/discover` (seed §4: eight filters plus min_sla; semantics in src/domain/discovery.ts) and
  * `POST /api/v1/capabilities/negotiate` (seed §2.7; rules in src/domain/negotiation.ts). Both are pure reads of the
- * catalogue. Errors: 400 `invalid_request` naming the parameter. Registered from the definitions in ./schema.ts; the
- * query is checked by parseDiscoveryQuery, which also refuses a misspelt filter.
+ * catalogue. Every service listed says whether this deployment can sell it (`available`, `unavailable_reason`: a
+ * model-written service without TEXTGEN_* configured; issue 24 §5). Errors: 400 `invalid_request` naming the
+ * parameter. Registered from the definitions in ./schema.ts; the query is checked by parseDiscoveryQuery, which also
+ * refuses a misspelt filter.
  */
 export function discoveryRoutes(deps: AppDeps): OperationRouter {
-  // Answers depend only on the validated filters: serialized once per distinct filter set.
+  // Answers depend only on the validated filters (the configuration is fixed): serialized once per filter set.
   const memo = new JsonMemo(512);
+  const deployment = { missingTextgen: missingTextgenSettings(deps.config) };
+  const availability = (u: ReturnType<typeof serviceUnavailability>) => ({
+    available: u === null,
+    unavailable_reason: u?.reason ?? null,
+  });
   return new OperationRouter(deps)
     .on(ops.discover, (ctx) => {
       const parsed = parseDiscoveryQuery(ctx.query);
@@ -24,14 +32,16 @@ export function discoveryRoutes(deps: AppDeps): OperationRouter {
       sendCachedJson(
         ctx,
         memo.get(JSON.stringify(parsed.filters), () => {
-          const matches = discoverServices(parsed.filters);
+          const matches = discoverServices(parsed.filters, undefined, deployment);
           return {
             count: matches.length,
+            available_count: matches.filter((m) => m.unavailable === null).length,
             filters: parsed.filters,
             services: matches.map((m) => ({
               ...serviceView(m.service, deps.config.PUBLIC_BASE_URL),
               price: m.price,
               matched_because: m.matched_because,
+              ...availability(m.unavailable),
             })),
           };
         }),
@@ -59,6 +69,7 @@ export function discoveryRoutes(deps: AppDeps): OperationRouter {
           covered: m.covered,
           missing: m.missing,
           matched_tags: m.matched_tags,
+          ...availability(serviceUnavailability(m.service, deployment)),
         })),
         excluded: result.excluded.map((e) => ({
           service_id: e.service.id,

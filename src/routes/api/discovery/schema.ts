@@ -4,22 +4,39 @@
  */
 import { z } from 'zod';
 import { ServiceDefinition } from '../../../domain/catalogue';
-import { DISCOVERY_FILTERS, DiscoveryQuery } from '../../../domain/discovery';
+import { DISCOVERY_FILTERS, DiscoveryQuery, UNAVAILABLE_REASONS } from '../../../domain/discovery';
 import { defineOperation } from '../../operation';
 import { Usd } from '../fields';
 
-/** One discovery result: the service, the price compared with budget_max and why each filter let it through. */
+/** Whether this deployment can sell a service now, and why not (issue 24 §5). */
+const availability = {
+  available: z.boolean().meta({
+    description:
+      'False when this deployment cannot sell the service now (ordering it answers 422 with `unavailable_reason` as the code)',
+  }),
+  unavailable_reason: z.enum(UNAVAILABLE_REASONS).nullable().meta({
+    description:
+      'Why it cannot be sold here, null when it can. `text_generation_unavailable`: the service is written by a language model and none is configured.',
+  }),
+};
+
+/**
+ * One discovery result: the service, the price compared with budget_max, why each filter let it through, and whether
+ * this deployment can sell it.
+ */
 export const DiscoveryResult = ServiceDefinition.extend({
   price: Usd('Price for the buyer kind compared with budget_max'),
   matched_because: z
     .partialRecord(z.enum(DISCOVERY_FILTERS), z.string())
     .meta({ description: 'For every filter given, why this service passed it' }),
+  ...availability,
 }).meta({ id: 'DiscoveryResult' });
 
 /** Body of `GET /api/v1/discover`. */
 export const DiscoveryResponse = z
   .object({
-    count: z.number().int(),
+    count: z.number().int().meta({ description: 'Services matching the filters, available here or not' }),
+    available_count: z.number().int().meta({ description: 'Of those, the services this deployment can sell now' }),
     filters: z.record(z.string(), z.unknown()).meta({ description: 'The filters as understood (normalised)' }),
     services: z.array(DiscoveryResult),
   })
@@ -51,6 +68,7 @@ export const NegotiationResponse = z
         matched_tags: z
           .record(z.string(), z.array(z.string()))
           .meta({ description: 'Service tags each covered capability matched' }),
+        ...availability,
       }),
     ),
     excluded: z.array(
@@ -71,7 +89,7 @@ export const discoveryOperations = {
     summary:
       'Find services by capability, budget, billing, automation, language, region, rail, fulfillment time and SLA',
     description:
-      'Every filter is optional; all given filters must match. Each result says why it matched (`matched_because`). See README "Discovery" for the exact meaning of each filter.',
+      'Every filter is optional; all given filters must match. Each result says why it matched (`matched_because`) and whether this deployment can sell it now (`available`, `unavailable_reason`). See README "Discovery" for the exact meaning of each filter.',
     auth: 'none',
     request: { query: DiscoveryQuery },
     responses: {

@@ -81,6 +81,8 @@ async function procurementView(deps: AppDeps, o: Outcome) {
  * - 201 `planned` when `auto_purchase` is false: plan and a binding quote, nothing bought (a procurement record was
  *   created, hence 201 rather than 200);
  * - 422 `no_matching_service` with `missing` (what no service offers, the filter or the budget that ruled out the rest);
+ * - 422 `no_service_available` with `missing` and `unavailable` when only services this deployment cannot sell fit
+ *   (a model-written one without TEXTGEN_*; issue 24 §5): nothing is quoted or ordered;
  * - 422 `missing_inputs` when the chosen service needs inputs the request lacks (plan and quote included);
  * - 402 `insufficient_funds` / `payment_failed` when the wallet payment is refused: the order it created stays
  *   awaiting_payment (nothing was charged) until its payment deadline, so the agent can top up and pay it;
@@ -150,12 +152,20 @@ export function procurementRoutes(deps: AppDeps): OperationRouter {
           ctx.set('Location', self);
           ctx.body = view;
           return;
-        case 'no_match':
-          throw unprocessable('no_matching_service', result.plan.missing.join('; '), {
-            procurement_id: input.procurementId,
-            missing: result.plan.missing,
-            plan,
-          });
+        case 'no_match': {
+          // Plans recorded before issue 24 have no `unavailable`.
+          const unavailable = result.plan.unavailable ?? [];
+          throw unprocessable(
+            unavailable.length > 0 ? 'no_service_available' : 'no_matching_service',
+            result.plan.missing.join('; '),
+            {
+              procurement_id: input.procurementId,
+              missing: result.plan.missing,
+              ...(unavailable.length > 0 ? { unavailable } : {}),
+              plan,
+            },
+          );
+        }
         case 'needs_inputs': {
           const missing = (result.failure?.details?.missing as string[] | undefined) ?? result.plan.missing_inputs;
           throw unprocessable('missing_inputs', result.failure?.message ?? `inputs missing: ${missing.join(', ')}`, {

@@ -93,6 +93,8 @@ export const procurementOperations = {
       insufficient_funds: 'The wallet is short; the order stays awaiting_payment',
       payment_failed: 'Payment failed; the order stays awaiting_payment',
       no_matching_service: 'No service matches (with `missing`)',
+      no_service_available:
+        'Only services this deployment cannot sell match (with `unavailable`: each service_id, its reason code and the missing settings)',
       missing_inputs: 'The chosen service needs inputs',
     },
     mcp: {
