@@ -170,17 +170,26 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   const bookkeeping = local ? withRemoteFallback(localRecords, remoteRecords, has) : remoteRecords;
   const payments = local ? withRemoteFallback(localPayments, remotePayments, has) : remotePayments;
   const producers = local ? withRemoteFallback(localProducers, remoteProducers, has) : remoteProducers;
-  const state: OrderState = {
-    status: 'awaiting_payment',
-    progress: [{ status: 'awaiting_payment', at: input.record.created_at }],
-    deliverables: [],
-  };
-  let version = 1;
+  /** A repaired order's new run takes over where the read model stands (scripts/repair-orders.ts). */
+  const resume = v2 ? input.resume : undefined;
+  const state: OrderState = resume
+    ? {
+        status: resume.status,
+        progress: copyJson(resume.progress),
+        deliverables: copyJson(resume.deliverables),
+        ...(resume.payment ? { payment: resume.payment } : {}),
+      }
+    : {
+        status: 'awaiting_payment',
+        progress: [{ status: 'awaiting_payment', at: input.record.created_at }],
+        deliverables: [],
+      };
+  let version = resume?.version ?? 1;
   /**
    * Status of the newest transition written to the read model (webhooks and GET read that, not `state`); set once the
    * activity that wrote it has answered (`deliverService` writes `delivered` before).
    */
-  let recordedStatus: OrderStatus = 'awaiting_payment';
+  let recordedStatus: OrderStatus = resume?.status ?? 'awaiting_payment';
   let paymentInFlight = false;
   /** Set once `recordOrder` has written the order: a payment Update waits for it (see CHARGE_AFTER_RECORD). */
   let orderRecorded = false;
@@ -418,7 +427,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   }
 
   let collected: PaymentRecord | undefined;
-  if (v2) collected = await collectPayment();
+  if (resume?.payment) collected = resume.payment;
+  else if (v2) collected = await collectPayment();
   else {
     // Payment, with a deadline. A capture still running at the deadline is waited for: no charge without goods.
     const paidInTime = await condition(() => state.payment !== undefined, input.paymentDeadlineSeconds * 1000);
@@ -441,8 +451,12 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   // Without a partner (whose commission is booked between the two), `paid` and `fulfilling` are one write, and a
   // single service's production and its `delivered` record one activity (FEWER_LOCAL_ACTIVITIES).
   const merged = local && input.partnerId === undefined && has(FEWER_LOCAL_ACTIVITIES);
-  if (merged) await transitions([['paid', { payment }], ['fulfilling']]);
-  else await transition('paid', { payment });
+  /** Where a repaired run resumes after payment: `paid`, `fulfilling` or `delivered`; undefined for any other run. */
+  const resumedAt = resume?.payment && resume.status !== 'awaiting_payment' ? resume.status : undefined;
+  if (resumedAt === undefined) {
+    if (merged) await transitions([['paid', { payment }], ['fulfilling']]);
+    else await transition('paid', { payment });
+  }
   // Partner commission: 20% of the payment received (issue 4 §4). Behind patched() so histories from before replay.
   const partnerId = input.partnerId !== undefined && has('partner-commission') ? input.partnerId : undefined;
   // Issue 10 §3: recorded pending here, credited only on acceptance, cancelled on a refund. Histories from before
@@ -473,46 +487,51 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     return record;
   };
 
-  if (!merged) await transition('fulfilling');
-  const issuedAt = nowIso();
-  /** What `deliverService` reported: the `delivered` transition's time and whether it wrote it. */
-  let delivery: { at: string; recorded: boolean } | undefined;
-  try {
-    if (merged && input.includes.length === 0 && !engineering) {
-      const done = await producers.deliverService({
-        orderId: input.orderId,
-        serviceId: input.serviceId,
-        inputs: input.inputs,
-        issuedAt,
-        delivered: { version: version + 1 },
-      });
-      state.deliverables = done.deliverables;
-      delivery = { at: done.at, recorded: done.recorded };
-    } else {
-      state.deliverables = await fulfil(input, issuedAt, producers);
+  // A repaired run resumed at `delivered` has its goods out: only the review is left.
+  if (resumedAt !== 'delivered') {
+    if (resumedAt === 'paid' || (resumedAt === undefined && !merged)) await transition('fulfilling');
+    const issuedAt = nowIso();
+    /** What `deliverService` reported: the `delivered` transition's time and whether it wrote it. */
+    let delivery: { at: string; recorded: boolean } | undefined;
+    try {
+      if (merged && input.includes.length === 0 && !engineering) {
+        const done = await producers.deliverService({
+          orderId: input.orderId,
+          serviceId: input.serviceId,
+          inputs: input.inputs,
+          issuedAt,
+          delivered: { version: version + 1 },
+        });
+        state.deliverables = done.deliverables;
+        delivery = { at: done.at, recorded: done.recorded };
+      } else {
+        state.deliverables = await fulfil(input, issuedAt, producers);
+      }
+    } catch (err) {
+      state.failure = err instanceof Error ? err.message : String(err);
+      await transition('failed', { failure: state.failure });
+      await transition('refunded', { refund: await refund('fulfillment_failed') });
+      return finish();
     }
-  } catch (err) {
-    state.failure = err instanceof Error ? err.message : String(err);
-    await transition('failed', { failure: state.failure });
-    await transition('refunded', { refund: await refund('fulfillment_failed') });
-    return finish();
+    // Expert delivery: the blueprint is out; wait for the engineer (or the buyer's cancel after an SLA breach).
+    const expert = engineering ? await engineering.run(payment) : undefined;
+    if (expert?.outcome === 'cancelled') {
+      await transition('cancelled', {
+        refund: await refund(
+          expert.reason ? `cancelled after SLA breach: ${expert.reason}` : 'cancelled after SLA breach',
+        ),
+      });
+      return finish();
+    }
+    await transitions([['delivered', { deliverables: state.deliverables }]], delivery ?? {});
+    // Monthly services: the subscription workflow takes over billing from here (issue 6 §2, workflows/subscription.ts).
+    if (input.subscription) await startSubscription(input, payment);
   }
-  // Expert delivery: the blueprint is out; wait for the engineer (or the buyer's cancel after an SLA breach).
-  const expert = engineering ? await engineering.run(payment) : undefined;
-  if (expert?.outcome === 'cancelled') {
-    await transition('cancelled', {
-      refund: await refund(
-        expert.reason ? `cancelled after SLA breach: ${expert.reason}` : 'cancelled after SLA breach',
-      ),
-    });
-    return finish();
-  }
-  await transitions([['delivered', { deliverables: state.deliverables }]], delivery ?? {});
-  // Monthly services: the subscription workflow takes over billing from here (issue 6 §2, workflows/subscription.ts).
-  if (input.subscription) await startSubscription(input, payment);
 
   // Review window: silence means acceptance.
-  const reviewed = await condition(() => state.review !== undefined, input.reviewWindowSeconds * 1000);
+  const deliveredAt = resumedAt === 'delivered' && resume?.delivered_at ? Date.parse(resume.delivered_at) : Date.now();
+  const reviewMs = Math.max(1, input.reviewWindowSeconds * 1000 - (Date.now() - deliveredAt));
+  const reviewed = await condition(() => state.review !== undefined, reviewMs);
   if (!reviewed || !state.review) state.review = { action: 'accept', automatic: true, at: nowIso() };
   const review = state.review;
   if (review.action === 'accept') {

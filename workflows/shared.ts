@@ -69,6 +69,22 @@ export interface OrderWorkflowInput {
   expert?: ExpertTerms;
   /** Monthly billing (issue 6 §2): set for `monthly` services; a subscription workflow starts at delivery. */
   subscription?: SubscriptionTerms;
+  /** Set by `npm run orders:repair` only: where a run that replaced a broken one takes over (issue 24 §1). */
+  resume?: OrderResume;
+}
+
+/**
+ * Where a repaired order's new run starts (scripts/repair-orders.ts): the read model's status, version and progress,
+ * and the payment and deliverables it holds. Supported: `awaiting_payment`, `paid`, `fulfilling`, `delivered`.
+ */
+export interface OrderResume {
+  status: 'awaiting_payment' | 'paid' | 'fulfilling' | 'delivered';
+  version: number;
+  progress: OrderState['progress'];
+  payment?: PaymentRecord;
+  deliverables: DeliverableRecord[];
+  /** ISO 8601 time of `delivered`: the review window runs from it. */
+  delivered_at?: string;
 }
 
 /**

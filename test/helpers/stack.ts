@@ -27,6 +27,8 @@ export interface Stack {
   services: Services;
   client: Client;
   worker: Worker;
+  /** The worker's connection, for tests that run a worker of their own beside it. */
+  nativeConnection: NativeConnection;
   /** JSON request helper: returns status, headers and parsed body. */
   call(method: string, urlPath: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   /** Restarts the worker (a new process would do the same: it only resumes from Temporal's history). */
@@ -90,6 +92,7 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     config,
     services,
     client,
+    nativeConnection,
     get worker() {
       return worker;
     },
