@@ -17,8 +17,9 @@
  * `RECORD_HISTORIES=1 npx jest test/integration/commissions.test.ts`;
  * `order-wallet-{accepted,rejected}-before-fewer-local-activities.json`, wallet-paid orders recorded with the code
  * before the `fewer-local-activities` patch (one local activity per transition), and `order-wallet-{accepted,
- * rejected}.json`, the same with the current code, written by `RECORD_HISTORIES=1 npx jest
- * test/integration/orders.test.ts`.
+ * rejected}.json`, the same with the code of that patch, written by `RECORD_HISTORIES=1 npx jest
+ * test/integration/orders.test.ts`; `order-wallet-{accepted,rejected}-messages-in-main.json`, the same recorded after
+ * the `messages-in-main-coroutine` patch of issue 24 (one patch marker; the main coroutine charges).
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -46,6 +47,8 @@ test('the stored histories are there', () => {
       'order-wallet-rejected-before-fewer-local-activities.json',
       'order-wallet-accepted.json',
       'order-wallet-rejected.json',
+      'order-wallet-accepted-messages-in-main.json',
+      'order-wallet-rejected-messages-in-main.json',
     ]),
   );
 });
