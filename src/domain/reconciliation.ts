@@ -29,6 +29,8 @@ export const DISCREPANCY_KINDS = [
   'x402_chain_mismatch',
   /** c: the chain could not be read, so the settled total is unproven. */
   'x402_chain_unreadable',
+  /** A succeeded payment-link transaction whose order holds no such payment and could not be adopted or refunded. */
+  'linkpay_unmatched_payment',
   /** d: a commission credited (or pending, or taken back) in a state its order does not allow. */
   'commission_state_mismatch',
   /** d: the partner's wallet ledger disagrees with the commission record. */
@@ -53,6 +55,8 @@ export const REPAIR_KINDS = [
   'orphan_debit',
   /** A settled x402 payment of a running order that holds no payment: the workflow was signalled `recoverPayment`. */
   'orphan_x402_settlement',
+  /** A succeeded payment-link transaction of an order that holds no payment: signalled `recoverPayment` or refunded. */
+  'orphan_linkpay_payment',
   /** A read model whose status differed from its closed workflow's final state: rewritten. */
   'read_model_status',
   /** Ledger entries a crashed process had not written, rewritten from the wallet's recent movements. */

@@ -9,6 +9,14 @@ export type WalletBalanceView = Pick<WalletDoc, '_id' | 'balance_micros' | 'seq'
 export type LedgerEntryView = Pick<WalletEntryDoc, 'agent_id' | 'tx_id' | 'type' | 'amount_micros' | 'at'>;
 
 /** An order read model without its inputs and deliverables. */
+/** A succeeded payment-link transaction: `_id` is the transaction id; amount in integer micro-USD. */
+export interface LinkTransactionView {
+  _id: string;
+  order_id: string;
+  amount_micros: number;
+  created_at: Date;
+}
+
 export type OrderView = Pick<
   OrderDoc,
   | '_id'
@@ -165,6 +173,16 @@ export class BooksRepository {
   /** x402 ledger entries in the given statuses, without the goods they sold. */
   x402Entries(statuses: readonly X402PaymentDoc['status'][]): Promise<X402View[]> {
     return this.d.x402Payments.find<X402View>({ status: { $in: [...statuses] } }, { projection: X402_VIEW }).toArray();
+  }
+
+  /** Succeeded payment-link transactions created before `before` (the local provider's; none with another). */
+  linkTransactions(before: Date): Promise<LinkTransactionView[]> {
+    return this.d.linkpayTransactions
+      .find<LinkTransactionView>(
+        { status: 'succeeded', created_at: { $lt: before } },
+        { projection: { order_id: 1, amount_micros: 1, created_at: 1 } },
+      )
+      .toArray();
   }
 
   /** Every commission record. */

@@ -68,7 +68,15 @@ export interface ChainTotalsPort {
 export interface ReconciliationPorts {
   books: Pick<
     BooksRepository,
-    'wallets' | 'entries' | 'entry' | 'orders' | 'openOrders' | 'refundsDue' | 'x402Entries' | 'commissions'
+    | 'wallets'
+    | 'entries'
+    | 'entry'
+    | 'orders'
+    | 'openOrders'
+    | 'refundsDue'
+    | 'x402Entries'
+    | 'commissions'
+    | 'linkTransactions'
   >;
   /** `snapshot` re-reads a wallet (rewriting missing ledger entries); `credit` refunds (through `refundOrder`). */
   wallets: Pick<WalletRepository, 'snapshot' | 'credit' | 'debit'>;
@@ -127,6 +135,7 @@ export async function reconcileBooks(
   await checkOrderDebits(ports, opts.repair, cutoff, ledger, out);
   await checkOrders(ports, opts, cutoff, out);
   await checkX402(ports, opts.repair, cutoff, started, out);
+  await checkLinkPayments(ports, opts.repair, cutoff, out);
   await checkCommissions(ports, cutoff, ledger, out);
   const refundsDue = await listRefundsDue(ports);
 
@@ -525,6 +534,63 @@ async function checkOrders(
     if (rewritten)
       out.repair({ kind: 'read_model_status', order_id: order._id, action: `read model status rewritten ${change}` });
   });
+}
+
+// --- b': payment-link transactions -----------------------------------------------------------------------------
+
+/**
+ * Each succeeded payment-link transaction older than the grace period pays its order: the order's payment is that
+ * transaction. One whose order holds no payment (the buyer paid and the confirmation never reached the workflow) is,
+ * with `repair`, signalled `recoverPayment` while the workflow runs (it adopts the transaction), or refunded at the
+ * provider once the workflow has closed unpaid. Issue 24 §2.
+ */
+async function checkLinkPayments(
+  ports: ReconciliationPorts,
+  repair: boolean,
+  cutoff: Date,
+  out: ReportBuilder,
+): Promise<void> {
+  const txs = await ports.books.linkTransactions(cutoff);
+  const orders = new Map((await ports.books.orders(txs.map((t) => t.order_id))).map((o) => [o._id, o]));
+  for (const tx of txs) {
+    const order = orders.get(tx.order_id);
+    if (order?.payment?.rail === 'linkpay_ncp' && order.payment.transaction_id === tx._id) continue;
+    const base = { order_id: tx.order_id, amount_micros: tx.amount_micros };
+    let wf: Awaited<ReturnType<OrderWorkflowPort['orderWorkflowState']>>;
+    try {
+      wf = await ports.workflows.orderWorkflowState(tx.order_id);
+    } catch (err) {
+      out.discrepancy({ kind: 'check_failed', ...base, detail: `link payment ${tx._id}: ${String(err)}` });
+      continue;
+    }
+    const held = wf?.state?.payment;
+    if (held) {
+      if (held.rail !== 'linkpay_ncp' || held.transaction_id !== tx._id) {
+        out.discrepancy({
+          kind: 'linkpay_unmatched_payment',
+          ...base,
+          detail: `link payment ${tx._id} succeeded, but the order was paid ${describePayment(held)}: a refund is due`,
+        });
+      }
+      continue;
+    }
+    if (!repair) {
+      out.discrepancy({ kind: 'linkpay_unmatched_payment', ...base, detail: `link payment ${tx._id}: order unpaid` });
+      continue;
+    }
+    if (wf?.running) {
+      await ports.workflows.recoverPayment(tx.order_id, `reconciliation: link payment ${tx._id} without a payment`);
+      out.repair({
+        kind: 'orphan_linkpay_payment',
+        ...base,
+        action: 'signalled recoverPayment to the running order workflow',
+      });
+    } else if (await ports.linkpay.refund(tx._id)) {
+      out.repair({ kind: 'orphan_linkpay_payment', ...base, action: `refunded ${tx._id} at the provider` });
+    } else {
+      out.discrepancy({ kind: 'linkpay_unmatched_payment', ...base, detail: `link payment ${tx._id}: refund refused` });
+    }
+  }
 }
 
 // --- c: x402 settlements ----------------------------------------------------------------------------------------

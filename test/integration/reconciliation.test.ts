@@ -226,6 +226,29 @@ test('an orphan debit of a running order is signalled recoverPayment, and the or
   expect(moves).not.toContain(`refund:${id}`);
 });
 
+test('a payment-link payment whose confirmation never came is adopted by its running order, which is delivered', async () => {
+  const id = await createOrder('rec-link');
+  // The buyer paid on the checkout page; the confirmation to the workflow was lost.
+  const tx = await stack.services.linkpay.createTransaction(id, PRICE_MICROS, 'USD', null);
+  await sleep(1_200);
+  const report = await reconcileBooks(
+    {
+      books: new BooksRepository(stack.services.db),
+      wallets: stack.services.wallets,
+      linkpay: stack.services.linkpay,
+      orders: stack.services.orders,
+      workflows: orderWorkflowPort(stack.client),
+    },
+    { repair: true, graceSeconds: 1 },
+  );
+  expect(report.repaired).toEqual(
+    expect.arrayContaining([expect.objectContaining({ kind: 'orphan_linkpay_payment', order_id: id })]),
+  );
+  const delivered = await waitForOrder(stack, id, (o) => o.status === 'delivered');
+  expect(delivered.payment).toMatchObject({ rail: 'linkpay_ncp', transaction_id: tx.id });
+  expect((await stack.services.linkpay.getTransaction(tx.id))?.status).toBe('succeeded');
+});
+
 test('a read model left at fulfilling for an expired workflow is rewritten to expired', async () => {
   const id = expiring.stale;
   await finalState(id);
