@@ -150,9 +150,9 @@ describe('Temporal dev server at TEMPORAL_ADDRESS', () => {
 
   it('has the search attributes registered', async () => {
     const res = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
-    const keyword = encodeSearchAttributeIndexedValueType('KEYWORD');
-    for (const name of Object.keys(TEST_SEARCH_ATTRIBUTES)) {
-      expect({ name, type: res.customAttributes?.[name] }).toEqual({ name, type: keyword });
+    for (const [name, type] of Object.entries(TEST_SEARCH_ATTRIBUTES)) {
+      const expected = encodeSearchAttributeIndexedValueType(type === 'Int' ? 'INT' : 'KEYWORD');
+      expect({ name, type: res.customAttributes?.[name] }).toEqual({ name, type: expected });
     }
   });
 

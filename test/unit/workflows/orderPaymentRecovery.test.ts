@@ -1,0 +1,65 @@
+/**
+ * Issue 24 §2 on the time-skipping test server with fake activities: money taken for an order whose
+ * `confirmPayment` Update never reached its workflow is found by the workflow itself at its payment deadline
+ * (`findOrderPayment`) and adopted; an order with no such money still expires without a charge. In a file of its own:
+ * after orderWorkflow.test.ts's update-with-start test, the SDK's local-activity manager of that process panics
+ * ("receive half not dropped") and the local activities of any later test there hang.
+ */
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { orderWorkflow } from '../../../workflows/order';
+import { orderWorkflowId, recoverPaymentSignal, type OrderWorkflowInput } from '../../../workflows/shared';
+import { ORDER_AMOUNT_MICROS, buildOrderInput } from '../../fixtures/workflowInputs';
+import { FakeWallet, createWorkflowTestEnv, fakeActivities, withWorker } from '../../helpers/workflowTestEnv';
+
+let env: TestWorkflowEnvironment;
+
+beforeAll(async () => {
+  env = await createWorkflowTestEnv();
+});
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const start = (input: OrderWorkflowInput, taskQueue: string) =>
+  env.client.workflow.start(orderWorkflow, { taskQueue, workflowId: orderWorkflowId(input.orderId), args: [input] });
+
+test('a debit whose confirmPayment was lost is adopted at the payment deadline: the order is delivered, not expired', async () => {
+  const wallet = new FakeWallet({ 'agent-lost': 100_000_000 });
+  const acts = fakeActivities(wallet);
+  const input = buildOrderInput({ agentId: 'agent-lost', paymentDeadlineSeconds: 3600 });
+  // The debit of an Update that died with its worker before the workflow task completed: the ledger has it, the
+  // workflow's history does not.
+  await wallet.debit('agent-lost', ORDER_AMOUNT_MICROS, `order:${input.orderId}`);
+  await withWorker(env, acts, async (taskQueue) => {
+    const final = await (await start(input, taskQueue)).result();
+    expect(final.payment).toMatchObject({ rail: 'agent_wallet', transaction_id: `order:${input.orderId}` });
+    expect(final.progress.map((p) => p.status)).toEqual([
+      'awaiting_payment',
+      'paid',
+      'fulfilling',
+      'delivered',
+      'accepted',
+    ]);
+  });
+  expect(acts.findOrderPayment).toHaveBeenCalledTimes(1);
+  expect(acts.chargePayment).not.toHaveBeenCalled();
+  expect(wallet.entries.filter((e) => e.txId === `order:${input.orderId}`)).toHaveLength(1);
+  expect(wallet.balances.get('agent-lost')).toBe(100_000_000 - ORDER_AMOUNT_MICROS);
+});
+
+test('an unpaid order looks for money once at its deadline, finds none, and expires without a charge', async () => {
+  const wallet = new FakeWallet({ 'agent-none': 100_000_000 });
+  const acts = fakeActivities(wallet);
+  const input = buildOrderInput({ agentId: 'agent-none', paymentDeadlineSeconds: 3600 });
+  await withWorker(env, acts, async (taskQueue) => {
+    const handle = await start(input, taskQueue);
+    // A recoverPayment signal before the deadline finds nothing either, and changes nothing.
+    await handle.signal(recoverPaymentSignal, { reason: 'test' });
+    const final = await handle.result();
+    expect(final.status).toBe('expired');
+    expect(final.payment).toBeUndefined();
+  });
+  expect(acts.findOrderPayment).toHaveBeenCalledTimes(2);
+  expect(wallet.entries).toEqual([]);
+});
