@@ -56,6 +56,19 @@ async function orphanDebit(agentId: string, orderId: string): Promise<void> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The service itself, with repairs and a 1 s grace period, over the same real ports the worker wires. */
+const repairNow = () =>
+  reconcileBooks(
+    {
+      books: new BooksRepository(stack.services.db),
+      wallets: stack.services.wallets,
+      linkpay: stack.services.linkpay,
+      orders: stack.services.orders,
+      workflows: orderWorkflowPort(stack.client),
+    },
+    { repair: true, graceSeconds: 1 },
+  );
+
 beforeAll(async () => {
   stack = await startStack({
     PAYMENT_DEADLINE_SECONDS: String(DEADLINE_SECONDS),
@@ -188,18 +201,8 @@ test('an orphan debit of a running order is signalled recoverPayment, and the or
   const id = await createOrder('rec-running');
   await orphanDebit('rec-running', id);
   await sleep(1_200);
-  // The service itself, over the same real ports the worker wires (no workflow run in between, so well within the
-  // order's payment deadline).
-  const report = await reconcileBooks(
-    {
-      books: new BooksRepository(stack.services.db),
-      wallets: stack.services.wallets,
-      linkpay: stack.services.linkpay,
-      orders: stack.services.orders,
-      workflows: orderWorkflowPort(stack.client),
-    },
-    { repair: true, graceSeconds: 1 },
-  );
+  // No workflow run in between, so well within the order's payment deadline.
+  const report = await repairNow();
   expect(report.repaired).toEqual(
     expect.arrayContaining([
       expect.objectContaining({
@@ -231,16 +234,7 @@ test('a payment-link payment whose confirmation never came is adopted by its run
   // The buyer paid on the checkout page; the confirmation to the workflow was lost.
   const tx = await stack.services.linkpay.createTransaction(id, PRICE_MICROS, 'USD', null);
   await sleep(1_200);
-  const report = await reconcileBooks(
-    {
-      books: new BooksRepository(stack.services.db),
-      wallets: stack.services.wallets,
-      linkpay: stack.services.linkpay,
-      orders: stack.services.orders,
-      workflows: orderWorkflowPort(stack.client),
-    },
-    { repair: true, graceSeconds: 1 },
-  );
+  const report = await repairNow();
   expect(report.repaired).toEqual(
     expect.arrayContaining([expect.objectContaining({ kind: 'orphan_linkpay_payment', order_id: id })]),
   );
