@@ -57,6 +57,11 @@ export const REPAIR_KINDS = [
   'orphan_x402_settlement',
   /** A succeeded payment-link transaction of an order that holds no payment: signalled `recoverPayment` or refunded. */
   'orphan_linkpay_payment',
+  /**
+   * A running order whose read model shows a payment its workflow does not hold (the activity that wrote `paid` ran
+   * in a workflow task that a crash lost, with the Update that carried the payment): signalled `recoverPayment`.
+   */
+  'payment_ahead_of_workflow',
   /** A read model whose status differed from its closed workflow's final state: rewritten. */
   'read_model_status',
   /** Ledger entries a crashed process had not written, rewritten from the wallet's recent movements. */

@@ -367,6 +367,47 @@ async function checkOrderDebits(
   for (const debit of orphans) await handleOrphanDebit(ports, repair, debit, orders.get(orderIdOf(debit.tx_id)), out);
 }
 
+/** Read-model statuses right after a payment: an order that stays in one past the grace period is looked at. */
+const PAYING: readonly OrderStatus[] = ['paid', 'fulfilling'];
+
+/**
+ * A running order whose read model shows a payment but that has not moved for the grace period: its workflow must
+ * hold that payment. When it does not (the local activity that wrote `paid` and `fulfilling` ran in a workflow task a
+ * crash lost, with the Update that carried the payment; issue 24 §2), the workflow is signalled `recoverPayment`, so it
+ * adopts the money it was paid with.
+ */
+async function checkPaymentHeld(
+  ports: ReconciliationPorts,
+  repair: boolean,
+  order: OrderView,
+  out: ReportBuilder,
+): Promise<void> {
+  const base = { order_id: order._id, amount_micros: order.amount_micros };
+  try {
+    const wf = await ports.workflows.orderWorkflowState(order._id);
+    if (!wf?.running || wf.state?.payment) return;
+    if (!repair) {
+      out.discrepancy({
+        kind: 'read_model_status_mismatch',
+        ...base,
+        detail: `the read model says ${order.status} with a payment; the running workflow holds none (a repair signals recoverPayment)`,
+      });
+      return;
+    }
+    await ports.workflows.recoverPayment(
+      order._id,
+      `reconciliation: the read model shows a payment the workflow lacks`,
+    );
+    out.repair({
+      kind: 'payment_ahead_of_workflow',
+      ...base,
+      action: 'signalled recoverPayment to the running order workflow',
+    });
+  } catch (err) {
+    out.discrepancy({ kind: 'check_failed', ...base, detail: `payment check: ${String(err)}` });
+  }
+}
+
 /** True when `payment` is this wallet debit (same rail, transaction and amount). */
 const isThisDebit = (payment: PaymentRecord, debit: LedgerEntryView): boolean =>
   payment.rail === 'agent_wallet' &&
@@ -496,7 +537,10 @@ async function checkOrders(
       out.discrepancy({ kind: 'check_failed', order_id: order._id, detail: `workflow not readable: ${String(err)}` });
       return;
     }
-    if (wf?.running) return;
+    if (wf?.running) {
+      if (order.payment && PAYING.includes(order.status)) await checkPaymentHeld(ports, opts.repair, order, out);
+      return;
+    }
     if (!wf?.state) {
       out.discrepancy({
         kind: 'workflow_missing',

@@ -243,6 +243,31 @@ test('a payment-link payment whose confirmation never came is adopted by its run
   expect((await stack.services.linkpay.getTransaction(tx.id))?.status).toBe('succeeded');
 });
 
+test('a running order whose read model shows a payment its workflow lacks is signalled, adopts it and is delivered', async () => {
+  await fundedAgent(stack, 'rec-ahead', 200);
+  const id = await createOrder('rec-ahead');
+  await orphanDebit('rec-ahead', id);
+  // What a crash leaves: the local activity wrote paid and fulfilling, the workflow task that ran it was lost.
+  const payment = {
+    rail: 'agent_wallet',
+    transaction_id: `order:${id}`,
+    amount_micros: PRICE_MICROS,
+    paid_at: new Date().toISOString(),
+  } as const;
+  await stack.services.db.orders.updateOne(
+    { _id: id },
+    { $set: { status: 'fulfilling', payment, updated_at: new Date(Date.now() - 5_000) } },
+  );
+  const report = await repairNow();
+  expect(report.repaired).toEqual(
+    expect.arrayContaining([expect.objectContaining({ kind: 'payment_ahead_of_workflow', order_id: id })]),
+  );
+  const delivered = await waitForOrder(stack, id, (o) => o.status === 'delivered');
+  expect(delivered.payment).toMatchObject({ rail: 'agent_wallet', transaction_id: `order:${id}` });
+  const moves = (await stack.services.wallets.snapshot('rec-ahead'))?.entries.map((e) => e.tx_id) ?? [];
+  expect(moves.filter((t) => t === `order:${id}`)).toHaveLength(1);
+});
+
 test('a read model left at fulfilling for an expired workflow is rewritten to expired', async () => {
   const id = expiring.stale;
   await finalState(id);
