@@ -575,7 +575,16 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
   ],
   // A retried emit cannot duplicate a number: the `_id` is `msg_<order_id>_<seq>`.
   events: [{ key: { order_id: 1, seq: 1 }, why: 'events of one order in sequence' }],
-  linkpayTransactions: [{ key: { order_id: 1 }, why: 'the checkout page shows an existing payment of the order' }],
+  linkpayTransactions: [
+    { key: { order_id: 1 }, why: 'the checkout page shows an existing payment of the order' },
+    {
+      key: { order_id: 1, status: 1 },
+      name: 'one_succeeded_per_order',
+      unique: true,
+      partialFilterExpression: { status: 'succeeded' },
+      why: 'one succeeded payment per order: two Pay presses at the same instant charged the buyer twice (issue 24 chaos drill)',
+    },
+  ],
   idempotencyKeys: [{ key: { created_at: 1 }, why: 'expired idempotency records are swept by age' }],
   x402Payments: [
     {

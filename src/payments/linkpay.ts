@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Database, LinkpayTransactionDoc } from '../db';
+import { isDuplicateKey, type Database, type LinkpayTransactionDoc } from '../db';
 
 /** A hosted payment-link transaction as the provider reports it. Amount in integer micro-units. */
 export interface LinkTransaction {
@@ -64,7 +64,15 @@ export class LocalLinkPayProvider implements PaymentLinkProvider {
       created_at: new Date(),
       refunded_at: null,
     };
-    await this.d.linkpayTransactions.insertOne(doc);
+    try {
+      await this.d.linkpayTransactions.insertOne(doc);
+    } catch (err) {
+      // A concurrent Pay of the same order won (the unique index): answer its transaction, charge nothing more.
+      if (!isDuplicateKey(err)) throw err;
+      const winner = await this.d.linkpayTransactions.findOne({ order_id: orderId, status: 'succeeded' });
+      if (!winner) throw err;
+      return toTransaction(winner);
+    }
     return toTransaction(doc);
   }
 

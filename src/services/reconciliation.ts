@@ -607,9 +607,17 @@ async function checkLinkPayments(
       out.discrepancy({ kind: 'check_failed', ...base, detail: `link payment ${tx._id}: ${String(err)}` });
       continue;
     }
-    const held = wf?.state?.payment;
+    const held = wf?.state?.payment ?? order?.payment ?? undefined;
     if (held) {
-      if (held.rail !== 'linkpay_ncp' || held.transaction_id !== tx._id) {
+      if (held.rail === 'linkpay_ncp' && held.transaction_id === tx._id) continue;
+      // A second charge for an order paid otherwise (two Pay presses at once, before the unique index): give it back.
+      if (repair && (await ports.linkpay.refund(tx._id))) {
+        out.repair({
+          kind: 'orphan_linkpay_payment',
+          ...base,
+          action: `refunded ${tx._id} at the provider: the order was paid ${describePayment(held)}`,
+        });
+      } else {
         out.discrepancy({
           kind: 'linkpay_unmatched_payment',
           ...base,

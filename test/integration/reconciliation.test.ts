@@ -268,6 +268,16 @@ test('a running order whose read model shows a payment its workflow lacks is sig
   expect(moves.filter((t) => t === `order:${id}`)).toHaveLength(1);
 });
 
+test('two Pay presses on the checkout page at the same instant make one payment-link transaction, not two charges', async () => {
+  const id = await createOrder('rec-twice');
+  const [a, b] = await Promise.all([
+    stack.services.linkpay.createTransaction(id, PRICE_MICROS, 'USD', null),
+    stack.services.linkpay.createTransaction(id, PRICE_MICROS, 'USD', null),
+  ]);
+  expect(a.id).toBe(b.id);
+  expect(await stack.services.db.linkpayTransactions.countDocuments({ order_id: id, status: 'succeeded' })).toBe(1);
+});
+
 test('a read model left at fulfilling for an expired workflow is rewritten to expired', async () => {
   const id = expiring.stale;
   await finalState(id);
