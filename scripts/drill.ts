@@ -7,9 +7,12 @@
  *   two-of-each   [--orders N]        two APIs and two workers on the same servers
  *   stack-kill    [--load-seconds N] [--batch N]  every process SIGKILLed at once with orders in every state, restarted
  *   soak          [--minutes N] [--rate N] [--apis N] [--workers N]  mixed traffic for a long time; RSS must stay flat
+ *   chaos         [--seed N] [--cycles N] [--orders-per-cycle N]  seeded random SIGKILLs (one server or the whole
+ *                 stack) under mixed traffic from clients that never retry; every order final, the books balanced
  *
  * Common options: --keep (keep the data folder and logs; a failed run always keeps them).
  */
+import * as chaos from './drills/chaos';
 import * as serverKill from './drills/serverKill';
 import * as soak from './drills/soak';
 import * as stackKill from './drills/stackKill';
@@ -20,6 +23,7 @@ const DRILLS: Record<string, { run(args: Map<string, string>): Promise<void> }> 
   'two-of-each': twoOfEach,
   'stack-kill': stackKill,
   soak,
+  chaos,
 };
 
 /** `--name value` and bare `--flag` pairs. */

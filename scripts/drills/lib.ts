@@ -15,6 +15,7 @@ import { x402Client } from '@x402/core/client';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import { Client as TemporalClient, Connection as TemporalConnection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -28,7 +29,16 @@ import {
   type TemporalDevServer,
 } from '../lib/servers';
 import { startLocalX402, type LocalX402 } from '../lib/x402Local';
-import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
+import { SEARCH_ATTRIBUTES, orderWorkflowId } from '../../workflows/shared';
+import type {
+  LinkpayTransactionDoc,
+  OrderDoc,
+  TaskDoc,
+  WalletDoc,
+  WalletEntryDoc,
+  WalletMovement,
+  X402PaymentDoc,
+} from '../../src/db';
 
 const root = path.resolve(__dirname, '..', '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -765,4 +775,476 @@ export async function registerWebhook(base: string, agentId: string, agentKey: s
 /** `{status: count}` of a stats map, for printing. */
 export function statusCounts(stats: ClientStats): Record<string, number> {
   return Object.fromEntries([...stats.statuses].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeded randomness (issue 24 §4): the same seed gives the same plan
+// ---------------------------------------------------------------------------------------------
+
+/** A seeded pseudo-random source (mulberry32): the same seed draws the same numbers, in the same order. */
+export interface Rng {
+  /** A number in [0, 1). */
+  next(): number;
+  /** An integer in [min, max], both included. */
+  int(min: number, max: number): number;
+  /** True with probability `p`. */
+  chance(p: number): boolean;
+  /** One element of `xs` (not empty). */
+  pick<T>(xs: readonly T[]): T;
+  /** One key of `weights`, with probability proportional to its weight. */
+  weighted<K extends string>(weights: Readonly<Record<K, number>>): K;
+}
+
+/**
+ * mulberry32 over a 32-bit seed (Tommy Ettinger's generator; enough for choosing a drill's moves, not for secrets).
+ * @example const rng = seededRandom(42); rng.pick(['api', 'worker']);
+ */
+export function seededRandom(seed: number): Rng {
+  let a = seed >>> 0;
+  const next = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    chance: (p) => next() < p,
+    pick: (xs) => xs[Math.floor(next() * xs.length)]!,
+    weighted<K extends string>(weights: Readonly<Record<K, number>>): K {
+      const keys = Object.keys(weights) as K[];
+      const total = keys.reduce((s, k) => s + weights[k], 0);
+      let r = next() * total;
+      for (const k of keys) {
+        r -= weights[k];
+        if (r < 0) return k;
+      }
+      return keys[keys.length - 1]!;
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// x402 sent once: a challenge, signed payloads, and nothing resent
+// ---------------------------------------------------------------------------------------------
+
+/** What {@link x402Sign} got: the 402 challenge's answer and the `PAYMENT-SIGNATURE` headers it signed. */
+export interface X402Signed {
+  challenge: Answer;
+  /** One header set per payload signed (each its own authorization nonce and `payment-identifier`). */
+  signatures: Array<Record<string, string>>;
+}
+
+/**
+ * Asks `urlPath` for its price once (expects 402 with `PAYMENT-REQUIRED`) and signs `count` payloads for it with
+ * `key` (default the local chain's funded buyer), each with a `payment-identifier` of its own. Sends no payment: the
+ * caller sends each signed payload exactly as often as it wants (e.g. two at the same instant). No signature when
+ * the challenge was not a 402.
+ */
+export async function x402Sign(
+  base: string,
+  method: 'GET' | 'POST',
+  urlPath: string,
+  headers: Record<string, string>,
+  count = 1,
+  key: Hex = ANVIL_KEYS.buyer,
+): Promise<X402Signed> {
+  const challenge = await call(base, method, urlPath, undefined, headers);
+  const required = challenge.headers.get('payment-required');
+  if (challenge.status !== 402 || !required) return { challenge, signatures: [] };
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: privateKeyToAccount(key) });
+  client.setSpendControls({ maxAmountPerPayment: '$1000' });
+  const decoded = decodePaymentRequiredHeader(required);
+  const signatures: Array<Record<string, string>> = [];
+  for (let i = 0; i < count; i++) {
+    const payload = await client.createPaymentPayload(decoded);
+    const ext = (decoded.extensions?.['payment-identifier'] as object | undefined) ?? {};
+    payload.extensions = {
+      ...(payload.extensions ?? {}),
+      'payment-identifier': { ...ext, info: { required: false, id: `pay_${randomBytes(12).toString('hex')}` } },
+    };
+    signatures.push({ 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
+  }
+  return { challenge, signatures };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service's own reconciliation, and what Temporal knows about orders
+// ---------------------------------------------------------------------------------------------
+
+/** `POST /api/v1/operator/reconciliation` with the operator key (issue 24 §3); the answer as it came (never throws). */
+export function operatorReconciliation(base: string, timeoutMs = 120_000): Promise<Answer> {
+  return call(
+    base,
+    'POST',
+    '/api/v1/operator/reconciliation',
+    {},
+    { authorization: `Bearer ${OPERATOR_KEY}` },
+    timeoutMs,
+  );
+}
+
+/** An order workflow as Temporal lists it, with the newest workflow-task failure of its history, if any. */
+export interface OrderWorkflowInfo {
+  orderId: string;
+  /** RUNNING, COMPLETED, FAILED, TERMINATED, ... */
+  status: string;
+  /** Workflow tasks that failed in its history (a nondeterminism error fails every task). */
+  taskFailures: number;
+  /** Message of the newest failed workflow task, shortened. */
+  lastTaskFailure?: string;
+}
+
+/**
+ * Every `orderWorkflow` the drill's Temporal server knows (order id from the workflow id `order-<id>`); histories are
+ * read only for `historyOf` (e.g. orders that did not reach a final state), to name a failing workflow task.
+ */
+export async function orderWorkflows(
+  stack: DrillStack,
+  historyOf: string[] = [],
+): Promise<Map<string, OrderWorkflowInfo>> {
+  const connection = await TemporalConnection.connect({ address: stack.temporalAddress, connectTimeout: 10_000 });
+  const out = new Map<string, OrderWorkflowInfo>();
+  try {
+    const client = new TemporalClient({ connection, namespace: 'default' });
+    for await (const wf of client.workflow.list({ query: `WorkflowType = 'orderWorkflow'` })) {
+      if (!wf.workflowId.startsWith('order-')) continue;
+      const orderId = wf.workflowId.slice('order-'.length);
+      out.set(orderId, { orderId, status: wf.status.name, taskFailures: 0 });
+    }
+    for (const orderId of historyOf) {
+      const info = out.get(orderId) ?? { orderId, status: 'NOT_FOUND', taskFailures: 0 };
+      out.set(orderId, info);
+      if (info.status === 'NOT_FOUND') continue;
+      const history = await client.workflow.getHandle(orderWorkflowId(orderId)).fetchHistory();
+      for (const e of history.events ?? []) {
+        const failed = e.workflowTaskFailedEventAttributes;
+        if (!failed) continue;
+        info.taskFailures++;
+        info.lastTaskFailure = (failed.failure?.message ?? String(failed.cause ?? 'unknown')).slice(0, 300);
+      }
+    }
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The books (issue 24 §4), checked from the database alone, independently of the service
+// ---------------------------------------------------------------------------------------------
+
+/** Order statuses that keep the payment: paid and on its way to delivery, delivered, or past it. */
+export const KEEPS_PAYMENT = ['paid', 'fulfilling', 'delivered', 'accepted', 'in_engineering', 'sla_breached'];
+/** Final statuses whose payment went back to the buyer. */
+export const RETURNS_PAYMENT = ['rejected', 'refunded', 'cancelled'];
+/** Final order statuses (accepted, or money returned, or expired unpaid). */
+export const FINAL_ORDER_STATUSES = ['accepted', 'expired', ...RETURNS_PAYMENT];
+/** Expert-delivery orders wait here for an engineer, paid, as long as their SLA allows. */
+export const PARKED_ORDER_STATUSES = ['in_engineering', 'sla_breached'];
+
+/** What {@link auditBooks} found: problems (each a stable sentence), what is not final yet, and the counts. */
+export interface BooksAudit {
+  problems: string[];
+  /** Orders not in a final status (nor parked, with `parkedIsFinal`): id → status. */
+  notFinal: Map<string, string>;
+  /** Tasks still running, x402 payments still settling / pending / awaiting confirmation: id → state. */
+  unsettled: Map<string, string>;
+  /** The x402 ledger entries still `settling` or `pending` (for a look at their authorization on chain). */
+  unsettledX402: X402PaymentDoc[];
+  orders: OrderDoc[];
+  figures: {
+    wallets: number;
+    wallet_movements: number;
+    /** Movements only in a wallet's `recent` list: its ledger entry was not written yet (a crash in between). */
+    ledger_entries_not_written_yet: number;
+    order_debits: number;
+    order_refunds: number;
+    task_debits: number;
+    task_refunds: number;
+    linkpay_transactions: number;
+    linkpay_refunded: number;
+    x402_settled_for_orders: number;
+    x402_settled_for_items: number;
+    x402_failed: number;
+    x402_refunds_due: number;
+    buyer_spent_on_chain_micros: number | null;
+    buyer_settled_in_ledger_micros: number;
+  };
+}
+
+/** A money movement of an order, wherever it was taken. */
+interface Charge {
+  rail: 'agent_wallet' | 'linkpay_ncp' | 'x402_usdc';
+  ref: string;
+  amount: number;
+  /** It is the payment the order records. */
+  isPayment: boolean;
+  /** Given back (wallet refund credit, provider refund, or an x402 refund recorded on the order). */
+  returned: boolean;
+}
+
+/**
+ * Audits the books of the drill's database as an outside accountant would, without asking the service:
+ * - every wallet's balance equals the sum of its movements (ledger entries, plus movements still only in the wallet's
+ *   `recent` list), numbered 1..seq without a gap;
+ * - every `order:<id>` debit belongs to an order that records it as its payment and is paid, delivered or later, or
+ *   was given back by a `refund:<id>` credit of the same amount; every refund credit has its debit;
+ * - no order keeps more than one charge (wallet debit, payment-link transaction, settled x402 payment); every charge
+ *   that is not the order's recorded payment was given back; every recorded payment has its money; rejected,
+ *   refunded and cancelled orders returned theirs; expired orders kept nothing;
+ * - payment-link transactions are bound to their order and used by one order only;
+ * - every settled x402 payment is for one order (its recorded payment) or one item, no transaction twice, none
+ *   noted `delivery_failed` (not even the order's own payment: that note tells the operator a refund may be due);
+ *   with `buyer`, the buyer's on-chain spend (`buyerSpentMicros`) equals what the ledger holds as settled from it;
+ * - every `task:<order>:<n>` debit has a delivered task, or a failed one refunded by `task-refund:<order>:<n>`.
+ * Orders not final, tasks still running and x402 payments not settled or failed are returned apart (`notFinal`,
+ * `unsettled`): the caller decides how long to wait for them.
+ */
+export async function auditBooks(
+  stack: DrillStack,
+  opts: { buyer?: string; buyerSpentMicros?: bigint; parkedIsFinal?: boolean } = {},
+): Promise<BooksAudit> {
+  const db = (await stack.mongo()).db(stack.dbName);
+  const [orders, wallets, entries, links, x402, tasks] = await Promise.all([
+    db.collection<OrderDoc>('orders').find({}).toArray(),
+    db.collection<WalletDoc>('wallets').find({}).toArray(),
+    db.collection<WalletEntryDoc>('wallet_entries').find({}).toArray(),
+    db.collection<LinkpayTransactionDoc>('linkpay_transactions').find({}).toArray(),
+    db.collection<X402PaymentDoc>('x402_payments').find({}).toArray(),
+    db.collection<TaskDoc>('order_tasks').find({}).toArray(),
+  ]);
+  const problems: string[] = [];
+  const notFinal = new Map<string, string>();
+  const unsettled = new Map<string, string>();
+
+  // 1. Wallets: balance = sum of movements, numbered without a gap.
+  const debits = new Map<string, WalletMovement[]>();
+  const credits = new Map<string, WalletMovement[]>();
+  let movementsCount = 0;
+  let notWritten = 0;
+  for (const w of wallets) {
+    const mine: WalletMovement[] = entries.filter((e) => e.agent_id === w._id);
+    const written = new Set(mine.map((e) => e.tx_id));
+    for (const m of w.recent ?? []) {
+      if (!written.has(m.tx_id)) {
+        mine.push(m);
+        notWritten++;
+      }
+    }
+    movementsCount += mine.length;
+    const seqs = new Map<number, number>();
+    for (const m of mine) seqs.set(m.seq, (seqs.get(m.seq) ?? 0) + 1);
+    for (let s = 1; s <= w.seq; s++) {
+      if (!seqs.has(s))
+        problems.push(`wallet ${w._id}: movement ${s} of ${w.seq} is in neither its ledger nor its recent list`);
+      else if (seqs.get(s)! > 1) problems.push(`wallet ${w._id}: ${seqs.get(s)} movements numbered ${s}`);
+    }
+    if (mine.some((m) => m.seq > w.seq)) problems.push(`wallet ${w._id}: ledger entries numbered past seq ${w.seq}`);
+    const sum = mine.reduce((s, m) => s + (m.type === 'credit' ? m.amount_micros : -m.amount_micros), 0);
+    if (sum !== w.balance_micros)
+      problems.push(`wallet ${w._id}: balance ${w.balance_micros} micro-USD, its movements sum to ${sum}`);
+    for (const m of mine) {
+      const into = m.type === 'debit' ? debits : credits;
+      into.set(m.tx_id, [...(into.get(m.tx_id) ?? []), m]);
+    }
+  }
+  const txsFrom = (map: Map<string, WalletMovement[]>, prefix: string) =>
+    [...map.keys()].filter((tx) => tx.startsWith(prefix));
+
+  // 2. Orders: each charge is the order's payment or was given back; one charge kept at most.
+  const orderIds = new Set(orders.map((o) => o._id));
+  const linksByOrder = new Map<string, LinkpayTransactionDoc[]>();
+  for (const l of links) linksByOrder.set(l.order_id, [...(linksByOrder.get(l.order_id) ?? []), l]);
+  const settled = x402.filter((p) => p.status === 'settled');
+  const settledByOrder = new Map<string, X402PaymentDoc[]>();
+  for (const p of settled)
+    if (p.order_id) settledByOrder.set(p.order_id, [...(settledByOrder.get(p.order_id) ?? []), p]);
+  let refundsDue = 0;
+  for (const o of orders) {
+    const pay = o.payment;
+    const final = FINAL_ORDER_STATUSES.includes(o.status);
+    const parked = PARKED_ORDER_STATUSES.includes(o.status);
+    // An order on its way is judged once it arrives: until then its findings go with it into `notFinal`.
+    const settledOrder = final || parked;
+    const orderProblems: string[] = [];
+    const refundCredits = credits.get(`refund:${o._id}`) ?? [];
+    const charges: Charge[] = [];
+    for (const d of debits.get(`order:${o._id}`) ?? [])
+      charges.push({
+        rail: 'agent_wallet',
+        ref: `order:${o._id}`,
+        amount: d.amount_micros,
+        isPayment: pay?.rail === 'agent_wallet',
+        returned: refundCredits.some((c) => c.amount_micros === d.amount_micros),
+      });
+    for (const l of linksByOrder.get(o._id) ?? [])
+      charges.push({
+        rail: 'linkpay_ncp',
+        ref: l._id,
+        amount: l.amount_micros,
+        isPayment: pay?.rail === 'linkpay_ncp' && pay.transaction_id === l._id,
+        returned: l.status === 'refunded',
+      });
+    for (const p of settledByOrder.get(o._id) ?? []) {
+      const isPayment =
+        pay?.rail === 'x402_usdc' && (pay.transaction_id ?? '').toLowerCase() === (p.transaction ?? '').toLowerCase();
+      charges.push({
+        rail: 'x402_usdc',
+        ref: p.transaction ?? p._id,
+        amount: p.amount_micros,
+        isPayment,
+        returned: isPayment && o.refund?.rail === 'x402_usdc',
+      });
+    }
+    const where = `order ${o._id} (${o.service_id}, ${o.status})`;
+    if ((debits.get(`order:${o._id}`) ?? []).length > 1) orderProblems.push(`${where}: debited more than once`);
+    const kept = charges.filter((c) => !c.returned);
+    if (kept.length > 1)
+      orderProblems.push(
+        `${where}: charged ${kept.length} times and kept: ${kept.map((c) => `${c.rail} ${c.ref}`).join(', ')}`,
+      );
+    for (const c of charges) {
+      if (c.amount !== o.amount_micros)
+        orderProblems.push(
+          `${where}: ${c.rail} ${c.ref} took ${c.amount} micro-USD, the order costs ${o.amount_micros}`,
+        );
+      // Said once above when the order kept two charges or more.
+      if (!c.isPayment && !c.returned && kept.length <= 1) {
+        orderProblems.push(
+          c.rail === 'agent_wallet'
+            ? `${where}: order:${o._id} debited, but the order records ${pay ? `a ${pay.rail} payment` : 'no payment'} and no refund:${o._id} credit gave it back (a debit lost to its workflow)`
+            : `${where}: ${c.rail} ${c.ref} charged, but it is not the order's payment${pay ? ` (${pay.rail} ${pay.transaction_id})` : ' (none recorded)'} and was not given back`,
+        );
+      }
+    }
+    if (pay) {
+      if (!charges.some((c) => c.isPayment))
+        orderProblems.push(`${where}: records a ${pay.rail} payment ${pay.transaction_id} whose money is nowhere`);
+      if (o.status === 'expired' || o.status === 'awaiting_payment')
+        orderProblems.push(`${where}: records a payment but is ${o.status}`);
+      const payment = charges.find((c) => c.isPayment);
+      if (RETURNS_PAYMENT.includes(o.status) && payment && !payment.returned)
+        orderProblems.push(`${where}: its ${pay.rail} payment was not given back`);
+      if (KEEPS_PAYMENT.includes(o.status) && payment?.returned)
+        orderProblems.push(`${where}: its ${pay.rail} payment was given back while the order keeps its goods`);
+      if (o.refund?.rail === 'x402_usdc' && o.refund.status === 'due') refundsDue++;
+    } else if (KEEPS_PAYMENT.includes(o.status) || RETURNS_PAYMENT.includes(o.status)) {
+      orderProblems.push(`${where}: records no payment`);
+    }
+    if (settledOrder) problems.push(...orderProblems);
+    if (!final && !(parked && opts.parkedIsFinal)) {
+      const charged = charges.map((c) => `${c.rail}${c.returned ? ' (given back)' : ''}`);
+      notFinal.set(o._id, `${o.status}${charged.length ? `, charged: ${charged.join(', ')}` : ''}`);
+    }
+  }
+  for (const tx of txsFrom(debits, 'order:'))
+    if (!orderIds.has(tx.slice('order:'.length))) problems.push(`${tx} debited for an order that does not exist`);
+  for (const tx of txsFrom(credits, 'refund:')) {
+    const id = tx.slice('refund:'.length);
+    if (!(debits.get(`order:${id}`) ?? []).length) problems.push(`${tx} credited without an order:${id} debit`);
+    if ((credits.get(tx) ?? []).length > 1) problems.push(`${tx} credited more than once`);
+  }
+
+  // 3. Payment-link transactions: bound to their order, used by one order only.
+  const usedBy = new Map<string, string[]>();
+  for (const o of orders)
+    if (o.payment?.rail === 'linkpay_ncp')
+      usedBy.set(o.payment.transaction_id, [...(usedBy.get(o.payment.transaction_id) ?? []), o._id]);
+  const linkIds = new Map(links.map((l) => [l._id, l]));
+  for (const [tx, ids] of usedBy) {
+    if (ids.length > 1) problems.push(`payment-link transaction ${tx} is the payment of ${ids.length} orders`);
+    const l = linkIds.get(tx);
+    if (l && !ids.includes(l.order_id))
+      problems.push(`payment-link transaction ${tx} of order ${l.order_id} pays ${ids[0]}`);
+  }
+  for (const l of links)
+    if (!orderIds.has(l.order_id))
+      problems.push(`payment-link transaction ${l._id} for an unknown order ${l.order_id}`);
+
+  // 4. x402: settled payments for one order or one item; the buyer's spend on chain = what the ledger settled.
+  const byTx = new Map<string, number>();
+  for (const p of settled) {
+    const key = (p.tx_key ?? p.transaction ?? '').toLowerCase();
+    if (key) byTx.set(key, (byTx.get(key) ?? 0) + 1);
+    if (p.order_id && !orderIds.has(p.order_id))
+      problems.push(`x402 payment ${p._id} settled for an unknown order ${p.order_id}`);
+    if (!p.order_id && !p.resource_ref) problems.push(`x402 payment ${p._id} settled for nothing (${p.resource})`);
+    if (p.error_reason === 'delivery_failed') {
+      // The ledger tells the operator that the buyer paid and got nothing (a refund may be due): wrong when the entry
+      // is its order's recorded payment, a money problem otherwise; both are discrepancies of the books.
+      const o = p.order_id ? orders.find((x) => x._id === p.order_id) : undefined;
+      const isPayment =
+        o?.payment?.rail === 'x402_usdc' &&
+        (o.payment.transaction_id ?? '').toLowerCase() === (p.transaction ?? '').toLowerCase();
+      problems.push(
+        isPayment
+          ? `x402 payment ${p._id} is the recorded payment of order ${o._id} (${o.status}) but the ledger notes it delivery_failed (a false refund alarm): ${p.error_message ?? ''}`
+          : `x402 payment ${p._id} (${p.resource}) settled, noted delivery_failed: ${p.error_message ?? ''}`,
+      );
+    }
+  }
+  for (const [tx, n] of byTx) if (n > 1) problems.push(`x402 transaction ${tx} settles ${n} ledger entries`);
+  for (const p of x402) {
+    if (p.status === 'settling' || p.status === 'pending') unsettled.set(`x402 ${p._id} (${p.resource})`, p.status);
+    else if (p.status === 'settled' && p.confirmation_due)
+      unsettled.set(`x402 ${p._id} (${p.resource})`, 'settled, order confirmation due');
+  }
+  const buyer = opts.buyer?.toLowerCase();
+  const settledFromBuyer = settled
+    .filter((p) => buyer !== undefined && p.payer.toLowerCase() === buyer)
+    .reduce((s, p) => s + p.amount_micros, 0);
+  if (buyer !== undefined && opts.buyerSpentMicros !== undefined && BigInt(settledFromBuyer) !== opts.buyerSpentMicros)
+    problems.push(
+      `the buyer ${opts.buyer} spent ${opts.buyerSpentMicros} micro-USDC on chain; the x402 ledger holds ${settledFromBuyer} settled from it`,
+    );
+
+  // 5. Tasks: a debit has a delivered task, or a failed one that was refunded.
+  const taskById = new Map(tasks.map((t) => [`${t.order_id}:${t.number}`, t]));
+  for (const tx of txsFrom(debits, 'task:')) {
+    const t = taskById.get(tx.slice('task:'.length));
+    const refunded = (credits.get(`task-refund:${tx.slice('task:'.length)}`) ?? []).length > 0;
+    if (!t) problems.push(`${tx} debited for a task that does not exist`);
+    else if (t.status === 'delivered' && refunded) problems.push(`${tx}: delivered and refunded`);
+    else if (t.status !== 'delivered' && t.status !== 'running' && !refunded)
+      problems.push(`${tx} debited, the task is ${t.status} and was not refunded`);
+  }
+  for (const t of tasks) {
+    const tx = `task:${t.order_id}:${t.number}`;
+    const charged = (debits.get(tx) ?? []).length > 0;
+    if (t.status === 'running')
+      unsettled.set(`task ${t.order_id}#${t.number}`, charged ? 'running, charged' : 'running');
+    else if (t.status === 'delivered' && !charged) problems.push(`${tx}: delivered without a debit`);
+  }
+  for (const tx of txsFrom(credits, 'task-refund:'))
+    if (!(debits.get(`task:${tx.slice('task-refund:'.length)}`) ?? []).length)
+      problems.push(`${tx} credited without its task debit`);
+
+  return {
+    problems,
+    notFinal,
+    unsettled,
+    unsettledX402: x402.filter((p) => p.status === 'settling' || p.status === 'pending'),
+    orders,
+    figures: {
+      wallets: wallets.length,
+      wallet_movements: movementsCount,
+      ledger_entries_not_written_yet: notWritten,
+      order_debits: txsFrom(debits, 'order:').length,
+      order_refunds: txsFrom(credits, 'refund:').length,
+      task_debits: txsFrom(debits, 'task:').length,
+      task_refunds: txsFrom(credits, 'task-refund:').length,
+      linkpay_transactions: links.length,
+      linkpay_refunded: links.filter((l) => l.status === 'refunded').length,
+      x402_settled_for_orders: settled.filter((p) => p.order_id).length,
+      x402_settled_for_items: settled.filter((p) => !p.order_id).length,
+      x402_failed: x402.filter((p) => p.status === 'failed').length,
+      x402_refunds_due: refundsDue,
+      buyer_spent_on_chain_micros: opts.buyerSpentMicros !== undefined ? Number(opts.buyerSpentMicros) : null,
+      buyer_settled_in_ledger_micros: settledFromBuyer,
+    },
+  };
 }
