@@ -15,7 +15,11 @@ export interface X402ActivityPorts {
   payments: X402PaymentRepository;
   chain: SettlementChain;
   /** Confirms orders paid by a settlement that was pending (the API's OrderWorkflows); absent: not confirmed. */
-  orderWorkflows?: { confirmPayment(orderId: string, req: ConfirmPaymentRequest): Promise<OrderState> };
+  orderWorkflows?: {
+    confirmPayment(orderId: string, req: ConfirmPaymentRequest): Promise<OrderState>;
+    /** The order's state (closed workflows too): tells a refusal from an order this payment already paid. */
+    state?(orderId: string): Promise<OrderState>;
+  };
 }
 
 /** Outcome of one reconciliation attempt. */
@@ -172,6 +176,16 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
       return { confirmed: true, order_status: state.status, reason: null };
     } catch (err) {
       if (err instanceof ProblemError && err.status < 500) {
+        // Refused because the order already has this very payment (confirmed by another path, then moved on or
+        // ended): confirmed, no refund due (issue 24: the chaos drill's false refund alarms).
+        const held = await orderWorkflows.state?.(p.order_id).catch(() => undefined);
+        if (
+          held?.payment?.rail === 'x402_usdc' &&
+          held.payment.transaction_id.toLowerCase() === p.transaction.toLowerCase()
+        ) {
+          await payments.markOrderConfirmed(p._id);
+          return { confirmed: true, order_status: held.status, reason: null };
+        }
         await payments.noteDeliveryFailure(
           p._id,
           `order ${p.order_id} not confirmed: ${err.code}: ${err.detail ?? err.message}`,

@@ -9,10 +9,16 @@
  *   soak          [--minutes N] [--rate N] [--apis N] [--workers N]  mixed traffic for a long time; RSS must stay flat
  *   chaos         [--seed N] [--cycles N] [--orders-per-cycle N]  seeded random SIGKILLs (one server or the whole
  *                 stack) under mixed traffic from clients that never retry; every order final, the books balanced
+ *   duplicate-updates [--orders N] [--cache N] [--parallel N]  two concurrent confirm_payment per order on a small
+ *                 workflow cache, then every history replayed and the books checked
+ *   pay-kill      [--orders N] [--kill-after-ms N] [--deadline-seconds N] [--bound-seconds N]  one confirm_payment per
+ *                 client, never retried, the whole stack SIGKILLed meanwhile; every debit delivered or refunded
  *
  * Common options: --keep (keep the data folder and logs; a failed run always keeps them).
  */
 import * as chaos from './drills/chaos';
+import * as duplicateUpdates from './drills/duplicateUpdates';
+import * as payKill from './drills/payKill';
 import * as serverKill from './drills/serverKill';
 import * as soak from './drills/soak';
 import * as stackKill from './drills/stackKill';
@@ -24,6 +30,8 @@ const DRILLS: Record<string, { run(args: Map<string, string>): Promise<void> }> 
   'stack-kill': stackKill,
   soak,
   chaos,
+  'duplicate-updates': duplicateUpdates,
+  'pay-kill': payKill,
 };
 
 /** `--name value` and bare `--flag` pairs. */

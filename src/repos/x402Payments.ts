@@ -156,11 +156,18 @@ export class X402PaymentRepository {
     );
   }
 
-  /** Records that the order this settled payment pays is confirmed (clears `confirmation_due`). */
+  /**
+   * Records that the order this settled payment pays is confirmed: clears `confirmation_due`, and a `delivery_failed`
+   * note left by an earlier attempt that could not reach the order (the order has this payment: no refund is due).
+   */
   async markOrderConfirmed(id: string): Promise<void> {
     await this.d.x402Payments.updateOne(
       { _id: id, confirmation_due: true },
       { $unset: { confirmation_due: '' }, $set: { updated_at: new Date() } },
+    );
+    await this.d.x402Payments.updateOne(
+      { _id: id, error_reason: 'delivery_failed' },
+      { $set: { error_reason: null, error_message: null, updated_at: new Date() } },
     );
   }
 
