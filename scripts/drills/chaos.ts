@@ -33,6 +33,7 @@ import { MICRO_ITEMS } from '../../src/domain/micro';
 import type { OrderDoc } from '../../src/db';
 import { startFakeTextModel } from '../../test/helpers/fakeTextModel';
 import {
+  AUTOMATION,
   FINAL_ORDER_STATUSES,
   OPERATOR_KEY,
   PARKED_ORDER_STATUSES,
@@ -55,10 +56,6 @@ import {
   type Rng,
 } from './lib';
 
-const AUTOMATION = {
-  service_id: 'automation-wf',
-  inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
-};
 const TASK_WORKER = {
   service_id: 'task-worker',
   inputs: { task_prompt: 'Research the three cheapest CRM tools for a 5-person agency', format: 'markdown' },

@@ -12,6 +12,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import {
+  AUTOMATION,
   OPERATOR_KEY,
   call,
   debitsByTx,
@@ -25,10 +26,6 @@ import {
 } from './lib';
 import { orderWorkflowId } from '../../workflows/shared';
 
-const AUTOMATION = {
-  service_id: 'automation-wf',
-  inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
-};
 const PRICE_USD = 69;
 
 /** Counts answers by status code. */

@@ -45,6 +45,12 @@ const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 
 export const OPERATOR_KEY = 'op_drill_key_0123456789abcdef';
 
+/** The drills' plain order: automation-wf ($69 agent price, produced in milliseconds) with valid inputs. */
+export const AUTOMATION = {
+  service_id: 'automation-wf',
+  inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
+};
+
 /** Milliseconds since `t0`, rounded. */
 export const since = (t0: number): number => Math.round(Date.now() - t0);
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -10,6 +10,7 @@
  * --keep.
  */
 import {
+  AUTOMATION,
   OPERATOR_KEY,
   call,
   finish,
@@ -22,10 +23,6 @@ import {
   type Answer,
 } from './lib';
 
-const AUTOMATION = {
-  service_id: 'automation-wf',
-  inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
-};
 const PRICE_MICROS = 69_000_000;
 
 /** One order's end: its read-model status and the wallet movements of its own transaction ids. */

@@ -20,6 +20,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
 import { MICRO_ITEMS } from '../../src/domain/micro';
 import {
+  AUTOMATION,
   call,
   debitsByTx,
   finish,
@@ -40,10 +41,6 @@ import {
   type DrillStack,
 } from './lib';
 
-const AUTOMATION = {
-  service_id: 'automation-wf',
-  inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
-};
 const OPS = ['wallet_order', 'x402_order', 'link_order', 'x402_micro', 'mcp', 'reads'] as const;
 type Op = (typeof OPS)[number];
 

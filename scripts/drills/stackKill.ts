@@ -17,6 +17,7 @@
  * the kill, default 12), --keep.
  */
 import {
+  AUTOMATION,
   call,
   debitsByTx,
   finish,
@@ -41,10 +42,6 @@ import {
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
 import { MICRO_ITEMS } from '../../src/domain/micro';
 
-const AUTOMATION = {
-  service_id: 'automation-wf',
-  inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
-};
 const EXPERT = {
   service_id: 'robot-control-system',
   inputs: {
