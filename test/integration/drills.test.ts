@@ -42,9 +42,10 @@ test('drill stack-kill passes within 4 minutes', () => {
 // Issue 24 §4: the seeded chaos drill, short (2 kill cycles of a fixed seed, about 2 minutes): clients that never
 // retry, duplicates sent at the same instant, one server or the whole stack SIGKILLed, then every order final and the
 // books balanced by the drill's own audit and by the service's reconciliation. `--cycles 20` is run by hand.
-test('drill chaos (seed 24, 2 kill cycles) passes within 4 minutes', () => {
-  drill(['chaos', '--seed', '24', '--cycles', '2'], 240_000);
-}, 260_000);
+// Allowed 6 minutes: about 2 alone, 3.4 beside another jest worker on 2 cores.
+test('drill chaos (seed 24, 2 kill cycles) passes within 6 minutes', () => {
+  drill(['chaos', '--seed', '24', '--cycles', '2'], 360_000);
+}, 380_000);
 
 // Issue 24 §1, §2: two concurrent confirm_payment per order on a 2-workflow cache, every history replayed; one
 // confirm_payment per client, never retried, the whole stack SIGKILLed 450 ms later: every debit delivered, books ok.
