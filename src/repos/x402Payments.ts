@@ -161,13 +161,20 @@ export class X402PaymentRepository {
    * note left by an earlier attempt that could not reach the order (the order has this payment: no refund is due).
    */
   async markOrderConfirmed(id: string): Promise<void> {
+    // One write for both: a note is cleared only where it says delivery_failed.
+    const noted = { $eq: ['$error_reason', 'delivery_failed'] };
     await this.d.x402Payments.updateOne(
-      { _id: id, confirmation_due: true },
-      { $unset: { confirmation_due: '' }, $set: { updated_at: new Date() } },
-    );
-    await this.d.x402Payments.updateOne(
-      { _id: id, error_reason: 'delivery_failed' },
-      { $set: { error_reason: null, error_message: null, updated_at: new Date() } },
+      { _id: id, $or: [{ confirmation_due: true }, { error_reason: 'delivery_failed' }] },
+      [
+        {
+          $set: {
+            error_reason: { $cond: [noted, null, '$error_reason'] },
+            error_message: { $cond: [noted, null, '$error_message'] },
+            updated_at: new Date(),
+          },
+        },
+        { $unset: 'confirmation_due' },
+      ],
     );
   }
 

@@ -3,7 +3,8 @@
  * `confirmPayment` Update never reached its workflow is found by the workflow itself at its payment deadline
  * (`findOrderPayment`) and adopted; an order with no such money still expires without a charge. In a file of its own:
  * after orderWorkflow.test.ts's update-with-start test, the SDK's local-activity manager of that process panics
- * ("receive half not dropped") and the local activities of any later test there hang.
+ * ("receive half not dropped", sdk-core local_activities.rs) and the local activities of any later test there hang.
+ * No upstream report found; the nearest is temporalio/sdk-rust#526 (a panic of the same kind on a dropped channel).
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { orderWorkflow } from '../../../workflows/order';
