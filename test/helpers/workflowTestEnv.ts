@@ -10,7 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type Activities, type ActivityPorts } from '../../activities';
 import type { CommissionActivities } from '../../activities/commissions';
 import {
@@ -189,6 +190,37 @@ export async function withWorker<T>(
     activities,
   });
   return worker.runUntil(test(taskQueue));
+}
+
+/**
+ * Runs `test` with a worker of the real workflow code on the run's Temporal dev server (TEMPORAL_ADDRESS, set by
+ * test/globalSetup.ts), for tests that need no time skipping and must meet the real server's Update semantics (the
+ * time-skipping test server can leave an Update unanswered when its workflow completes meanwhile: sdk-java#1903).
+ */
+export async function withDevServerWorker<T>(
+  activities: object,
+  test: (client: Client, taskQueue: string) => Promise<T>,
+): Promise<T> {
+  const address = process.env.TEMPORAL_ADDRESS;
+  if (!address) throw new Error('TEMPORAL_ADDRESS must be set (test/globalSetup.ts)');
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const taskQueue = `wf-unit-${randomBytes(4).toString('hex')}`;
+  const [connection, nativeConnection] = await Promise.all([
+    Connection.connect({ address }),
+    NativeConnection.connect({ address }),
+  ]);
+  try {
+    const worker = await Worker.create({
+      connection: nativeConnection,
+      namespace,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities,
+    });
+    return await worker.runUntil(test(new Client({ connection, namespace }), taskQueue));
+  } finally {
+    await Promise.allSettled([connection.close(), nativeConnection.close()]);
+  }
 }
 
 /** Polls `read` (real time) until `predicate` holds for its answer; throws with the last answer after `timeoutMs`. */
