@@ -54,11 +54,11 @@ function queryAgentId(url: string): string {
 
 /**
  * Builds the Koa application without listening, so tests drive it in-process (`server.ts` listens). Without
- * `signing`, quotes and receipts are signed with the keys of the configuration (SIGNING_KEYS or the key file).
+ * `signing`, quotes and receipts are signed with the keys of the configuration (SIGNING_KEYS or the database's set).
  */
 export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps['signing'] }): Koa {
-  const deps: AppDeps = { ...input, signing: input.signing ?? new KeySetSigner(input.config) };
-  // The keys are loaded (on embedded defaults the key file created) at once, not on the first signature.
+  const deps: AppDeps = { ...input, signing: input.signing ?? new KeySetSigner(input.config, input.services.db) };
+  // The keys are loaded (on embedded defaults the database's set created) at once, not on the first signature.
   if (!input.signing) void deps.signing.ready().catch((err) => (input.log ?? console.error)(err));
   // X-Forwarded-* are trusted only from configured proxies (issue 10 §4): otherwise a client picks its own address.
   const hops = deps.config.TRUST_PROXY_HOPS;

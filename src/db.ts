@@ -446,6 +446,41 @@ export interface ReconciliationReportDoc {
   stored_at: Date;
 }
 
+/**
+ * One Ed25519 key of the stored signing key set (issue 25 §2): a JWK (RFC 8037) whose private part is either `d` in
+ * clear or `d_enc`, sealed with SIGNING_KEYS_ENCRYPTION_KEY (AES-256-GCM, `v1.<iv>.<ciphertext>.<tag>` in base64url,
+ * the kid as additional data; src/signing/keyStore.ts); neither for a key that is only published. Times RFC 3339.
+ */
+export interface StoredSigningJwk {
+  kty: 'OKP';
+  crv: 'Ed25519';
+  x: string;
+  kid: string;
+  d?: string;
+  d_enc?: string;
+  created_at?: string;
+  not_before?: string;
+  retire_after?: string;
+}
+
+/**
+ * The API's signing key set (issue 25 §2), one document `_id` `signing` in `signing_keys`: the keys of quotes,
+ * receipts and x402 offers for every API process on the database, unless SIGNING_KEYS is set. It holds private keys,
+ * so the database is a secret store (unless SIGNING_KEYS_ENCRYPTION_KEY seals them). Created once by an upsert with
+ * `$setOnInsert` (two APIs starting together converge on one set); every change is a compare-and-set on `version`.
+ */
+export interface SigningKeySetDoc {
+  _id: string;
+  /** In set order: the last key that may sign at a time signs (src/signing/keys.ts). */
+  keys: StoredSigningJwk[];
+  /** 1 at creation, +1 per change: what the API processes compare to notice a rotation. */
+  version: number;
+  /** kids read from DATA_DIR key files, so each file is imported once (even after its keys were retired). */
+  imported_kids: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** Handle on the database: the client and every typed collection. */
 export interface Database {
   client: MongoClient;
@@ -470,6 +505,7 @@ export interface Database {
   subscriptions: Collection<SubscriptionDoc>;
   tasks: Collection<TaskDoc>;
   reconciliationReports: Collection<ReconciliationReportDoc>;
+  signingKeys: Collection<SigningKeySetDoc>;
   close(): Promise<void>;
 }
 
@@ -522,6 +558,7 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     subscriptions: db.collection<SubscriptionDoc>('subscriptions'),
     tasks: db.collection<TaskDoc>('order_tasks'),
     reconciliationReports: db.collection<ReconciliationReportDoc>('reconciliation_reports'),
+    signingKeys: db.collection<SigningKeySetDoc>('signing_keys'),
     close: () => client.close(),
   };
   await ensureIndexes(database);

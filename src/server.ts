@@ -28,8 +28,9 @@ export async function startApi(config: Config): Promise<RunningApi> {
   const services = await createServices(config);
   const connection = await connectTemporal(config.TEMPORAL_ADDRESS);
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  // Issue 12 §3: the signing keys are loaded (on embedded defaults: the key file created) before listening.
-  const signing = new KeySetSigner(config);
+  // Issue 12 §3: the signing keys are loaded (on embedded defaults: the database's set created, issue 25 §2) before
+  // listening.
+  const signing = new KeySetSigner(config, services.db);
   await signing.ready();
   const app = createApp({
     config,

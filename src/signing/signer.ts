@@ -8,8 +8,6 @@
  * `jti`, `iat`, `exp` and the facts as private claims.
  */
 import { KeyObject, sign } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import { SignJWT, type CryptoKey, type JWK } from 'jose';
 import {
   createOfferJWS,
@@ -18,17 +16,10 @@ import {
   type OfferReceiptIssuer,
 } from '@x402/extensions/offer-receipt';
 import type { Config } from '../config';
+import type { Database } from '../db';
 import { problem } from '../errors';
-import {
-  KEY_FILE_NAME,
-  KEY_FILE_RECHECK_MS,
-  importKeyRing,
-  loadOrCreateKeyFile,
-  publishedKeysAt,
-  signingKeyAt,
-  type KeyRing,
-  type SigningKey,
-} from './keys';
+import { importKeyRing, publishedKeysAt, signingKeyAt, type KeyRing, type SigningKey } from './keys';
+import { DatabaseKeyStore, KEY_SET_RECHECK_MS, type KeyStoreConfig } from './keyStore';
 
 /** JOSE `typ` of a signed quote. */
 export const QUOTE_TYP = 'quote+jwt';
@@ -112,11 +103,6 @@ export function didWebOf(publicBaseUrl: string): string {
 const seconds = (iso: string | Date) => Math.floor(new Date(iso).getTime() / 1000);
 
 /**
- * {@link Signing} over `SIGNING_KEYS` or the key file in DATA_DIR. The key file is re-read when it changes (checked
- * at most every {@link KEY_FILE_RECHECK_MS}), so a rotation reaches every process on the data folder without a
- * restart. Source: issue 12 §3.
- */
-/**
  * The Node `KeyObject` of a WebCrypto key, made once per key: Node's one-shot Ed25519 `sign` costs a fraction of
  * `crypto.subtle.sign` (a promise and a thread-pool round trip), which every x402 purchase paid twice (offer, receipt).
  */
@@ -130,18 +116,33 @@ function keyObjectOf(key: CryptoKey): KeyObject {
   return object;
 }
 
+/**
+ * {@link Signing} over `SIGNING_KEYS` when set, else over the database's key set ({@link DatabaseKeyStore}, issue 25
+ * §2), shared by every API process on the database. That set's `version` is compared at most every
+ * {@link KEY_SET_RECHECK_MS} (5 s; checked by the first request after that, which waits for one `_id` lookup) and the
+ * set reloaded when it changed, so every answer uses the keys as stored at most 5 s earlier: a rotation reaches every
+ * API process without a restart. When the database cannot be reached the keys already loaded are kept.
+ * Source: issue 12 §3, issue 25 §2.
+ */
 export class KeySetSigner implements Signing {
   readonly did: string;
   private envRing: Promise<KeyRing> | null = null;
-  private file: { ring: KeyRing; mtimeMs: number; checkedAt: number } | null = null;
+  private readonly store: DatabaseKeyStore;
+  private stored: { ring: KeyRing; version: number; checkedAt: number } | null = null;
   private loading: Promise<KeyRing> | null = null;
   /** Signed x402 offers by resource URL and terms, with when they were signed (see OFFER_REUSE_MS). */
   private readonly offers = new Map<string, { at: number; offer: ReturnType<typeof createOfferJWS> }>();
 
+  /**
+   * @param config where the keys come from (SIGNING_KEYS, else the database's set; DATA_DIR for the key file import)
+   * @param db the database holding the key set (collection `signing_keys`)
+   */
   constructor(
-    private readonly config: Pick<Config, 'SIGNING_KEYS' | 'DATA_DIR' | 'PUBLIC_BASE_URL' | 'RECEIPT_TTL_SECONDS'>,
+    private readonly config: KeyStoreConfig & Pick<Config, 'SIGNING_KEYS' | 'PUBLIC_BASE_URL' | 'RECEIPT_TTL_SECONDS'>,
+    db: Database,
   ) {
     this.did = didWebOf(config.PUBLIC_BASE_URL);
+    this.store = new DatabaseKeyStore(db, config);
   }
 
   async ready(): Promise<void> {
@@ -256,37 +257,30 @@ export class KeySetSigner implements Signing {
       this.envRing ??= importKeyRing(this.config.SIGNING_KEYS);
       return this.envRing;
     }
-    if (this.file && Date.now() - this.file.checkedAt < KEY_FILE_RECHECK_MS) return Promise.resolve(this.file.ring);
-    this.loading ??= this.loadFile().finally(() => {
+    if (this.stored && Date.now() - this.stored.checkedAt < KEY_SET_RECHECK_MS)
+      return Promise.resolve(this.stored.ring);
+    this.loading ??= this.loadStored().finally(() => {
       this.loading = null;
     });
     return this.loading;
   }
 
-  private async loadFile(): Promise<KeyRing> {
-    const file = path.join(this.config.DATA_DIR, KEY_FILE_NAME);
+  private async loadStored(): Promise<KeyRing> {
     const checkedAt = Date.now();
-    if (this.file) {
-      const mtimeMs = await fs.stat(file).then(
-        (s) => s.mtimeMs,
-        () => -1,
-      );
-      if (mtimeMs === this.file.mtimeMs) {
-        this.file.checkedAt = checkedAt;
-        return this.file.ring;
-      }
-    }
     try {
-      const keys = await loadOrCreateKeyFile(this.config.DATA_DIR);
-      const mtimeMs = (await fs.stat(file)).mtimeMs;
-      const ring = await importKeyRing(keys);
-      this.file = { ring, mtimeMs, checkedAt };
+      if (this.stored && (await this.store.version()) === this.stored.version) {
+        this.stored.checkedAt = checkedAt;
+        return this.stored.ring;
+      }
+      const set = await this.store.load();
+      const ring = this.stored?.version === set.version ? this.stored.ring : await importKeyRing(set.keys);
+      this.stored = { ring, version: set.version, checkedAt };
       return ring;
     } catch (err) {
-      // A broken rotation keeps the keys already loaded.
-      if (this.file) {
-        this.file.checkedAt = checkedAt;
-        return this.file.ring;
+      // A database out of reach, or a broken change, keeps the keys already loaded.
+      if (this.stored) {
+        this.stored.checkedAt = checkedAt;
+        return this.stored.ring;
       }
       throw err;
     }

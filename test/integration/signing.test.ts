@@ -1,11 +1,14 @@
 /**
  * Signed quotes and receipts (issue 12 §3), checked with `jose` (and `@x402/extensions`' own verifier for the x402
  * offer-receipt extension) against the keys the running API publishes, never with this project's signing code.
+ * The key set lives in the database, shared by API processes with different DATA_DIRs (issue 25 §2).
  */
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import {
   compactVerify,
   createLocalJWKSet,
@@ -14,7 +17,9 @@ import {
   decodeProtectedHeader,
   exportJWK,
   generateKeyPair,
+  importJWK,
   jwtVerify,
+  SignJWT,
   type JSONWebKeySet,
   type JWTPayload,
 } from 'jose';
@@ -25,8 +30,11 @@ import {
   type JWSSignedReceipt,
 } from '@x402/extensions/offer-receipt';
 import { MICRO_ITEMS } from '../../src/domain/micro';
-import { loadConfig } from '../../src/config';
-import { KEY_FILE_NAME, rotateKeyFile } from '../../src/signing/keys';
+import { loadConfig, type SigningJwk } from '../../src/config';
+import { connectDatabase, type Database } from '../../src/db';
+import { KEY_FILE_NAME, newSigningJwk } from '../../src/signing/keys';
+import { DatabaseKeyStore, KEY_SET_RECHECK_MS, rotateSigningKeys } from '../../src/signing/keyStore';
+import { KeySetSigner, type QuoteFacts } from '../../src/signing/signer';
 import { fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
 import { payingFetch, paymentRequiredOf, paymentResponseOf, startX402Chain, type X402Chain } from '../helpers/x402';
 
@@ -38,18 +46,26 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 let chain: X402Chain;
 let dataDir: string;
 let stack: Stack;
-let second: Stack | undefined;
+let second: Stack;
+/** Databases opened by the key store tests below, dropped at the end. */
+const opened: Database[] = [];
 
 beforeAll(async () => {
   chain = await startX402Chain();
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-signing-'));
-  stack = await startStack({ ...chain.stackConfig, DATA_DIR: dataDir });
+  // Two API stacks started at once on one database, each with its own empty DATA_DIR (issue 25 §2).
+  const shared = { ...chain.stackConfig, MONGODB_DB: `test_signing_${randomBytes(4).toString('hex')}` };
+  [stack, second] = await Promise.all([startStack({ ...shared, DATA_DIR: dataDir }), startStack(shared)]);
 });
 
 afterAll(async () => {
   await second?.stop();
   await stack?.stop();
   await chain?.stop();
+  for (const d of opened) {
+    await d.db.dropDatabase().catch(() => undefined);
+    await d.close();
+  }
 });
 
 /** The JWKS a stack publishes (checked against the OpenAPI document by `call`). */
@@ -79,10 +95,12 @@ let firstQuote: { jws: string; kid: string; quote_id: string };
 let firstReceipt: { jws: string; kid: string; orderId: string };
 
 describe('keys', () => {
-  test('the first start creates the key file (0600) in DATA_DIR; the JWKS publishes its public Ed25519 key only', async () => {
+  test('the first start stores one key in the database (no key file in DATA_DIR); the JWKS publishes its public Ed25519 key only', async () => {
     const jwks = await jwksOf(stack);
-    const file = path.join(dataDir, KEY_FILE_NAME);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(() => statSync(path.join(dataDir, KEY_FILE_NAME))).toThrow();
+    const stored = await stack.services.db.signingKeys.findOne({});
+    expect(stored).toMatchObject({ _id: 'signing', version: 1, imported_kids: [] });
+    expect(stored?.keys).toEqual([expect.objectContaining({ kid: jwks.keys[0]?.kid, d: expect.any(String) })]);
     expect(jwks.keys).toHaveLength(1);
     expect(jwks.keys[0]).toEqual({
       kty: 'OKP',
@@ -314,8 +332,9 @@ describe('x402 offer-receipt extension (@x402/extensions)', () => {
 });
 
 describe('several API processes and rotation', () => {
-  test('a second API process on the same data folder publishes the same key and signs with it', async () => {
-    second = await startStack({ ...chain.stackConfig, DATA_DIR: dataDir });
+  test('a second API process with another, empty DATA_DIR on the same database publishes the same key and signs with it', async () => {
+    expect(second.config.DATA_DIR).not.toBe(stack.config.DATA_DIR);
+    expect(second.config.MONGODB_DB).toBe(stack.config.MONGODB_DB);
     const keysA = await jwksOf(stack);
     const keysB = await jwksOf(second);
     expect(keysB).toEqual(keysA);
@@ -333,36 +352,51 @@ describe('several API processes and rotation', () => {
     });
   });
 
-  test('rotation: the new key signs, the old kid stays published until retire_after and what it signed still verifies', async () => {
-    const retain = stack.config.RECEIPT_TTL_SECONDS;
-    const { kid: newKid } = await rotateKeyFile(dataDir, retain);
+  test('rotation by `npm run keys:rotate`: both processes use the new key within 5 s, the old kid stays published until retire_after and what it signed still verifies', async () => {
+    // The script, as an operator runs it: on another machine (a third empty DATA_DIR), against the same database.
+    const root = path.resolve(__dirname, '..', '..');
+    const rotatedAt = Date.now();
+    const { stdout } = await promisify(execFile)(
+      path.join(root, 'node_modules', '.bin', 'tsx'),
+      [path.join(root, 'scripts', 'rotate-signing-key.ts')],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          MONGODB_URI: stack.config.MONGODB_URI,
+          MONGODB_DB: stack.config.MONGODB_DB,
+          DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-rotate-')),
+        },
+      },
+    );
+    const newKid = /new signing key (\S+);/.exec(stdout)?.[1];
+    expect(newKid).toEqual(expect.any(String));
     expect(newKid).not.toBe(firstQuote.kid);
-    // Both processes re-read the key file within seconds.
-    for (const s of [stack, second!]) {
-      const deadline = Date.now() + 15_000;
+    // Both processes see the rotation within KEY_SET_RECHECK_MS (plus a round trip and this loop's 100 ms).
+    for (const s of [stack, second]) {
       let kids: (string | undefined)[] = [];
-      while (Date.now() < deadline) {
+      while (Date.now() - rotatedAt < 15_000) {
         kids = (await jwksOf(s)).keys.map((k) => k.kid);
         if (kids.length === 2) break;
-        await new Promise((r) => setTimeout(r, 500));
+        await new Promise((r) => setTimeout(r, 100));
       }
       expect(kids).toEqual([firstQuote.kid, newKid]);
     }
+    // Measured from before the script started (its own ~2 s of start-up included).
+    expect(Date.now() - rotatedAt).toBeLessThan(KEY_SET_RECHECK_MS + 6_000);
     const q = await stack.call('POST', '/api/v1/quote', { service_id: 'automation-wf' });
     expect(decodeProtectedHeader(q.body.jws as string).kid).toBe(newKid);
-    const q2 = await second!.call('POST', '/api/v1/quote', { service_id: 'automation-wf' });
+    const q2 = await second.call('POST', '/api/v1/quote', { service_id: 'automation-wf' });
     expect(decodeProtectedHeader(q2.body.jws as string).kid).toBe(newKid);
     await verifyQuote(stack, q.body.jws as string);
     // Signed by the old key: still verifiable against the published set.
-    await verifyQuote(second!, firstQuote.jws);
+    await verifyQuote(second, firstQuote.jws);
     await jwtVerify(firstReceipt.jws, createLocalJWKSet(await jwksOf(stack)), { typ: 'receipt+jwt' });
     // The stored receipt does not change with the key.
     expect((await stack.call('GET', `/api/v1/orders/${firstReceipt.orderId}`)).body.receipt.jws).toBe(firstReceipt.jws);
     // The old key's retire_after covers the longest validity of anything it signed.
-    const file = JSON.parse(readFileSync(path.join(dataDir, KEY_FILE_NAME), 'utf8')) as {
-      keys: { kid: string; retire_after?: string }[];
-    };
-    const old = file.keys.find((k) => k.kid === firstQuote.kid);
+    const stored = await stack.services.db.signingKeys.findOne({});
+    const old = stored?.keys.find((k) => k.kid === firstQuote.kid);
     expect(Date.parse(old?.retire_after ?? '')).toBeGreaterThanOrEqual(
       (decodeJwt(firstReceipt.jws) as JWTPayload).exp! * 1000,
     );
@@ -386,10 +420,142 @@ describe('several API processes and rotation', () => {
         typ: 'quote+jwt',
       });
       expect(protectedHeader.kid).toBe('current');
-      // No key file is written when the keys come from the environment.
+      // Nothing is stored (nor a key file written) when the keys come from the environment.
       expect(() => statSync(path.join(env.config.DATA_DIR, KEY_FILE_NAME))).toThrow();
+      expect(await env.services.db.signingKeys.countDocuments()).toBe(0);
     } finally {
       await env.stop();
     }
+  });
+});
+
+describe('the key set in the database (issue 25 §2)', () => {
+  const uri = () => process.env.MONGODB_URI ?? '';
+  const freshDbName = () => `test_keys_${randomBytes(4).toString('hex')}`;
+
+  /** One API process's signer: its own connection to `dbName`, its own DATA_DIR (empty unless given). */
+  async function apiProcess(dbName: string, env: Record<string, string> = {}) {
+    const config = loadConfig({
+      MONGODB_URI: uri(),
+      MONGODB_DB: dbName,
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-keys-')),
+      ...env,
+    });
+    const db = await connectDatabase(config.MONGODB_URI, config.MONGODB_DB);
+    opened.push(db);
+    return { config, db, signer: new KeySetSigner(config, db) };
+  }
+
+  const facts = (id: string): QuoteFacts => ({
+    quote_id: id,
+    service_id: 'automation-wf',
+    is_agent: false,
+    amount: 1,
+    amount_micros: 1_000_000,
+    currency: 'USD',
+    billing: 'one_time',
+    partner_id: null,
+    commission: null,
+    commission_micros: null,
+    terms_version: 'v1',
+    catalogue_version: 'v1',
+    created_at: new Date().toISOString(),
+    expires_at: new Date(Date.now() + 3600_000).toISOString(),
+  });
+
+  /** A key file as earlier versions wrote it, in a new DATA_DIR, and a quote the "old" API signed with its key. */
+  async function legacyDataDir(): Promise<{ dir: string; key: SigningJwk & { kid: string }; jws: string }> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-legacy-'));
+    const key = await newSigningJwk();
+    writeFileSync(path.join(dir, KEY_FILE_NAME), JSON.stringify({ keys: [key] }), { mode: 0o600 });
+    const jws = await new SignJWT({ quote_id: `q_old_${key.kid.slice(0, 6)}` })
+      .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: 'quote+jwt' })
+      .setExpirationTime('1h')
+      .sign(await importJWK({ kty: 'OKP', crv: 'Ed25519', x: key.x, d: key.d }, 'EdDSA'));
+    return { dir, key, jws };
+  }
+
+  test('two API processes starting at once on an empty database converge on one key (5 races)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const dbName = freshDbName();
+      const a = await apiProcess(dbName);
+      const b = await apiProcess(dbName);
+      await Promise.all([a.signer.ready(), b.signer.ready()]);
+      const [jwksA, jwksB] = [await a.signer.jwks(), await b.signer.jwks()];
+      expect(jwksA.keys).toHaveLength(1);
+      expect(jwksB).toEqual(jwksA);
+      expect(await a.db.signingKeys.findOne({})).toMatchObject({ version: 1, keys: [{ kid: jwksA.keys[0]?.kid }] });
+      // A quote signed by process A verifies with process B's JWKS.
+      const jws = await a.signer.signQuote(facts(`q_race_${round}`));
+      await jwtVerify(jws, createLocalJWKSet(jwksB), { typ: 'quote+jwt', algorithms: ['EdDSA'] });
+    }
+  });
+
+  test('a key file of an earlier version is imported once: into an empty database it keeps signing; into an existing set it is published until retire_after and what it signed verifies', async () => {
+    const dbName = freshDbName();
+    const first = await legacyDataDir();
+    const a = await apiProcess(dbName, { DATA_DIR: first.dir });
+    await a.signer.ready();
+    expect((await a.signer.jwks()).keys.map((k) => k.kid)).toEqual([first.key.kid]);
+    expect(decodeProtectedHeader(await a.signer.signQuote(facts('q_imp_1'))).kid).toBe(first.key.kid);
+    await jwtVerify(first.jws, createLocalJWKSet(await a.signer.jwks()));
+
+    // Another machine's file with another key: published (never signing), so its quote still verifies.
+    const other = await legacyDataDir();
+    const b = await apiProcess(dbName, { DATA_DIR: other.dir });
+    await b.signer.ready();
+    const jwksB = await b.signer.jwks();
+    expect(jwksB.keys.map((k) => k.kid)).toEqual([other.key.kid, first.key.kid]);
+    await jwtVerify(other.jws, createLocalJWKSet(jwksB));
+    await jwtVerify(first.jws, createLocalJWKSet(jwksB));
+    expect(decodeProtectedHeader(await b.signer.signQuote(facts('q_imp_2'))).kid).toBe(first.key.kid);
+    const stored = await b.db.signingKeys.findOne({});
+    const imported = stored?.keys.find((k) => k.kid === other.key.kid);
+    expect(imported).not.toHaveProperty('d');
+    expect(Date.parse(imported?.retire_after ?? '')).toBeGreaterThanOrEqual(
+      Date.now() + b.config.RECEIPT_TTL_SECONDS * 1000 - 60_000,
+    );
+    expect(stored?.imported_kids.sort()).toEqual([first.key.kid, other.key.kid].sort());
+
+    // Once retired and dropped by a rotation, a restart on that data folder does not bring it back.
+    const after = new Date(Date.parse(imported?.retire_after ?? '') + 1000);
+    await new DatabaseKeyStore(b.db, b.config).rotate({ now: after });
+    const restarted = await apiProcess(dbName, { DATA_DIR: other.dir });
+    await restarted.signer.ready();
+    expect((await restarted.signer.jwks()).keys.map((k) => k.kid)).not.toContain(other.key.kid);
+  });
+
+  test('SIGNING_KEYS_ENCRYPTION_KEY seals the private keys at rest (AES-256-GCM); without it or with another one the set does not load', async () => {
+    const dbName = freshDbName();
+    const secret = randomBytes(32).toString('hex');
+    const plain = await apiProcess(dbName);
+    await plain.signer.ready();
+    const clearD = (await plain.db.signingKeys.findOne({}))?.keys[0]?.d;
+    expect(clearD).toEqual(expect.any(String));
+
+    // The next start with the key seals what it finds in clear.
+    const sealed = await apiProcess(dbName, { SIGNING_KEYS_ENCRYPTION_KEY: secret });
+    await sealed.signer.ready();
+    const doc = await sealed.db.signingKeys.findOne({});
+    expect(doc?.keys[0]).not.toHaveProperty('d');
+    expect(doc?.keys[0]?.d_enc).toMatch(/^v1\./);
+    expect(JSON.stringify(doc)).not.toContain(clearD);
+    const jwks = await sealed.signer.jwks();
+    await jwtVerify(await sealed.signer.signQuote(facts('q_sealed')), createLocalJWKSet(jwks));
+
+    const without = await apiProcess(dbName);
+    await expect(without.signer.ready()).rejects.toThrow(/sealed; set SIGNING_KEYS_ENCRYPTION_KEY/);
+    const wrong = await apiProcess(dbName, { SIGNING_KEYS_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+    await expect(wrong.signer.ready()).rejects.toThrow(/does not open/);
+    // A rotation without the key would add a key in clear to a sealed set: refused.
+    await expect(rotateSigningKeys(without.config, without.db)).rejects.toThrow(/sealed/);
+
+    const { kid } = await rotateSigningKeys(sealed.config, sealed.db);
+    const rotated = await sealed.db.signingKeys.findOne({});
+    expect(rotated?.keys.every((k) => !k.d && k.d_enc)).toBe(true);
+    const restarted = await apiProcess(dbName, { SIGNING_KEYS_ENCRYPTION_KEY: secret });
+    const q = await restarted.signer.signQuote(facts('q_sealed_2'));
+    expect(decodeProtectedHeader(q).kid).toBe(kid);
+    await jwtVerify(q, createLocalJWKSet(await restarted.signer.jwks()));
   });
 });
