@@ -8,18 +8,30 @@
  * and its state in .data/anvil-state.json, the USDC look-alike, the facilitator on :4020, a funded test buyer whose
  * key is printed). Then runs the worker and the API as separate processes. Everything persists in .data, so a
  * restart keeps every order and balance. Ctrl-C stops it all.
+ *
+ * `npm run start:cluster` (`--cluster`, issue 25): the production topology on this machine, data in .data-cluster.
+ * A Temporal cluster (scripts/lib/temporalCluster.ts: frontend, 2 history, 2 matching and worker services as separate
+ * processes on a PostgreSQL of their own, Web UI from ui-server) instead of the dev server; API_REPLICAS (default 2)
+ * APIs behind HAProxy (deploy/haproxy.cfg) on PORT, and WORKER_REPLICAS (default 2) workers, each process with an
+ * empty DATA_DIR of its own (deliverables and signing keys live in the database). A process that dies is restarted
+ * after a second, as a supervisor would; the others keep serving.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { compileServers, compiledCommand } from './lib/compile';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { rmSync } from 'node:fs';
+import { startLoadBalancer } from './lib/loadBalancer';
 import { findFerretDbV1Data, startEmbeddedDatabase, startTemporalDevServer } from './lib/servers';
+import { startTemporalCluster } from './lib/temporalCluster';
 import { startLocalX402, type LocalX402 } from './lib/x402Local';
 import { SEARCH_ATTRIBUTES } from '../workflows/shared';
 
 const root = path.resolve(__dirname, '..');
-const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, '.data'));
+const cluster = process.argv.includes('--cluster');
+const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, cluster ? '.data-cluster' : '.data'));
+const replicas = (name: string): number => Math.min(2, Math.max(1, Number(process.env[name] ?? 2)));
 
 /** The operator key: OPERATOR_KEY, or one generated once and kept in .data/operator-key. */
 function operatorKey(): string {
@@ -64,7 +76,20 @@ async function main(): Promise<void> {
   let uiUrl: string | undefined;
 
   const starting: Promise<void>[] = [];
-  if (!process.env.TEMPORAL_ADDRESS) {
+  if (!process.env.TEMPORAL_ADDRESS && cluster) {
+    starting.push(
+      startTemporalCluster({
+        dataDir: path.join(dataDir, 'temporal-cluster'),
+        frontendPort: temporalPort,
+        uiPort,
+        searchAttributes: { ...SEARCH_ATTRIBUTES },
+      }).then((c) => {
+        stops.push(c.stop);
+        env.TEMPORAL_ADDRESS = c.address;
+        uiUrl = c.uiUrl;
+      }),
+    );
+  } else if (!process.env.TEMPORAL_ADDRESS) {
     starting.push(
       startTemporalDevServer({
         port: temporalPort,
@@ -131,16 +156,25 @@ async function main(): Promise<void> {
   const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
   // The API and the worker run as JavaScript (scripts/lib/compile.ts: less memory than under tsx).
   const outDir = await compileServers(root);
-  const run = (name: string, script: string) => {
-    const { command, args, env: extra } = compiledCommand(outDir, script);
-    const child = spawn(command, args, { env: { ...env, ...extra }, stdio: 'inherit' });
-    child.on('exit', (code, signal) => {
-      if (!stopping) {
-        console.error(`${name} exited (${signal ?? code}); stopping everything`);
-        void shutdown(1);
-      }
-    });
-    children.push(child);
+  const run = (name: string, script: string, extra: Record<string, string> = {}) => {
+    const { command, args, env: compiled } = compiledCommand(outDir, script);
+    const spawnOne = () => {
+      const child = spawn(command, args, { env: { ...env, ...compiled, ...extra }, stdio: 'inherit' });
+      child.on('exit', (code, signal) => {
+        if (stopping) return;
+        if (!cluster) {
+          console.error(`${name} exited (${signal ?? code}); stopping everything`);
+          void shutdown(1);
+          return;
+        }
+        // Replicas: the others keep serving while this one comes back.
+        console.error(`${name} exited (${signal ?? code}); restarting it in 1 s`);
+        children.splice(children.indexOf(child), 1);
+        setTimeout(() => stopping || spawnOne(), 1_000);
+      });
+      children.push(child);
+    };
+    spawnOne();
   };
   // The workflow bundle is built by a short-lived process, so the worker never loads webpack.
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
@@ -153,11 +187,43 @@ async function main(): Promise<void> {
     return shutdown(1);
   }
   env.WORKFLOW_BUNDLE_PATH = bundlePath;
-  run('worker', 'worker/index.ts');
-  run('api', 'src/server.ts');
-
   const port = process.env.PORT ?? '3000';
   const host = process.env.HOST ?? '127.0.0.1';
+  let topology = '';
+  if (!cluster) {
+    run('worker', 'worker/index.ts');
+    run('api', 'src/server.ts');
+  } else {
+    // Each replica gets an empty data folder of its own: nothing a process keeps on disk is shared.
+    const own = (name: string): string => {
+      const dir = path.join(dataDir, 'processes', name);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    };
+    const apis: string[] = [];
+    for (let i = 1; i <= replicas('WORKER_REPLICAS'); i++) {
+      run(`worker-${i}`, 'worker/index.ts', { DATA_DIR: own(`worker-${i}`) });
+    }
+    for (let i = 1; i <= replicas('API_REPLICAS'); i++) {
+      const apiPort = String(Number(port) + i);
+      apis.push(`${host}:${apiPort}`);
+      run(`api-${i}`, 'src/server.ts', {
+        DATA_DIR: own(`api-${i}`),
+        PORT: apiPort,
+        PUBLIC_BASE_URL: `http://${host}:${port}`,
+      });
+    }
+    try {
+      const lb = await startLoadBalancer({ bind: `${host}:${port}`, apis, logFile: path.join(dataDir, 'haproxy.log') });
+      stops.unshift(lb.stop);
+    } catch (err) {
+      console.error(err instanceof Error ? err.message : err);
+      return shutdown(1);
+    }
+    topology = `  Processes      HAProxy on :${port} → APIs ${apis.join(', ')}; ${replicas('WORKER_REPLICAS')} workers; Temporal services (ps -ef | grep temporal-server)
+`;
+  }
   console.log(
     [
       '',
@@ -166,6 +232,7 @@ async function main(): Promise<void> {
       `  Temporal       ${env.TEMPORAL_ADDRESS}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`,
       `  MongoDB wire   ${env.MONGODB_URI}`,
       `  Data folder    ${dataDir}`,
+      ...(topology ? [topology.trimEnd()] : []),
       `  Operator key   ${env.OPERATOR_KEY}`,
       ...(x402
         ? [

@@ -25,7 +25,9 @@
  * Options: --seed N (default 24), --cycles N (kill cycles, default 20), --orders-per-cycle N (default 8),
  * --load-seconds N (length of each cycle's load, default 12), --bound-seconds N (time for every order to be final
  * after a restart, default 90), --payment-deadline-seconds N (default 45), --review-window-seconds N (default 15),
- * --external-text-model (TEXTGEN_BASE_URL / TEXTGEN_MODEL of the environment instead of the drill's stand-in), --keep.
+ * --external-text-model (TEXTGEN_BASE_URL / TEXTGEN_MODEL of the environment instead of the drill's stand-in), --keep,
+ * --cluster (issue 25 §3: the production topology of lib.ts `cluster`, clients through the load balancer, victims
+ * {@link CLUSTER_VICTIMS}).
  */
 import { createPublicClient, http, parseAbi } from 'viem';
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
@@ -83,7 +85,12 @@ const ENGINEER_FILE = {
 };
 
 const VICTIMS = ['stack', 'temporal', 'database', 'api', 'worker'] as const;
-type Victim = (typeof VICTIMS)[number];
+/**
+ * With `--cluster` (issue 25 §3): one process of a replicated tier (a history or matching service, an API behind the
+ * load balancer, a worker), the single frontend, Temporal's PostgreSQL, or the database.
+ */
+const CLUSTER_VICTIMS = ['history', 'matching', 'frontend', 'temporal_postgres', 'api', 'worker', 'database'] as const;
+type Victim = (typeof VICTIMS)[number] | (typeof CLUSTER_VICTIMS)[number];
 const KIND_WEIGHTS = { wallet: 28, x402: 20, link: 20, tasks: 12, expert: 8, x402_item: 12 } as const;
 type Kind = keyof typeof KIND_WEIGHTS;
 /** How a payment is sent: once, or twice at the same instant (same Idempotency-Key / x402 payload, two, none). */
@@ -123,11 +130,17 @@ interface CyclePlan {
 }
 
 /** The whole run, drawn from the seed: the same seed gives the same plan. */
-function drawPlan(rng: Rng, cycles: number, perCycle: number, loadMs: number): CyclePlan[] {
+function drawPlan(
+  rng: Rng,
+  cycles: number,
+  perCycle: number,
+  loadMs: number,
+  victims: readonly Victim[] = VICTIMS,
+): CyclePlan[] {
   const plans: CyclePlan[] = [];
   let n = 0;
   for (let c = 1; c <= cycles; c++) {
-    const victim = rng.pick(VICTIMS);
+    const victim = rng.pick(victims);
     const killAtMs = rng.int(Math.round(loadMs * 0.15), Math.round(loadMs * 0.85));
     const downMs = rng.int(500, 4_000);
     const orders: OrderPlan[] = [];
@@ -240,7 +253,8 @@ export async function run(args: Map<string, string>): Promise<void> {
   const boundMs = num('bound-seconds', 90) * 1000;
   const paymentDeadlineS = num('payment-deadline-seconds', 45);
   const reviewWindowS = num('review-window-seconds', 15);
-  const plan = drawPlan(seededRandom(seed), cycles, perCycle, loadMs);
+  const cluster = args.has('cluster');
+  const plan = drawPlan(seededRandom(seed), cycles, perCycle, loadMs, cluster ? CLUSTER_VICTIMS : VICTIMS);
   log(
     `seed ${seed}: ${cycles} cycles of ${perCycle} orders over ${loadMs / 1000} s; victims ${plan
       .map((c) => `${c.victim}@${(c.killAtMs / 1000).toFixed(1)}s+${(c.downMs / 1000).toFixed(1)}s`)
@@ -255,6 +269,7 @@ export async function run(args: Map<string, string>): Promise<void> {
   );
   const stack = await startDrillStack({
     x402: true,
+    ...(cluster ? { cluster: true, apis: 2, workers: 2 } : {}),
     env: {
       ...(textModel ? { TEXTGEN_BASE_URL: textModel.baseUrl, TEXTGEN_MODEL: 'fake-model' } : {}),
       PAYMENT_DEADLINE_SECONDS: String(paymentDeadlineS),
@@ -263,7 +278,7 @@ export async function run(args: Map<string, string>): Promise<void> {
       RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND: '0',
     },
   });
-  const api = stack.apis[0]!.url!;
+  const api = stack.url;
   const chain = stack.x402!;
   const problems: string[] = [];
   /** Problems found again in a later audit are said once (with the cycle that found them first). */
@@ -285,7 +300,7 @@ export async function run(args: Map<string, string>): Promise<void> {
   const figures: Record<string, unknown> = { seed, cycles, orders_per_cycle: perCycle, data_dir: stack.dataDir };
   const flows: Flow[] = [];
   const restarts: Record<string, unknown>[] = [];
-  const kills: Record<Victim, number> = { stack: 0, temporal: 0, database: 0, api: 0, worker: 0 };
+  const kills: Partial<Record<Victim, number>> = {};
   /** Orders already reported not final: later cycles do not wait for them again (the end does). */
   const reportedStuck = new Set<string>();
   // Blocks keep coming as on a live chain, so an x402 authorization that never settled can be seen expired.
@@ -586,15 +601,25 @@ export async function run(args: Map<string, string>): Promise<void> {
     };
 
     // ---- Kills and restarts. ----
+    /** The first process of a cluster service (the drill kills one of each replicated tier). */
+    const temporalProcess = (service: 'history' | 'matching' | 'frontend') => {
+      const p = stack.cluster?.processes.find((x) => x.service === service);
+      if (!p) throw new Error(`no ${service} process: --cluster victims need the cluster`);
+      return p;
+    };
     const kill = async (victim: Victim): Promise<void> => {
-      if (victim === 'stack') await stack.killAll();
+      if (victim === 'history' || victim === 'matching' || victim === 'frontend') await temporalProcess(victim).kill();
+      else if (victim === 'temporal_postgres') await stack.cluster!.postgres.kill();
+      else if (victim === 'stack') await stack.killAll();
       else if (victim === 'temporal') await stack.killTemporal();
       else if (victim === 'database') await stack.killDatabase();
       else if (victim === 'api') await stack.apis[0]!.kill();
       else await stack.workers[0]!.kill();
     };
     const restart = async (victim: Victim): Promise<void> => {
-      if (victim === 'stack') await stack.startAll();
+      if (victim === 'history' || victim === 'matching' || victim === 'frontend') temporalProcess(victim).start();
+      else if (victim === 'temporal_postgres') await stack.cluster!.postgres.start();
+      else if (victim === 'stack') await stack.startAll();
       else if (victim === 'temporal') await stack.startTemporal();
       else if (victim === 'database') await stack.startDatabase();
       else if (victim === 'api') await stack.startApi(0);
@@ -734,7 +759,7 @@ export async function run(args: Map<string, string>): Promise<void> {
       await sleep(Math.max(0, cycleStart + c.killAtMs - Date.now()));
       const killAt = Date.now();
       await kill(c.victim);
-      kills[c.victim]++;
+      kills[c.victim] = (kills[c.victim] ?? 0) + 1;
       const killMs = since(killAt);
       await snapshot;
       log(`${where}: SIGKILLed ${c.victim} (orders not final 0.5 s before: ${JSON.stringify(atKill)})`);
@@ -787,6 +812,11 @@ export async function run(args: Map<string, string>): Promise<void> {
         restart_ms: restartMs,
         api_healthy_after_restart_ms: healthy ? healthyMs : null,
         first_delivery_after_restart_ms: afterRestart.length ? Math.min(...afterRestart) - restartAt : null,
+        // A replicated tier serves on while one process is down: its recovery counts from the kill.
+        first_delivery_after_kill_ms: (() => {
+          const t = (audit?.orders ?? []).map(deliveredAt).filter((x): x is number => x !== undefined && x >= killAt);
+          return t.length ? Math.min(...t) - killAt : null;
+        })(),
         paying_at_kill: payingAtKill.length,
         paying_at_kill_now: payingStatus,
         // 0: all of them delivered by the time the victim was back.

@@ -29,6 +29,9 @@ import {
   type TemporalDevServer,
 } from '../lib/servers';
 import { startLocalX402, type LocalX402 } from '../lib/x402Local';
+import { startLoadBalancer } from '../lib/loadBalancer';
+import { startTemporalCluster, type TemporalCluster } from '../lib/temporalCluster';
+import type { TrackedChild } from '../lib/servers';
 import { SEARCH_ATTRIBUTES, orderWorkflowId } from '../../workflows/shared';
 import type {
   LinkpayTransactionDoc,
@@ -229,6 +232,12 @@ export interface DrillStackOptions {
    * the facilitator, which are not ours: `killAll` leaves it running.
    */
   x402?: boolean;
+  /**
+   * The production topology (issue 25): a Temporal cluster (separate frontend, history × 2, matching × 2 and worker
+   * services on a PostgreSQL of their own) instead of the dev server, each API and worker with an empty data folder
+   * of its own, and HAProxy (deploy/haproxy.cfg) in front of the APIs at {@link DrillStack.url}.
+   */
+  cluster?: boolean;
 }
 
 /** A stack of separate processes that a drill kills and restarts. Ports stay the same across restarts. */
@@ -240,12 +249,18 @@ export interface DrillStack {
   apis: NodeProc[];
   workers: NodeProc[];
   temporal: TemporalDevServer | undefined;
+  /** The Temporal cluster, with `cluster: true` (then `temporal` stays undefined). */
+  cluster: TemporalCluster | undefined;
+  /** Where clients connect: the load balancer with `cluster: true`, else the first API. */
+  url: string;
+  /** HAProxy, with `cluster: true`. */
+  loadBalancer: TrackedChild | undefined;
   database: EmbeddedDatabase | undefined;
   /** The local chain and facilitator when started with `x402: true`. */
   x402: LocalX402 | undefined;
   startTemporal(): Promise<void>;
   startDatabase(): Promise<void>;
-  /** SIGKILL the Temporal dev server. */
+  /** SIGKILL the Temporal dev server (or every process of the cluster and its PostgreSQL). */
   killTemporal(): Promise<void>;
   /** SIGKILL FerretDB and PostgreSQL (postmaster and every backend). */
   killDatabase(): Promise<void>;
@@ -266,7 +281,12 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
   // mkdtemp makes it 0700; PostgreSQL runs as the postgres user when we are root and must reach its cluster.
   chmodSync(dataDir, 0o755);
   mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
-  const [temporalPort, ferretPort, pgPort] = [await freePort(), await freePort(), await freePort()];
+  const [temporalPort, ferretPort, pgPort, lbPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const apiPorts: number[] = [];
   for (let i = 0; i < (opts.apis ?? 1); i++) apiPorts.push(await freePort());
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
@@ -293,9 +313,21 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
     apis: [],
     workers: [],
     temporal: undefined,
+    cluster: undefined,
+    url: opts.cluster ? `http://127.0.0.1:${lbPort}` : `http://127.0.0.1:${apiPorts[0] ?? 0}`,
+    loadBalancer: undefined,
     database: undefined,
     x402,
     async startTemporal() {
+      if (opts.cluster) {
+        stack.cluster = await startTemporalCluster({
+          dataDir: path.join(dataDir, 'temporal-cluster'),
+          frontendPort: temporalPort,
+          uiPort: false,
+          searchAttributes: { ...SEARCH_ATTRIBUTES },
+        });
+        return;
+      }
       stack.temporal = await startTemporalDevServer({
         port: temporalPort,
         headless: true,
@@ -314,6 +346,11 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
       });
     },
     async killTemporal() {
+      if (stack.cluster) {
+        await Promise.all([...stack.cluster.processes.map((p) => p.kill()), stack.cluster.postgres.kill()]);
+        await stack.cluster.stop();
+        return;
+      }
       if (stack.temporal) await killTree(stack.temporal.pid);
       await stack.temporal?.stop();
       stack.temporal = undefined;
@@ -329,7 +366,12 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
       const p = await spawnNode(
         `api${i + 1}`,
         'src/server.ts',
-        { ...env(), PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+        {
+          ...env(),
+          ...own(`api${i + 1}`),
+          PORT: String(port),
+          PUBLIC_BASE_URL: opts.cluster ? stack.url : `http://127.0.0.1:${port}`,
+        },
         'api: listening',
         path.join(dataDir, 'logs', `api${i + 1}.log`),
       );
@@ -341,7 +383,7 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
       const p = await spawnNode(
         `worker${i + 1}`,
         'worker/index.ts',
-        { ...env(), WORKFLOW_BUNDLE_PATH: bundlePath },
+        { ...env(), ...own(`worker${i + 1}`), WORKFLOW_BUNDLE_PATH: bundlePath },
         'worker: task queue',
         path.join(dataDir, 'logs', `worker${i + 1}.log`),
       );
@@ -362,6 +404,13 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
       // One API after the other: the first start creates files every process shares (signing keys).
       for (let i = 0; i < apiPorts.length; i++) await stack.startApi(i);
       await workers;
+      if (opts.cluster && !stack.loadBalancer) {
+        stack.loadBalancer = await startLoadBalancer({
+          bind: `127.0.0.1:${lbPort}`,
+          apis: apiPorts.map((p) => `127.0.0.1:${p}`),
+          logFile: path.join(dataDir, 'logs', 'haproxy.log'),
+        });
+      }
     },
     async mongo() {
       mongo ??= await new MongoClient(stack.mongoUri, { serverSelectionTimeoutMS: 5_000 }).connect();
@@ -370,18 +419,28 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
     async stop(o = {}) {
       await mongo?.close().catch(() => undefined);
       await Promise.all([...stack.apis.map((p) => p.stop()), ...stack.workers.map((p) => p.stop())]);
+      await stack.loadBalancer?.stop();
       await stack.temporal?.stop();
+      await stack.cluster?.stop();
       await stack.database?.stop();
       await x402?.stop();
       if (!o.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+  /** In the cluster, each process's own empty data folder (nothing on disk is shared). */
+  const own = (name: string): Record<string, string> => {
+    if (!opts.cluster) return {};
+    const dir = path.join(dataDir, 'processes', name);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    return { DATA_DIR: dir };
   };
   const env = (): Record<string, string> => ({
     TEMPORAL_ADDRESS: stack.temporalAddress,
     MONGODB_URI: stack.mongoUri,
     MONGODB_DB: dbName,
     DATA_DIR: dataDir,
-    STORAGE_DIR: path.join(dataDir, 'deliverables'),
+    ...(opts.cluster ? {} : { STORAGE_DIR: path.join(dataDir, 'deliverables') }),
     OPERATOR_KEY,
     DEV_MODE: 'true',
     HOST: '127.0.0.1',

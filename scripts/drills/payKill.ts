@@ -92,11 +92,25 @@ export async function run(args: Map<string, string>): Promise<void> {
         .project<{ _id: string; status: string }>({ status: 1 })
         .toArray();
       const status = new Map(docs.map((d) => [d._id, d.status]));
-      const moves = await db
+      const entries = await db
         .collection<{ tx_id: string; type: string }>('wallet_entries')
         .find({ agent_id: { $in: buyers.map((b) => b.agent) } })
         .project<{ tx_id: string; type: string }>({ tx_id: 1, type: 1 })
         .toArray();
+      // A kill between a wallet's update and its ledger entry's write leaves the movement only in the wallet's
+      // `recent` list (the entry is written on the next read): it is a movement all the same.
+      const wallets = await db
+        .collection<{ _id: string; recent: { tx_id: string; type: string }[] }>('wallets')
+        .find({ _id: { $in: buyers.map((b) => b.agent) } })
+        .project<{ recent: { tx_id: string; type: string }[] }>({ recent: 1 })
+        .toArray();
+      const seen = new Set<string>();
+      const moves = [...entries, ...wallets.flatMap((w) => w.recent)].filter((m) => {
+        const key = `${m.type} ${m.tx_id}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
       return buyers.map((b) => ({
         id: b.id,
         agent: b.agent,

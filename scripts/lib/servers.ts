@@ -151,7 +151,7 @@ function ephemeralPort(): Promise<number> {
 }
 
 /** Rejects if `port` on 127.0.0.1 is taken: a probe must not mistake another server there for ours. */
-async function assertPortFree(port: number, what: string): Promise<void> {
+export async function assertPortFree(port: number, what: string): Promise<void> {
   claimedPorts.add(port);
   await new Promise<void>((resolve, reject) => {
     const srv = net.createServer();
@@ -260,7 +260,7 @@ function postgresSettings(pgPort: number, durable: boolean): Record<string, stri
 }
 
 /** uid and gid of the `postgres` user when this process runs as root (PostgreSQL refuses to run as root). */
-function postgresUser(): { uid: number; gid: number } | undefined {
+export function postgresUser(): { uid: number; gid: number } | undefined {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
   const out = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
   const gidOut = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
@@ -272,8 +272,8 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   return { uid: Number(out.stdout.trim()), gid: Number(gidOut.stdout.trim()) };
 }
 
-/** Runs a PostgreSQL tool to completion (as `user` when given); rejects with its output on failure. */
-function runTool(exe: string, args: string[], user: { uid: number; gid: number } | undefined): void {
+/** Runs a tool to completion (as `user` when given); returns its standard output; rejects with its output on failure. */
+export function runTool(exe: string, args: string[], user: { uid: number; gid: number } | undefined): string {
   const res = spawnSync(exe, args, { encoding: 'utf8', ...(user ?? {}), env: { ...process.env, LC_ALL: 'C.UTF-8' } });
   if (res.error) throw new Error(`${path.basename(exe)} could not run: ${res.error.message}`);
   if (res.status !== 0) {
@@ -281,6 +281,75 @@ function runTool(exe: string, args: string[], user: { uid: number; gid: number }
       `${path.basename(exe)} ${args.join(' ')} failed (exit ${String(res.status)}):\n${res.stdout}${res.stderr}`,
     );
   }
+  return res.stdout;
+}
+
+/** Where and how {@link startPostgres} runs a PostgreSQL 15 cluster. */
+export interface PostgresOptions {
+  /** The cluster's folder (initialised on first use). */
+  pgDir: string;
+  /** postgresql.conf settings, written to postgresql.auto.conf at every start; must include `port`. */
+  settings: Record<string, string>;
+  logFile?: string;
+  timeoutMs?: number;
+}
+
+/**
+ * Starts a PostgreSQL 15 cluster on 127.0.0.1 (`initdb` on first use, as the `postgres` user when run as root,
+ * trust auth, superuser `postgres`) and resolves once `pg_isready` accepts sessions. Used by the embedded database
+ * and by Temporal's own cluster (scripts/lib/temporalCluster.ts), each with a cluster of its own.
+ * @throws Error with the tail of the server's output if it exits or is not ready within `timeoutMs` (default 60 s).
+ */
+export async function startPostgres(opts: PostgresOptions): Promise<TrackedChild> {
+  const { pgBinDir } = binaries();
+  const postgresExe = requireExecutable(path.join(pgBinDir, 'postgres'), 'postgres', 'PG_BIN_DIR');
+  const { pgDir, settings } = opts;
+  const user = postgresUser();
+  if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
+    fs.mkdirSync(pgDir, { recursive: true, mode: 0o700 });
+    if (user) {
+      // mkdtemp folders are 0700: the postgres user must be able to reach its cluster.
+      fs.chmodSync(path.dirname(pgDir), 0o755);
+      fs.chownSync(pgDir, user.uid, user.gid);
+    }
+    runTool(
+      path.join(pgBinDir, 'initdb'),
+      ['-D', pgDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-instructions'],
+      user,
+    );
+  }
+  // Written on every start (PostgreSQL takes the last value of a setting), so a port change applies to old clusters.
+  fs.writeFileSync(
+    path.join(pgDir, 'postgresql.auto.conf'),
+    '# Written by scripts/lib/servers.ts at every start.\n' +
+      Object.entries(settings)
+        .map(([k, v]) => `${k} = ${v}\n`)
+        .join(''),
+  );
+  if (user) fs.chownSync(path.join(pgDir, 'postgresql.auto.conf'), user.uid, user.gid);
+  // A postmaster.pid left by a killed server is handled by PostgreSQL itself (it checks whether the pid is alive).
+  const postgres = spawnTracked(
+    'postgres',
+    postgresExe,
+    ['-D', pgDir],
+    opts.logFile,
+    // SIGINT is PostgreSQL's fast shutdown: it does not wait for clients' pooled connections to close.
+    { ...(user ? { user } : {}), stopSignal: 'SIGINT' },
+  );
+  try {
+    // pg_isready succeeds only once the cluster accepts sessions (not while it is starting or recovering).
+    await waitUntilReady(postgres, opts.timeoutMs ?? 60_000, async () => {
+      runTool(
+        path.join(pgBinDir, 'pg_isready'),
+        ['-q', '-h', '127.0.0.1', '-p', String(settings.port), '-t', '1'],
+        undefined,
+      );
+    });
+  } catch (err) {
+    await postgres.stop();
+    throw err;
+  }
+  return postgres;
 }
 
 /**
@@ -305,7 +374,6 @@ export function findFerretDbV1Data(dir: string): string | undefined {
 export async function startEmbeddedDatabase(opts: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const { ferretdb: ferretExe, pgBinDir } = binaries();
   requireExecutable(ferretExe, 'ferretdb', 'FERRETDB_PATH');
-  const postgresExe = requireExecutable(path.join(pgBinDir, 'postgres'), 'postgres', 'PG_BIN_DIR');
   if (opts.port !== undefined) await assertPortFree(opts.port, 'FerretDB');
   if (opts.pgPort !== undefined) await assertPortFree(opts.pgPort, 'PostgreSQL');
   const port = opts.port ?? (await freePort());
@@ -314,49 +382,18 @@ export async function startEmbeddedDatabase(opts: EmbeddedDatabaseOptions): Prom
   const dataDir = path.resolve(opts.dataDir);
   const pgDir = path.join(dataDir, 'postgres');
   const stateDir = path.join(dataDir, 'ferretdb-state');
-  const user = postgresUser();
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
   fs.mkdirSync(stateDir, { recursive: true });
 
-  if (!fs.existsSync(path.join(pgDir, 'PG_VERSION'))) {
-    fs.mkdirSync(pgDir, { recursive: true, mode: 0o700 });
-    if (user) {
-      // mkdtemp folders are 0700: the postgres user must be able to reach its cluster.
-      fs.chmodSync(dataDir, 0o755);
-      fs.chownSync(pgDir, user.uid, user.gid);
-    }
-    runTool(
-      path.join(pgBinDir, 'initdb'),
-      ['-D', pgDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-instructions'],
-      user,
-    );
-  }
-  // Written on every start (PostgreSQL takes the last value of a setting), so a port change applies to old clusters.
   const settings = postgresSettings(pgPort, opts.durable ?? true);
-  fs.writeFileSync(
-    path.join(pgDir, 'postgresql.auto.conf'),
-    '# Written by scripts/lib/servers.ts at every start.\n' +
-      Object.entries(settings)
-        .map(([k, v]) => `${k} = ${v}\n`)
-        .join(''),
-  );
-  if (user) fs.chownSync(path.join(pgDir, 'postgresql.auto.conf'), user.uid, user.gid);
-  // A postmaster.pid left by a killed server is handled by PostgreSQL itself (it checks whether the pid is alive).
-
   const postgresUrl = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
-  const postgres = spawnTracked(
-    'postgres',
-    postgresExe,
-    ['-D', pgDir],
-    opts.logDir ? path.join(opts.logDir, 'postgres.log') : undefined,
-    // SIGINT is PostgreSQL's fast shutdown: it does not wait for FerretDB's pooled connections to close.
-    { user, stopSignal: 'SIGINT' },
-  );
+  const postgres = await startPostgres({
+    pgDir,
+    settings,
+    timeoutMs,
+    ...(opts.logDir ? { logFile: path.join(opts.logDir, 'postgres.log') } : {}),
+  });
   try {
-    // pg_isready succeeds only once the cluster accepts sessions (not while it is starting or recovering).
-    await waitUntilReady(postgres, timeoutMs, async () =>
-      runTool(path.join(pgBinDir, 'pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(pgPort), '-t', '1'], undefined),
-    );
     runTool(
       path.join(pgBinDir, 'psql'),
       [
@@ -432,7 +469,8 @@ export async function startEmbeddedDatabase(opts: EmbeddedDatabaseOptions): Prom
 const TAIL_BYTES = 16 * 1024;
 const STOP_GRACE_MS = 10_000;
 
-interface TrackedChild {
+/** A server process this module started: its pid, output tail, and a clean stop. */
+export interface TrackedChild {
   name: string;
   stopSignal: NodeJS.Signals;
   pid: number;
@@ -461,7 +499,7 @@ function installExitHook(): void {
   });
 }
 
-function requireExecutable(file: string, name: string, envVar: string): string {
+export function requireExecutable(file: string, name: string, envVar: string): string {
   try {
     fs.accessSync(file, fs.constants.X_OK);
   } catch {
@@ -498,12 +536,14 @@ export function startWatchdog(parentPid: number, childPid: number, signal: NodeJ
 }
 
 /** How a tracked child runs: as another user (root only), and which signal stops it cleanly (default SIGTERM). */
-interface SpawnOptions {
+export interface SpawnOptions {
   user?: { uid: number; gid: number };
   stopSignal?: NodeJS.Signals;
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
 }
 
-function spawnTracked(
+export function spawnTracked(
   name: string,
   exe: string,
   args: string[],
@@ -520,7 +560,7 @@ function spawnTracked(
   }
   const proc = spawn(exe, args, {
     stdio: ['ignore', logFd ?? 'pipe', logFd ?? 'pipe'],
-    env: process.env,
+    env: options.env ? { ...process.env, ...options.env } : process.env,
     ...(options.user ?? {}),
   });
   if (logFd !== undefined) fs.closeSync(logFd);
@@ -610,7 +650,11 @@ function spawnTracked(
   return child;
 }
 
-async function waitUntilReady(child: TrackedChild, timeoutMs: number, probe: () => Promise<void>): Promise<void> {
+export async function waitUntilReady(
+  child: Pick<TrackedChild, 'name' | 'pid' | 'isRunning' | 'exited' | 'tail'>,
+  timeoutMs: number,
+  probe: () => Promise<void>,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {

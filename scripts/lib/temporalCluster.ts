@@ -1,0 +1,475 @@
+/**
+ * A real Temporal cluster on this machine (issue 25 §1): the Temporal server built from `go.temporal.io/server`
+ * v1.32.1 (scripts/setup.sh), its frontend, history, matching and worker services as separate processes, on a
+ * PostgreSQL cluster of its own (`postgres12` plugin, SQL visibility), schema created and upgraded with
+ * `temporal-sql-tool` from the module's own `schema/` folder, the namespace and search attributes registered through
+ * the operator API, and the Web UI from `github.com/temporalio/ui-server/v2` v2.55.0 pointed at the frontend.
+ *
+ * Sizing, written down because both are fixed or hard to change later:
+ * - History shards ({@link DEFAULT_HISTORY_SHARDS}): a shard is the unit of history ownership and parallelism, and
+ *   its count is fixed for the life of the cluster's database. Each shard polls its own queues, so on 2 cores a
+ *   small count keeps idle load low; 16 still spreads over up to 16 history hosts. A production cluster on its own
+ *   hardware should pick 512 or more at creation (Temporal's guidance), since this number cannot grow.
+ * - PostgreSQL `max_connections` ({@link maxConnections}): every service process keeps a pool of
+ *   {@link POOL.default} connections to the default store and {@link POOL.visibility} to visibility; the sum over the
+ *   processes plus 20 for the schema tool and an operator's psql.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
+import { temporal } from '@temporalio/proto';
+import {
+  assertPortFree,
+  cacheDir,
+  freePort,
+  requireExecutable,
+  runTool,
+  spawnTracked,
+  startPostgres,
+  waitUntilReady,
+  binaries,
+  type SearchAttributeType,
+  type TrackedChild,
+} from './servers';
+
+/** The four services of a Temporal server, each run as processes of its own. */
+export type TemporalService = 'frontend' | 'history' | 'matching' | 'worker';
+
+/** History shards of a new cluster: see the module comment. Override: TEMPORAL_HISTORY_SHARDS. */
+export const DEFAULT_HISTORY_SHARDS = 16;
+
+/** Connections each service process may hold, per store. */
+export const POOL = { default: 20, visibility: 5 } as const;
+
+/** `max_connections` for `processes` service processes: their pools plus 20 for tools and operators. */
+export const maxConnections = (processes: number): number => processes * (POOL.default + POOL.visibility) + 20;
+
+/** Where the cluster's binaries are: TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH, TEMPORAL_UI_SERVER_PATH or the cache. */
+export function clusterBinaries(): { server: string; sqlTool: string; uiServer: string; schemaDir: string } {
+  const dir = path.join(cacheDir(), 'temporal-cluster');
+  const env = (name: string): string | undefined => process.env[name] || undefined;
+  return {
+    server: env('TEMPORAL_SERVER_PATH') ?? path.join(dir, 'bin', 'temporal-server'),
+    sqlTool: env('TEMPORAL_SQL_TOOL_PATH') ?? path.join(dir, 'bin', 'temporal-sql-tool'),
+    uiServer: env('TEMPORAL_UI_SERVER_PATH') ?? path.join(dir, 'bin', 'temporal-ui-server'),
+    schemaDir: env('TEMPORAL_SCHEMA_DIR') ?? path.join(dir, 'schema', 'postgresql', 'v12'),
+  };
+}
+
+/** What {@link startTemporalCluster} runs. */
+export interface TemporalClusterOptions {
+  /** Holds `postgres/` (Temporal's own PostgreSQL), `config/` (one file per process) and `logs/`. */
+  dataDir: string;
+  /** Frontend gRPC port (default: a free one; `npm run start:cluster` uses 7233). */
+  frontendPort?: number;
+  pgPort?: number;
+  /** Web UI port; `false`: no Web UI. Default: a free port. */
+  uiPort?: number | false;
+  /** Processes per service (default: 2 history, 2 matching, 1 frontend, 1 worker). */
+  processes?: Partial<Record<TemporalService, number>>;
+  historyShards?: number;
+  namespace?: string;
+  /** Custom search attributes registered through the operator API (existing ones are kept). */
+  searchAttributes?: Record<string, SearchAttributeType>;
+  /** PostgreSQL fsync (default true: the cluster is the durable store of every workflow). */
+  durable?: boolean;
+  startTimeoutMs?: number;
+}
+
+/** One service process of the cluster; `kill` and `start` are what the drills use. */
+export interface ClusterProcess {
+  /** `history-1`, `matching-2`, … */
+  name: string;
+  service: TemporalService;
+  grpcPort: number;
+  pid(): number;
+  isRunning(): boolean;
+  /** SIGKILL (default) or another signal; resolves when the process has exited. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again with the same configuration (after `kill`). */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** A running cluster: the frontend address clients use, its Web UI, and every process. */
+export interface TemporalCluster {
+  address: string;
+  namespace: string;
+  uiUrl: string | undefined;
+  postgresUrl: string;
+  processes: ClusterProcess[];
+  /** Temporal's PostgreSQL: SIGKILLed and started again by the crash-recovery drill. */
+  postgres: { pid(): number; kill(): Promise<void>; start(): Promise<void> };
+  stop(): Promise<void>;
+}
+
+const ENUM = temporal.api.enums.v1.IndexedValueType;
+const SA_TYPES: Record<SearchAttributeType, temporal.api.enums.v1.IndexedValueType> = {
+  Keyword: ENUM.INDEXED_VALUE_TYPE_KEYWORD,
+  Text: ENUM.INDEXED_VALUE_TYPE_TEXT,
+  Int: ENUM.INDEXED_VALUE_TYPE_INT,
+  Double: ENUM.INDEXED_VALUE_TYPE_DOUBLE,
+  Bool: ENUM.INDEXED_VALUE_TYPE_BOOL,
+  Datetime: ENUM.INDEXED_VALUE_TYPE_DATETIME,
+  KeywordList: ENUM.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+/**
+ * Dynamic config of the cluster: what the dev server turns on for this project's features (Updates,
+ * update-with-start, Worker Deployments) and search attributes visible at once after registration.
+ */
+const DYNAMIC_CONFIG: Record<string, unknown> = {
+  'frontend.enableUpdateWorkflowExecution': true,
+  'frontend.enableUpdateWorkflowExecutionAsyncAccepted': true,
+  'frontend.enableExecuteMultiOperation': true,
+  'frontend.workerVersioningWorkflowAPIs': true,
+  'frontend.workerVersioningDataAPIs': true,
+  'system.enableDeploymentVersions': true,
+  'system.forceSearchAttributesCacheRefreshOnRead': true,
+};
+
+/** psql -c `sql` against `db`; returns its unaligned output. */
+function psql(pgPort: number, db: string, sql: string): string {
+  const { pgBinDir } = binaries();
+  return runTool(
+    path.join(pgBinDir, 'psql'),
+    ['-h', '127.0.0.1', '-p', String(pgPort), '-U', 'postgres', '-d', db, '-v', 'ON_ERROR_STOP=1', '-qAt', '-c', sql],
+    undefined,
+  ).trim();
+}
+
+/**
+ * Creates Temporal's two databases when missing and brings their schemas to the module's newest version
+ * (`create`, `setup-schema -v 0.0` once, then `update-schema -d <versioned>` at every start: a no-op when current).
+ */
+function prepareSchemas(pgPort: number): void {
+  const { sqlTool, schemaDir } = clusterBinaries();
+  requireExecutable(sqlTool, 'temporal-sql-tool', 'TEMPORAL_SQL_TOOL_PATH');
+  for (const [db, folder] of [
+    ['temporal', 'temporal'],
+    ['temporal_visibility', 'visibility'],
+  ] as const) {
+    const base = ['--plugin', 'postgres12', '--ep', '127.0.0.1', '-p', String(pgPort), '-u', 'postgres', '--db', db];
+    if (psql(pgPort, 'postgres', `SELECT 1 FROM pg_database WHERE datname = '${db}'`) !== '1') {
+      runTool(sqlTool, [...base, 'create'], undefined);
+    }
+    if (psql(pgPort, db, "SELECT to_regclass('public.schema_version') IS NOT NULL") !== 't') {
+      runTool(sqlTool, [...base, 'setup-schema', '-v', '0.0'], undefined);
+    }
+    runTool(sqlTool, [...base, 'update-schema', '-d', path.join(schemaDir, folder, 'versioned')], undefined);
+  }
+}
+
+interface ProcessPorts {
+  grpc: number;
+  membership: number;
+  metrics: number;
+  http?: number;
+}
+
+/** One process's server config (JSON, which YAML readers accept): its own ports, the shared stores. */
+function serverConfig(
+  service: TemporalService,
+  ports: ProcessPorts,
+  frontendPort: number,
+  pgPort: number,
+  shards: number,
+  dynamicConfigFile: string,
+): unknown {
+  const store = (databaseName: string, maxConns: number) => ({
+    sql: {
+      pluginName: 'postgres12',
+      databaseName,
+      connectAddr: `127.0.0.1:${pgPort}`,
+      connectProtocol: 'tcp',
+      user: 'postgres',
+      password: '',
+      maxConns,
+      maxIdleConns: maxConns,
+      maxConnLifetime: '1h',
+    },
+  });
+  return {
+    log: { stdout: true, level: 'warn' },
+    persistence: {
+      defaultStore: 'default',
+      visibilityStore: 'visibility',
+      numHistoryShards: shards,
+      datastores: {
+        default: store('temporal', POOL.default),
+        visibility: store('temporal_visibility', POOL.visibility),
+      },
+    },
+    global: {
+      membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' },
+      metrics: {
+        prometheus: { framework: 'tally', timerType: 'histogram', listenAddress: `127.0.0.1:${ports.metrics}` },
+      },
+    },
+    services: {
+      [service]: {
+        rpc: {
+          grpcPort: ports.grpc,
+          membershipPort: ports.membership,
+          bindOnLocalHost: true,
+          ...(ports.http ? { httpPort: ports.http } : {}),
+        },
+      },
+    },
+    clusterMetadata: {
+      enableGlobalNamespace: false,
+      failoverVersionIncrement: 10,
+      masterClusterName: 'active',
+      currentClusterName: 'active',
+      clusterInformation: {
+        active: {
+          enabled: true,
+          initialFailoverVersion: 1,
+          rpcName: 'frontend',
+          rpcAddress: `127.0.0.1:${frontendPort}`,
+        },
+      },
+    },
+    dcRedirectionPolicy: { policy: 'noop' },
+    publicClient: { hostPort: `127.0.0.1:${frontendPort}` },
+    dynamicConfigClient: { filepath: dynamicConfigFile, pollInterval: '10s' },
+  };
+}
+
+/** Registers the namespace (3 days' retention) and the search attributes it lacks, through the operator API. */
+async function registerNamespace(
+  address: string,
+  namespace: string,
+  searchAttributes: Record<string, SearchAttributeType>,
+): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+  try {
+    try {
+      await connection.workflowService.describeNamespace({ namespace });
+    } catch {
+      await connection.workflowService
+        .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('3 days') })
+        .catch((err: { code?: number }) => {
+          if (err.code !== 6) throw err; // ALREADY_EXISTS: another starter won
+        });
+    }
+    const have = await connection.operatorService.listSearchAttributes({ namespace });
+    const missing = Object.entries(searchAttributes).filter(([name]) => !(name in (have.customAttributes ?? {})));
+    if (missing.length > 0) {
+      await connection.operatorService.addSearchAttributes({
+        namespace,
+        searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, SA_TYPES[type]])),
+      });
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Starts the cluster and resolves once the frontend answers, the namespace exists with its search attributes, and a
+ * workflow can be started (history shards owned). Restarting on the same `dataDir` reuses the databases.
+ * @throws Error naming a missing binary (`bash scripts/setup.sh` builds them) or with the tail of a process's output.
+ */
+export async function startTemporalCluster(opts: TemporalClusterOptions): Promise<TemporalCluster> {
+  const { server, uiServer } = clusterBinaries();
+  requireExecutable(server, 'temporal-server', 'TEMPORAL_SERVER_PATH');
+  const dataDir = path.resolve(opts.dataDir);
+  const namespace = opts.namespace ?? 'default';
+  const timeoutMs = opts.startTimeoutMs ?? 120_000;
+  const shards = opts.historyShards ?? Number(process.env.TEMPORAL_HISTORY_SHARDS ?? DEFAULT_HISTORY_SHARDS);
+  const counts: Record<TemporalService, number> = { history: 2, matching: 2, frontend: 1, worker: 1 };
+  Object.assign(counts, opts.processes ?? {});
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  for (const p of [opts.frontendPort, opts.pgPort, opts.uiPort]) {
+    if (typeof p === 'number') await assertPortFree(p, 'Temporal cluster');
+  }
+  const frontendPort = opts.frontendPort ?? (await freePort());
+  const pgPort = opts.pgPort ?? (await freePort());
+  const logs = path.join(dataDir, 'logs');
+  const configDir = path.join(dataDir, 'config');
+  fs.mkdirSync(configDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+
+  const pgSettings = {
+    listen_addresses: "'127.0.0.1'",
+    port: String(pgPort),
+    unix_socket_directories: "''",
+    max_connections: String(maxConnections(total)),
+    max_wal_size: "'256MB'",
+    ...(opts.durable === false ? { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } : {}),
+  };
+  const pgDir = path.join(dataDir, 'postgres');
+  let postgres: TrackedChild = await startPostgres({
+    pgDir,
+    settings: pgSettings,
+    timeoutMs,
+    logFile: path.join(logs, 'postgres.log'),
+  });
+  const stops: Array<() => Promise<void>> = [() => postgres.stop()];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  };
+  try {
+    prepareSchemas(pgPort);
+    const dynamicConfigFile = path.join(configDir, 'dynamicconfig.yaml');
+    fs.writeFileSync(
+      dynamicConfigFile,
+      JSON.stringify(
+        Object.fromEntries(Object.entries(DYNAMIC_CONFIG).map(([k, value]) => [k, [{ value, constraints: {} }]])),
+        null,
+        2,
+      ),
+    );
+
+    const processes: ClusterProcess[] = [];
+    for (const service of ['history', 'matching', 'frontend', 'worker'] as const) {
+      for (let i = 1; i <= counts[service]; i++) {
+        const name = `${service}-${i}`;
+        const grpc = service === 'frontend' && i === 1 ? frontendPort : await freePort();
+        const ports: ProcessPorts = {
+          grpc,
+          membership: await freePort(),
+          metrics: await freePort(),
+          ...(service === 'frontend' ? { http: await freePort() } : {}),
+        };
+        const file = path.join(configDir, `${name}.yaml`);
+        const config = serverConfig(service, ports, frontendPort, pgPort, shards, dynamicConfigFile);
+        fs.writeFileSync(file, JSON.stringify(config, null, 2));
+        const args = ['--config-file', file, '--allow-no-auth', 'start', '--service', service];
+        let child = spawnTracked(name, server, args, path.join(logs, `${name}.log`));
+        processes.push({
+          name,
+          service,
+          grpcPort: grpc,
+          pid: () => child.pid,
+          isRunning: () => child.isRunning(),
+          kill: async (signal = 'SIGKILL') => {
+            child.process.kill(signal);
+            await child.exited;
+            await child.stop();
+          },
+          start: () => {
+            if (!child.isRunning()) child = spawnTracked(name, server, args, path.join(logs, `${name}.log`));
+          },
+          stop: () => child.stop(),
+        });
+      }
+    }
+    stops.push(() => Promise.all(processes.map((p) => p.stop())).then(() => undefined));
+    const address = `127.0.0.1:${frontendPort}`;
+    const down = () => processes.filter((p) => !p.isRunning()).map((p) => p.name);
+    await waitUntilReady(
+      {
+        name: 'Temporal cluster',
+        pid: processes[0]?.pid() ?? -1,
+        isRunning: () => down().length === 0,
+        exited: Promise.resolve('exited'),
+        tail: () =>
+          `${down().join(', ') || 'frontend-1'}: ${tailOf(path.join(logs, `${down()[0] ?? 'frontend-1'}.log`))}`,
+      },
+      timeoutMs,
+      async () => {
+        await registerNamespace(address, namespace, opts.searchAttributes ?? {});
+        await probeWorkflowStart(address, namespace);
+      },
+    );
+
+    let uiUrl: string | undefined;
+    if (opts.uiPort !== false) {
+      requireExecutable(uiServer, 'temporal-ui-server', 'TEMPORAL_UI_SERVER_PATH');
+      const uiPort = opts.uiPort ?? (await freePort());
+      const uiRoot = path.join(dataDir, 'ui');
+      fs.mkdirSync(path.join(uiRoot, 'config'), { recursive: true });
+      fs.writeFileSync(
+        path.join(uiRoot, 'config', 'cluster.yaml'),
+        JSON.stringify(
+          {
+            temporalGrpcAddress: address,
+            host: '127.0.0.1',
+            port: uiPort,
+            enableUi: true,
+            defaultNamespace: namespace,
+            cors: { allowOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`] },
+            auth: { enabled: false },
+          },
+          null,
+          2,
+        ),
+      );
+      const ui = spawnTracked(
+        'temporal-ui-server',
+        uiServer,
+        ['--root', uiRoot, '--config', 'config', '--env', 'cluster', 'start'],
+        path.join(logs, 'ui-server.log'),
+      );
+      stops.push(() => ui.stop());
+      uiUrl = `http://127.0.0.1:${uiPort}`;
+      await waitUntilReady(ui, timeoutMs, async () => {
+        const res = await fetch(`${uiUrl}/api/v1/settings`);
+        if (!res.ok) throw new Error(`UI answered ${res.status}`);
+      });
+    }
+
+    return {
+      address,
+      namespace,
+      uiUrl,
+      postgresUrl: `postgres://postgres@127.0.0.1:${pgPort}/temporal`,
+      processes,
+      postgres: {
+        pid: () => postgres.pid,
+        kill: async () => {
+          postgres.process.kill('SIGKILL');
+          await postgres.exited;
+          await postgres.stop();
+        },
+        start: async () => {
+          postgres = await startPostgres({
+            pgDir,
+            settings: pgSettings,
+            timeoutMs,
+            logFile: path.join(logs, 'postgres.log'),
+          });
+        },
+      },
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** The last 8 KB of a log file ('' if unreadable). */
+function tailOf(file: string): string {
+  try {
+    const text = fs.readFileSync(file, 'utf8');
+    return text.slice(-8192);
+  } catch {
+    return '';
+  }
+}
+
+/** Ready means a workflow can be started: the history shards are owned (a start fails until they are). */
+async function probeWorkflowStart(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+  try {
+    const workflowId = `cluster-ready-probe-${Date.now()}`;
+    await connection.workflowService.startWorkflowExecution({
+      namespace,
+      workflowId,
+      workflowType: { name: 'clusterReadyProbe' },
+      taskQueue: { name: 'cluster-ready-probe' },
+      requestId: workflowId,
+    });
+    await connection.workflowService.terminateWorkflowExecution({
+      namespace,
+      workflowExecution: { workflowId },
+      reason: 'readiness probe',
+    });
+  } finally {
+    await connection.close();
+  }
+}
