@@ -161,50 +161,62 @@ function prepareSchemas(pgPort: number): void {
   }
 }
 
-interface ProcessPorts {
+/** One process's ports. */
+export interface ProcessPorts {
   grpc: number;
   membership: number;
   metrics: number;
   http?: number;
 }
 
-/** One process's server config (JSON, which YAML readers accept): its own ports, the shared stores. */
-function serverConfig(
-  service: TemporalService,
-  ports: ProcessPorts,
-  frontendPort: number,
-  pgPort: number,
-  shards: number,
-  dynamicConfigFile: string,
-): unknown {
+/** Where a process runs and what it reaches: this machine (127.0.0.1) or a container network (docker-compose.yml). */
+export interface ServerPlacement {
+  /** `127.0.0.1` here; `0.0.0.0` in a container (membership then advertises the container's own address). */
+  bind: '127.0.0.1' | '0.0.0.0';
+  /** host:port of the frontend, for the worker service's client and the cluster metadata. */
+  frontend: string;
+  /** host:port of Temporal's PostgreSQL. */
+  postgres: string;
+  user: string;
+  password: string;
+  shards: number;
+  dynamicConfigFile: string;
+}
+
+/**
+ * One process's server config (JSON, which YAML readers accept): its own ports, the shared stores. The same function
+ * writes the configs of `npm run start:cluster` and those docker-compose.yml mounts (`npm run compose:config`).
+ */
+export function serverConfig(service: TemporalService, ports: ProcessPorts, at: ServerPlacement): unknown {
   const store = (databaseName: string, maxConns: number) => ({
     sql: {
       pluginName: 'postgres12',
       databaseName,
-      connectAddr: `127.0.0.1:${pgPort}`,
+      connectAddr: at.postgres,
       connectProtocol: 'tcp',
-      user: 'postgres',
-      password: '',
+      user: at.user,
+      password: at.password,
       maxConns,
       maxIdleConns: maxConns,
       maxConnLifetime: '1h',
     },
   });
+  const local = at.bind === '127.0.0.1';
   return {
     log: { stdout: true, level: 'warn' },
     persistence: {
       defaultStore: 'default',
       visibilityStore: 'visibility',
-      numHistoryShards: shards,
+      numHistoryShards: at.shards,
       datastores: {
         default: store('temporal', POOL.default),
         visibility: store('temporal_visibility', POOL.visibility),
       },
     },
     global: {
-      membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' },
+      membership: { maxJoinDuration: '30s', ...(local ? { broadcastAddress: '127.0.0.1' } : {}) },
       metrics: {
-        prometheus: { framework: 'tally', timerType: 'histogram', listenAddress: `127.0.0.1:${ports.metrics}` },
+        prometheus: { framework: 'tally', timerType: 'histogram', listenAddress: `${at.bind}:${ports.metrics}` },
       },
     },
     services: {
@@ -212,7 +224,7 @@ function serverConfig(
         rpc: {
           grpcPort: ports.grpc,
           membershipPort: ports.membership,
-          bindOnLocalHost: true,
+          ...(local ? { bindOnLocalHost: true } : { bindOnIP: '0.0.0.0' }),
           ...(ports.http ? { httpPort: ports.http } : {}),
         },
       },
@@ -223,19 +235,22 @@ function serverConfig(
       masterClusterName: 'active',
       currentClusterName: 'active',
       clusterInformation: {
-        active: {
-          enabled: true,
-          initialFailoverVersion: 1,
-          rpcName: 'frontend',
-          rpcAddress: `127.0.0.1:${frontendPort}`,
-        },
+        active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: at.frontend },
       },
     },
     dcRedirectionPolicy: { policy: 'noop' },
-    publicClient: { hostPort: `127.0.0.1:${frontendPort}` },
-    dynamicConfigClient: { filepath: dynamicConfigFile, pollInterval: '10s' },
+    publicClient: { hostPort: at.frontend },
+    dynamicConfigClient: { filepath: at.dynamicConfigFile, pollInterval: '10s' },
   };
 }
+
+/** The dynamic config file's content (see {@link DYNAMIC_CONFIG}). */
+export const dynamicConfigYaml = (): string =>
+  JSON.stringify(
+    Object.fromEntries(Object.entries(DYNAMIC_CONFIG).map(([k, value]) => [k, [{ value, constraints: {} }]])),
+    null,
+    2,
+  ) + '\n';
 
 /** Registers the namespace (3 days' retention) and the search attributes it lacks, through the operator API. */
 async function registerNamespace(
@@ -314,14 +329,7 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
   try {
     prepareSchemas(pgPort);
     const dynamicConfigFile = path.join(configDir, 'dynamicconfig.yaml');
-    fs.writeFileSync(
-      dynamicConfigFile,
-      JSON.stringify(
-        Object.fromEntries(Object.entries(DYNAMIC_CONFIG).map(([k, value]) => [k, [{ value, constraints: {} }]])),
-        null,
-        2,
-      ),
-    );
+    fs.writeFileSync(dynamicConfigFile, dynamicConfigYaml());
 
     const processes: ClusterProcess[] = [];
     for (const service of ['history', 'matching', 'frontend', 'worker'] as const) {
@@ -335,7 +343,15 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
           ...(service === 'frontend' ? { http: await freePort() } : {}),
         };
         const file = path.join(configDir, `${name}.yaml`);
-        const config = serverConfig(service, ports, frontendPort, pgPort, shards, dynamicConfigFile);
+        const config = serverConfig(service, ports, {
+          bind: '127.0.0.1',
+          frontend: `127.0.0.1:${frontendPort}`,
+          postgres: `127.0.0.1:${pgPort}`,
+          user: 'postgres',
+          password: '',
+          shards,
+          dynamicConfigFile,
+        });
         fs.writeFileSync(file, JSON.stringify(config, null, 2));
         const args = ['--config-file', file, '--allow-no-auth', 'start', '--service', service];
         let child = spawnTracked(name, server, args, path.join(logs, `${name}.log`));
