@@ -274,6 +274,13 @@ async function main(): Promise<void> {
   console.log(
     `wallet check: ${debits} debits for ${total + warmup} orders (incl. warm-up) across ${walletLanes.length} wallet(s)`,
   );
+  // One machine-readable line for scripts/bench/topologies.ts (`npm run bench:topologies`).
+  const figures = (r: Run) => ({
+    per_s: r.latencies.length / r.seconds,
+    p50_ms: pct(r.latencies, 50),
+    p99_ms: pct(r.latencies, 99),
+  });
+  console.log(`BENCH_JSON ${JSON.stringify({ hello: figures(hello), orders: figures(orders.run), debits })}`);
 }
 
 main().then(

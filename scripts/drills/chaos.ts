@@ -27,8 +27,10 @@
  * after a restart, default 90), --payment-deadline-seconds N (default 45), --review-window-seconds N (default 15),
  * --external-text-model (TEXTGEN_BASE_URL / TEXTGEN_MODEL of the environment instead of the drill's stand-in), --keep,
  * --cluster (issue 25 §3: the production topology of lib.ts `cluster`, clients through the load balancer, victims
- * {@link CLUSTER_VICTIMS}).
+ * {@link CLUSTER_VICTIMS}); at the end every API serves a few deliverables byte for byte, whichever worker made them),
+ * --victims a,b,… (cycle n kills the n-th, in turn, instead of the seed's pick).
  */
+import { createHash } from 'node:crypto';
 import { createPublicClient, http, parseAbi } from 'viem';
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
 import { MICRO_ITEMS } from '../../src/domain/micro';
@@ -254,7 +256,13 @@ export async function run(args: Map<string, string>): Promise<void> {
   const paymentDeadlineS = num('payment-deadline-seconds', 45);
   const reviewWindowS = num('review-window-seconds', 15);
   const cluster = args.has('cluster');
-  const plan = drawPlan(seededRandom(seed), cycles, perCycle, loadMs, cluster ? CLUSTER_VICTIMS : VICTIMS);
+  const allowed: readonly Victim[] = cluster ? CLUSTER_VICTIMS : VICTIMS;
+  const chosen = args.get('victims')?.split(',') as Victim[] | undefined;
+  const unknown = chosen?.filter((v) => !allowed.includes(v));
+  if (unknown?.length) throw new Error(`--victims: ${unknown.join(', ')} not among ${allowed.join(', ')}`);
+  const plan = drawPlan(seededRandom(seed), cycles, perCycle, loadMs, allowed);
+  // --victims a,b,c: cycle n kills the n-th of them (in turn), so a short run covers each once.
+  if (chosen?.length) plan.forEach((c, i) => (c.victim = chosen[i % chosen.length]!));
   log(
     `seed ${seed}: ${cycles} cycles of ${perCycle} orders over ${loadMs / 1000} s; victims ${plan
       .map((c) => `${c.victim}@${(c.killAtMs / 1000).toFixed(1)}s+${(c.downMs / 1000).toFixed(1)}s`)
@@ -998,6 +1006,34 @@ export async function run(args: Map<string, string>): Promise<void> {
     }
     figures.reconciliation = recFigures;
     log(`reconciliation: ${JSON.stringify(recFigures).slice(0, 600)}`);
+
+    // ---- Cluster: a deliverable whichever worker produced is served byte for byte by every API (issue 25 §3). ----
+    if (cluster) {
+      const delivered = books.orders.filter((o) => o.deliverables.length > 0).slice(0, 6);
+      let fetched = 0;
+      for (const o of delivered) {
+        const d = o.deliverables[0]!;
+        for (const [i, p] of stack.apis.entries()) {
+          const url = `${p.url!}/api/v1/orders/${o._id}/deliverables/${encodeURIComponent(d.name)}`;
+          const res = await fetch(url, { signal: AbortSignal.timeout(20_000) }).catch((err: unknown) => err as Error);
+          if (res instanceof Error || res.status !== 200) {
+            report(
+              `${d.name} of ${o._id} from API ${i + 1}: ${res instanceof Error ? res.message : res.status}`,
+              'end',
+            );
+            continue;
+          }
+          const sha = createHash('sha256')
+            .update(Buffer.from(await res.arrayBuffer()))
+            .digest('hex');
+          if (sha !== d.sha256)
+            report(`${d.name} of ${o._id} from API ${i + 1}: sha256 ${sha}, recorded ${d.sha256}`, 'end');
+          else fetched++;
+        }
+      }
+      figures.deliverables_fetched_from_each_api = { orders: delivered.length, apis: stack.apis.length, ok: fetched };
+      if (delivered.length === 0) report('no delivered order to fetch a deliverable of', 'end');
+    }
 
     // ---- Figures. ----
     const kindOf = new Map(flows.filter((f) => f.orderId).map((f) => [f.orderId!, f.plan.kind]));
