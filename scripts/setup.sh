@@ -9,9 +9,10 @@
 #   - Temporal's Java time-skipping test server, classpath resolved from Maven Central,
 #     plus a wrapper script that `exec`s the JVM.
 #   - Debian's chromium (installed when missing), the headless browser of the human-pages test.
+#   - GoFakeS3, the S3-compatible server the S3 deliverable store is tested against, built with `go install`.
 #
 # Everything server-related lives in the cache dir (never inside the repo):
-#   ${AGENT_COMMERCE_CACHE:-$HOME/.cache/agent-commerce}/bin/{temporal,ferretdb,temporal-test-server}
+#   ${AGENT_COMMERCE_CACHE:-$HOME/.cache/agent-commerce}/bin/{temporal,ferretdb,temporal-test-server,gofakes3}
 #
 # Environment:
 #   AGENT_COMMERCE_CACHE        cache dir override
@@ -25,6 +26,7 @@
 #   TEMPORAL_TEST_SERVER_VERSION  Maven version of io.temporal:temporal-test-server (default 1.38.0)
 #   SCHEMATHESIS_PATH           use this schemathesis executable instead of the cached virtualenv's
 #   CHROMIUM_PATH               use this Chromium for the browser test instead of Debian's /usr/bin/chromium
+#   GOFAKES3_PATH               use this GoFakeS3 binary (the S3 store tests' server) instead of building one
 #   (the MCP conformance suite and its Node 22 go to $CACHE/node22, from npm)
 #
 # Quiet when everything is present; progress lines go to stderr only when something is installed.
@@ -282,6 +284,34 @@ GO
 }
 
 # ---------------------------------------------------------------------------
+# GoFakeS3, the S3-compatible server test/integration/deliverableStores.test.ts runs the S3 deliverable store
+# against (issue 25 §2): the S3 REST API (objects, ranges, listings) over a folder, in one small process.
+#  - `go install` from the module proxy, as the Temporal CLI: 73 s from an empty Go cache (28 s of CPU). SeaweedFS
+#    (`weed mini`) was tried first: its build took 20 minutes here (2 cores, beside a test run), too long for a
+#    test-only server.
+#  - The module version is not in the binary's output, so a stamp file beside it records it.
+# ---------------------------------------------------------------------------
+GOFAKES3_VERSION=v1.2.0
+gofakes3() {
+  if [ -n "${GOFAKES3_PATH:-}" ]; then
+    [ -x "$GOFAKES3_PATH" ] || die "GOFAKES3_PATH=$GOFAKES3_PATH is not an executable file"
+    return 0
+  fi
+  if [ -x "$BIN/gofakes3" ] && [ "$(cat "$BIN/gofakes3.version" 2>/dev/null)" = "$GOFAKES3_VERSION" ]; then
+    return 0
+  fi
+  need_go "GoFakeS3" GOFAKES3_PATH
+  log "building GoFakeS3 $GOFAKES3_VERSION with go install (the S3 server of the deliverable store tests)"
+  mkdir -p "$BIN"
+  rm -f "$BIN/gofakes3.version"
+  (cd / && run_logged gofakes3-build.log nice -n 15 env CGO_ENABLED=0 GOBIN="$BIN" GOFLAGS=-buildvcs=false go install \
+    "github.com/johannesboyne/gofakes3/cmd/gofakes3@$GOFAKES3_VERSION")
+  [ -x "$BIN/gofakes3" ] || die "go install did not produce $BIN/gofakes3"
+  echo "$GOFAKES3_VERSION" > "$BIN/gofakes3.version"
+  log "installed gofakes3 $GOFAKES3_VERSION"
+}
+
+# ---------------------------------------------------------------------------
 # Java time-skipping test server
 # ---------------------------------------------------------------------------
 TTS_DIR="$CACHE/temporal-test-server"
@@ -460,6 +490,7 @@ main() {
       ferretdb
     fi
     temporal_test_server
+    gofakes3
     schemathesis
     mcp_conformance
     chromium_deb

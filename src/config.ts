@@ -87,8 +87,22 @@ export const ConfigSchema = z.object({
   MONGODB_URI: z.string().default('mongodb://127.0.0.1:27117/'),
   MONGODB_DB: z.string().default('agent_commerce'),
   DATA_DIR: z.string().default(path.resolve(__dirname, '..', '.data')),
-  /** Content-addressed deliverable store; defaults to DATA_DIR/deliverables. */
+  /**
+   * Where deliverables are stored (issue 25 §2): `gridfs` (default) in the database itself, so every process sharing
+   * MONGODB_URI shares them; `s3` in S3_BUCKET; `file` in STORAGE_DIR on this machine's disk (one machine only).
+   * `npm run deliverables:migrate` copies the files of STORAGE_DIR into the configured store.
+   */
+  DELIVERABLE_STORE: z.enum(['gridfs', 's3', 'file']).default('gridfs'),
+  /** The `file` store's folder and the migration's source; defaults to DATA_DIR/deliverables. */
   STORAGE_DIR: z.string().optional(),
+  /** `s3` store: the bucket (it must exist, and is required); objects are `deliverables/<sha256>`. */
+  S3_BUCKET: z.string().min(1).optional(),
+  /** `s3` store: endpoint of an S3-compatible server (SeaweedFS, MinIO...); unset: AWS. */
+  S3_ENDPOINT: z.string().url().optional(),
+  /** `s3` store: region; unset: the AWS SDK's own (AWS_REGION, the profile). Credentials: the SDK's chain. */
+  S3_REGION: z.string().min(1).optional(),
+  /** `s3` store: path-style URLs (`endpoint/bucket/key`), which most S3-compatible servers need. */
+  S3_FORCE_PATH_STYLE: bool.default(false),
   /** Shared secret of operators (wallet credits, engineer queue). Unset: operator endpoints answer 401. */
   OPERATOR_KEY: z.string().min(16).optional(),
   QUOTE_TTL_SECONDS: z.coerce

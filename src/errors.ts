@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'quote_not_found'
   | 'order_not_found'
   | 'deliverable_not_found'
+  | 'range_not_satisfiable'
   | 'quote_expired'
   | 'quote_service_mismatch'
   | 'missing_inputs'
@@ -90,6 +91,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   quote_not_found: { status: 404, title: 'Quote not found' },
   order_not_found: { status: 404, title: 'Order not found' },
   deliverable_not_found: { status: 404, title: 'Deliverable not found' },
+  range_not_satisfiable: { status: 416, title: 'Range not satisfiable' },
   quote_expired: { status: 409, title: 'Quote expired' },
   quote_service_mismatch: { status: 422, title: 'Quote is for another service' },
   missing_inputs: { status: 422, title: 'Required inputs missing' },

@@ -5,7 +5,7 @@ import { OrderRepository } from './repos/orders';
 import { WalletRepository } from './repos/wallets';
 import { WebhookRepository } from './repos/webhooks';
 import { LocalLinkPayProvider } from './payments/linkpay';
-import { FileDeliverableStore } from './storage/deliverables';
+import { createDeliverableStore, type StreamingDeliverableStore } from './storage';
 import { X402PaymentRepository } from './repos/x402Payments';
 import { QuoteRepository } from './repos/quotes';
 
@@ -18,7 +18,8 @@ export interface Services {
   wallets: WalletRepository;
   webhooks: WebhookRepository;
   linkpay: LocalLinkPayProvider;
-  store: FileDeliverableStore;
+  /** Deliverables, shared by every process (issue 25 §2): GridFS, S3 or local files per DELIVERABLE_STORE. */
+  store: StreamingDeliverableStore;
   /** x402 payments ledger and payment-identifier store (issue 3). */
   x402Payments: X402PaymentRepository;
 }
@@ -37,7 +38,7 @@ export async function createServices(config: Config): Promise<Services> {
     wallets: new WalletRepository(db),
     webhooks: new WebhookRepository(db),
     linkpay: new LocalLinkPayProvider(db, config.PUBLIC_BASE_URL),
-    store: new FileDeliverableStore(config.STORAGE_DIR),
+    store: createDeliverableStore(config, db.db),
     x402Payments: new X402PaymentRepository(db),
   };
 }

@@ -7,7 +7,8 @@ import type { OrderDoc } from '../../../db';
 import { invalidTransition, notFound, problem } from '../../../errors';
 import { etagMatches } from '../../../http/cachedJson';
 import { requireBuyer } from '../../../http/buyer';
-import { sha256Hex } from '../../../storage/deliverables';
+import { digestStored, sha256Hex } from '../../../storage/deliverables';
+import { sendDeliverable } from '../../deliverableDownload';
 import { orderReceipt } from '../../../services/receipts';
 import type { PaymentRail } from '../../../../workflows/shared';
 import type { AppDeps } from '../../context';
@@ -116,8 +117,8 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
         const self = `${deps.config.PUBLIC_BASE_URL}/api/v1/orders/${doc._id}`;
         const manifest = await Promise.all(
           doc.deliverables.map(async (d) => {
-            const bytes = await deps.services.store.get(d.sha256);
-            const computed = bytes ? sha256Hex(bytes) : null;
+            const stored = await digestStored(deps.services.store, d.sha256);
+            const computed = stored?.sha256 ?? null;
             return {
               name: d.name,
               url: `${self}/deliverables/${encodeURIComponent(d.name)}`,
@@ -125,7 +126,7 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
               media_type: d.media_type,
               recorded_sha256: d.sha256,
               computed_sha256: computed,
-              match: computed === d.sha256 && bytes?.length === d.size,
+              match: computed === d.sha256 && stored?.size === d.size,
             };
           }),
         );
@@ -142,14 +143,7 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
         const doc = await loadOrder(deps, ctx.params.order_id);
         const d = doc.deliverables.find((x) => x.name === ctx.params.name);
         if (!d) throw notFound('deliverable_not_found', `Order ${doc._id} has no deliverable ${ctx.params.name}`);
-        const bytes = await deps.services.store.get(d.sha256);
-        if (!bytes) throw problem('internal_error', `blob ${d.sha256} missing`);
-        ctx.type = d.media_type;
-        ctx.set('ETag', `"${d.sha256}"`);
-        ctx.set('Repr-Digest', `sha-256=:${Buffer.from(d.sha256, 'hex').toString('base64')}:`);
-        ctx.set('Content-Disposition', `attachment; filename="${d.name.replace(/[^A-Za-z0-9._-]/g, '_')}"`);
-        ctx.set('X-Content-Type-Options', 'nosniff');
-        ctx.body = bytes;
+        await sendDeliverable(ctx, deps.services.store, d, { attachment: true });
       })
       .on(ops.events, async (ctx) => {
         const doc = await loadOrder(deps, ctx.params.order_id);

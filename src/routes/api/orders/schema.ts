@@ -390,9 +390,19 @@ export const orderOperations = {
     summary: 'Download a deliverable (ETag and Repr-Digest carry its sha256)',
     auth: 'none',
     request: { params: OrderPath.extend({ name: z.string().meta({ description: 'Deliverable name' }) }) },
-    // The bytes in the deliverable's own media type.
-    responses: { '200': { description: 'The bytes' } },
-    errors: { order_not_found: 'Unknown order', deliverable_not_found: 'The order has no deliverable of this name' },
+    // The bytes in the deliverable's own media type, streamed (issue 25 §2).
+    responses: {
+      '200': { description: 'The bytes' },
+      '206': {
+        description: 'The bytes of the one range asked for (`Range: bytes=…`, `If-Range`), with `Content-Range`',
+      },
+      '304': { description: '`If-None-Match` holds the ETag' },
+    },
+    errors: {
+      order_not_found: 'Unknown order',
+      deliverable_not_found: 'The order has no deliverable of this name',
+      range_not_satisfiable: 'The Range starts past the last byte',
+    },
   }),
   cancel: defineOperation({
     id: 'cancelOrder',

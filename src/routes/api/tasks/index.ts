@@ -19,6 +19,7 @@ import type { AppDeps } from '../../context';
 import { taskView } from '../../longRunningView';
 import { OperationRouter } from '../../operation';
 import { loadOrder } from '../../orders';
+import { sendDeliverable } from '../../deliverableDownload';
 import { taskOperations as ops } from './schema';
 
 /** How long `POST .../tasks` waits for the task's outcome before answering 202. */
@@ -116,12 +117,6 @@ export function taskRoutes(deps: AppDeps): OperationRouter {
       const t = await loadTask(ctx.params.order_id, ctx.params.n);
       const d = t.deliverables.find((x) => x.name === ctx.params.name);
       if (!d) throw notFound('deliverable_not_found', `Task ${t.number} has no deliverable ${ctx.params.name}`);
-      const bytes = await deps.services.store.get(d.sha256);
-      if (!bytes) throw problem('internal_error', `blob ${d.sha256} missing`);
-      ctx.type = d.media_type;
-      ctx.set('ETag', `"${d.sha256}"`);
-      ctx.set('Repr-Digest', `sha-256=:${Buffer.from(d.sha256, 'hex').toString('base64')}:`);
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.body = bytes;
+      await sendDeliverable(ctx, deps.services.store, d);
     });
 }

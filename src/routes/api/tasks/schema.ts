@@ -91,12 +91,19 @@ export const taskOperations = {
     summary: "Download a task's deliverable (ETag and Repr-Digest carry its sha256)",
     auth: 'none',
     request: { params: TaskPath.extend({ name: z.string().meta({ description: 'Deliverable name' }) }) },
-    // The bytes in the deliverable's own media type.
-    responses: { '200': { description: 'The bytes' } },
+    // The bytes in the deliverable's own media type, streamed (issue 25 §2).
+    responses: {
+      '200': { description: 'The bytes' },
+      '206': {
+        description: 'The bytes of the one range asked for (`Range: bytes=…`, `If-Range`), with `Content-Range`',
+      },
+      '304': { description: '`If-None-Match` holds the ETag' },
+    },
     errors: {
       order_not_found: 'Unknown order',
       task_not_found: 'No such task',
       deliverable_not_found: 'The task has no deliverable of this name',
+      range_not_satisfiable: 'The Range starts past the last byte',
     },
   }),
 };

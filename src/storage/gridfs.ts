@@ -1,0 +1,110 @@
+/**
+ * Deliverables in the database itself (issue 25 §2): GridFS through the `mongodb` driver's `GridFSBucket`, which
+ * FerretDB v2 serves. Every API and worker process reaching the database reaches every deliverable, so processes keep
+ * nothing on their own disk. The default store (`DELIVERABLE_STORE=gridfs`).
+ */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GridFSBucket, MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
+import {
+  clampRange,
+  isSha256Hex,
+  sha256Hex,
+  type ByteRange,
+  type OpenedBlob,
+  type StoredBlob,
+  type StreamingDeliverableStore,
+} from './deliverables';
+
+/** The bucket's collections are `<name>.files` and `<name>.chunks`. */
+export const DEFAULT_GRIDFS_BUCKET = 'deliverables';
+
+interface FilesDoc {
+  _id: ObjectId;
+  filename: string;
+  length: number;
+}
+
+/**
+ * One GridFS file per blob, its `filename` the sha256 hex. Content addressing holds across processes through a unique
+ * index on `filename` in `<bucket>.files`: GridFS writes the chunks first and the files document last, so of two
+ * uploads of the same bytes at once, the second files insert fails (E11000) and that upload deletes its own chunks.
+ * A file is visible only once whole. An upload cut short by a crash leaves chunks without a files document (never
+ * read; the same bytes uploaded again get chunks of their own).
+ */
+export class GridFsDeliverableStore implements StreamingDeliverableStore {
+  readonly description: string;
+  private readonly bucket: GridFSBucket;
+  private readonly files: Collection<FilesDoc>;
+  private readonly chunks: Collection;
+  private indexes: Promise<void> | null = null;
+
+  /** @param db the database holding the bucket (the application's own, MONGODB_DB). */
+  constructor(db: Db, bucketName = DEFAULT_GRIDFS_BUCKET) {
+    this.bucket = new GridFSBucket(db, { bucketName });
+    this.files = db.collection<FilesDoc>(`${bucketName}.files`);
+    this.chunks = db.collection(`${bucketName}.chunks`);
+    this.description = `gridfs ${db.databaseName}.${bucketName}`;
+  }
+
+  /** The unique `filename` index and the chunks index GridFS reads by; created once per store, concurrently safe. */
+  private ensureIndexes(): Promise<void> {
+    this.indexes ??= Promise.all([
+      this.files.createIndex({ filename: 1 }, { unique: true, name: 'sha256_unique' }),
+      this.chunks.createIndex({ files_id: 1, n: 1 }, { unique: true }),
+    ]).then(
+      () => undefined,
+      (err: unknown) => {
+        this.indexes = null;
+        throw err;
+      },
+    );
+    return this.indexes;
+  }
+
+  private find(sha256: string): Promise<FilesDoc | null> {
+    return this.files.findOne({ filename: sha256 }, { projection: { _id: 1, filename: 1, length: 1 } });
+  }
+
+  /**
+   * Stores `content` unless a file with its sha256 exists.
+   * @throws MongoServerError (other than a duplicate key) or a network error; nothing is half-visible then.
+   */
+  async put(content: Buffer): Promise<StoredBlob> {
+    const sha256 = sha256Hex(content);
+    const blob = { sha256, size: content.length };
+    await this.ensureIndexes();
+    if (await this.find(sha256)) return blob;
+    const id = new ObjectId();
+    try {
+      await pipeline(Readable.from([content]), this.bucket.openUploadStreamWithId(id, sha256));
+    } catch (err) {
+      // E11000: another upload of the same bytes won the race, or the driver retried a files insert whose answer was
+      // lost and found its own document. Either way the bytes are stored; chunks nobody's document names go.
+      const stored = await this.find(sha256);
+      if (stored?._id.equals(id)) return blob;
+      await this.chunks.deleteMany({ files_id: id }).catch(() => undefined);
+      if (stored && err instanceof MongoServerError && err.code === 11000) return blob;
+      throw err;
+    }
+    return blob;
+  }
+
+  async get(sha256: string): Promise<Buffer | null> {
+    const opened = await this.open(sha256);
+    if (!opened) return null;
+    const parts: Buffer[] = [];
+    for await (const part of opened.stream) parts.push(part as Buffer);
+    return Buffer.concat(parts);
+  }
+
+  async open(sha256: string, range?: ByteRange): Promise<OpenedBlob | null> {
+    if (!isSha256Hex(sha256)) return null;
+    const file = await this.find(sha256);
+    if (!file) return null;
+    const r = range && clampRange(range, file.length);
+    // The driver's `end` is exclusive; it reads only the chunks the range touches.
+    const stream = this.bucket.openDownloadStream(file._id, r ? { start: r.start, end: r.end + 1 } : {});
+    return { size: file.length, stream };
+  }
+}
