@@ -25,6 +25,8 @@
 #   TEMPORAL_TEST_SERVER_PATH   use this time-skipping test server executable instead
 #   TEMPORAL_TEST_SERVER_VERSION  Maven version of io.temporal:temporal-test-server (default 1.38.0)
 #   SCHEMATHESIS_PATH           use this schemathesis executable instead of the cached virtualenv's
+#   TEMPORAL_SERVER_PATH, TEMPORAL_SQL_TOOL_PATH, TEMPORAL_UI_SERVER_PATH, TEMPORAL_SCHEMA_DIR, HAPROXY_PATH
+#                               use these instead of the cluster profile's builds (see temporal_cluster below)
 #   CHROMIUM_PATH               use this Chromium for the browser test instead of Debian's /usr/bin/chromium
 #   GOFAKES3_PATH               use this GoFakeS3 binary (the S3 store tests' server) instead of building one
 #   (the MCP conformance suite and its Node 22 go to $CACHE/node22, from npm)
@@ -479,6 +481,61 @@ chromium_deb() {
 }
 
 # ---------------------------------------------------------------------------
+# The Temporal cluster of `npm run start:cluster` and the cluster drills (issue 25 §1): the Temporal server (not the
+# CLI's dev server) and its schema tool from go.temporal.io/server, the Web UI server from temporalio/ui-server, and
+# the server module's own PostgreSQL schema folders, all under $CACHE/temporal-cluster. v1.32.1 is the newest
+# server release whose go.mod this machine's Go (1.26.8) builds without a toolchain download; ui-server v2.55.0 the
+# same. TEMPORAL_SERVER_PATH / TEMPORAL_SQL_TOOL_PATH / TEMPORAL_UI_SERVER_PATH / TEMPORAL_SCHEMA_DIR use others.
+# ---------------------------------------------------------------------------
+TEMPORAL_SERVER_VERSION=1.32.1
+TEMPORAL_UI_SERVER_VERSION=2.55.0
+
+temporal_cluster() {
+  local dir="$CACHE/temporal-cluster" stamp want
+  want="server-$TEMPORAL_SERVER_VERSION ui-$TEMPORAL_UI_SERVER_VERSION recipe-1"
+  stamp="$dir/.built"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$dir/bin/temporal-server" ] \
+    && [ -x "$dir/bin/temporal-sql-tool" ] && [ -x "$dir/bin/temporal-ui-server" ] \
+    && [ -d "$dir/schema/postgresql/v12/temporal/versioned" ]; then
+    return 0
+  fi
+  need_go "the Temporal server cluster" TEMPORAL_SERVER_PATH
+  log "building Temporal server v$TEMPORAL_SERVER_VERSION and ui-server v$TEMPORAL_UI_SERVER_VERSION (about 5 minutes on 2 cores)"
+  mkdir -p "$dir/bin" "$dir/gobin-server" "$dir/gobin-sql" "$dir/gobin-ui"
+  # Three binaries are named `server`/`sql`: each gets a GOBIN of its own, then a clear name.
+  (cd / && run_logged temporal-server-build.log env GOBIN="$dir/gobin-server" CGO_ENABLED=0 GOFLAGS=-buildvcs=false \
+    go install -tags disable_grpc_modules "go.temporal.io/server/cmd/server@v$TEMPORAL_SERVER_VERSION")
+  (cd / && run_logged temporal-sql-tool-build.log env GOBIN="$dir/gobin-sql" CGO_ENABLED=0 GOFLAGS=-buildvcs=false \
+    go install "go.temporal.io/server/cmd/tools/sql@v$TEMPORAL_SERVER_VERSION")
+  (cd / && run_logged temporal-ui-server-build.log env GOBIN="$dir/gobin-ui" CGO_ENABLED=0 GOFLAGS=-buildvcs=false \
+    go install "github.com/temporalio/ui-server/v2/cmd/server@v$TEMPORAL_UI_SERVER_VERSION")
+  mv "$dir/gobin-server/server" "$dir/bin/temporal-server"
+  mv "$dir/gobin-sql/sql" "$dir/bin/temporal-sql-tool"
+  mv "$dir/gobin-ui/server" "$dir/bin/temporal-ui-server"
+  rm -rf "$dir/gobin-server" "$dir/gobin-sql" "$dir/gobin-ui" "$dir/schema"
+  local modsrc
+  modsrc="$(cd / && go env GOMODCACHE)/go.temporal.io/server@v$TEMPORAL_SERVER_VERSION/schema/postgresql"
+  [ -d "$modsrc" ] || die "schema folder not found in the Go module cache: $modsrc"
+  mkdir -p "$dir/schema"
+  cp -r "$modsrc" "$dir/schema/postgresql"
+  chmod -R u+w "$dir/schema"
+  echo "$want" > "$stamp"
+  log "installed Temporal server $TEMPORAL_SERVER_VERSION, temporal-sql-tool and ui-server $TEMPORAL_UI_SERVER_VERSION in $dir"
+}
+
+# HAProxy from Debian's package: the load balancer in front of the API replicas of the cluster profile.
+haproxy_deb() {
+  [ -n "${HAPROXY_PATH:-}" ] && return 0
+  [ -x /usr/sbin/haproxy ] && return 0
+  command -v dpkg-query >/dev/null 2>&1 || die "the cluster profile needs HAProxy: install it or set HAPROXY_PATH"
+  [ "$(id -u)" = 0 ] || die "Debian package haproxy is missing; install it as root (apt-get install -y --no-install-recommends haproxy) or set HAPROXY_PATH"
+  log "installing Debian package: haproxy"
+  run_logged apt-update.log apt-get update
+  run_logged apt-install-haproxy.log env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends haproxy
+  [ -x /usr/sbin/haproxy ] || die "still no /usr/sbin/haproxy after apt-get install haproxy"
+}
+
+# ---------------------------------------------------------------------------
 # In a function, so bash has read the whole file before anything runs.
 main() {
   node_deps
@@ -490,6 +547,8 @@ main() {
       ferretdb
     fi
     temporal_test_server
+    temporal_cluster
+    haproxy_deb
     gofakes3
     schemathesis
     mcp_conformance

@@ -46,6 +46,8 @@ import {
   finish,
   fundedAgent,
   logger,
+  newStats,
+  orderFlow,
   operatorReconciliation,
   orderWorkflows,
   seededRandom,
@@ -328,6 +330,19 @@ export async function run(args: Map<string, string>): Promise<void> {
       const id = `drill-chaos-${i + 1}`;
       agents.push({ id, key: await fundedAgent(api, id, 1_000_000) });
     }
+    // Cluster: a client that retries as the API asks (Idempotency-Keys) keeps ordering through every kill; recovery is
+    // when its first order created after the kill is delivered.
+    const prober = cluster
+      ? { id: 'drill-chaos-probe', key: await fundedAgent(api, 'drill-chaos-probe', 1_000_000) }
+      : undefined;
+    const recoveryProbe = async (from: number): Promise<{ deliveredAt: number } | null> => {
+      while (prober && Date.now() - from < 120_000) {
+        const flow = await orderFlow([api], prober.id, prober.key, newStats(), 120_000);
+        if (flow.outcome === 'delivered' && flow.deliveredAt) return { deliveredAt: flow.deliveredAt };
+        report(`recovery probe order ${flow.orderId ?? ''}: ${flow.outcome} ${flow.detail ?? ''}`, 'probe');
+      }
+      return null;
+    };
 
     // ---- The clients: every request once, every answer recorded. ----
     const send = async (
@@ -766,6 +781,7 @@ export async function run(args: Map<string, string>): Promise<void> {
       })();
       await sleep(Math.max(0, cycleStart + c.killAtMs - Date.now()));
       const killAt = Date.now();
+      const probe = cluster ? recoveryProbe(killAt) : undefined;
       await kill(c.victim);
       kills[c.victim] = (kills[c.victim] ?? 0) + 1;
       const killMs = since(killAt);
@@ -811,9 +827,17 @@ export async function run(args: Map<string, string>): Promise<void> {
         const st = audit?.orders.find((o) => o._id === f.orderId)?.status ?? 'not in the database';
         payingStatus[st] = (payingStatus[st] ?? 0) + 1;
       }
+      const probed = probe ? await probe : undefined;
       restarts.push({
         cycle: c.cycle,
         victim: c.victim,
+        ...(probe
+          ? {
+              // A retrying client's first order after the kill, delivered: from the kill, and from the restart.
+              recovery_from_kill_ms: probed ? probed.deliveredAt - killAt : null,
+              recovery_from_restart_ms: probed ? Math.max(0, probed.deliveredAt - restartAt) : null,
+            }
+          : {}),
         killed_at_load_ms: c.killAtMs,
         kill_ms: killMs,
         down_ms: c.downMs,

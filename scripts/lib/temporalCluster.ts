@@ -187,7 +187,12 @@ export interface ServerPlacement {
  * One process's server config (JSON, which YAML readers accept): its own ports, the shared stores. The same function
  * writes the configs of `npm run start:cluster` and those docker-compose.yml mounts (`npm run compose:config`).
  */
-export function serverConfig(service: TemporalService, ports: ProcessPorts, at: ServerPlacement): unknown {
+export function serverConfig(
+  service: TemporalService,
+  ports: ProcessPorts,
+  at: ServerPlacement,
+  others: Record<TemporalService, ProcessPorts>,
+): unknown {
   const store = (databaseName: string, maxConns: number) => ({
     sql: {
       pluginName: 'postgres12',
@@ -219,16 +224,24 @@ export function serverConfig(service: TemporalService, ports: ProcessPorts, at: 
         prometheus: { framework: 'tally', timerType: 'histogram', listenAddress: `${at.bind}:${ports.metrics}` },
       },
     },
-    services: {
-      [service]: {
-        rpc: {
-          grpcPort: ports.grpc,
-          membershipPort: ports.membership,
-          ...(local ? { bindOnLocalHost: true } : { bindOnIP: '0.0.0.0' }),
-          ...(ports.http ? { httpPort: ports.http } : {}),
-        },
-      },
-    },
+    // Every service is listed (the membership monitor tracks only those); the process serves its own, and a peer's
+    // port here is only a fallback for the port each host advertises in its membership labels.
+    services: Object.fromEntries(
+      (Object.keys(others) as TemporalService[]).map((svc) => {
+        const p = svc === service ? ports : others[svc];
+        return [
+          svc,
+          {
+            rpc: {
+              grpcPort: p.grpc,
+              membershipPort: p.membership,
+              ...(local ? { bindOnLocalHost: true } : { bindOnIP: '0.0.0.0' }),
+              ...(p.http ? { httpPort: p.http } : {}),
+            },
+          },
+        ];
+      }),
+    ),
     clusterMetadata: {
       enableGlobalNamespace: false,
       failoverVersionIncrement: 10,
@@ -331,47 +344,58 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
     const dynamicConfigFile = path.join(configDir, 'dynamicconfig.yaml');
     fs.writeFileSync(dynamicConfigFile, dynamicConfigYaml());
 
-    const processes: ClusterProcess[] = [];
+    const plan: { name: string; service: TemporalService; ports: ProcessPorts }[] = [];
     for (const service of ['history', 'matching', 'frontend', 'worker'] as const) {
       for (let i = 1; i <= counts[service]; i++) {
-        const name = `${service}-${i}`;
-        const grpc = service === 'frontend' && i === 1 ? frontendPort : await freePort();
-        const ports: ProcessPorts = {
-          grpc,
-          membership: await freePort(),
-          metrics: await freePort(),
-          ...(service === 'frontend' ? { http: await freePort() } : {}),
-        };
-        const file = path.join(configDir, `${name}.yaml`);
-        const config = serverConfig(service, ports, {
-          bind: '127.0.0.1',
-          frontend: `127.0.0.1:${frontendPort}`,
-          postgres: `127.0.0.1:${pgPort}`,
-          user: 'postgres',
-          password: '',
-          shards,
-          dynamicConfigFile,
-        });
-        fs.writeFileSync(file, JSON.stringify(config, null, 2));
-        const args = ['--config-file', file, '--allow-no-auth', 'start', '--service', service];
-        let child = spawnTracked(name, server, args, path.join(logs, `${name}.log`));
-        processes.push({
-          name,
+        plan.push({
+          name: `${service}-${i}`,
           service,
-          grpcPort: grpc,
-          pid: () => child.pid,
-          isRunning: () => child.isRunning(),
-          kill: async (signal = 'SIGKILL') => {
-            child.process.kill(signal);
-            await child.exited;
-            await child.stop();
+          ports: {
+            grpc: service === 'frontend' && i === 1 ? frontendPort : await freePort(),
+            membership: await membershipPort(),
+            metrics: await freePort(),
+            ...(service === 'frontend' ? { http: await freePort() } : {}),
           },
-          start: () => {
-            if (!child.isRunning()) child = spawnTracked(name, server, args, path.join(logs, `${name}.log`));
-          },
-          stop: () => child.stop(),
         });
       }
+    }
+    const firstOf = Object.fromEntries(
+      (['history', 'matching', 'frontend', 'worker'] as const).map((svc) => [
+        svc,
+        plan.find((p) => p.service === svc)?.ports ?? { grpc: 0, membership: 0, metrics: 0 },
+      ]),
+    ) as Record<TemporalService, ProcessPorts>;
+    const processes: ClusterProcess[] = [];
+    for (const { name, service, ports } of plan) {
+      const file = path.join(configDir, `${name}.yaml`);
+      const placement: ServerPlacement = {
+        bind: '127.0.0.1',
+        frontend: `127.0.0.1:${frontendPort}`,
+        postgres: `127.0.0.1:${pgPort}`,
+        user: 'postgres',
+        password: '',
+        shards,
+        dynamicConfigFile,
+      };
+      fs.writeFileSync(file, JSON.stringify(serverConfig(service, ports, placement, firstOf), null, 2));
+      const args = ['--config-file', file, '--allow-no-auth', 'start', '--service', service];
+      let child = spawnTracked(name, server, args, path.join(logs, `${name}.log`));
+      processes.push({
+        name,
+        service,
+        grpcPort: ports.grpc,
+        pid: () => child.pid,
+        isRunning: () => child.isRunning(),
+        kill: async (signal = 'SIGKILL') => {
+          child.process.kill(signal);
+          await child.exited;
+          await child.stop();
+        },
+        start: () => {
+          if (!child.isRunning()) child = spawnTracked(name, server, args, path.join(logs, `${name}.log`));
+        },
+        stop: () => child.stop(),
+      });
     }
     stops.push(() => Promise.all(processes.map((p) => p.stop())).then(() => undefined));
     const address = `127.0.0.1:${frontendPort}`;
@@ -456,6 +480,23 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
     await stopAll();
     throw err;
   }
+}
+
+/**
+ * A free port for a membership listener: Temporal stores it in a PostgreSQL `smallint` (cluster_membership), so it
+ * must be below 32768, where the OS's ephemeral ports ({@link freePort}) never are.
+ */
+async function membershipPort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    try {
+      await assertPortFree(port, 'membership');
+      return port;
+    } catch {
+      // taken: draw again
+    }
+  }
+  throw new Error('no free port between 20000 and 32000 for a Temporal membership listener');
 }
 
 /** The last 8 KB of a log file ('' if unreadable). */
