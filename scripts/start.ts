@@ -177,6 +177,24 @@ async function main(): Promise<void> {
     spawnOne();
   };
   // The workflow bundle is built by a short-lived process, so the worker never loads webpack.
+  // Deliverables of earlier versions (files in .data/deliverables) are copied into the shared store once (issue 25 §2),
+  // each verified by sha256; the files stay, and a marker says it is done.
+  const oldStore = path.join(dataDir, 'deliverables');
+  const marker = path.join(oldStore, '.migrated');
+  if (existsSync(oldStore) && !existsSync(marker) && (env.DELIVERABLE_STORE ?? 'gridfs') !== 'file') {
+    const migrated = await new Promise<number | null>((resolve) => {
+      const m = spawn(tsx, [path.join(root, 'scripts', 'migrate-deliverables.ts'), '--from', oldStore], {
+        env,
+        stdio: 'inherit',
+      });
+      m.on('exit', (code) => resolve(code));
+    });
+    if (migrated !== 0) {
+      console.error(`copying the deliverables of ${oldStore} failed; nothing was changed there`);
+      return shutdown(1);
+    }
+    writeFileSync(marker, `${new Date().toISOString()}\n`);
+  }
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
   const bundled = await new Promise<number | null>((resolve) => {
     const b = spawn(tsx, [path.join(root, 'scripts', 'bundle-workflows.ts'), bundlePath], { env, stdio: 'inherit' });
