@@ -1076,6 +1076,11 @@ export async function run(args: Map<string, string>): Promise<void> {
       if (s.status === -1 && s.error) errors.push(s.error);
     }
     for (const e of errors.slice(0, 5)) report(`client error (a bug of the drill): ${e}`, 'end');
+    // Cluster: with replicas behind the balancer a client may see a retryable 503, never another 5xx (issue 25 §3).
+    if (cluster) {
+      for (const x of [...flows, finisher].flatMap((f) => f.sent).filter((x) => x.status >= 500 && x.status !== 503))
+        report(`a client was answered ${x.status}${x.code ? ` ${x.code}` : ''} to ${x.what}`, 'end');
+    }
     const pairs: Record<string, Record<string, number>> = {};
     for (const p of flows.flatMap((f) => f.pairs)) {
       tally(pairs, p.what, p.answers);
