@@ -9,6 +9,7 @@ import { Client } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
 import { createServices } from '../src/ports';
+import { temporalDataConverter } from '../src/temporal/codec';
 import { connectTemporal } from '../src/temporal/connection';
 import { repairBrokenOrders } from '../src/temporal/repairOrders';
 
@@ -19,7 +20,9 @@ async function main(): Promise<void> {
   const services = await createServices(config);
   const connection = await connectTemporal(config.TEMPORAL_ADDRESS);
   try {
-    const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    // Issue 26 §1: the configuration's data converter, for the client and the replays of (encrypted) histories.
+    const dataConverter = temporalDataConverter(config);
+    const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
     const workflowBundle = await bundleWorkflowCode({
       workflowsPath: require.resolve('../workflows'),
       logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
@@ -31,6 +34,7 @@ async function main(): Promise<void> {
         orders: services.orders,
         payments: { wallets: services.wallets, linkpay: services.linkpay },
         workflowBundle,
+        dataConverter,
       },
       { ...(orderIds.length > 0 ? { orderIds } : {}), dryRun: args.includes('--dry-run') },
     );

@@ -4,6 +4,7 @@ import { idempotencyMiddleware } from './http/idempotency';
 import { ResponseCache } from './http/cachedJson';
 import { problemMiddleware } from './http/errors';
 import { bodyMiddleware } from './http/body';
+import { codecServerMiddleware } from './http/codecServer';
 import { rateLimitMiddleware } from './http/rateLimit';
 import { RequestTelemetry } from './http/telemetry';
 import { RequestLatency } from './telemetry/latency';
@@ -11,6 +12,7 @@ import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
 import { apiRouter } from './routes';
 import { KeySetSigner } from './signing/signer';
+import { payloadCodec } from './temporal/codec';
 
 export type { AppDeps } from './routes/context';
 
@@ -92,6 +94,17 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   // Outer to the rest, so it sees the final status of every request.
   app.use(telemetry.middleware());
   app.use(problemMiddleware((err) => log(err)));
+  // Issue 26 §1 Payloads encrypted at rest: the codec server for the Temporal Web UI and CLI, with CORS of its own
+  // (the Web UI's origins, with credentials) ahead of the API's `*`, and no rate limit (one request per payload shown).
+  app.use(
+    codecServerMiddleware({
+      codec: payloadCodec(deps.config),
+      operatorKey: deps.config.OPERATOR_KEY,
+      namespace: deps.config.TEMPORAL_NAMESPACE,
+      allowedOrigins: deps.config.CODEC_CORS_ORIGINS,
+      prefix: '/codec',
+    }),
+  );
   app.use(async (ctx, next) => {
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);

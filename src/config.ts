@@ -54,6 +54,80 @@ export function encryptionKeyBytes(text: string): Buffer | null {
   return bytes?.length === 32 ? bytes : null;
 }
 
+/** One key of {@link PayloadEncryptionKeysSchema}: an id (written into each payload it encrypts) and 32 key bytes. */
+export interface PayloadEncryptionKey {
+  id: string;
+  key: Buffer;
+}
+
+const PAYLOAD_KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Issue 26 §1 Payloads encrypted at rest: the AES-256-GCM keys of the Temporal payload codec
+ * (src/temporal/codec.ts), in one of three forms:
+ * - a comma list `id:key,id:key` (`key`: 32 bytes as 64 hex digits or base64 / base64url);
+ * - a JSON object `{"id": "key", ...}`;
+ * - a JSON array of `{"id": ..., "key": ...}` or of `"id:key"` strings.
+ *
+ * The first key encrypts every new payload; every key listed decrypts (rotation: put the new key first and keep the
+ * old ones for as long as histories they encrypted are kept). Ids: 1–64 letters, digits, `.`, `_`, `-`, unique.
+ * @returns the keys in order; the parse fails (zod issue naming the entry) on a bad id, key or duplicate.
+ */
+export const PayloadEncryptionKeysSchema = z.string().transform((text, ctx): PayloadEncryptionKey[] => {
+  const t = text.trim();
+  let entries: [string, string][];
+  if (t.startsWith('[') || t.startsWith('{')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(t);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'not valid JSON' });
+      return z.NEVER;
+    }
+    const items: unknown[] = Array.isArray(parsed) ? parsed : Object.entries(parsed as object);
+    entries = items.map((item): [string, string] => {
+      if (typeof item === 'string') {
+        const i = item.indexOf(':');
+        return i < 0 ? ['', item] : [item.slice(0, i), item.slice(i + 1)];
+      }
+      if (Array.isArray(item)) return [String(item[0]), String(item[1])];
+      const o = (item ?? {}) as { id?: unknown; key?: unknown };
+      return [String(o.id ?? ''), String(o.key ?? '')];
+    });
+  } else {
+    entries = t
+      .split(',')
+      .map((e) => e.trim())
+      .filter((e) => e.length > 0)
+      .map((e): [string, string] => {
+        const i = e.indexOf(':');
+        return i < 0 ? ['', e] : [e.slice(0, i).trim(), e.slice(i + 1).trim()];
+      });
+  }
+  if (entries.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'no key: write id:key (32 bytes as 64 hex digits or base64)' });
+    return z.NEVER;
+  }
+  const keys: PayloadEncryptionKey[] = [];
+  for (const [id, keyText] of entries) {
+    if (!PAYLOAD_KEY_ID.test(id)) {
+      ctx.addIssue({ code: 'custom', message: `key id "${id}": 1-64 letters, digits, . _ - (write id:key)` });
+      return z.NEVER;
+    }
+    const key = encryptionKeyBytes(keyText);
+    if (!key) {
+      ctx.addIssue({ code: 'custom', message: `key "${id}": not 32 bytes as 64 hex digits or base64` });
+      return z.NEVER;
+    }
+    if (keys.some((k) => k.id === id)) {
+      ctx.addIssue({ code: 'custom', message: `key id "${id}" is listed twice` });
+      return z.NEVER;
+    }
+    keys.push({ id, key });
+  }
+  return keys;
+});
+
 const jsonText = z.string().transform((s, ctx) => {
   try {
     return JSON.parse(s) as unknown;
@@ -170,6 +244,30 @@ export const ConfigSchema = z.object({
     .string()
     .refine((s) => encryptionKeyBytes(s) !== null, '32 bytes as 64 hex digits or base64')
     .optional(),
+  /**
+   * Issue 26 §1 Payloads encrypted at rest: keys of the payload codec that encrypts every payload this service writes
+   * to Temporal (workflow and activity inputs and results, signals, updates, queries, memos, summaries), as
+   * {@link PayloadEncryptionKeysSchema} describes; the first encrypts, all decrypt. Every API, worker and script
+   * talking to Temporal needs the same value. Unset (or empty): payloads are written in clear, as before; payloads
+   * written in clear are always read, so histories from before encryption keep replaying.
+   */
+  PAYLOAD_ENCRYPTION_KEYS: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    PayloadEncryptionKeysSchema.optional(),
+  ),
+  /**
+   * Origins (comma list) of the Temporal Web UIs allowed to call the codec server at `/codec` from the browser with
+   * the operator's session cookie (CORS with credentials). Default: the local Web UI of `npm start`.
+   */
+  CODEC_CORS_ORIGINS: z
+    .string()
+    .default('http://127.0.0.1:8233,http://localhost:8233')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((o) => o.trim().replace(/\/$/, ''))
+        .filter((o) => o.length > 0),
+    ),
   /** Validity (`exp` − `iat`) of a signed delivery receipt; a retired key stays published at least this long. */
   RECEIPT_TTL_SECONDS: z.coerce
     .number()

@@ -16,18 +16,31 @@ export interface RunningApi {
 /** Connects MongoDB and Temporal, then listens on `config.HOST:config.PORT` (0 picks a free port). */
 export async function startApi(config: Config): Promise<RunningApi> {
   // The application's modules load here, not at import: the process entry warms `fetch` first (src/http/fetchWarmup.ts).
-  const [{ Client }, { createApp }, { createServices }, { OrderWorkflows }, { connectTemporal }, { KeySetSigner }] =
-    await Promise.all([
-      import('@temporalio/client'),
-      import('./app.js'),
-      import('./ports.js'),
-      import('./temporal/orders.js'),
-      import('./temporal/connection.js'),
-      import('./signing/signer.js'),
-    ]);
+  const [
+    { Client },
+    { createApp },
+    { createServices },
+    { OrderWorkflows },
+    { connectTemporal },
+    { KeySetSigner },
+    { temporalDataConverter },
+  ] = await Promise.all([
+    import('@temporalio/client'),
+    import('./app.js'),
+    import('./ports.js'),
+    import('./temporal/orders.js'),
+    import('./temporal/connection.js'),
+    import('./signing/signer.js'),
+    import('./temporal/codec.js'),
+  ]);
   const services = await createServices(config);
   const connection = await connectTemporal(config.TEMPORAL_ADDRESS);
-  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  // Issue 26 §1: payloads encrypted with PAYLOAD_ENCRYPTION_KEYS when set.
+  const temporal = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: temporalDataConverter(config),
+  });
   // Issue 12 §3: the signing keys are loaded (on embedded defaults: the database's set created, issue 25 §2) before
   // listening.
   const signing = new KeySetSigner(config, services.db);

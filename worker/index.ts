@@ -24,6 +24,7 @@ import { BooksRepository } from '../src/repos/books';
 import { ReconciliationReportRepository } from '../src/repos/reconciliationReports';
 import { ensureReconciliationSchedule, orderWorkflowPort } from '../src/temporal/reconciliation';
 import { createReceivedTotals } from '../src/x402/receivedTotal';
+import { temporalDataConverter } from '../src/temporal/codec';
 
 /** Options of {@link createWorker}: a prebuilt workflow bundle makes tests start faster. */
 export interface CreateWorkerOptions {
@@ -42,7 +43,14 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   const taskQueue = opts.taskQueue ?? opts.config.TEMPORAL_TASK_QUEUE;
   // One client on the worker's connection: delivery workflows, and order workflows (procurement creates orders and
   // pays them through the confirmPayment Update; x402 reconciliation confirms orders paid by a pending settlement).
-  const client = new Client({ connection: opts.connection, namespace: opts.config.TEMPORAL_NAMESPACE });
+  // Issue 26 §1: the worker, its client and every replay share the data converter of the configuration (payloads
+  // encrypted with PAYLOAD_ENCRYPTION_KEYS when set).
+  const dataConverter = temporalDataConverter(opts.config);
+  const client = new Client({
+    connection: opts.connection,
+    namespace: opts.config.TEMPORAL_NAMESPACE,
+    dataConverter,
+  });
   const orderWorkflows = new OrderWorkflows(client, taskQueue);
   const webhookPorts: WebhookPorts = {
     webhooks: services.webhooks,
@@ -76,6 +84,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     connection: opts.connection,
     namespace: opts.config.TEMPORAL_NAMESPACE,
     taskQueue,
+    dataConverter,
     ...(opts.workflowBundle
       ? { workflowBundle: opts.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
@@ -128,7 +137,7 @@ async function main(): Promise<void> {
   console.log(`worker: task queue ${config.TEMPORAL_TASK_QUEUE} on ${config.TEMPORAL_ADDRESS}`);
   // Books reconciliation every RECONCILE_INTERVAL_SECONDS (issue 24 §3); an existing schedule is kept.
   const schedule = await ensureReconciliationSchedule(
-    new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+    new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(config) }),
     { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalSeconds: config.RECONCILE_INTERVAL_SECONDS },
   ).catch((err: unknown) => `not set up: ${String(err)}`);
   console.log(`worker: books reconciliation schedule ${schedule}`);

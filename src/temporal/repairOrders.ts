@@ -13,6 +13,7 @@
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import type { OrderRepository } from '../repos/orders';
 import type { OrderDoc } from '../db';
 import { refundOrder, type OrderPaymentPorts } from '../services/payments';
@@ -26,6 +27,11 @@ export interface RepairPorts {
   payments: Pick<OrderPaymentPorts, 'wallets' | 'linkpay'>;
   /** The worker's workflow bundle: the code a broken history is replayed against. */
   workflowBundle: WorkflowBundleWithSourceMap;
+  /**
+   * The workers' data converter (issue 26 §1: `temporalDataConverter(config)`), so that a history whose payloads are
+   * encrypted replays; default: the SDK's (payloads in clear).
+   */
+  dataConverter?: DataConverter;
 }
 
 /** What was done for one order: `ok` (replays), `resumed` (new run), `refunded` (failed forward), or `skipped`. */
@@ -66,7 +72,11 @@ async function repairOne(ports: RepairPorts, orderId: string, dryRun: boolean): 
   const handle = ports.client.workflow.getHandle(orderWorkflowId(orderId));
   const history = await handle.fetchHistory();
   try {
-    await Worker.runReplayHistory({ workflowBundle: ports.workflowBundle }, history, handle.workflowId);
+    await Worker.runReplayHistory(
+      { workflowBundle: ports.workflowBundle, ...(ports.dataConverter ? { dataConverter: ports.dataConverter } : {}) },
+      history,
+      handle.workflowId,
+    );
     return { order_id: orderId, action: 'ok' };
   } catch (err) {
     if (!(err instanceof DeterminismViolationError)) throw err;

@@ -13,6 +13,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createApp } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createServices, type Services } from '../../src/ports';
+import { temporalDataConverter } from '../../src/temporal/codec';
 import { OrderWorkflows } from '../../src/temporal/orders';
 import { createWorker } from '../../worker';
 import { freePort } from '../../scripts/lib/servers';
@@ -69,7 +70,12 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
   });
   const services = await createServices(config);
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  // The API's data converter (issue 26 §1): payloads encrypted when the overrides set PAYLOAD_ENCRYPTION_KEYS.
+  const client = new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: temporalDataConverter(config),
+  });
   const app = createApp({
     config,
     services,
