@@ -380,6 +380,7 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
       fs.writeFileSync(file, JSON.stringify(serverConfig(service, ports, placement, firstOf), null, 2));
       const args = ['--config-file', file, '--allow-no-auth', 'start', '--service', service];
       let child = spawnTracked(name, server, args, path.join(logs, `${name}.log`));
+      if (processes.length === 0) await clusterMetadataWritten(child, pgPort, timeoutMs);
       processes.push({
         name,
         service,
@@ -412,7 +413,7 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
       timeoutMs,
       async () => {
         await registerNamespace(address, namespace, opts.searchAttributes ?? {});
-        await probeWorkflowStart(address, namespace);
+        await probeShardsOwned(address, namespace);
       },
     );
 
@@ -499,6 +500,19 @@ async function membershipPort(): Promise<number> {
   throw new Error('no free port between 20000 and 32000 for a Temporal membership listener');
 }
 
+/**
+ * Waits until the first process has written the cluster's metadata row. On a new database every process tries to
+ * create it, and those that lose the race exit ("failed to initialize current cluster metadata"), so the others
+ * start only once it exists.
+ */
+async function clusterMetadataWritten(first: TrackedChild, pgPort: number, timeoutMs: number): Promise<void> {
+  await waitUntilReady(first, timeoutMs, async () => {
+    if (psql(pgPort, 'temporal', 'SELECT count(*) FROM cluster_metadata_info') === '0') {
+      throw new Error('no cluster metadata yet');
+    }
+  });
+}
+
 /** The last 8 KB of a log file ('' if unreadable). */
 function tailOf(file: string): string {
   try {
@@ -509,23 +523,23 @@ function tailOf(file: string): string {
   }
 }
 
-/** Ready means a workflow can be started: the history shards are owned (a start fails until they are). */
-async function probeWorkflowStart(address: string, namespace: string): Promise<void> {
+/**
+ * Ready means the history shards are owned: a lookup of a workflow that does not exist answers NOT_FOUND from its
+ * shard's owner (UNAVAILABLE while no history host owns it yet). 32 ids reach most of the shards; nothing is written,
+ * so no probe workflow shows up in the Web UI.
+ */
+async function probeShardsOwned(address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address, connectTimeout: 2_000 });
   try {
-    const workflowId = `cluster-ready-probe-${Date.now()}`;
-    await connection.workflowService.startWorkflowExecution({
-      namespace,
-      workflowId,
-      workflowType: { name: 'clusterReadyProbe' },
-      taskQueue: { name: 'cluster-ready-probe' },
-      requestId: workflowId,
-    });
-    await connection.workflowService.terminateWorkflowExecution({
-      namespace,
-      workflowExecution: { workflowId },
-      reason: 'readiness probe',
-    });
+    for (let i = 0; i < 32; i++) {
+      const err = await connection.workflowService
+        .describeWorkflowExecution({ namespace, execution: { workflowId: `cluster-readiness-${i}` } })
+        .then(
+          () => undefined,
+          (e: { code?: number }) => e,
+        );
+      if (err?.code !== 5) throw new Error(`shard lookup ${i}: ${String((err as Error | undefined)?.message)}`);
+    }
   } finally {
     await connection.close();
   }
