@@ -10,8 +10,9 @@
  * main coroutine, in order: Update handlers only change state and queue their progress entry (`HandlerWrites`,
  * workflows/handlerWrites.ts), then wait until it is recorded.
  */
-import { condition, patched, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { LongRunningActivities } from '../activities/longRunning';
+import { CancellationScope, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import type { LongRunningActivities, ProgressRecord } from '../activities/longRunning';
+import { orderSummaries as S } from './details';
 import {
   FailureType,
   ORDER_PROGRESS_EVENT_TYPES,
@@ -30,7 +31,7 @@ import {
 } from './shared';
 import type { OrderPatch } from '../src/repos/orders';
 import { HandlerWrites } from './handlerWrites';
-import { RECORD_OPTIONS, copyJson as copy, nowIso, refusal } from './policies';
+import { RECORD_OPTIONS, copyJson as copy, nowIso, refusal, withSummary, type Summarisable } from './policies';
 
 /** Bookkeeping writes, retried until they succeed (as the order workflow's `records`). */
 const records = proxyActivities<LongRunningActivities>(RECORD_OPTIONS);
@@ -47,6 +48,15 @@ export interface OrderRuntime {
   recordedStatus?(): OrderStatus;
   /** Whether patch `id` applies to this run (workflows/order.ts MESSAGES_IN_MAIN: handlers call no `patched()`). */
   has?(id: string): boolean;
+  /** Shows the order's current details again after a change here (issue 26 §1; not a command). */
+  show?(): void;
+  /**
+   * workflows/order.ts OPERATOR_VIEW: one timer per SLA milestone (escalation, deadline), kept while engineer Updates
+   * come and go, instead of a `condition` timeout cancelled and restarted at each (two events fewer per Update).
+   */
+  keepSlaTimer?: boolean;
+  /** OPERATOR_VIEW: how progress entries are recorded (a local activity); absent: the `recordProgress` activity. */
+  recordProgress?: Summarisable<[ProgressRecord], void>;
 }
 
 /** How the engineering wait ended. `cancelled`: the buyer cancelled after the breach; the caller refunds. */
@@ -64,6 +74,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
   if (!terms) throw new Error('installEngineering needs input.expert');
   const writes = new HandlerWrites<{ event: OrderProgressEvent; data: Record<string, unknown> }>();
   let cancelReason: string | undefined;
+  const show = (): void => rt.show?.();
 
   const enqueue = (event: OrderProgressEvent, data: Record<string, unknown>): number => {
     return writes.push({ event, data });
@@ -101,6 +112,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       const previous = eng.engineer;
       eng.engineer = req.engineer;
       eng.claimed_at = nowIso();
+      show();
       const n = enqueue('engineer_claimed', {
         engineer: req.engineer,
         ...(previous ? { previous_engineer: previous } : {}),
@@ -135,6 +147,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
         service_id: input.serviceId,
       };
       eng.uploads.push(record);
+      show();
       const n = enqueue('deliverable_uploaded', {
         engineer: req.engineer,
         name: req.name,
@@ -168,6 +181,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       if (eng && eng.ready_at === null) {
         eng.ready_at = nowIso();
         eng.note = req.note ?? null;
+        show();
       }
       await condition(() => state.status !== 'in_engineering' && state.status !== 'sla_breached');
       // Answer once `delivered` is in the read model; histories from before this rule answered earlier.
@@ -221,7 +235,9 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
     const at = nowIso();
     const version = rt.nextVersion();
     state.progress.push({ status: state.status, at, event });
-    await records.recordProgress({
+    show();
+    const engineer = typeof data.engineer === 'string' ? data.engineer : null;
+    await withSummary(rt.recordProgress ?? records.recordProgress, S.progress(event, engineer), {
       orderId: input.orderId,
       version,
       status: state.status,
@@ -254,17 +270,29 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
       };
       state.engineering = eng;
       await rt.transition('in_engineering', { deliverables: state.deliverables, engineering: copy(eng) });
+      /** keepSlaTimer: the running timer of the next SLA milestone (its time), and whether it fired. */
+      let milestone: { at: number; scope: CancellationScope; fired: boolean } | undefined;
+      const stopTimer = (): void => {
+        if (milestone && !milestone.fired) milestone.scope.cancel();
+      };
+      const summary = (at: number) =>
+        S.slaMilestone(at === escalateAt ? 'escalation' : 'deadline', new Date(at).toISOString());
 
       for (;;) {
         await writes.drainEach((next) => note(next.event, next.data));
         if (eng.ready_at !== null) {
+          stopTimer();
           state.deliverables = [...state.deliverables, ...eng.uploads];
           return { outcome: 'ready' };
         }
-        if (cancelReason !== undefined) return { outcome: 'cancelled', reason: cancelReason };
+        if (cancelReason !== undefined) {
+          stopTimer();
+          return { outcome: 'cancelled', reason: cancelReason };
+        }
         const now = Date.now();
         if (eng.escalated_at === null && now >= escalateAt) {
           eng.escalated_at = nowIso();
+          show();
           await note('sla_escalated', { sla_deadline: eng.sla_deadline, engineer: eng.engineer });
           continue;
         }
@@ -275,9 +303,28 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
         }
         const timer = eng.escalated_at === null ? escalateAt : eng.breached_at === null ? deadline : undefined;
         const woken = () => writes.pending || eng.ready_at !== null || cancelReason !== undefined;
+        if (rt.keepSlaTimer) {
+          if (timer !== undefined && milestone?.at !== timer) {
+            stopTimer();
+            const next: { at: number; scope: CancellationScope; fired: boolean } = {
+              at: timer,
+              scope: new CancellationScope(),
+              fired: false,
+            };
+            milestone = next;
+            next.scope
+              .run(() => sleep(Math.max(1, timer - now), { summary: summary(timer) }))
+              .then(
+                () => (next.fired = true),
+                () => undefined,
+              );
+          }
+          const current = milestone;
+          await condition(() => woken() || (current !== undefined && current.at === timer && current.fired));
+        }
         // condition(fn, 0) would wait forever: a due timer is at least 1 ms away.
-        if (timer === undefined) await condition(woken);
-        else await condition(woken, Math.max(1, timer - now));
+        else if (timer === undefined) await condition(woken);
+        else await condition(woken, Math.max(1, timer - now), { summary: summary(timer) });
       }
     },
   };

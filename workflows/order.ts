@@ -10,16 +10,15 @@
  * Source: seed §3, §4; issue 2 §4.
  */
 import {
-  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
-  CancelledFailure,
   allHandlersFinished,
   condition,
   executeChild,
   patched,
   proxyActivities,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -27,6 +26,8 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CommissionActivities } from '../activities/commissions';
+import type { LongRunningActivities } from '../activities/longRunning';
+import { orderDetails, orderSummaries as S, orderWaitingOn, type WaitingOn } from './details';
 import {
   FailureType,
   SA,
@@ -49,16 +50,18 @@ import {
 import type { OrderPatch } from '../src/repos/orders';
 import { installEngineering } from './expert';
 import {
-  CAPTURE,
   CAPTURE_OPTIONS,
+  LOCAL_CAPTURE_OPTIONS,
+  LOCAL_RECORD_OPTIONS,
   PRODUCE,
   PRODUCE_OPTIONS,
   RECORD_OPTIONS,
-  UNTIL_DONE,
   asUpdateFailure,
   copyJson,
   nowIso,
   refusal,
+  withRemoteFallback,
+  withSummary,
 } from './policies';
 import { endSubscription, startSubscription } from './subscription';
 
@@ -78,11 +81,11 @@ const remoteProducers = proxyActivities<Activities>(PRODUCE_OPTIONS);
  * worker's attempt is retried after the workflow task timeout. Used by workflows that took the `local-activities`
  * patch; older histories replay with the activities above.
  */
-const localRecords = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { ...UNTIL_DONE, initialInterval: '200 milliseconds' },
-});
-const localPayments = proxyLocalActivities<Activities>({ startToCloseTimeout: '10 seconds', retry: CAPTURE });
+const localRecords = proxyLocalActivities<Activities>(LOCAL_RECORD_OPTIONS);
+const localPayments = proxyLocalActivities<Activities>(LOCAL_CAPTURE_OPTIONS);
+/** OPERATOR_VIEW: an expert order's progress entries as local activities too, like its transitions. */
+const localProgress = proxyLocalActivities<LongRunningActivities>(LOCAL_RECORD_OPTIONS);
+const remoteProgress = proxyActivities<LongRunningActivities>(RECORD_OPTIONS);
 const localProducers = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: PRODUCE });
 
 /**
@@ -128,48 +131,30 @@ const FEWER_LOCAL_ACTIVITIES = 'fewer-local-activities';
  */
 const MESSAGES_IN_MAIN = 'messages-in-main-coroutine';
 
-function cancelledWithoutRequest(err: unknown): boolean {
-  return (
-    err instanceof ActivityFailure &&
-    err.cause instanceof CancelledFailure &&
-    !CancellationScope.current().consideredCancelled
-  );
-}
-
 /**
- * `local`'s activities, each falling back to the same activity of `remote` when the SDK cancelled it. `has`: whether a
- * patch applies to this run (see MESSAGES_IN_MAIN).
+ * Issue 26 §1 (operators read the order in the Web UI): the main coroutine keeps the `WaitingOn` / `WaitingSince`
+ * search attributes current (merged into the `OrderStatus` upserts, so no extra event; at the start only when the
+ * client did not set them), an expert order's SLA timer is kept across engineer Updates instead of being cancelled
+ * and restarted at each, and its progress entries are local activities (issue 9 §3's reasoning). New runs record this
+ * one marker, which also decides MESSAGES_IN_MAIN (and through it every older id), so a run still records one patch
+ * marker in all. Summaries and current details are not commands and apply to every run.
  */
-function withRemoteFallback<T extends object>(local: T, remote: T, has: (id: string) => boolean): T {
-  return new Proxy(local, {
-    get(target, name) {
-      const run = Reflect.get(target, name) as (...args: unknown[]) => Promise<unknown>;
-      return async (...args: unknown[]): Promise<unknown> => {
-        try {
-          return await run(...args);
-        } catch (err) {
-          if (cancelledWithoutRequest(err) && has(LA_CANCEL_FALLBACK)) {
-            return (Reflect.get(remote, name) as (...a: unknown[]) => Promise<unknown>)(...args);
-          }
-          throw err;
-        }
-      };
-    },
-  });
-}
+const OPERATOR_VIEW = 'operator-view';
 
 const transitionRefused = (operation: string, status: OrderStatus) =>
   refusal(`Cannot ${operation} while the order is ${status}`, FailureType.invalidTransition, status);
 
 /** Runs an order from creation to its end; returns the final state. */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderState> {
-  const v2 = patched(MESSAGES_IN_MAIN);
+  const view = patched(OPERATOR_VIEW);
+  const v2 = view || patched(MESSAGES_IN_MAIN);
   /** Whether patch `id` applies: every one does under MESSAGES_IN_MAIN; older runs ask at the point they asked. */
   const has = (id: string): boolean => v2 || patched(id);
   const local = has('local-activities');
-  const bookkeeping = local ? withRemoteFallback(localRecords, remoteRecords, has) : remoteRecords;
-  const payments = local ? withRemoteFallback(localPayments, remotePayments, has) : remotePayments;
-  const producers = local ? withRemoteFallback(localProducers, remoteProducers, has) : remoteProducers;
+  const fallback = () => has(LA_CANCEL_FALLBACK);
+  const bookkeeping = local ? withRemoteFallback(localRecords, remoteRecords, fallback) : remoteRecords;
+  const payments = local ? withRemoteFallback(localPayments, remotePayments, fallback) : remotePayments;
+  const producers = local ? withRemoteFallback(localProducers, remoteProducers, fallback) : remoteProducers;
   /** A repaired order's new run takes over where the read model stands (scripts/repair-orders.ts). */
   const resume = v2 ? input.resume : undefined;
   const state: OrderState = resume
@@ -200,6 +185,37 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   /** MESSAGES_IN_MAIN: a `recoverPayment` Signal asked the main coroutine to look for money already taken. */
   let recoveryAsked = false;
   const snapshot = (): OrderState => copyJson(state);
+  /** What the Web UI shows (issue 26 §1): set at every change of `state` below. */
+  const shown: { autoAcceptAt?: string; lastPaymentFailure?: string } = {};
+  const show = (): void =>
+    setCurrentDetails(
+      orderDetails({
+        orderId: input.orderId,
+        serviceId: input.serviceId,
+        amountMicros: input.amountMicros,
+        currency: input.currency,
+        rails: input.rails,
+        paymentDeadline: input.record.payment_deadline,
+        includes: input.includes,
+        state,
+        ...shown,
+      }),
+    );
+  /**
+   * OPERATOR_VIEW: whom the order waits on since when, as the `WaitingOn` / `WaitingSince` search attributes hold it.
+   * Set at the start by the API (src/temporal/orders.ts); upserted here only when missing.
+   */
+  let waiting: { on: WaitingOn; since: string } = {
+    on: orderWaitingOn(state.status),
+    since: state.progress.at(-1)?.at ?? input.record.created_at,
+  };
+  show();
+  if (view && workflowInfo().typedSearchAttributes.get(SA.waitingOn) === undefined) {
+    upsertSearchAttributes([
+      { key: SA.waitingOn, value: waiting.on },
+      { key: SA.waitingSince, value: new Date(waiting.since) },
+    ]);
+  }
 
   /**
    * Enters the given statuses in order and records them: one `recordTransition` for one, one `recordTransitions` for
@@ -211,12 +227,14 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     { at, recorded = false }: { at?: string; recorded?: boolean } = {},
   ): Promise<void> {
     const status0 = state.status;
+    let lastAt = '';
     const records = steps.map(([status, patch = {}]) => {
       // The state machine's table is the law: a transition it lacks is a bug, and fails the workflow task (retried
       // after a fix) rather than writing an impossible status.
       if (!canTransition(state.status, status))
         throw new Error(`order ${input.orderId}: ${state.status} → ${status} is not a transition`);
       const when = at ?? nowIso();
+      lastAt = when;
       state.status = status;
       state.progress.push({ status, at: when });
       version += 1;
@@ -230,16 +248,27 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         eventData: transitionEventData(input.orderId, input.serviceId, status, patch),
       };
     });
+    const on = orderWaitingOn(state.status);
+    const moved = view && on !== waiting.on;
+    if (moved) waiting = { on, since: lastAt };
     upsertSearchAttributes([
       { key: SA.orderStatus, value: state.status },
       ...(v2 && status0 === 'awaiting_payment' && state.payment
         ? [{ key: SA.paymentRail, value: state.payment.rail }]
         : []),
+      ...(moved
+        ? [
+            { key: SA.waitingOn, value: waiting.on },
+            { key: SA.waitingSince, value: new Date(waiting.since) },
+          ]
+        : []),
     ]);
+    show();
     const [only] = records;
     if (!recorded) {
-      if (records.length === 1 && only) await bookkeeping.recordTransition(only);
-      else await bookkeeping.recordTransitions(records);
+      const summary = S.record(records.map((r) => r.status));
+      if (records.length === 1 && only) await withSummary(bookkeeping.recordTransition, summary, only);
+      else await withSummary(bookkeeping.recordTransitions, summary, records);
     }
     recordedStatus = state.status;
   }
@@ -257,6 +286,13 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         snapshot,
         recordedStatus: () => recordedStatus,
         has,
+        show,
+        ...(view
+          ? {
+              keepSlaTimer: true,
+              recordProgress: withRemoteFallback(localProgress, remoteProgress, fallback).recordProgress,
+            }
+          : {}),
       })
     : undefined;
 
@@ -286,14 +322,18 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       }
       paymentInFlight = true;
       try {
-        state.payment = await payments.chargePayment({
-          orderId: input.orderId,
-          rail: req.rail,
-          transactionId: req.transaction_id,
-          amountMicros: input.amountMicros,
-          agentId: input.agentId,
-          paidAt: nowIso(),
-        });
+        state.payment = await withSummary(
+          payments.chargePayment,
+          S.charge(req.rail, input.amountMicros, input.currency),
+          {
+            orderId: input.orderId,
+            rail: req.rail,
+            transactionId: req.transaction_id,
+            amountMicros: input.amountMicros,
+            agentId: input.agentId,
+            paidAt: nowIso(),
+          },
+        );
       } catch (err) {
         throw asUpdateFailure(err, FailureType.paymentFailed);
       } finally {
@@ -340,6 +380,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         automatic: false,
         at: nowIso(),
       };
+      show();
       await condition(() => TERMINAL_STATUSES.includes(state.status));
       // Answer once the final status is in the read model; histories from before this rule answered earlier.
       if (has('review-answer-after-record')) await condition(() => TERMINAL_STATUSES.includes(recordedStatus));
@@ -352,7 +393,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     },
   );
 
-  await bookkeeping.recordOrder(input);
+  await withSummary(bookkeeping.recordOrder, S.recordOrder(input.orderId), input);
   orderRecorded = true;
 
   /**
@@ -364,13 +405,15 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   async function collectPayment(): Promise<PaymentRecord | undefined> {
     let deadlinePassed = false;
     const deadline = new CancellationScope();
-    const timer = deadline.run(() => sleep(input.paymentDeadlineSeconds * 1000));
+    const timer = deadline.run(() =>
+      sleep(input.paymentDeadlineSeconds * 1000, { summary: S.paymentDeadline(input.record.payment_deadline) }),
+    );
     timer.then(
       () => (deadlinePassed = true),
       () => undefined,
     );
     const lookup = async (): Promise<PaymentRecord | undefined> =>
-      (await bookkeeping.findOrderPayment({
+      (await withSummary(bookkeeping.findOrderPayment, S.findPayment(), {
         orderId: input.orderId,
         rails: input.rails,
         amountMicros: input.amountMicros,
@@ -382,19 +425,26 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       const ask = paymentAsks.shift();
       if (ask) {
         try {
-          state.payment = await payments.chargePayment({
-            orderId: input.orderId,
-            rail: ask.req.rail,
-            transactionId: ask.req.transaction_id,
-            amountMicros: input.amountMicros,
-            agentId: input.agentId,
-            paidAt: nowIso(),
-          });
+          state.payment = await withSummary(
+            payments.chargePayment,
+            S.charge(ask.req.rail, input.amountMicros, input.currency),
+            {
+              orderId: input.orderId,
+              rail: ask.req.rail,
+              transactionId: ask.req.transaction_id,
+              amountMicros: input.amountMicros,
+              agentId: input.agentId,
+              paidAt: nowIso(),
+            },
+          );
           ask.done = true;
           break;
         } catch (err) {
           ask.failure = asUpdateFailure(err, FailureType.paymentFailed);
           ask.done = true;
+          const refused = ask.failure instanceof ApplicationFailure ? ask.failure : undefined;
+          shown.lastPaymentFailure = `${refused?.type ?? 'payment_failed'} on ${ask.req.rail}`;
+          show();
           continue;
         }
       }
@@ -431,7 +481,9 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   else if (v2) collected = await collectPayment();
   else {
     // Payment, with a deadline. A capture still running at the deadline is waited for: no charge without goods.
-    const paidInTime = await condition(() => state.payment !== undefined, input.paymentDeadlineSeconds * 1000);
+    const paidInTime = await condition(() => state.payment !== undefined, input.paymentDeadlineSeconds * 1000, {
+      summary: S.paymentDeadline(input.record.payment_deadline),
+    });
     if (!paidInTime) {
       paymentClosed = true;
       await condition(() => !paymentInFlight);
@@ -469,21 +521,22 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       amountMicros: payment.amount_micros,
       agentId: input.agentId,
     };
-    if (commissionOnAcceptance) await commissions.recordCommission(commission);
-    else await commissions.creditCommission(commission);
+    if (commissionOnAcceptance)
+      await withSummary(commissions.recordCommission, S.commission('record', partnerId), commission);
+    else await withSummary(commissions.creditCommission, S.commission('credit', partnerId), commission);
   }
 
   /** Returns the payment (wallet credit or provider refund) and takes back the partner's commission. */
   const refund = async (reason: string): Promise<RefundRecord> => {
-    const record = await bookkeeping.refundPayment({
-      orderId: input.orderId,
-      payment,
-      agentId: input.agentId,
-      reason,
-      at: nowIso(),
-    });
+    const record = await withSummary(
+      bookkeeping.refundPayment,
+      S.refund(payment.rail, payment.amount_micros, input.currency, reason),
+      { orderId: input.orderId, payment, agentId: input.agentId, reason, at: nowIso() },
+    );
     state.refund = record;
-    if (partnerId) await commissions.reverseCommission({ orderId: input.orderId });
+    if (partnerId) {
+      await withSummary(commissions.reverseCommission, S.commission('reverse', partnerId), { orderId: input.orderId });
+    }
     return record;
   };
 
@@ -495,7 +548,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     let delivery: { at: string; recorded: boolean } | undefined;
     try {
       if (merged && input.includes.length === 0 && !engineering) {
-        const done = await producers.deliverService({
+        const done = await withSummary(producers.deliverService, S.deliver(input.serviceId), {
           orderId: input.orderId,
           serviceId: input.serviceId,
           inputs: input.inputs,
@@ -525,18 +578,25 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     }
     await transitions([['delivered', { deliverables: state.deliverables }]], delivery ?? {});
     // Monthly services: the subscription workflow takes over billing from here (issue 6 §2, workflows/subscription.ts).
-    if (input.subscription) await startSubscription(input, payment);
+    if (input.subscription) await startSubscription(input, payment, { waitingOn: view });
   }
 
   // Review window: silence means acceptance.
   const deliveredAt = resumedAt === 'delivered' && resume?.delivered_at ? Date.parse(resume.delivered_at) : Date.now();
   const reviewMs = Math.max(1, input.reviewWindowSeconds * 1000 - (Date.now() - deliveredAt));
-  const reviewed = await condition(() => state.review !== undefined, reviewMs);
+  const autoAcceptAt = new Date(Date.now() + reviewMs).toISOString();
+  shown.autoAcceptAt = autoAcceptAt;
+  show();
+  const reviewed = await condition(() => state.review !== undefined, reviewMs, {
+    summary: S.reviewWindow(autoAcceptAt),
+  });
   if (!reviewed || !state.review) state.review = { action: 'accept', automatic: true, at: nowIso() };
   const review = state.review;
   if (review.action === 'accept') {
     // Final and kept: the partner's commission becomes spendable (before the status, so an accepted order has it).
-    if (commissionOnAcceptance) await commissions.releaseCommission({ orderId: input.orderId });
+    if (commissionOnAcceptance) {
+      await withSummary(commissions.releaseCommission, S.commission('release', partnerId), { orderId: input.orderId });
+    }
     await transition('accepted', { review });
   } else {
     const refunded = await refund(review.reason ? `rejected: ${review.reason}` : 'rejected');
@@ -560,7 +620,7 @@ async function fulfil(
   producers: typeof remoteProducers,
 ): Promise<DeliverableRecord[]> {
   if (input.includes.length === 0) {
-    return producers.fulfilService({
+    return withSummary(producers.fulfilService, S.produce(input.serviceId), {
       orderId: input.orderId,
       serviceId: input.serviceId,
       inputs: input.inputs,
@@ -578,7 +638,7 @@ async function fulfil(
     ),
   );
   const files = parts.flat();
-  const manifest = await producers.writeBundleManifest({
+  const manifest = await withSummary(producers.writeBundleManifest, S.manifest(input.serviceId), {
     orderId: input.orderId,
     serviceId: input.serviceId,
     inputs: input.inputs,
@@ -591,7 +651,10 @@ async function fulfil(
 /** Child workflow: fulfils one included service of a bundle. */
 export async function fulfillmentWorkflow(input: FulfillmentInput): Promise<DeliverableRecord[]> {
   const producers = patched('local-activities')
-    ? withRemoteFallback(localProducers, remoteProducers, patched)
+    ? withRemoteFallback(localProducers, remoteProducers, () => patched(LA_CANCEL_FALLBACK))
     : remoteProducers;
-  return producers.fulfilService(input);
+  setCurrentDetails(`**Producing** ${input.serviceId}, a bundle part of order ${input.orderId}`);
+  const files = await withSummary(producers.fulfilService, S.produce(input.serviceId), input);
+  setCurrentDetails(`**Produced** ${input.serviceId}: ${files.map((f) => f.name).join(', ')}`);
+  return files;
 }

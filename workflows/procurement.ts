@@ -7,9 +7,10 @@
  *
  * Source: seed §2.8, §4 (procure), §7 (402 payment failed, 422 no match), §8 (defaults); issue 4 §3.
  */
-import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ProcurementActivities } from '../activities/procurement';
-import { CAPTURE, businessFailure, nowIso } from './policies';
+import { procurementDetails } from './details';
+import { CAPTURE, businessFailure, nowIso, withSummary } from './policies';
 import { SA } from './shared';
 import type { ProcurementProgress, ProcurementResult, ProcurementWorkflowInput } from './procurementShared';
 
@@ -43,11 +44,28 @@ function purchaseFailure(err: unknown): { code: string; message: string; details
 
 /** Runs one procurement to its outcome (see `ProcurementStatus`). */
 export async function procurementWorkflow(input: ProcurementWorkflowInput): Promise<ProcurementResult> {
-  const progress = (value: ProcurementProgress) => upsertSearchAttributes([{ key: SA.procurementStatus, value }]);
-  progress('planning');
-  const plan = await steps.planProcurement(input);
   let quoteId: string | null = null;
   let orderId: string | null = null;
+  let serviceId: string | null = null;
+  /** The current details (issue 26 §1), shown at every step. */
+  const show = (step: ProcurementProgress, failure?: string): void =>
+    setCurrentDetails(
+      procurementDetails({
+        procurementId: input.procurementId,
+        step,
+        serviceId,
+        quoteId,
+        orderId,
+        ...(failure ? { failure } : {}),
+      }),
+    );
+  const progress = (value: ProcurementProgress) => {
+    upsertSearchAttributes([{ key: SA.procurementStatus, value }]);
+    show(value);
+  };
+  progress('planning');
+  const plan = await withSummary(steps.planProcurement, 'Plan: choose a service within budget', input);
+  serviceId = plan.chosen?.service_id ?? null;
 
   const finish = async (
     status: ProcurementResult['status'],
@@ -64,13 +82,20 @@ export async function procurementWorkflow(input: ProcurementWorkflowInput): Prom
       completedAt: nowIso(),
     };
     progress(status);
-    await steps.finishProcurement({ ...result, ...(input.agentId ? { agentId: input.agentId } : {}) });
+    if (failure) show(status, `${failure.code}: ${failure.message}`);
+    await withSummary(steps.finishProcurement, `Record the outcome: ${status}`, {
+      ...result,
+      ...(input.agentId ? { agentId: input.agentId } : {}),
+    });
     return result;
   };
 
   if (!plan.chosen) return finish('no_match');
   progress('quoting');
-  quoteId = await steps.quoteProcurement({ procurementId: input.procurementId, serviceId: plan.chosen.service_id });
+  quoteId = await withSummary(steps.quoteProcurement, `Quote ${plan.chosen.service_id}`, {
+    procurementId: input.procurementId,
+    serviceId: plan.chosen.service_id,
+  });
   if (!input.autoPurchase) return finish('planned');
   if (plan.missing_inputs.length > 0) {
     return finish('needs_inputs', {
@@ -82,7 +107,7 @@ export async function procurementWorkflow(input: ProcurementWorkflowInput): Prom
 
   progress('ordering');
   try {
-    orderId = await steps.orderProcurement({
+    orderId = await withSummary(steps.orderProcurement, `Order ${plan.chosen.service_id} on quote ${quoteId}`, {
       procurementId: input.procurementId,
       quoteId,
       ...(input.agentId ? { agentId: input.agentId } : {}),
@@ -97,7 +122,10 @@ export async function procurementWorkflow(input: ProcurementWorkflowInput): Prom
 
   progress('paying');
   try {
-    await paying.payProcurementOrder({ orderId, walletSpendAuthorized: input.walletSpendAuthorized });
+    await withSummary(paying.payProcurementOrder, `Pay order ${orderId} from the agent wallet`, {
+      orderId,
+      walletSpendAuthorized: input.walletSpendAuthorized,
+    });
   } catch (err) {
     const failure = purchaseFailure(err);
     if (failure) return finish('payment_failed', failure);

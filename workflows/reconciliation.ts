@@ -5,9 +5,11 @@
  * finds the runs that need an operator) and returns the report. Run every 30 s by the Schedule `books-reconciliation`
  * (src/temporal/reconciliation.ts) and on an operator's request (`POST /api/v1/operator/reconciliation`).
  */
-import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ReconciliationActivities } from '../activities/reconciliation';
 import type { ReconciliationReport } from '../src/domain/reconciliation';
+import { reconciliationDetails } from './details';
+import { withSummary } from './policies';
 import { SA } from './shared';
 
 /**
@@ -30,10 +32,14 @@ export interface BooksReconciliationInput {
 
 /** Runs one reconciliation, publishes its discrepancy count as a search attribute and returns the report. */
 export async function booksReconciliationWorkflow(input: BooksReconciliationInput = {}): Promise<ReconciliationReport> {
-  const report = await books.reconcileBooks({
-    repair: input.repair ?? true,
-    ...(input.graceSeconds !== undefined ? { graceSeconds: input.graceSeconds } : {}),
-  });
+  setCurrentDetails(reconciliationDetails());
+  const repair = input.repair ?? true;
+  const report = await withSummary(
+    books.reconcileBooks,
+    repair ? 'Check every money invariant and repair what is safe' : 'Check every money invariant (report only)',
+    { repair, ...(input.graceSeconds !== undefined ? { graceSeconds: input.graceSeconds } : {}) },
+  );
   upsertSearchAttributes([{ key: SA.reconcileDiscrepancies, value: report.discrepancy_count }]);
+  setCurrentDetails(reconciliationDetails(report));
   return report;
 }

@@ -288,6 +288,14 @@ export const SA = {
   procurementStatus: defineSearchAttributeKey('ProcurementStatus', SearchAttributeType.KEYWORD),
   /** Discrepancies the last books reconciliation found and could not repair (issue 24 §3). */
   reconcileDiscrepancies: defineSearchAttributeKey('ReconcileDiscrepancies', SearchAttributeType.INT),
+  /**
+   * Whom the workflow waits on (workflows/details.ts `WaitingOn`: payment, fulfillment, engineer, buyer_review, refund,
+   * renewal, receiver, settlement, nothing), kept by the main coroutine of orders, subscriptions, webhook deliveries
+   * being retried and x402 reconciliations (issue 26 §1).
+   */
+  waitingOn: defineSearchAttributeKey('WaitingOn', SearchAttributeType.KEYWORD),
+  /** Since when it waits on `WaitingOn` (`WaitingOn = 'engineer' AND WaitingSince < '<iso>'`: stuck for long). */
+  waitingSince: defineSearchAttributeKey('WaitingSince', SearchAttributeType.DATETIME),
 };
 
 /** The same attributes as `Name -> type` for registering them on a server (`temporal server start-dev --search-attribute`). */
@@ -298,6 +306,8 @@ export const SEARCH_ATTRIBUTES = {
   PaymentRail: 'Keyword',
   ProcurementStatus: 'Keyword',
   ReconcileDiscrepancies: 'Int',
+  WaitingOn: 'Keyword',
+  WaitingSince: 'Datetime',
 } as const;
 
 /** Workflow id of an order (issue 2: one workflow per order, id `order-<order_id>`). */

@@ -26,24 +26,34 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  makeContinueAsNewFunc,
   patched,
   proxyActivities,
+  proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   startChild,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { CommissionActivities } from '../activities/commissions';
 import type { LongRunningActivities } from '../activities/longRunning';
+import { money, railCurrency, subscriptionDetails, subscriptionWaitingOn, utc, type WaitingOn } from './details';
 import { HandlerWrites } from './handlerWrites';
 import {
   CAPTURE_OPTIONS,
+  LOCAL_CAPTURE_OPTIONS,
+  LOCAL_RECORD_OPTIONS,
   RECORD_OPTIONS,
   asUpdateFailure,
   businessFailure,
   copyJson as copy,
   nowIso,
   refusal,
+  withRemoteFallback,
+  withSummary,
 } from './policies';
-import { FailureType, type OrderWorkflowInput, type PaymentRecord } from './shared';
+import { FailureType, SA, type OrderWorkflowInput, type PaymentRecord } from './shared';
 import {
   SUBSCRIPTION_EVENT_TYPES,
   cancelSubscriptionUpdate,
@@ -65,6 +75,15 @@ import {
  */
 const INVOICE_IN_MAIN = 'subscription-messages-in-main-coroutine';
 
+/**
+ * Issue 26 §1 (as workflows/order.ts OPERATOR_VIEW): the main coroutine keeps `WaitingOn` (`renewal`, `payment` while
+ * a renewal is unpaid, `nothing` once ended) and `WaitingSince` current, a run starts with them (set by the order's
+ * `startChild` and by continue-as-new, so a month adds no upsert), and bookkeeping, renewal charges and commissions
+ * are local activities (a month's run: 14 events instead of 24). Decides INVOICE_IN_MAIN for the runs that record it,
+ * so a run still records one patch marker.
+ */
+const OPERATOR_VIEW = 'operator-view';
+
 /** A `payInvoice` Update waiting for the main coroutine (INVOICE_IN_MAIN): `failure` set when it is refused. */
 interface InvoiceAsk {
   req: PayInvoiceRequest;
@@ -81,18 +100,48 @@ const payments = proxyActivities<LongRunningActivities>(CAPTURE_OPTIONS);
 /** Partner commission per paid period (the other engineers' reusable activity), retried until it succeeds. */
 const commissions = proxyActivities<CommissionActivities>(RECORD_OPTIONS);
 
+/** OPERATOR_VIEW: the same as local activities, falling back to the above when the SDK cancels one (an eviction). */
+const localRecords = withRemoteFallback(
+  proxyLocalActivities<LongRunningActivities>(LOCAL_RECORD_OPTIONS),
+  records,
+  () => true,
+);
+const localPayments = withRemoteFallback(
+  proxyLocalActivities<LongRunningActivities>(LOCAL_CAPTURE_OPTIONS),
+  payments,
+  () => true,
+);
+const localCommissions = withRemoteFallback(
+  proxyLocalActivities<CommissionActivities>(LOCAL_RECORD_OPTIONS),
+  commissions,
+  () => true,
+);
+
 const plusSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();
 
 const refused = (message: string, status: string) => refusal(message, FailureType.invalidTransition, status);
 
 /**
  * Starts the subscription of a monthly order as an abandoned child (it outlives the order workflow). Returns once
- * the child has started. Called by the order workflow at delivery.
+ * the child has started. Called by the order workflow at delivery; `waitingOn` (the order's OPERATOR_VIEW): the child
+ * starts with `WaitingOn = renewal` since the payment.
  */
-export async function startSubscription(order: OrderWorkflowInput, payment: PaymentRecord): Promise<void> {
+export async function startSubscription(
+  order: OrderWorkflowInput,
+  payment: PaymentRecord,
+  { waitingOn = false }: { waitingOn?: boolean } = {},
+): Promise<void> {
   const terms = order.subscription;
   if (!terms) return;
   await startChild(subscriptionWorkflow, {
+    ...(waitingOn
+      ? {
+          typedSearchAttributes: [
+            { key: SA.waitingOn, value: 'renewal' },
+            { key: SA.waitingSince, value: new Date(payment.paid_at) },
+          ],
+        }
+      : {}),
     workflowId: subscriptionWorkflowId(order.orderId),
     parentClosePolicy: ParentClosePolicy.ABANDON,
     args: [
@@ -122,7 +171,11 @@ export async function endSubscription(orderId: string, reason: string): Promise<
 
 /** Serves one period of a subscription, then continues as new with the next (or ends: cancelled, suspended). */
 export async function subscriptionWorkflow(input: SubscriptionInput): Promise<SubscriptionState> {
-  const v2 = patched(INVOICE_IN_MAIN);
+  const view = patched(OPERATOR_VIEW);
+  const v2 = view || patched(INVOICE_IN_MAIN);
+  const acts = view
+    ? { records: localRecords, payments: localPayments, commissions: localCommissions }
+    : { records, payments, commissions };
   const invoiceAsks: InvoiceAsk[] = [];
   let version = input.version;
   const period = periodOf(input.anchor, input.period);
@@ -144,10 +197,46 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
   let invoiceCheck = false;
   let invoicePayment: { transaction_id: string; amount_micros: number } | undefined;
   const ended = () => state.status === 'cancelled' || state.status === 'suspended';
+  const price = money(input.amountMicros, railCurrency(input.rail, input.currency));
+  /** What the Web UI shows (issue 26 §1), set at every change of `state`. */
+  let renewing = false;
+  let lastFailure: string | undefined;
+  const show = (): void =>
+    setCurrentDetails(
+      subscriptionDetails({
+        serviceId: input.serviceId,
+        amountMicros: input.amountMicros,
+        currency: input.currency,
+        rail: input.rail,
+        state,
+        renewing,
+        ...(lastFailure ? { lastFailure } : {}),
+      }),
+    );
+  /** OPERATOR_VIEW: `WaitingOn` / `WaitingSince` as last set (at the start by the parent or continue-as-new). */
+  let waiting: { on: WaitingOn; since: string } = { on: subscriptionWaitingOn(state), since: period.start };
+  /** OPERATOR_VIEW: upserts `WaitingOn` (since `at`) when it changed; called by the main coroutine only. */
+  const wait = (at: string): void => {
+    const on = subscriptionWaitingOn(state);
+    if (!view || on === waiting.on) return;
+    waiting = { on, since: at };
+    upsertSearchAttributes([
+      { key: SA.waitingOn, value: on },
+      { key: SA.waitingSince, value: new Date(at) },
+    ]);
+  };
+  show();
+  if (view && workflowInfo().typedSearchAttributes.get(SA.waitingOn) === undefined) {
+    upsertSearchAttributes([
+      { key: SA.waitingOn, value: waiting.on },
+      { key: SA.waitingSince, value: new Date(waiting.since) },
+    ]);
+  }
 
   setHandler(getSubscriptionQuery, () => copy(state));
   setHandler(endSubscriptionSignal, (req) => {
     endNow ??= req.reason;
+    show();
   });
 
   setHandler(
@@ -159,6 +248,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
         // An unpaid renewal is not served on: the subscription ends now instead of at the period's end.
         if (state.status === 'past_due' || state.open_invoice) endNow ??= 'cancelled by the buyer';
         else state.next_charge_at = null;
+        show();
         const n = writes.push(undefined);
         await condition(() => writes.done(n) || ended());
       }
@@ -188,7 +278,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
       if (!invoicePayment && state.open_invoice) {
         invoiceCheck = true;
         try {
-          invoicePayment = await payments.verifyInvoicePayment({
+          invoicePayment = await withSummary(payments.verifyInvoicePayment, `Verify the payment of ${req.invoice_id}`, {
             invoiceId: req.invoice_id,
             transactionId: req.transaction_id,
             amountMicros: state.open_invoice.amount_micros,
@@ -220,7 +310,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     event?: { type: string; details: Record<string, unknown> },
   ): Promise<void> {
     version += 1;
-    await records.recordSubscription({
+    show();
+    await withSummary(acts.records.recordSubscription, `Record the subscription${event ? `: ${event.type}` : ''}`, {
       orderId: input.orderId,
       version,
       state: copy(state),
@@ -236,13 +327,13 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
   }
 
   /** Waits until `iso` (false) or until `woken()` holds (true), recording queued writes meanwhile. */
-  async function waitUntil(iso: string, woken: () => boolean): Promise<boolean> {
+  async function waitUntil(iso: string, woken: () => boolean, summary: string): Promise<boolean> {
     for (;;) {
       await drain();
       if (woken()) return true;
       const remaining = Date.parse(iso) - Date.now();
       if (remaining <= 0) return false;
-      await condition(() => writes.pending || woken(), remaining);
+      await condition(() => writes.pending || woken(), remaining, { summary });
     }
   }
 
@@ -253,6 +344,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     state.dunning = null;
     state.open_invoice = null;
     if (status === 'cancelled') state.cancel_reason ??= reason;
+    wait(state.ended_at);
     await drain();
     await record(undefined, {
       type: status === 'cancelled' ? SUBSCRIPTION_EVENT_TYPES.cancelled : SUBSCRIPTION_EVENT_TYPES.suspended,
@@ -266,7 +358,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
   if (input.firstPayment) {
     version = 1;
     const p = input.firstPayment;
-    await records.openSubscription({
+    await withSummary(acts.records.openSubscription, 'Open the subscription (period 1 paid by the order)', {
       input,
       state: copy(state),
       firstCharge: {
@@ -286,7 +378,11 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
   }
 
   // The period runs; a cancel requested now takes effect at its end.
-  if (await waitUntil(period.end, () => endNow !== undefined)) return end('cancelled', endNow ?? 'cancelled');
+  const periodEnd = state.cancel_at_period_end
+    ? `Period ${period.number} ends at ${utc(period.end)} (cancelled at its end)`
+    : `Period ${period.number} ends: renewal at ${utc(period.end)}`;
+  if (await waitUntil(period.end, () => endNow !== undefined, periodEnd))
+    return end('cancelled', endNow ?? 'cancelled');
   if (state.cancel_at_period_end) return end('cancelled', state.cancel_reason ?? 'cancelled at period end');
 
   // Renewal: the next period starts now and must be paid.
@@ -302,6 +398,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     state.dunning = null;
     state.open_invoice = null;
     state.next_charge_at = state.cancel_at_period_end ? null : next.end;
+    renewing = false;
+    lastFailure = undefined;
     const at = nowIso();
     await record(
       {
@@ -328,7 +426,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
       },
     );
     if (input.partnerId) {
-      await commissions.creditCommission({
+      await withSummary(acts.commissions.creditCommission, `Credit the partner commission of period ${next.number}`, {
         orderId: input.orderId,
         period: String(next.number),
         partnerId: input.partnerId,
@@ -339,7 +437,16 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     await drain();
     await condition(allHandlersFinished);
     await drain();
-    return continueAsNew<typeof subscriptionWorkflow>({
+    const carry = {
+      typedSearchAttributes: [
+        { key: SA.waitingOn, value: 'renewal' },
+        { key: SA.waitingSince, value: new Date(next.start) },
+      ],
+    };
+    // OPERATOR_VIEW: the next run starts waiting on its renewal; no upsert needed there.
+    return (
+      view ? makeContinueAsNewFunc<typeof subscriptionWorkflow>(carry) : continueAsNew<typeof subscriptionWorkflow>
+    )({
       ...input,
       period: next.number,
       version,
@@ -353,24 +460,34 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     for (let attempt = 1; attempt <= retries.length + 1; attempt++) {
       if (attempt > 1) {
         const at = plusSeconds(renewalAt, retries[attempt - 2] ?? 0);
-        if (await waitUntil(at, () => endNow !== undefined)) return end('cancelled', endNow ?? 'cancelled');
+        const retry = `Dunning retry ${attempt - 1} of ${retries.length} at ${utc(at)}`;
+        if (await waitUntil(at, () => endNow !== undefined, retry)) return end('cancelled', endNow ?? 'cancelled');
       }
+      renewing = true;
+      show();
       try {
-        const tx = await payments.chargeRenewal({
-          orderId: input.orderId,
-          ...(input.agentId ? { agentId: input.agentId } : {}),
-          period: next.number,
-          amountMicros: input.amountMicros,
-        });
+        const tx = await withSummary(
+          acts.payments.chargeRenewal,
+          `Charge renewal ${next.number}: ${price} on ${input.rail}${attempt > 1 ? ` (attempt ${attempt})` : ''}`,
+          {
+            orderId: input.orderId,
+            ...(input.agentId ? { agentId: input.agentId } : {}),
+            period: next.number,
+            amountMicros: input.amountMicros,
+          },
+        );
         return await paid(tx, attempt);
       } catch (err) {
+        renewing = false;
         const cause = businessFailure(err);
         if (!cause) throw err;
+        lastFailure = cause.type ?? cause.message;
         const retryAfter = retries[attempt - 1];
         const nextRetry = retryAfter === undefined ? null : plusSeconds(renewalAt, retryAfter);
         state.status = 'past_due';
         state.dunning = { retries_done: attempt - 1, next_retry_at: nextRetry };
         state.next_charge_at = nextRetry;
+        wait(nowIso());
         await record(
           {
             period: next.number,
@@ -405,6 +522,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
   const id = invoiceId(input.orderId, next.number);
   state.open_invoice = { invoice_id: id, period: next.number, amount_micros: input.amountMicros, due_at: dueAt };
   state.next_charge_at = null;
+  wait(nowIso());
   await record(
     {
       period: next.number,
@@ -424,6 +542,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     },
   );
   const invoice = state.open_invoice;
+  const due = `Invoice ${id} due at ${utc(dueAt)}`;
   let woken: boolean;
   if (v2) {
     // Verify queued payments one by one (those accepted before the due date are verified even after it).
@@ -431,25 +550,34 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
       woken = await waitUntil(
         dueAt,
         () => endNow !== undefined || invoicePayment !== undefined || invoiceAsks.length > 0,
+        due,
       );
       const ask = invoiceAsks.shift();
       if (!ask) break;
       // Once paid or ending, a queued request is answered by the outcome (its handler waits for the invoice to close).
       if (endNow === undefined && !invoicePayment) {
+        renewing = true;
+        show();
         try {
-          invoicePayment = await payments.verifyInvoicePayment({
-            invoiceId: ask.req.invoice_id,
-            transactionId: ask.req.transaction_id,
-            amountMicros: invoice.amount_micros,
-          });
+          invoicePayment = await withSummary(
+            acts.payments.verifyInvoicePayment,
+            `Verify the payment of ${ask.req.invoice_id}`,
+            {
+              invoiceId: ask.req.invoice_id,
+              transactionId: ask.req.transaction_id,
+              amountMicros: invoice.amount_micros,
+            },
+          );
         } catch (err) {
           ask.failure = asUpdateFailure(err, FailureType.paymentFailed);
         }
+        renewing = false;
+        show();
       }
       ask.done = true;
     }
   } else {
-    woken = await waitUntil(dueAt, () => endNow !== undefined || invoicePayment !== undefined);
+    woken = await waitUntil(dueAt, () => endNow !== undefined || invoicePayment !== undefined, due);
     // A payment being verified at the due date is awaited, not cut off.
     if (!woken) await condition(() => !invoiceCheck);
   }

@@ -4,9 +4,10 @@
  * A production failure after every retry refunds the charge. Tasks are accepted on delivery (no review window):
  * the buyer pays per task it submits, and a task's documents are produced from its own prompt alone.
  */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { LongRunningActivities } from '../activities/longRunning';
-import { CAPTURE_OPTIONS, PRODUCE_OPTIONS, RECORD_OPTIONS, businessFailure, nowIso } from './policies';
+import { money, taskDetails, type TaskStep } from './details';
+import { CAPTURE_OPTIONS, PRODUCE_OPTIONS, RECORD_OPTIONS, businessFailure, nowIso, withSummary } from './policies';
 import { TASK_EVENT_TYPES, type TaskInput, type TaskResult } from './subscriptionShared';
 
 const records = proxyActivities<LongRunningActivities>(RECORD_OPTIONS);
@@ -16,25 +17,44 @@ const producers = proxyActivities<LongRunningActivities>(PRODUCE_OPTIONS);
 
 /** Charges, produces and records task `input.taskNumber`; returns its outcome. */
 export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
+  const show = (step: TaskStep, result?: TaskResult): void =>
+    setCurrentDetails(
+      taskDetails({
+        orderId: input.orderId,
+        taskNumber: input.taskNumber,
+        serviceId: input.serviceId,
+        amountMicros: input.amountMicros,
+        step,
+        ...(result ? { result } : {}),
+      }),
+    );
   const finish = async (result: TaskResult): Promise<TaskResult> => {
-    await records.recordTask({
+    show('recording', result);
+    await withSummary(records.recordTask, `Record task ${input.taskNumber} ${result.status}`, {
       orderId: input.orderId,
       taskNumber: input.taskNumber,
       result,
       eventType: result.status === 'delivered' ? TASK_EVENT_TYPES.delivered : TASK_EVENT_TYPES.failed,
       at: nowIso(),
     });
+    show(result.status, result);
     return result;
   };
+  const price = money(input.amountMicros, 'USD');
 
   let charge: TaskResult['charge'];
+  show('charging');
   try {
-    const tx = await payments.chargeTask({
-      orderId: input.orderId,
-      taskNumber: input.taskNumber,
-      agentId: input.agentId,
-      amountMicros: input.amountMicros,
-    });
+    const tx = await withSummary(
+      payments.chargeTask,
+      `Charge task ${input.taskNumber}: ${price} from the agent wallet`,
+      {
+        orderId: input.orderId,
+        taskNumber: input.taskNumber,
+        agentId: input.agentId,
+        amountMicros: input.amountMicros,
+      },
+    );
     charge = { ...tx, at: nowIso() };
   } catch (err) {
     const cause = businessFailure(err);
@@ -48,18 +68,23 @@ export async function taskWorkflow(input: TaskInput): Promise<TaskResult> {
     });
   }
 
+  show('producing');
   try {
-    const deliverables = await producers.produceTask({
-      orderId: input.orderId,
-      taskNumber: input.taskNumber,
-      serviceId: input.serviceId,
-      inputs: input.inputs,
-      issuedAt: input.requestedAt,
-    });
+    const deliverables = await withSummary(
+      producers.produceTask,
+      `Produce task ${input.taskNumber} (${input.serviceId})`,
+      {
+        orderId: input.orderId,
+        taskNumber: input.taskNumber,
+        serviceId: input.serviceId,
+        inputs: input.inputs,
+        issuedAt: input.requestedAt,
+      },
+    );
     return await finish({ status: 'delivered', charge, deliverables, refund: null, failure: null });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const refund = await records.refundTask({
+    const refund = await withSummary(records.refundTask, `Refund task ${input.taskNumber}: ${price}`, {
       orderId: input.orderId,
       taskNumber: input.taskNumber,
       agentId: input.agentId,

@@ -10,8 +10,20 @@
  *
  * Source: issue 5 §2; ../shared/reference/api-conventions.md (Standard Webhooks retry schedule).
  */
-import { condition, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import {
+  condition,
+  defineSignal,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
+import { utc, webhookDetails, type WebhookDetailsInput } from './details';
+import { withSummary } from './policies';
+import { SA } from './shared';
 
 /**
  * Delay before each attempt in milliseconds: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h
@@ -71,6 +83,13 @@ const delivery = proxyActivities<WebhookActivities>({
   retry: RETRY,
 });
 
+/**
+ * Issue 26 §1: a delivery that has to wait (an earlier event of its order, or a failed attempt's retry) sets
+ * `WaitingOn = receiver` since then, and `nothing` when it ends. Asked lazily, at the first wait, so a delivery that
+ * succeeds at once records no patch marker and no upsert.
+ */
+const OPERATOR_VIEW = 'operator-view';
+
 /** Delay before attempt `n` (1-based) with jitter; deterministic under replay (workflow Math.random is seeded). */
 function delayBefore(n: number): number | null {
   const base = RETRY_SCHEDULE_MS[n - 1];
@@ -85,22 +104,59 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<Del
   setHandler(predecessorSettledSignal, () => {
     nudged = true;
   });
+  const max = RETRY_SCHEDULE_MS.length;
+  const show = (d: Omit<WebhookDetailsInput, 'eventId' | 'endpointId' | 'orderId' | 'maxAttempts'>): void =>
+    setCurrentDetails(
+      webhookDetails({
+        eventId: input.eventId,
+        endpointId: input.endpointId,
+        orderId: input.orderId,
+        maxAttempts: max,
+        ...d,
+      }),
+    );
+  /** OPERATOR_VIEW, asked at the first wait; `waiting`: WaitingOn was set (so the end sets it back to nothing). */
+  let view: boolean | undefined;
+  let waiting = false;
+  const waitOnReceiver = (): void => {
+    if (waiting) return;
+    view ??= patched(OPERATOR_VIEW);
+    if (!view) return;
+    waiting = true;
+    upsertSearchAttributes([
+      { key: SA.waitingOn, value: 'receiver' },
+      { key: SA.waitingSince, value: new Date() },
+    ]);
+  };
+  const at = (ms: number): string => new Date(Date.now() + ms).toISOString();
 
   if (input.run === 0 && input.orderId !== null) {
     let recheckMs = 60_000;
     for (;;) {
       // Reset before the check: a signal arriving during it is kept.
       nudged = false;
-      if (!(await acts.hasPendingPredecessor(input))) break;
-      await condition(() => nudged, recheckMs);
+      const pending = await withSummary(
+        acts.hasPendingPredecessor,
+        `Look for an earlier event of order ${input.orderId} still pending for this endpoint`,
+        input,
+      );
+      if (!pending) break;
+      show({ step: 'predecessor', attempt: 0, nextAt: at(recheckMs) });
+      waitOnReceiver();
+      await condition(() => nudged, recheckMs, { summary: `Earlier event pending: re-check at ${utc(at(recheckMs))}` });
       recheckMs = Math.min(recheckMs * 2, 3600_000);
     }
   }
 
   let result: DeliveryResult = { status: 'failed', attempts: 0, reason: 'exhausted' };
-  for (let n = 1; n <= RETRY_SCHEDULE_MS.length; n++) {
+  for (let n = 1; n <= max; n++) {
     const attempts = n;
-    const outcome = await delivery.attemptDelivery({ ...input, attempt: n, nextDelayMs: delayBefore(n + 1) });
+    show({ step: 'attempting', attempt: n });
+    const outcome = await withSummary(delivery.attemptDelivery, `Attempt ${n} of ${max}: POST to the endpoint`, {
+      ...input,
+      attempt: n,
+      nextDelayMs: delayBefore(n + 1),
+    });
     if (outcome.kind === 'delivered') {
       result = { status: 'delivered', attempts };
       break;
@@ -109,8 +165,22 @@ export async function webhookDeliveryWorkflow(input: DeliveryInput): Promise<Del
       result = { status: 'failed', attempts, reason: outcome.kind === 'stop' ? outcome.reason : 'exhausted' };
       break;
     }
-    await sleep(outcome.retryInMs);
+    const nextAt = at(outcome.retryInMs);
+    show({ step: 'retrying', attempt: n, lastStatus: outcome.status, nextAt });
+    waitOnReceiver();
+    await sleep(outcome.retryInMs, { summary: `Attempt ${n + 1} of ${max} at ${utc(nextAt)}` });
   }
-  await acts.settleMessage({ ...input, status: result.status, ...(result.reason ? { reason: result.reason } : {}) });
+  show({ step: result.status, attempt: result.attempts, ...(result.reason ? { reason: result.reason } : {}) });
+  if (waiting) {
+    upsertSearchAttributes([
+      { key: SA.waitingOn, value: 'nothing' },
+      { key: SA.waitingSince, value: new Date() },
+    ]);
+  }
+  await withSummary(acts.settleMessage, `Record the delivery ${result.status}`, {
+    ...input,
+    status: result.status,
+    ...(result.reason ? { reason: result.reason } : {}),
+  });
   return result;
 }

@@ -77,6 +77,9 @@ export class OrderWorkflows {
           { key: SA.orderStatus, value: 'awaiting_payment' },
           { key: SA.serviceId, value: input.serviceId },
           ...(input.agentId ? [{ key: SA.agentId, value: input.agentId }] : []),
+          // Issue 26 §1: set here, so the workflow need not upsert them (one history event fewer per order).
+          { key: SA.waitingOn, value: 'payment' },
+          { key: SA.waitingSince, value: new Date(input.record.created_at) },
         ],
         staticSummary: `Order ${input.orderId}: ${serviceName} for ${formatUsd(input.amountMicros)}`,
         staticDetails: [

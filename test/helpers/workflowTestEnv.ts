@@ -32,14 +32,19 @@ export async function createWorkflowTestEnv(): Promise<TestWorkflowEnvironment> 
     server: { executable: { type: 'existing-path', path } },
   });
   // The time-skipping server knows only the search attributes registered on it (the workflows upsert some).
-  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
+  const types = temporal.api.enums.v1.IndexedValueType;
+  const indexed: Record<
+    (typeof SEARCH_ATTRIBUTES)[keyof typeof SEARCH_ATTRIBUTES],
+    temporal.api.enums.v1.IndexedValueType
+  > = {
+    Keyword: types.INDEXED_VALUE_TYPE_KEYWORD,
+    Int: types.INDEXED_VALUE_TYPE_INT,
+    Datetime: types.INDEXED_VALUE_TYPE_DATETIME,
+  };
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
     searchAttributes: Object.fromEntries(
-      Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => [
-        name,
-        type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD,
-      ]),
+      Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => [name, indexed[type]]),
     ),
   });
   return env;

@@ -151,7 +151,9 @@ describe('Temporal dev server at TEMPORAL_ADDRESS', () => {
   it('has the search attributes registered', async () => {
     const res = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
     for (const [name, type] of Object.entries(TEST_SEARCH_ATTRIBUTES)) {
-      const expected = encodeSearchAttributeIndexedValueType(type === 'Int' ? 'INT' : 'KEYWORD');
+      const expected = encodeSearchAttributeIndexedValueType(
+        type === 'Int' ? 'INT' : type === 'Datetime' ? 'DATETIME' : 'KEYWORD',
+      );
       expect({ name, type: res.customAttributes?.[name] }).toEqual({ name, type: expected });
     }
   });
