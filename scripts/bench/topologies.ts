@@ -112,6 +112,7 @@ async function main(): Promise<void> {
         apis: t.apis,
         workers: t.workers,
         ...(t.cluster ? { cluster: true } : {}),
+        compiled: true,
         env: { RATE_LIMIT_BURST_PER_SECOND: '0', RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND: '0' },
       });
       try {

@@ -30,6 +30,7 @@ import {
 } from '../lib/servers';
 import { startLocalX402, type LocalX402 } from '../lib/x402Local';
 import { startLoadBalancer } from '../lib/loadBalancer';
+import { compileServers, compiledCommand } from '../lib/compile';
 import { startTemporalCluster, type TemporalCluster } from '../lib/temporalCluster';
 import type { TrackedChild } from '../lib/servers';
 import { SEARCH_ATTRIBUTES, orderWorkflowId } from '../../workflows/shared';
@@ -155,9 +156,11 @@ function spawnNode(
   readyText: string,
   logFile: string,
   timeoutMs = 90_000,
+  compiledDir?: string,
 ): Promise<NodeProc> {
-  const child = spawn(tsx, [path.join(root, script)], {
-    env: { ...process.env, ...env },
+  const compiled = compiledDir ? compiledCommand(compiledDir, script) : undefined;
+  const child = spawn(compiled?.command ?? tsx, compiled?.args ?? [path.join(root, script)], {
+    env: { ...process.env, ...env, ...compiled?.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -238,6 +241,11 @@ export interface DrillStackOptions {
    * of its own, and HAProxy (deploy/haproxy.cfg) in front of the APIs at {@link DrillStack.url}.
    */
   cluster?: boolean;
+  /**
+   * Run the APIs and workers as `npm start` does: transpiled to JavaScript under `node` (scripts/lib/compile.ts),
+   * not under tsx, so memory and speed figures are the ones users get.
+   */
+  compiled?: boolean;
 }
 
 /** A stack of separate processes that a drill kills and restarts. Ports stay the same across restarts. */
@@ -290,6 +298,10 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
   const apiPorts: number[] = [];
   for (let i = 0; i < (opts.apis ?? 1); i++) apiPorts.push(await freePort());
   const bundlePath = path.join(dataDir, 'workflow-bundle.js');
+  // Inside the repository (node_modules/.cache), so the compiled files resolve the project's node_modules.
+  const compiledDir = opts.compiled
+    ? await compileServers(root, path.join(root, 'node_modules', '.cache', `drill-dist-${path.basename(dataDir)}`))
+    : undefined;
   const built = spawnSync(tsx, [path.join(root, 'scripts', 'bundle-workflows.ts'), bundlePath], { stdio: 'inherit' });
   if (built.status !== 0) throw new Error('building the workflow bundle failed');
   const dbName = 'agent_commerce';
@@ -374,6 +386,8 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
         },
         'api: listening',
         path.join(dataDir, 'logs', `api${i + 1}.log`),
+        90_000,
+        compiledDir,
       );
       p.url = `http://127.0.0.1:${port}`;
       stack.apis[i] = p;
@@ -386,6 +400,8 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
         { ...env(), ...own(`worker${i + 1}`), WORKFLOW_BUNDLE_PATH: bundlePath },
         'worker: task queue',
         path.join(dataDir, 'logs', `worker${i + 1}.log`),
+        90_000,
+        compiledDir,
       );
       stack.workers[i] = p;
       return p;
@@ -425,6 +441,7 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
       await stack.database?.stop();
       await x402?.stop();
       if (!o.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (compiledDir) rmSync(compiledDir, { recursive: true, force: true });
     },
   };
   /** In the cluster, each process's own empty data folder (nothing on disk is shared). */
