@@ -91,6 +91,18 @@ export interface StoredDigest {
 }
 
 /**
+ * The whole blob as one Buffer, or null when absent: `get` of the stores that stream (GridFS, S3). Only for callers
+ * that need the bytes at once (activities re-reading a small deliverable); downloads stream through `open`.
+ */
+export async function readWhole(store: StreamingDeliverableStore, sha256: string): Promise<Buffer | null> {
+  const opened = await store.open(sha256);
+  if (!opened) return null;
+  const parts: Buffer[] = [];
+  for await (const part of opened.stream) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
+
+/**
  * Rehashes the bytes stored under `sha256` as they stream by, never holding them whole (the verification endpoint,
  * the migration's check). Issue 25 §2.
  * @returns what the stored bytes hash to, or null when nothing is stored under `sha256`

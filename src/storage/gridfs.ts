@@ -9,6 +9,7 @@ import { GridFSBucket, MongoServerError, ObjectId, type Collection, type Db } fr
 import {
   clampRange,
   isSha256Hex,
+  readWhole,
   sha256Hex,
   type ByteRange,
   type OpenedBlob,
@@ -90,12 +91,8 @@ export class GridFsDeliverableStore implements StreamingDeliverableStore {
     return blob;
   }
 
-  async get(sha256: string): Promise<Buffer | null> {
-    const opened = await this.open(sha256);
-    if (!opened) return null;
-    const parts: Buffer[] = [];
-    for await (const part of opened.stream) parts.push(part as Buffer);
-    return Buffer.concat(parts);
+  get(sha256: string): Promise<Buffer | null> {
+    return readWhole(this, sha256);
   }
 
   async open(sha256: string, range?: ByteRange): Promise<OpenedBlob | null> {

@@ -14,6 +14,7 @@ import {
 import {
   isSha256Hex,
   RangeNotSatisfiableError,
+  readWhole,
   sha256Hex,
   type ByteRange,
   type OpenedBlob,
@@ -85,12 +86,8 @@ export class S3DeliverableStore implements StreamingDeliverableStore {
     return { sha256, size: content.length };
   }
 
-  async get(sha256: string): Promise<Buffer | null> {
-    const opened = await this.open(sha256);
-    if (!opened) return null;
-    const parts: Buffer[] = [];
-    for await (const part of opened.stream) parts.push(part as Buffer);
-    return Buffer.concat(parts);
+  get(sha256: string): Promise<Buffer | null> {
+    return readWhole(this, sha256);
   }
 
   async open(sha256: string, range?: ByteRange): Promise<OpenedBlob | null> {
