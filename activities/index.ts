@@ -19,7 +19,7 @@ import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { bundleManifest, languageTasks } from '../src/domain/deliverables';
 import type { TextGenerator } from '../src/textgen/port';
-import { createX402Activities, type X402ActivityPorts } from './x402';
+import type { X402ActivityPorts } from './x402';
 import {
   chargeOrder,
   findOrderPayment,
@@ -125,7 +125,7 @@ export function createActivities(ports: ActivityPorts) {
   const payments: OrderPaymentPorts = {
     wallets: ports.wallets,
     linkpay: ports.linkpay,
-    chargeX402: (req) => createX402Activities(ports.x402).chargeX402(req),
+    ...(ports.x402 ? { x402: ports.x402.payments } : {}),
   };
 
   /**

@@ -1,13 +1,14 @@
 /**
- * x402 activities (issue 3 §2, §8): reconciling a settlement that came back pending, and checking an x402 order
- * payment against the ledger. Activities are the only code touching MongoDB and the chain.
+ * x402 activities (issue 3 §2, §8): reconciling a settlement that came back pending, and confirming the order it
+ * pays. Activities are the only code touching MongoDB and the chain. An x402 order payment is checked against the
+ * ledger by the application layer, beside the other rails (src/services/payments.ts `verifyX402Payment`).
  */
 import { ApplicationFailure } from '@temporalio/common';
 import type { X402PaymentDoc } from '../src/db';
 import { ProblemError } from '../src/errors';
 import type { X402PaymentRepository } from '../src/repos/x402Payments';
 import type { SettlementChain } from '../src/x402/settlementChain';
-import { FailureType, type ConfirmPaymentRequest, type OrderState, type PaymentRecord } from '../workflows/shared';
+import { FailureType, type ConfirmPaymentRequest, type OrderState } from '../workflows/shared';
 import { whileHeartbeating } from './heartbeat';
 
 /** What the x402 activities need. */
@@ -81,8 +82,6 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
     }): Promise<{ confirmed: boolean; order_status: string | null; reason: string | null }> {
       return whileHeartbeating(() => confirm(input));
     },
-
-    chargeX402,
   };
 
   /** One reconciliation step (see `reconcileX402Payment`). */
@@ -194,57 +193,6 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
       }
       throw err;
     }
-  }
-
-  /**
-   * Checks an x402_usdc order payment against the ledger: the entry holding `transactionId` must be settled, be for
-   * this order and for its exact amount. The unique transaction index means no other order can hold the hash.
-   * @throws ApplicationFailure (non-retryable) typed invalid_request, transaction_not_found, transaction_already_used,
-   *   transaction_amount_mismatch or payment_failed.
-   */
-  async function chargeX402(req: {
-    orderId: string;
-    transactionId?: string;
-    amountMicros: number;
-    paidAt: string;
-  }): Promise<PaymentRecord> {
-    const { payments } = need();
-    if (!req.transactionId) {
-      throw ApplicationFailure.nonRetryable(
-        'transaction_id (the x402 settlement transaction hash) is required for x402_usdc',
-        FailureType.invalidRequest,
-      );
-    }
-    const p = await payments.getByTransaction(req.transactionId);
-    if (!p)
-      throw ApplicationFailure.nonRetryable(
-        `No x402 settlement with transaction ${req.transactionId}`,
-        FailureType.transactionNotFound,
-      );
-    if (p.order_id !== req.orderId) {
-      throw ApplicationFailure.nonRetryable(
-        `Transaction ${req.transactionId} paid ${p.order_id ? `order ${p.order_id}` : p.resource}, not this order`,
-        FailureType.transactionAlreadyUsed,
-      );
-    }
-    if (p.status !== 'settled') {
-      throw ApplicationFailure.nonRetryable(
-        `x402 payment ${p._id} is ${p.status}, not settled`,
-        FailureType.paymentFailed,
-      );
-    }
-    if (p.amount_micros !== req.amountMicros) {
-      throw ApplicationFailure.nonRetryable(
-        `Transaction ${req.transactionId} paid ${p.amount_micros} micro-USD, the order costs ${req.amountMicros}`,
-        FailureType.transactionAmountMismatch,
-      );
-    }
-    return {
-      rail: 'x402_usdc',
-      transaction_id: p.transaction ?? req.transactionId,
-      amount_micros: p.amount_micros,
-      paid_at: req.paidAt,
-    };
   }
 }
 

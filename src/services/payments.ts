@@ -11,6 +11,7 @@
  */
 import { problem } from '../errors';
 import type { PaymentLinkProvider } from '../payments/linkpay';
+import type { X402PaymentRepository } from '../repos/x402Payments';
 import { InsufficientFundsError, type WalletRepository } from '../repos/wallets';
 import type { PaymentRail, PaymentRecord, RefundRecord } from '../../workflows/shared';
 
@@ -82,12 +83,48 @@ export async function verifyLinkPayment(
   return { transaction_id: tx.id, amount_micros: tx.amount_micros };
 }
 
+/** The x402 payments ledger as the order-payment check reads it (src/repos/x402Payments.ts). */
+export type X402Ledger = Pick<X402PaymentRepository, 'getByTransaction'>;
+
+/**
+ * Verifies an x402 order payment (rail `x402_usdc`) against the x402 ledger, in one read: the entry holding
+ * `transactionId` (the settlement's transaction hash, settled at `POST /x402/orders/{id}`) must be for `orderId`, be
+ * settled, and be for exactly `amountMicros` (integer micro-USD = USDC atomic units). The unique transaction index
+ * means no other order can hold the hash. Never trusts the caller.
+ * @throws ProblemError invalid_request (no transaction_id), transaction_not_found, transaction_already_used (it paid
+ *   another order or a catalogue resource), payment_failed (not settled), transaction_amount_mismatch.
+ */
+export async function verifyX402Payment(
+  ledger: X402Ledger,
+  req: { transactionId?: string; orderId: string; amountMicros: number },
+): Promise<MovedMoney> {
+  if (!req.transactionId) {
+    throw problem('invalid_request', 'transaction_id (the x402 settlement transaction hash) is required for x402_usdc');
+  }
+  const p = await ledger.getByTransaction(req.transactionId);
+  if (!p) throw problem('transaction_not_found', `No x402 settlement with transaction ${req.transactionId}`);
+  if (p.order_id !== req.orderId) {
+    throw problem(
+      'transaction_already_used',
+      `Transaction ${req.transactionId} paid ${p.order_id ? `order ${p.order_id}` : p.resource}, not this order`,
+    );
+  }
+  if (p.status !== 'settled') throw problem('payment_failed', `x402 payment ${p._id} is ${p.status}, not settled`);
+  if (p.amount_micros !== req.amountMicros) {
+    throw problem(
+      'transaction_amount_mismatch',
+      `Transaction ${req.transactionId} paid ${p.amount_micros} micro-USD, the order costs ${req.amountMicros}`,
+    );
+  }
+  return { transaction_id: p.transaction ?? req.transactionId, amount_micros: p.amount_micros };
+}
+
 /** What charging and refunding an order needs. */
 export interface OrderPaymentPorts {
   wallets: WalletLedger;
   linkpay: Pick<PaymentLinkProvider, 'getTransaction' | 'refund'>;
-  /** Checks an x402 payment of the order against the x402 ledger (activities/x402.ts `chargeX402`). */
-  chargeX402(req: ChargeRequest): Promise<PaymentRecord>;
+  /** The x402 ledger, for {@link verifyX402Payment}; absent: the x402_usdc rail is refused (x402 not configured). */
+  x402?: X402Ledger;
 }
 
 /** A payment to capture for an order; `amountMicros` is the order's price (integer micro-USD), `paidAt` ISO 8601. */
@@ -111,9 +148,11 @@ export interface RefundRequest {
 
 /**
  * Verifies and captures an order's payment on its rail. agent_wallet: debits the agent's wallet under
- * `order:<orderId>` (one debit per order, ever). linkpay_ncp: {@link verifyLinkPayment}. x402_usdc: the x402 port.
- * @throws ProblemError payment_failed (no agent wallet), invalid_request (no transaction_id for linkpay_ncp),
- *   insufficient_funds, and those of {@link verifyLinkPayment}; the x402 port's own failures pass through.
+ * `order:<orderId>` (one debit per order, ever). linkpay_ncp: {@link verifyLinkPayment}. x402_usdc:
+ * {@link verifyX402Payment} against the x402 ledger.
+ * @throws ProblemError payment_failed (no agent wallet; x402 not configured), invalid_request (no transaction_id
+ *   for linkpay_ncp or x402_usdc), insufficient_funds, and those of {@link verifyLinkPayment} and
+ *   {@link verifyX402Payment}.
  */
 export async function chargeOrder(ports: OrderPaymentPorts, req: ChargeRequest): Promise<PaymentRecord> {
   switch (req.rail) {
@@ -138,9 +177,12 @@ export async function chargeOrder(ports: OrderPaymentPorts, req: ChargeRequest):
       });
       return { rail: 'linkpay_ncp', ...tx, paid_at: req.paidAt };
     }
-    case 'x402_usdc':
+    case 'x402_usdc': {
       // Settled over x402 at POST /x402/orders/{id}; verified against the x402_payments ledger (issue 3 §8).
-      return ports.chargeX402(req);
+      if (!ports.x402) throw problem('payment_failed', 'x402 is not configured on this worker');
+      const tx = await verifyX402Payment(ports.x402, req);
+      return { rail: 'x402_usdc', ...tx, paid_at: req.paidAt };
+    }
   }
 }
 

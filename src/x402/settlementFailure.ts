@@ -11,6 +11,41 @@
 import type { SettleResponse } from '@x402/core/types';
 import { FacilitatorReason } from './facilitator/reasons';
 
+/**
+ * The reason of a settlement that came back pending (`settlement_pending`): the transfer may still land on chain, so
+ * the payment is recorded as pending and reconciled, not failed.
+ */
+export const SETTLEMENT_PENDING_REASON = 'settlement_pending';
+
+/**
+ * Settlement failures decided before any transaction was sent: the facilitator's settle re-verifies, then estimates
+ * gas, whose revert it maps onto these (`@x402/evm` exact facilitator). Anything else (`..._transaction_failed` from
+ * an unknown error, `unexpected_settle_error`) may hide a broadcast and stays on the ledger as `failed`.
+ */
+const REFUSED_BEFORE_SENDING: ReadonlySet<string> = new Set([
+  'invalid_exact_evm_scheme',
+  'invalid_exact_evm_network_mismatch',
+  'invalid_exact_evm_missing_eip712_domain',
+  'invalid_exact_evm_recipient_mismatch',
+  'invalid_exact_evm_signature',
+  'invalid_exact_evm_payload_authorization_valid_before',
+  'invalid_exact_evm_payload_authorization_valid_after',
+  'invalid_exact_evm_payload_authorization_value_mismatch',
+  'invalid_exact_evm_insufficient_balance',
+  'asset_not_deployed_contract',
+  FacilitatorReason.nonceAlreadyUsed,
+  FacilitatorReason.invalidNetwork,
+  FacilitatorReason.unsupportedScheme,
+]);
+
+/**
+ * Whether a failed settlement with reason `code` (from {@link settlementReasonCode}) was refused before any
+ * transaction was sent, so nothing can have moved (true), or may hide a broadcast (false).
+ */
+export function refusedBeforeSending(code: string): boolean {
+  return REFUSED_BEFORE_SENDING.has(code);
+}
+
 /** A reason code: lower-case snake case, alone or before `:` and the library's text. */
 const REASON_CODE = /^[a-z][a-z0-9_]{0,79}(?=$|:)/;
 
