@@ -41,13 +41,13 @@ export type { ApiResponse };
 
 export { workflowBundle } from './workflowBundle';
 
-/** Starts API and worker with the given configuration overrides. */
+/** Starts API and worker with the given configuration overrides (`PORT`: the API listens there, else on a free port). */
 export async function startStack(overrides: Record<string, string> = {}): Promise<Stack> {
   const temporalAddress = process.env.TEMPORAL_ADDRESS;
   const mongoUri = process.env.MONGODB_URI;
   if (!temporalAddress || !mongoUri)
     throw new Error('TEMPORAL_ADDRESS and MONGODB_URI must be set (test/globalSetup.ts)');
-  const port = await freePort();
+  const port = overrides.PORT ? Number(overrides.PORT) : await freePort();
   const suffix = randomBytes(4).toString('hex');
   const config = loadConfig({
     HOST: '127.0.0.1',
