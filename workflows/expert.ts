@@ -11,7 +11,7 @@
  * workflows/handlerWrites.ts), then wait until it is recorded.
  */
 import { CancellationScope, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
-import type { LongRunningActivities, ProgressRecord } from '../activities/longRunning';
+import type { LongRunningActivities } from '../activities/longRunning';
 import { orderSummaries as S } from './details';
 import {
   FailureType,
@@ -31,7 +31,7 @@ import {
 } from './shared';
 import type { OrderPatch } from '../src/repos/orders';
 import { HandlerWrites } from './handlerWrites';
-import { RECORD_OPTIONS, copyJson as copy, nowIso, refusal, withSummary, type Summarisable } from './policies';
+import { RECORD_OPTIONS, copyJson as copy, nowIso, refusal, withSummary } from './policies';
 
 /** Bookkeeping writes, retried until they succeed (as the order workflow's `records`). */
 const records = proxyActivities<LongRunningActivities>(RECORD_OPTIONS);
@@ -55,8 +55,6 @@ export interface OrderRuntime {
    * come and go, instead of a `condition` timeout cancelled and restarted at each (two events fewer per Update).
    */
   keepSlaTimer?: boolean;
-  /** OPERATOR_VIEW: how progress entries are recorded (a local activity); absent: the `recordProgress` activity. */
-  recordProgress?: Summarisable<[ProgressRecord], void>;
 }
 
 /** How the engineering wait ended. `cancelled`: the buyer cancelled after the breach; the caller refunds. */
@@ -237,7 +235,7 @@ export function installEngineering(rt: OrderRuntime): { run(payment: PaymentReco
     state.progress.push({ status: state.status, at, event });
     show();
     const engineer = typeof data.engineer === 'string' ? data.engineer : null;
-    await withSummary(rt.recordProgress ?? records.recordProgress, S.progress(event, engineer), {
+    await withSummary(records.recordProgress, S.progress(event, engineer), {
       orderId: input.orderId,
       version,
       status: state.status,

@@ -26,7 +26,6 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CommissionActivities } from '../activities/commissions';
-import type { LongRunningActivities } from '../activities/longRunning';
 import { orderDetails, orderSummaries as S, orderWaitingOn, type WaitingOn } from './details';
 import {
   FailureType,
@@ -83,9 +82,6 @@ const remoteProducers = proxyActivities<Activities>(PRODUCE_OPTIONS);
  */
 const localRecords = proxyLocalActivities<Activities>(LOCAL_RECORD_OPTIONS);
 const localPayments = proxyLocalActivities<Activities>(LOCAL_CAPTURE_OPTIONS);
-/** OPERATOR_VIEW: an expert order's progress entries as local activities too, like its transitions. */
-const localProgress = proxyLocalActivities<LongRunningActivities>(LOCAL_RECORD_OPTIONS);
-const remoteProgress = proxyActivities<LongRunningActivities>(RECORD_OPTIONS);
 const localProducers = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: PRODUCE });
 
 /**
@@ -134,10 +130,12 @@ const MESSAGES_IN_MAIN = 'messages-in-main-coroutine';
 /**
  * Issue 26 §1 (operators read the order in the Web UI): the main coroutine keeps the `WaitingOn` / `WaitingSince`
  * search attributes current (merged into the `OrderStatus` upserts, so no extra event; at the start only when the
- * client did not set them), an expert order's SLA timer is kept across engineer Updates instead of being cancelled
- * and restarted at each, and its progress entries are local activities (issue 9 §3's reasoning). New runs record this
- * one marker, which also decides MESSAGES_IN_MAIN (and through it every older id), so a run still records one patch
- * marker in all. Summaries and current details are not commands and apply to every run.
+ * client did not set them), and an expert order's SLA timer is kept across engineer Updates instead of being
+ * cancelled and restarted at each (two events fewer per Update). Its progress entries stay normal activities: an
+ * Update answered in the activation that starts the next local activity, with another Update arriving meanwhile, can
+ * leave a history the SDK cannot replay (test/unit/workflows/messageInterleavings.test.ts; docs/operators.md). New
+ * runs record this one marker, which also decides MESSAGES_IN_MAIN (and through it every older id), so a run still
+ * records one patch marker in all. Summaries and current details are not commands and apply to every run.
  */
 const OPERATOR_VIEW = 'operator-view';
 
@@ -287,12 +285,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         recordedStatus: () => recordedStatus,
         has,
         show,
-        ...(view
-          ? {
-              keepSlaTimer: true,
-              recordProgress: withRemoteFallback(localProgress, remoteProgress, fallback).recordProgress,
-            }
-          : {}),
+        keepSlaTimer: view,
       })
     : undefined;
 

@@ -29,7 +29,6 @@ import {
   makeContinueAsNewFunc,
   patched,
   proxyActivities,
-  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   startChild,
@@ -42,15 +41,12 @@ import { money, railCurrency, subscriptionDetails, subscriptionWaitingOn, utc, t
 import { HandlerWrites } from './handlerWrites';
 import {
   CAPTURE_OPTIONS,
-  LOCAL_CAPTURE_OPTIONS,
-  LOCAL_RECORD_OPTIONS,
   RECORD_OPTIONS,
   asUpdateFailure,
   businessFailure,
   copyJson as copy,
   nowIso,
   refusal,
-  withRemoteFallback,
   withSummary,
 } from './policies';
 import { FailureType, SA, type OrderWorkflowInput, type PaymentRecord } from './shared';
@@ -77,10 +73,9 @@ const INVOICE_IN_MAIN = 'subscription-messages-in-main-coroutine';
 
 /**
  * Issue 26 §1 (as workflows/order.ts OPERATOR_VIEW): the main coroutine keeps `WaitingOn` (`renewal`, `payment` while
- * a renewal is unpaid, `nothing` once ended) and `WaitingSince` current, a run starts with them (set by the order's
- * `startChild` and by continue-as-new, so a month adds no upsert), and bookkeeping, renewal charges and commissions
- * are local activities (a month's run: 14 events instead of 24). Decides INVOICE_IN_MAIN for the runs that record it,
- * so a run still records one patch marker.
+ * a renewal is unpaid, `nothing` once ended) and `WaitingSince` current; a run starts with them (set by the order's
+ * `startChild` and by continue-as-new, so a month adds no upsert). Decides INVOICE_IN_MAIN for the runs that record
+ * it, so a run still records one patch marker.
  */
 const OPERATOR_VIEW = 'operator-view';
 
@@ -99,23 +94,6 @@ const payments = proxyActivities<LongRunningActivities>(CAPTURE_OPTIONS);
 
 /** Partner commission per paid period (the other engineers' reusable activity), retried until it succeeds. */
 const commissions = proxyActivities<CommissionActivities>(RECORD_OPTIONS);
-
-/** OPERATOR_VIEW: the same as local activities, falling back to the above when the SDK cancels one (an eviction). */
-const localRecords = withRemoteFallback(
-  proxyLocalActivities<LongRunningActivities>(LOCAL_RECORD_OPTIONS),
-  records,
-  () => true,
-);
-const localPayments = withRemoteFallback(
-  proxyLocalActivities<LongRunningActivities>(LOCAL_CAPTURE_OPTIONS),
-  payments,
-  () => true,
-);
-const localCommissions = withRemoteFallback(
-  proxyLocalActivities<CommissionActivities>(LOCAL_RECORD_OPTIONS),
-  commissions,
-  () => true,
-);
 
 const plusSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();
 
@@ -173,9 +151,13 @@ export async function endSubscription(orderId: string, reason: string): Promise<
 export async function subscriptionWorkflow(input: SubscriptionInput): Promise<SubscriptionState> {
   const view = patched(OPERATOR_VIEW);
   const v2 = view || patched(INVOICE_IN_MAIN);
-  const acts = view
-    ? { records: localRecords, payments: localPayments, commissions: localCommissions }
-    : { records, payments, commissions };
+  /**
+   * The activities stay normal ones: as local activities (a month's run 14 events instead of 24) a `payInvoice` Update
+   * answered in the activation that started the next local activity, with a second Update arriving meanwhile, left a
+   * history the SDK could not replay (`UpdateMachine in state CompletedCommandCreated …`, found by
+   * test/unit/workflows/messageInterleavings.test.ts; as temporalio/sdk-java#2796 for version markers).
+   */
+  const acts = { records, payments, commissions };
   const invoiceAsks: InvoiceAsk[] = [];
   let version = input.version;
   const period = periodOf(input.anchor, input.period);
