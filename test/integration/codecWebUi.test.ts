@@ -109,7 +109,7 @@ async function orderPage(
   const deadline = Date.now() + 30_000;
   let text = '';
   while (Date.now() < deadline) {
-    text = await page.evaluate(() => document.body.innerText);
+    text = await page.locator('body').innerText();
     const input = inputPanel(text);
     if (input && !input.startsWith('Results will appear') && ready(text)) break;
     await page.waitForTimeout(250);
@@ -232,9 +232,9 @@ test("the dev server's Web UI (npm start): signed in, the browser's codec settin
   await page.getByTestId('data-encoder-endpoint-input').fill(`${apiUrl}/codec`);
   // The sticky top bar overlaps the dialog in a headless viewport: the controls are clicked in the page.
   const include = page.locator('#pass-access-credentials');
-  await include.evaluate((el) => (el as HTMLInputElement).click());
+  await include.dispatchEvent('click');
   expect(await include.isChecked()).toBe(true);
-  await page.getByTestId('confirm-data-encoder-button').evaluate((el) => (el as HTMLButtonElement).click());
+  await page.getByTestId('confirm-data-encoder-button').dispatchEvent('click');
 
   const decoded = await orderPage(page, uiUrl, orderId, 'dev-ui-2-browser-setting', (t) => t.includes(email));
   expect(decoded).not.toContain(CODEC_FAILED);
