@@ -18,11 +18,14 @@
  * - `POST <prefix>/logout`: removes the session cookie.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Context, Middleware } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
+import type { Config } from '../config';
 import { ProblemError, problem } from '../errors';
+import { payloadCodec } from '../temporal/codec';
 import { hasCredential, isOperator } from './auth';
+import { problemMiddleware } from './errors';
 
 /** Options of {@link codecServerMiddleware}. */
 export interface CodecServerOptions {
@@ -320,4 +323,28 @@ export function codecServerMiddleware(opts: CodecServerOptions): Middleware {
         throw problem('not_found', `No route for ${ctx.method} ${ctx.path}`);
     }
   };
+}
+
+/**
+ * The codec server on its own (`npm run codec-server`, scripts/codec-server.ts): a Koa application serving only
+ * {@link codecServerMiddleware} at `/codec`, from the configuration's keys, operator key, namespace and CORS origins;
+ * every other path is a 404 problem. Source: issue 26 §1 Payloads encrypted at rest.
+ */
+export function codecServerApp(
+  config: Pick<Config, 'PAYLOAD_ENCRYPTION_KEYS' | 'OPERATOR_KEY' | 'TEMPORAL_NAMESPACE' | 'CODEC_CORS_ORIGINS'>,
+  log: (err: unknown) => void = console.error,
+): Koa {
+  const app = new Koa();
+  app.silent = true;
+  app.use(problemMiddleware((err) => log(err)));
+  app.use(
+    codecServerMiddleware({
+      codec: payloadCodec(config),
+      operatorKey: config.OPERATOR_KEY,
+      namespace: config.TEMPORAL_NAMESPACE,
+      allowedOrigins: config.CODEC_CORS_ORIGINS,
+      prefix: '/codec',
+    }),
+  );
+  return app;
 }
