@@ -19,7 +19,10 @@
  * before the `fewer-local-activities` patch (one local activity per transition), and `order-wallet-{accepted,
  * rejected}.json`, the same with the code of that patch, written by `RECORD_HISTORIES=1 npx jest
  * test/integration/orders.test.ts`; `order-wallet-{accepted,rejected}-messages-in-main.json`, the same recorded after
- * the `messages-in-main-coroutine` patch of issue 24 (one patch marker; the main coroutine charges).
+ * the `messages-in-main-coroutine` patch of issue 24 (one patch marker; the main coroutine charges);
+ * `order-wallet-rejected-operator-view.json`, `expert-operator-view.json` and `subscription-month-operator-view.json`,
+ * runs of the `operator-view` patch of issue 26 §1 (`WaitingOn` upserts, the kept SLA timer, summaries), written on the
+ * time-skipping server by `RECORD_HISTORIES=1 npx jest test/unit/workflows/operatorView.test.ts`.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -49,6 +52,9 @@ test('the stored histories are there', () => {
       'order-wallet-rejected.json',
       'order-wallet-accepted-messages-in-main.json',
       'order-wallet-rejected-messages-in-main.json',
+      'order-wallet-rejected-operator-view.json',
+      'expert-operator-view.json',
+      'subscription-month-operator-view.json',
     ]),
   );
 });

@@ -6,6 +6,7 @@
  * activities; the visibility query operators type runs on the dev server (the time-skipping server has no list).
  */
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { temporal } from '@temporalio/proto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -29,6 +30,7 @@ import {
 import { periodOf, subscriptionWorkflowId, type SubscriptionInput } from '../../../workflows/subscriptionShared';
 import { buildExpertOrderInput, buildOrderInput, buildSubscriptionInput } from '../../fixtures/workflowInputs';
 import { binaries } from '../../../scripts/lib/servers';
+import { saveHistory } from '../../helpers/histories';
 import {
   FakeWallet,
   createWorkflowTestEnv,
@@ -40,6 +42,15 @@ import {
 
 const HOUR = 3600_000;
 const run = promisify(execFile);
+
+/**
+ * With RECORD_HISTORIES=1, stores `handle`'s history as replay fixture `name` (test/integration/replay.test.ts: the
+ * `operator-view` patch's runs keep replaying).
+ */
+async function record(name: string, handle: WorkflowHandle): Promise<void> {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  saveHistory(path.resolve(__dirname, '..', '..', 'fixtures', 'histories', name), await handle.fetchHistory());
+}
 let env: TestWorkflowEnvironment;
 
 beforeAll(async () => {
@@ -143,6 +154,7 @@ test('a wallet order: payment due, a refused attempt, review window, refunded af
     expect(await headline(handle)).toBe('**Refunded 69.00 USD after rejection**: wrong CRM');
     expect(await waiting(handle)).toEqual({ on: 'nothing', since: at(final, 'rejected') });
 
+    await record('order-wallet-rejected-operator-view.json', handle);
     // Every activity, local activity and timer on the timeline says what it is.
     expect(timeline(await handle.fetchHistory())).toEqual([
       { event: 'MARKER_RECORDED', summary: `Record order ${input.orderId}` },
@@ -209,6 +221,7 @@ test('an expert order: engineer queue, claimed, upload, escalated, delivered, ac
     expect(await headline(handle)).toBe(`**Accepted** by the buyer at ${utc(at(final, 'accepted'))}`);
     expect(await waiting(handle)).toEqual({ on: 'nothing', since: at(final, 'accepted') });
 
+    await record('expert-operator-view.json', handle);
     const bars = timeline(await handle.fetchHistory());
     expect(bars.filter((b) => b.summary === null)).toEqual([]);
     expect(bars.map((b) => b.summary)).toEqual(
@@ -311,6 +324,7 @@ test('history events: a wallet order, an expert order and a subscription month (
       (s) => s === 'CONTINUED_AS_NEW',
     );
     const sHistory = await month.fetchHistory();
+    await record('subscription-month-operator-view.json', month);
     measured.subscriptionMonth = { total: sHistory.events?.length ?? 0, by: counts(sHistory) };
     // The next run starts waiting on its renewal since period 3 began, with no upsert of its own.
     const next = env.client.workflow.getHandle(sh.workflowId);
