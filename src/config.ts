@@ -158,6 +158,13 @@ export const ConfigSchema = z.object({
    * 305 MB, throughput within run-to-run noise. Issue 9 §3: worker ≤ 300 MB RSS.
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(64),
+  /**
+   * Worker Versioning (issue 26 §2): both set, the worker polls as build WORKER_BUILD_ID of the Worker Deployment
+   * WORKER_DEPLOYMENT_NAME, each workflow type PINNED or AUTO_UPGRADE (workflows/versioning.ts); the first build of a
+   * deployment becomes its current version, later ones by `npm run deploy -- promote <build id>`. Unset: unversioned.
+   */
+  WORKER_DEPLOYMENT_NAME: z.string().min(1).optional(),
+  WORKER_BUILD_ID: z.string().min(1).optional(),
   MONGODB_URI: z.string().default('mongodb://127.0.0.1:27117/'),
   MONGODB_DB: z.string().default('agent_commerce'),
   DATA_DIR: z.string().default(path.resolve(__dirname, '..', '.data')),

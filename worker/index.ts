@@ -25,6 +25,7 @@ import { ReconciliationReportRepository } from '../src/repos/reconciliationRepor
 import { ensureReconciliationSchedule, orderWorkflowPort } from '../src/temporal/reconciliation';
 import { createReceivedTotals } from '../src/x402/receivedTotal';
 import { temporalDataConverter } from '../src/temporal/codec';
+import { adoptFirstBuild } from '../src/temporal/deployments';
 
 /** Options of {@link createWorker}: a prebuilt workflow bundle makes tests start faster. */
 export interface CreateWorkerOptions {
@@ -89,6 +90,16 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       ? { workflowBundle: opts.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
+    // Issue 26 §2: a build of a Worker Deployment; each workflow type's behavior is set in workflows/versioning.ts.
+    ...(opts.config.WORKER_DEPLOYMENT_NAME && opts.config.WORKER_BUILD_ID
+      ? {
+          workerDeploymentOptions: {
+            useWorkerVersioning: true,
+            version: { deploymentName: opts.config.WORKER_DEPLOYMENT_NAME, buildId: opts.config.WORKER_BUILD_ID },
+            defaultVersioningBehavior: 'AUTO_UPGRADE',
+          },
+        }
+      : {}),
     activities: {
       ...createActivities({
         orders: services.orders,
@@ -142,7 +153,15 @@ async function main(): Promise<void> {
   ).catch((err: unknown) => `not set up: ${String(err)}`);
   console.log(`worker: books reconciliation schedule ${schedule}`);
   // Worker.run() shuts down gracefully on SIGINT / SIGTERM (the SDK installs those handlers).
-  await worker.run();
+  const running = worker.run();
+  const { WORKER_DEPLOYMENT_NAME: deployment, WORKER_BUILD_ID: buildId } = config;
+  if (deployment && buildId) {
+    const adopted = await adoptFirstBuild(connection, config.TEMPORAL_NAMESPACE, deployment, buildId).catch(
+      (err: unknown) => `not adopted: ${String(err)}`,
+    );
+    console.log(`worker: deployment ${deployment} build ${buildId}: current version ${adopted}`);
+  }
+  await running;
   await connection.close();
   await services.db.close();
 }

@@ -1,8 +1,37 @@
 /** Workflow entry point for the worker's bundle: every workflow type the service runs. */
-export { orderWorkflow, fulfillmentWorkflow } from './order';
-export { procurementWorkflow } from './procurement';
-export { x402ReconcileWorkflow } from './x402Reconcile';
-export { webhookDeliveryWorkflow } from './webhooks';
-export { subscriptionWorkflow } from './subscription';
-export { taskWorkflow } from './tasks';
-export { booksReconciliationWorkflow } from './reconciliation';
+import { setWorkflowOptions } from '@temporalio/workflow';
+import { orderWorkflow, fulfillmentWorkflow } from './order';
+import { procurementWorkflow } from './procurement';
+import { x402ReconcileWorkflow } from './x402Reconcile';
+import { webhookDeliveryWorkflow } from './webhooks';
+import { subscriptionWorkflow } from './subscription';
+import { taskWorkflow } from './tasks';
+import { booksReconciliationWorkflow } from './reconciliation';
+import { VERSIONING_BEHAVIOR } from './versioning';
+
+export {
+  orderWorkflow,
+  fulfillmentWorkflow,
+  procurementWorkflow,
+  x402ReconcileWorkflow,
+  webhookDeliveryWorkflow,
+  subscriptionWorkflow,
+  taskWorkflow,
+  booksReconciliationWorkflow,
+};
+
+// Issue 26 §2: each type's Worker Versioning behavior (workflows/versioning.ts); used when the worker runs with
+// WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID, ignored otherwise.
+const WORKFLOW_TYPES: Record<keyof typeof VERSIONING_BEHAVIOR, (...args: never[]) => Promise<unknown>> = {
+  orderWorkflow,
+  fulfillmentWorkflow,
+  procurementWorkflow,
+  x402ReconcileWorkflow,
+  webhookDeliveryWorkflow,
+  subscriptionWorkflow,
+  taskWorkflow,
+  booksReconciliationWorkflow,
+};
+for (const [name, fn] of Object.entries(WORKFLOW_TYPES)) {
+  setWorkflowOptions({ versioningBehavior: VERSIONING_BEHAVIOR[name as keyof typeof VERSIONING_BEHAVIOR] }, fn);
+}
