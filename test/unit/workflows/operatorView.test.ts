@@ -14,6 +14,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { workflowMetadataQuery } from '@temporalio/workflow';
 import { orderWorkflow } from '../../../workflows/order';
 import { subscriptionWorkflow } from '../../../workflows/subscription';
+import { webhookDeliveryWorkflow } from '../../../workflows/webhooks';
+import { x402ReconcileWorkflow } from '../../../workflows/x402Reconcile';
 import { utc } from '../../../workflows/details';
 import {
   SA,
@@ -260,6 +262,62 @@ test('a subscription between renewals waits on its renewal; a refused debit make
     expect(await headline(handle)).toMatch(/^\*\*Payment failed\*\* for period 2 — retry 1 at /);
     expect(await details(handle)).toContain('- Last charge refused: insufficient_funds');
     await handle.terminate('test over');
+  });
+});
+
+test('a webhook delivery waits on its receiver between attempts; an x402 settlement on chain; nothing at the end', async () => {
+  let attempts = 0;
+  let checks = 0;
+  const acts = {
+    hasPendingPredecessor: jest.fn(async () => false),
+    attemptDelivery: jest.fn(async () =>
+      ++attempts < 3
+        ? { kind: 'failed' as const, status: 500, retryInMs: 5_000 }
+        : { kind: 'delivered' as const, status: 200 },
+    ),
+    settleMessage: jest.fn(async () => undefined),
+    reconcileX402Payment: jest.fn(async () => ({
+      payment_id: 'x4p_1',
+      order_id: 'ord_x',
+      status: ++checks < 3 ? ('pending' as const) : ('settled' as const),
+      transaction: null,
+      reason: null,
+    })),
+    confirmX402Order: jest.fn(async () => ({ confirmed: true, order_status: 'paid', reason: null })),
+  };
+  await withWorker(env, acts, async (taskQueue) => {
+    const delivery = await env.client.workflow.start(webhookDeliveryWorkflow, {
+      taskQueue,
+      workflowId: `webhook-evt_view-wep_view-${taskQueue}`,
+      args: [{ messageId: 'msg_1', eventId: 'evt_1', endpointId: 'wep_1', orderId: 'ord_w', seq: 3, run: 0 }],
+    });
+    expect(await delivery.result()).toEqual({ status: 'delivered', attempts: 3 });
+    expect(await headline(delivery)).toBe('**Delivered** after 3 attempts');
+    expect((await waiting(delivery)).on).toBe('nothing');
+    const bars = timeline(await delivery.fetchHistory()).map((b) => b.summary ?? '');
+    expect(bars.filter((b) => /^Attempt \d+ of 10/.test(b))).toHaveLength(5); // 3 attempts, 2 retry timers
+    expect(bars).toContain('Record the delivery delivered');
+
+    const settlement = await env.client.workflow.start(x402ReconcileWorkflow, {
+      taskQueue,
+      workflowId: `x402-reconcile-x4p_view-${taskQueue}`,
+      args: [{ paymentId: 'x4p_1' }],
+    });
+    expect((await settlement.result()).status).toBe('settled');
+    expect(await headline(settlement)).toBe('**Settled** — order ord_x confirmed');
+    expect((await waiting(settlement)).on).toBe('nothing');
+    expect(acts.confirmX402Order).toHaveBeenCalledTimes(1);
+  });
+  // A delivery that succeeds at once records no patch marker and no WaitingOn.
+  attempts = 2;
+  await withWorker(env, acts, async (taskQueue) => {
+    const quick = await env.client.workflow.start(webhookDeliveryWorkflow, {
+      taskQueue,
+      workflowId: `webhook-evt_quick-wep_view-${taskQueue}`,
+      args: [{ messageId: 'msg_2', eventId: 'evt_2', endpointId: 'wep_1', orderId: null, seq: 1, run: 0 }],
+    });
+    await quick.result();
+    expect(await waiting(quick)).toEqual({ on: undefined, since: undefined });
   });
 });
 
