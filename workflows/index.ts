@@ -1,5 +1,5 @@
 /** Workflow entry point for the worker's bundle: every workflow type the service runs. */
-import { setWorkflowOptions } from '@temporalio/workflow';
+import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { orderWorkflow, fulfillmentWorkflow } from './order';
 import { procurementWorkflow } from './procurement';
 import { x402ReconcileWorkflow } from './x402Reconcile';
@@ -20,8 +20,9 @@ export {
   booksReconciliationWorkflow,
 };
 
-// Issue 26 §2: each type's Worker Versioning behavior (workflows/versioning.ts); used when the worker runs with
-// WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID, ignored otherwise.
+// Issue 26 §2: each type's Worker Versioning behavior (workflows/versioning.ts), only on a versioned worker
+// (WORKER_DEPLOYMENT_NAME and WORKER_BUILD_ID): an unversioned worker's tasks that name a behavior are refused
+// ("versioning behavior cannot be specified without deployment options being set"). Read once per run's activation.
 const WORKFLOW_TYPES: Record<keyof typeof VERSIONING_BEHAVIOR, (...args: never[]) => Promise<unknown>> = {
   orderWorkflow,
   fulfillmentWorkflow,
@@ -33,5 +34,6 @@ const WORKFLOW_TYPES: Record<keyof typeof VERSIONING_BEHAVIOR, (...args: never[]
   booksReconciliationWorkflow,
 };
 for (const [name, fn] of Object.entries(WORKFLOW_TYPES)) {
-  setWorkflowOptions({ versioningBehavior: VERSIONING_BEHAVIOR[name as keyof typeof VERSIONING_BEHAVIOR] }, fn);
+  const versioningBehavior = VERSIONING_BEHAVIOR[name as keyof typeof VERSIONING_BEHAVIOR];
+  setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior } : {}), fn);
 }
