@@ -3,6 +3,7 @@
 //   workflows/   deterministic code: @temporalio/workflow, other workflow files, pure domain modules, types only
 //   activities/  I/O behind narrow ports: never route code nor the API's Temporal client layer
 //   src/domain/  pure functions: no I/O (no database, HTTP, Temporal client, file system)
+//   src/routes/  handlers read the request through their operation's gate, never ctx.params (issue 27 §1)
 // Formatting is Prettier's (`prettier --check .`); eslint-config-prettier turns off the rules that would fight it.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -148,6 +149,27 @@ export default tseslint.config(
               allowTypeImports: true,
             },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // Route code reads the request through its operation's gate (issue 27 §1, src/routes/operation.ts): parsed,
+    // typed parts and the loaded resource, never the raw path parameters (loaders look ids up through `raw`).
+    files: ['src/routes/**/*.ts'],
+    ignores: ['src/routes/operation.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[property.name='params'][object.name=/^(ctx|context)$/]",
+          message:
+            'Route handlers take the parsed `input.params` (or the loaded resource) from their operation gate, not ctx.params',
+        },
+        {
+          selector: "MemberExpression[property.name='params'][object.property.name=/^(ctx|context)$/]",
+          message:
+            'Route handlers take the parsed `input.params` (or the loaded resource) from their operation gate, not ctx.params',
         },
       ],
     },

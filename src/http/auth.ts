@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import { forbidden, unauthorized } from '../errors';
 
 /** The bearer token of `Authorization: Bearer <token>`, if any. */
 export function bearerToken(ctx: Context): string | undefined {
@@ -22,14 +21,4 @@ export function isOperator(ctx: Context, operatorKey: string | undefined): boole
 /** True when the request carries any credential (a Bearer token or X-Operator-Key): 403, not 401, when it is wrong. */
 export function hasCredential(ctx: Context): boolean {
   return !!ctx.get('x-operator-key') || bearerToken(ctx) !== undefined;
-}
-
-/**
- * @param hint appended to the problem's detail (e.g. where a caller without the key can look instead)
- * @throws ProblemError 401 without a credential, 403 with one that is not the operator key.
- */
-export function requireOperator(ctx: Context, operatorKey: string | undefined, hint = ''): void {
-  if (isOperator(ctx, operatorKey)) return;
-  if (!hasCredential(ctx)) throw unauthorized(`This operation needs the operator key${hint}`);
-  throw forbidden(`This operation needs the operator key; the credential sent is not it${hint}`);
 }

@@ -3,7 +3,7 @@ import { ZodError } from 'zod';
 import { ProblemError, problem, unavailable } from '../errors';
 
 /** Converts a zod error into a 400 naming the first offending field (`param` is its dotted path). */
-export function zodProblem(err: ZodError, where: 'body' | 'query' | 'path' = 'body'): ProblemError {
+export function zodProblem(err: ZodError, where: 'body' | 'query' | 'path' | 'header' = 'body'): ProblemError {
   const issue = err.issues[0];
   const param = issue && issue.path.length > 0 ? issue.path.join('.') : undefined;
   const detail = issue ? `${param ? `${where} ${param}: ` : `${where}: `}${issue.message}` : `Invalid ${where}`;

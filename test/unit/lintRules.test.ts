@@ -1,6 +1,7 @@
 /**
  * The layer rules of eslint.config.mjs (issue 11 §3) refuse what they promise to refuse: a workflow file importing
- * an I/O module, an activity importing route code, domain code importing the database, and an import cycle.
+ * an I/O module, an activity importing route code, domain code importing the database, an import cycle, and route code
+ * reading the raw `ctx.params` (issue 27 §1).
  * `npm test` lints the tree itself; this checks that the rules would catch a violation, with ESLint's own API.
  */
 import { spawnSync } from 'node:child_process';
@@ -30,6 +31,14 @@ const PROBES = {
   domainDb: ['src/domain/probe.ts', "import { connectDb } from '../db';\nexport const c = connectDb;\n"],
   domainFs: ['src/domain/probe.ts', "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n"],
   floating: ['src/probe.ts', 'async function f(): Promise<void> {}\nexport function g(): void {\n  f();\n}\n'],
+  routeParams: [
+    'src/routes/probe.ts',
+    "import type { Context } from 'koa';\nexport const id = (ctx: Context): unknown => ctx.params.order_id;\n",
+  ],
+  routeInput: [
+    'src/routes/probe.ts',
+    'export const id = (input: { params: { order_id: string } }): string => input.params.order_id;\n',
+  ],
 } as const;
 
 /**
@@ -45,7 +54,7 @@ function lintProbes(): Record<keyof typeof PROBES, string[]> {
       // The probes exist only in memory: type information for them comes from the default project.
       overrideConfig: {
         files: ['**/probe.ts'],
-        languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*/probe.ts', 'src/domain/probe.ts'] } } },
+        languageOptions: { parserOptions: { projectService: { allowDefaultProject: ['*/probe.ts', 'src/domain/probe.ts', 'src/routes/probe.ts'] } } },
       },
     });
     const out = {};
@@ -84,6 +93,11 @@ describe('layer rules', () => {
   test('domain code may not import the database or the file system', () => {
     expect(hits.domainDb).toContain(RESTRICTED);
     expect(hits.domainFs).toContain(RESTRICTED);
+  });
+
+  test('route code may not read ctx.params: handlers take the parsed input of their gate (issue 27 §1)', () => {
+    expect(hits.routeParams).toContain('no-restricted-syntax');
+    expect(hits.routeInput).not.toContain('no-restricted-syntax');
   });
 
   test('a floating promise is an error', () => {

@@ -1,15 +1,17 @@
 /**
  * One definition per operation (issue 11 §1): the route, its validation, its OpenAPI operation and its MCP tool all
- * come from the definition, and an error's status from its code's definition.
+ * come from the definition, and an error's status from its code's definition. The route is the gate (issue 27 §1):
+ * the declared auth is enforced for every kind, the resource loaded and every declared part parsed before the handler.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { z } from 'zod';
-import { ERRORS, problem } from '../../src/errors';
+import { ERRORS, notFound, problem } from '../../src/errors';
 import { bodyMiddleware } from '../../src/http/body';
 import { problemMiddleware } from '../../src/http/errors';
-import { OperationRouter, defineOperation, openApiOperation } from '../../src/routes/operation';
+import { refuse, type Actor } from '../../src/routes/gate';
+import { OperationRouter, defineOperation, openApiOperation, type RawRequest } from '../../src/routes/operation';
 import { orderOperations } from '../../src/routes/api/orders/schema';
 import { toolOf } from '../../src/mcp/tools';
 import type { AppDeps } from '../../src/routes/context';
@@ -46,17 +48,48 @@ const secret = defineOperation({
   responses: { '200': { description: 'The secret', json: z.object({ ok: z.boolean() }) } },
 });
 
+/** A thing only its owner may rename (`Bearer owner`); `Prefer` is a declared header. */
+const guarded = defineOperation({
+  id: 'renameThing',
+  method: 'post',
+  path: '/owned/{thing_id}',
+  summary: 'Rename an owned thing',
+  auth: 'buyer',
+  request: {
+    params: z.object({ thing_id: z.string().max(8) }),
+    body: z.object({ name: z.string().min(1) }).strict(),
+    headers: z.object({ Prefer: z.enum(['loud', 'quiet']).optional() }),
+  },
+  responses: { '200': { description: 'The thing', json: z.object({ id: z.string(), name: z.string() }) } },
+});
+
+/** Things by id; an id that cannot exist (not `t_` and digits) is not found, as an unknown one. */
+const loadThing = (_input: unknown, raw: RawRequest) => {
+  const id = raw.params.thing_id ?? '';
+  if (!/^t_\d+$/.test(id) || id === 't_404') throw notFound('not_found', `No thing ${id}`);
+  return { id, owner: 'owner' };
+};
+const ownerOnly = {
+  load: loadThing,
+  authorize: (actor: Actor, thing: { id: string; owner: string }) =>
+    actor.token === thing.owner ? ('buyer' as const) : refuse(actor, 'Send the owner key', 'Not the owner key'),
+};
+
 let server: Server;
 let base: string;
 let handled = 0;
+let lastPrefer: string | undefined;
 
 beforeAll(async () => {
   const router = new OperationRouter({ config: { OPERATOR_KEY } } as unknown as AppDeps)
     .on(thing, (ctx, input) => {
       handled++;
-      // A guard before the body is read answers first, as the handlers' own credential checks do.
-      if (ctx.get('x-deny')) throw problem('unauthorized', 'denied');
       ctx.body = { id: input.params.thing_id, name: input.body.name, times: input.query.times };
+    })
+    .on(guarded, ownerOnly, (ctx, input, owned, access) => {
+      handled++;
+      lastPrefer = input.headers.Prefer;
+      ctx.body = { id: owned.id, name: input.body.name, as: access.as };
     })
     .on(secret, (ctx) => {
       ctx.body = { ok: true };
@@ -98,9 +131,36 @@ describe('the route of a definition', () => {
     expect(await paramOf(post('/things/nope', { name: 'x' }))).toBe('thing_id');
   });
 
-  test('parts are validated when read: a guard ahead of the read answers first', async () => {
-    const res = await post('/things/t_7', { name: '' }, { 'x-deny': '1' });
-    expect(res.status).toBe(401);
+  test('every declared part is parsed before the handler runs', async () => {
+    const before = handled;
+    expect((await post('/things/t_7?times=0', { name: 'x' })).status).toBe(400);
+    expect((await post('/owned/t_7', { name: 'x' }, { authorization: 'Bearer owner', prefer: 'shout' })).status).toBe(
+      400,
+    );
+    expect(handled).toBe(before);
+    const ok = await post('/owned/t_7', { name: 'x' }, { authorization: 'Bearer owner', prefer: 'quiet' });
+    expect(await ok.json()).toEqual({ id: 't_7', name: 'x', as: 'buyer' });
+    expect(lastPrefer).toBe('quiet');
+  });
+
+  test('the policy answers before the parts are parsed: none 401, a stranger 403, the owner through', async () => {
+    const before = handled;
+    const none = await post('/owned/t_7', { name: '' });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    expect(await none.json()).toMatchObject({ code: 'unauthorized', detail: 'Send the owner key' });
+    const stranger = await post('/owned/t_7', { name: '' }, { authorization: 'Bearer someone' });
+    expect(await stranger.json()).toMatchObject({ status: 403, code: 'forbidden', detail: 'Not the owner key' });
+    // X-Operator-Key is a credential too, just not this one.
+    expect((await post('/owned/t_7', { name: '' }, { 'x-operator-key': 'op_wrong' })).status).toBe(403);
+    expect(handled).toBe(before);
+    expect((await post('/owned/t_7', { name: '' }, { authorization: 'Bearer owner' })).status).toBe(400);
+  });
+
+  test('the resource is loaded before the policy: an unknown or impossible id is its 404', async () => {
+    expect((await post('/owned/t_404', { name: 'x' })).status).toBe(404);
+    // Longer than the declared path schema allows: the lookup, which runs first, does not find it.
+    expect((await post('/owned/nothing-like-an-id', { name: 'x' })).status).toBe(404);
   });
 
   test('an operator-only operation checks the key before its handler: none 401, another 403', async () => {
@@ -109,6 +169,41 @@ describe('the route of a definition', () => {
     const ok = await fetch(`${base}/secret`, { headers: { 'x-operator-key': OPERATOR_KEY } });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ ok: true });
+  });
+
+  test('mounting refuses a definition whose declared auth would go unchecked', () => {
+    const router = new OperationRouter({ config: { OPERATOR_KEY } } as unknown as AppDeps);
+    // A kind the router cannot check alone, without a policy.
+    expect(() => router.on(guarded, () => undefined)).toThrow(
+      /renameThing declares auth buyer: mount it with a policy/,
+    );
+    // A policy on an operation that declares no credential it could grant.
+    const grant = { authorize: () => 'buyer' } as unknown as Parameters<typeof router.on<typeof thing, undefined>>[1];
+    expect(() => router.on(thing, grant, () => undefined)).toThrow(/updateThing declares auth none/);
+  });
+
+  test('a policy that grants a kind its definition does not declare is a server error, not a way in', async () => {
+    const router = new OperationRouter({ config: { OPERATOR_KEY } } as unknown as AppDeps);
+    const lax = { load: loadThing, authorize: () => 'operator' } as unknown as typeof ownerOnly;
+    router.on({ ...guarded, path: '/lax/{thing_id}' }, lax, (ctx) => {
+      ctx.body = { reached: true };
+    });
+    const app = new Koa();
+    app.use(problemMiddleware(() => undefined));
+    app.use(bodyMiddleware());
+    app.use(router.router.routes());
+    const lone = app.listen(0, '127.0.0.1');
+    await new Promise((r) => lone.once('listening', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(lone.address() as AddressInfo).port}/lax/t_1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'x' }),
+      });
+      expect(res.status).toBe(500);
+    } finally {
+      await new Promise((r) => lone.close(r));
+    }
   });
 
   test('another method on the path is not routed', async () => {

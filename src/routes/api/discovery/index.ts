@@ -8,13 +8,20 @@ import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { discoveryOperations as ops } from './schema';
 
+/** The discovery filters of a query. @throws ProblemError 400 `invalid_request` naming the parameter. */
+function discoveryQuery(query: Record<string, string | string[] | undefined>) {
+  const parsed = parseDiscoveryQuery(query);
+  if (!parsed.ok) throw badRequest(`${parsed.param}: ${parsed.message}`, parsed.param);
+  return parsed.filters;
+}
+
 /**
  * `GET /api/v1/discover` (seed §4: eight filters plus min_sla; semantics in src/domain/discovery.ts) and
  * `POST /api/v1/capabilities/negotiate` (seed §2.7; rules in src/domain/negotiation.ts). Both are pure reads of the
  * catalogue. Every service listed says whether this deployment can sell it (`available`, `unavailable_reason`: a
  * model-written service without TEXTGEN_* configured; issue 24 §5). Errors: 400 `invalid_request` naming the
- * parameter. Registered from the definitions in ./schema.ts; the query is checked by parseDiscoveryQuery, which also
- * refuses a misspelt filter.
+ * parameter. Registered from the definitions in ./schema.ts; the router parses the query with parseDiscoveryQuery,
+ * which also refuses a misspelt filter.
  */
 export function discoveryRoutes(deps: AppDeps): OperationRouter {
   // Answers depend only on the validated filters (the configuration is fixed): serialized once per filter set.
@@ -25,18 +32,16 @@ export function discoveryRoutes(deps: AppDeps): OperationRouter {
     unavailable_reason: u?.reason ?? null,
   });
   return new OperationRouter(deps)
-    .on(ops.discover, (ctx) => {
-      const parsed = parseDiscoveryQuery(ctx.query);
-      if (!parsed.ok) throw badRequest(`${parsed.param}: ${parsed.message}`, parsed.param);
+    .on(ops.discover, { parse: { query: discoveryQuery } }, (ctx, { query: filters }) => {
       ctx.set('Cache-Control', 'public, max-age=60');
       sendCachedJson(
         ctx,
-        memo.get(JSON.stringify(parsed.filters), () => {
-          const matches = discoverServices(parsed.filters, undefined, deployment);
+        memo.get(JSON.stringify(filters), () => {
+          const matches = discoverServices(filters, undefined, deployment);
           return {
             count: matches.length,
             available_count: matches.filter((m) => m.unavailable === null).length,
-            filters: parsed.filters,
+            filters,
             services: matches.map((m) => ({
               ...serviceView(m.service, deps.config.PUBLIC_BASE_URL),
               price: m.price,

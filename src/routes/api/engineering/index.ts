@@ -1,6 +1,6 @@
 /**
  * Expert delivery endpoints (issue 6 §1), registered from their definitions in ./schema.ts. Operators (operator key,
- * checked from the definition) work the engineer queue: list, claim, upload deliverables (stored content-addressed and
+ * checked by the router from the definition before the order is loaded) work the engineer queue: list, claim, upload deliverables (stored content-addressed and
  * checksummed like the generated ones; only the record goes to the workflow), mark ready.
  * - `GET  /api/v1/engineering/queue[?engineer=&unclaimed=true]` orders waiting for an engineer, most urgent first
  * - `POST /api/v1/engineering/{order_id}/claim {engineer, reassign?}`
@@ -16,9 +16,9 @@ import { badRequest, invalidTransition, problem } from '../../../errors';
 import { ENGINEERING_QUEUE_STATUSES, EngineeringRepository } from '../../../repos/engineering';
 import { LongRunningWorkflows } from '../../../temporal/longRunning';
 import type { AppDeps } from '../../context';
-import { orderWithLongRunning } from '../../longRunningView';
 import { OperationRouter, parsePart } from '../../operation';
-import { loadOrder } from '../../orders';
+import { orderOfPath } from '../orders/policy';
+import { orderWithLongRunning } from '../orders/view';
 import { UploadRawQuery, engineeringOperations as ops } from './schema';
 
 /** Largest engineer upload sent as a raw body, in bytes (JSON uploads are bounded by the 256 kB JSON limit). */
@@ -52,11 +52,12 @@ export function engineeringRoutes(deps: AppDeps): OperationRouter {
   const workflows = new LongRunningWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
   const queue = new EngineeringRepository(deps.services.db);
   const base = deps.config.PUBLIC_BASE_URL;
+  const order = { load: orderOfPath(deps) };
 
   return new OperationRouter(deps)
-    .on(ops.queue, async (ctx) => {
-      const engineer = typeof ctx.query.engineer === 'string' && ctx.query.engineer ? ctx.query.engineer : undefined;
-      const docs = await queue.queue({ ...(engineer ? { engineer } : {}), unclaimed: ctx.query.unclaimed === 'true' });
+    .on(ops.queue, async (ctx, { query }) => {
+      const engineer = query.engineer || undefined;
+      const docs = await queue.queue({ ...(engineer ? { engineer } : {}), unclaimed: query.unclaimed === 'true' });
       const now = Date.now();
       ctx.set('Cache-Control', 'no-store');
       ctx.body = {
@@ -96,18 +97,17 @@ export function engineeringRoutes(deps: AppDeps): OperationRouter {
         }),
       };
     })
-    .on(ops.claim, async (ctx, input) => {
-      const doc = await loadOrder(deps, ctx.params.order_id);
+    .on(ops.claim, order, async (ctx, input, doc) => {
       const { engineer, reassign } = input.body;
       requireQueued(doc, 'claim the order');
       const state = await workflows.claim(doc._id, { engineer, ...(reassign ? { reassign: true } : {}) });
       ctx.body = await orderWithLongRunning(deps, doc, state);
     })
-    .on(ops.upload, async (ctx, input) => {
-      const doc = await loadOrder(deps, ctx.params.order_id);
+    .on(ops.upload, order, async (ctx, input, doc) => {
       let upload: { engineer: string; name: string; media_type: string; bytes: Buffer };
-      if (ctx.is('application/json')) {
-        const body = input.body;
+      // A JSON upload came parsed (the router parses the JSON body only when the request is JSON).
+      const body = input.body;
+      if (body) {
         const b64 = body.content_base64.replace(/\s+/g, '');
         if (!BASE64.test(b64) || b64.length % 4 !== 0)
           throw badRequest('content_base64 is not base64 (standard alphabet, padded)', 'content_base64');
@@ -119,7 +119,7 @@ export function engineeringRoutes(deps: AppDeps): OperationRouter {
         };
       } else {
         // The raw form names the file in the query, where both members are required.
-        const query = parsePart(UploadRawQuery, ctx.query, 'query') as { engineer: string; name: string };
+        const query = parsePart(UploadRawQuery, input.query, 'query') as { engineer: string; name: string };
         upload = {
           ...query,
           media_type: ctx.get('content-type') || 'application/octet-stream',
@@ -156,8 +156,7 @@ export function engineeringRoutes(deps: AppDeps): OperationRouter {
           })) ?? [],
       };
     })
-    .on(ops.ready, async (ctx, input) => {
-      const doc = await loadOrder(deps, ctx.params.order_id);
+    .on(ops.ready, order, async (ctx, input, doc) => {
       const { engineer, note } = input.body;
       if (!doc.engineering) throw invalidTransition('mark the order ready', doc.status);
       const state = await workflows.markReady(doc._id, { engineer, ...(note ? { note } : {}) });

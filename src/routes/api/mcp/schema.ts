@@ -29,13 +29,18 @@ export const mcpOperations = {
     summary:
       'MCP over Streamable HTTP (stateless): tools, resources, prompts, completion, logging; 2025-11-25 (initialize) and 2026-07-28 (server/discover, per-request _meta)',
     auth: 'none',
+    // The JSON-RPC message is read by the MCP server, whose refusals are JSON-RPC errors: documented, not parsed here.
     request: {
-      body: z.object({
-        jsonrpc: z.literal('2.0'),
-        id: z.union([z.string(), z.number()]).optional(),
-        method: z.string(),
-        params: z.record(z.string(), z.unknown()).optional(),
-      }),
+      content: {
+        'application/json': {
+          schema: z.object({
+            jsonrpc: z.literal('2.0'),
+            id: z.union([z.string(), z.number()]).optional(),
+            method: z.string(),
+            params: z.record(z.string(), z.unknown()).optional(),
+          }),
+        },
+      },
     },
     responses: {
       '200': {

@@ -1,44 +1,29 @@
 /**
- * Order routes (seed §2.3 to §2.5, §2.10, §4; issue 2 §4), registered from their definitions in ./schema.ts.
- * Creating an order is src/services/orders.ts; loading and the public view are src/routes/orders.ts.
+ * Order routes (seed §2.3 to §2.5, §2.10, §4; issue 2 §4), registered from their definitions in ./schema.ts behind
+ * their gates (./policy.ts: the order loaded, the buyer's credential checked). Creating an order is
+ * src/services/orders.ts; the public view ./view.ts.
  */
-import type { Context } from 'koa';
 import type { OrderDoc } from '../../../db';
-import { invalidTransition, notFound, problem } from '../../../errors';
+import { invalidTransition, notFound } from '../../../errors';
 import { etagMatches } from '../../../http/cachedJson';
-import { requireBuyer } from '../../../http/buyer';
 import { digestStored, sha256Hex } from '../../../storage/deliverables';
 import { sendDeliverable } from '../../deliverableDownload';
 import { orderReceipt } from '../../../services/receipts';
-import type { PaymentRail } from '../../../../workflows/shared';
 import type { AppDeps } from '../../context';
-import { longRunningView, orderWithLongRunning } from '../../longRunningView';
 import { LongRunningWorkflows } from '../../../temporal/longRunning';
 import { OperationRouter } from '../../operation';
 import { createOrder } from '../../../services/orders';
-import { inferRail, loadOrder, orderCreationPorts, orderView, preferWaitSeconds } from '../../orders';
-import { endpointView } from '../webhooks';
+import { orderCreationPorts, preferWaitSeconds } from '../../orders';
+import { endpointView } from '../webhooks/view';
+import { buyerGate, orderOfPath, paymentGate } from './policy';
 import { orderOperations as ops } from './schema';
-
-/**
- * Spending a wallet needs its agent key (`Authorization: Bearer ak_...`); nobody else, operators included, can.
- * @throws ProblemError 401 without a key, 403 with a wrong one, 422 `payment_failed` when the order names no agent.
- */
-async function authorizeWalletSpend(ctx: Context, deps: AppDeps, order: OrderDoc): Promise<void> {
-  if (!order.agent_id)
-    throw problem(
-      'payment_failed',
-      'The order has no agent_id, so no wallet can pay it',
-      { param: 'rail' },
-      { status: 422 },
-    );
-  await requireBuyer(ctx, deps.services.wallets, order, `pay from wallet ${order.agent_id}`);
-}
+import { longRunningView, orderView, orderWithLongRunning } from './view';
 
 /** The order routes. */
 export function orderRoutes(deps: AppDeps): OperationRouter {
   const longRunning = new LongRunningWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
   const creation = orderCreationPorts(deps);
+  const order = { load: orderOfPath(deps) };
   return (
     new OperationRouter(deps)
       .on(ops.create, async (ctx, input) => {
@@ -52,8 +37,8 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
           ...(webhook ? { webhook: endpointView(webhook.endpoint, webhook) } : {}),
         };
       })
-      .on(ops.get, async (ctx) => {
-        let doc = await loadOrder(deps, ctx.params.order_id);
+      .on(ops.get, order, async (ctx, input, loaded) => {
+        let doc = loaded;
         // engineering / subscription / tasks of long-running orders (issue 6), present only where they apply.
         const render = async (d: OrderDoc) => {
           // The signed delivery receipt once delivered, the same on every read (issue 12 §3).
@@ -67,8 +52,8 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
         let view = await render(doc);
         // Long poll (RFC 7240 `Prefer: wait=N` with the ETag the client holds): answer when the order changes,
         // or after N seconds (at most 60) with 304 if it has not.
-        const ifNoneMatch = ctx.get('if-none-match');
-        const wait = preferWaitSeconds(ctx.get('prefer'));
+        const ifNoneMatch = input.headers['If-None-Match'] ?? '';
+        const wait = preferWaitSeconds(input.headers.Prefer ?? '');
         if (wait > 0 && etagMatches(ifNoneMatch, view.etag)) {
           const deadline = Date.now() + wait * 1000;
           while (etagMatches(ifNoneMatch, view.etag) && Date.now() < deadline) {
@@ -86,33 +71,19 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
         }
         ctx.body = view.body;
       })
-      .on(ops.confirmPayment, async (ctx, input) => {
-        const doc = await loadOrder(deps, ctx.params.order_id);
-        const body = input.body;
-        const rail = (body.rail as PaymentRail | undefined) ?? inferRail(body.transaction_id);
-        if (!doc.rails.includes(rail)) {
-          throw problem(
-            'rail_not_offered',
-            `${doc.service_id} is not sold on ${rail}; rails: ${doc.rails.join(', ')}`,
-            { param: 'rail', rails: doc.rails },
-          );
-        }
-        if (rail === 'agent_wallet') await authorizeWalletSpend(ctx, deps, doc);
+      .on(ops.confirmPayment, paymentGate(deps), async (ctx, input, { order: doc, rail }) => {
         const state = await deps.orderWorkflows.confirmPayment(doc._id, {
           rail,
-          ...(body.transaction_id ? { transaction_id: body.transaction_id } : {}),
+          ...(input.body.transaction_id ? { transaction_id: input.body.transaction_id } : {}),
         });
         ctx.body = orderView(doc, deps, state);
       })
-      .on(ops.review, async (ctx, input) => {
-        const doc = await loadOrder(deps, ctx.params.order_id);
-        await requireBuyer(ctx, deps.services.wallets, doc, 'review');
+      .on(ops.review, buyerGate(deps, 'review'), async (ctx, input, doc) => {
         const { action, reason } = input.body;
         const state = await deps.orderWorkflows.review(doc._id, { action, ...(reason ? { reason } : {}) });
         ctx.body = orderView(doc, deps, state);
       })
-      .on(ops.verify, async (ctx) => {
-        const doc = await loadOrder(deps, ctx.params.order_id);
+      .on(ops.verify, order, async (ctx, _input, doc) => {
         if (doc.deliverables.length === 0) throw invalidTransition('verify deliverables', doc.status);
         const self = `${deps.config.PUBLIC_BASE_URL}/api/v1/orders/${doc._id}`;
         const manifest = await Promise.all(
@@ -139,14 +110,12 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
           manifest,
         };
       })
-      .on(ops.deliverable, async (ctx) => {
-        const doc = await loadOrder(deps, ctx.params.order_id);
-        const d = doc.deliverables.find((x) => x.name === ctx.params.name);
-        if (!d) throw notFound('deliverable_not_found', `Order ${doc._id} has no deliverable ${ctx.params.name}`);
+      .on(ops.deliverable, order, async (ctx, { params }, doc) => {
+        const d = doc.deliverables.find((x) => x.name === params.name);
+        if (!d) throw notFound('deliverable_not_found', `Order ${doc._id} has no deliverable ${params.name}`);
         await sendDeliverable(ctx, deps.services.store, d, { attachment: true });
       })
-      .on(ops.events, async (ctx) => {
-        const doc = await loadOrder(deps, ctx.params.order_id);
+      .on(ops.events, order, async (ctx, _input, doc) => {
         const events = await deps.services.events.list(doc._id);
         ctx.body = {
           order_id: doc._id,
@@ -160,9 +129,7 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
         };
       })
       // Expert delivery (issue 6 §1): the buyer may cancel an order past its SLA for a full refund.
-      .on(ops.cancel, async (ctx, input) => {
-        const doc = await loadOrder(deps, ctx.params.order_id);
-        await requireBuyer(ctx, deps.services.wallets, doc, 'cancel');
+      .on(ops.cancel, buyerGate(deps, 'cancel'), async (ctx, input, doc) => {
         const { reason } = input.body;
         if (!doc.engineering) throw invalidTransition('cancel', doc.status);
         const state = await longRunning.cancelOrder(doc._id, reason ? { reason } : {});

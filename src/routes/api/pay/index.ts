@@ -1,10 +1,10 @@
+import type { OrderDoc } from '../../../db';
 import { getService, missingInputs, priceMicros } from '../../../domain/catalogue';
-import { ProblemError, badRequest, forbidden, unauthorized } from '../../../errors';
-import { orderSecretMatches } from '../../../http/buyer';
+import { ProblemError, badRequest } from '../../../errors';
 import { toProblem } from '../../../http/errors';
 import { createOrder } from '../../../services/orders';
-import { loadOrder, orderCreationPorts } from '../../orders';
-import { requestBody, type AppDeps } from '../../context';
+import { orderCreationPorts } from '../../orders';
+import type { AppDeps } from '../../context';
 import {
   checkoutBody,
   messageBody,
@@ -15,11 +15,9 @@ import {
   serviceFormBody,
 } from './pages';
 import { OperationRouter } from '../../operation';
+import { orderOfPath } from '../orders/policy';
+import { linkHolder, linkServiceOfPath, orderSecretHolder, secretOf } from './policy';
 import { payOperations as ops } from './schema';
-
-/** An order secret from a query or form value, or undefined. */
-const secretOf = (v: unknown): string | undefined =>
-  typeof v === 'string' && /^os_[A-Za-z0-9_-]{20,64}$/.test(v) ? v : undefined;
 
 /**
  * The local hosted payment-link provider's pages (rail `linkpay_ncp`), HTML for humans (rendered in `pages.ts`):
@@ -32,42 +30,35 @@ const secretOf = (v: unknown): string | undefined =>
  * - The human's credential is the order secret carried in the link `/pay/orders/{order_id}?secret=os_...` (a capability
  *   link, shown on the receipt to keep); with it the order page offers accept / reject once the order is delivered
  *   (`POST /pay/orders/{order_id}/review`, a form). Issue 10 §1, issue 13.
- * Registered from the definitions in src/routes/api/pay/schema.ts.
+ * Registered from the definitions in src/routes/api/pay/schema.ts; who the human is, ./policy.ts.
  */
 export function payRoutes(deps: AppDeps): OperationRouter {
   const router = new OperationRouter(deps);
+  const order = { load: orderOfPath(deps) };
+  const linkService = { load: linkServiceOfPath };
 
-  router.on(ops.checkout, async (ctx) => {
-    const doc = await loadOrder(deps, ctx.params.order_id);
+  router.on(ops.checkout, order, (ctx, { query }, doc) => {
     const service = getService(doc.service_id);
-    const given = typeof ctx.query.secret === 'string' && ctx.query.secret !== '' ? ctx.query.secret : undefined;
-    const secret = secretOf(given);
-    const isBuyer = orderSecretMatches(doc.buyer_secret_hash, secret);
+    const holder = linkHolder(doc, query.secret);
+    const secret = holder === 'buyer' ? secretOf(query.secret) : undefined;
     if (doc.status === 'awaiting_payment' && doc.rails.includes('linkpay_ncp')) {
-      sendPage(ctx, `Pay ${service?.name ?? doc.service_id}`, checkoutBody(doc, service, isBuyer ? secret : undefined));
+      sendPage(ctx, `Pay ${service?.name ?? doc.service_id}`, checkoutBody(doc, service, secret));
       return;
     }
-    const page = orderPageBody(
-      doc,
-      service,
-      isBuyer ? secret : undefined,
-      isBuyer ? 'buyer' : given ? 'wrong' : 'none',
-    );
+    const page = orderPageBody(doc, service, secret, holder);
     sendPage(ctx, `Order: ${service?.name ?? doc.service_id}`, page.body, page.refreshSeconds);
   });
 
-  router.on(ops.pay, async (ctx) => {
-    const doc = await loadOrder(deps, ctx.params.order_id);
+  router.on(ops.pay, order, async (ctx, input, doc) => {
     if (!doc.rails.includes('linkpay_ncp'))
       throw new ProblemError(422, 'rail_not_offered', `${doc.service_id} has no payment link`);
-    const body = requestBody(ctx) as { email?: unknown; secret?: unknown };
-    const secret = secretOf(body.secret);
-    const isBuyer = orderSecretMatches(doc.buyer_secret_hash, secret);
+    const body = (input.body ?? {}) as { email?: unknown; secret?: unknown };
+    const secret = linkHolder(doc, body.secret) === 'buyer' ? secretOf(body.secret) : undefined;
     const email = typeof body.email === 'string' && body.email.includes('@') ? body.email.slice(0, 254) : null;
     try {
       const tx = await deps.services.linkpay.createTransaction(doc._id, doc.amount_micros, doc.currency, email);
       const state = await deps.orderWorkflows.confirmPayment(doc._id, { rail: 'linkpay_ncp', transaction_id: tx.id });
-      sendPage(ctx, 'Paid', receiptBody(doc, tx.id, state.status, isBuyer ? secret : undefined));
+      sendPage(ctx, 'Paid', receiptBody(doc, tx.id, state.status, secret));
     } catch (err) {
       const problem = toProblem(err);
       sendPage(
@@ -79,18 +70,12 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     }
   });
 
-  router.on(ops.serviceForm, (ctx) => {
-    const service = getService(ctx.params.service_id ?? '');
-    if (!service || service.linkpay_url === null)
-      throw new ProblemError(404, 'service_not_found', `No payment link for ${ctx.params.service_id}`);
+  router.on(ops.serviceForm, linkService, (ctx, _input, service) => {
     sendPage(ctx, service.name, serviceFormBody(service, priceMicros(service, false)));
   });
 
-  router.on(ops.serviceOrder, async (ctx) => {
-    const service = getService(ctx.params.service_id ?? '');
-    if (!service || service.linkpay_url === null)
-      throw new ProblemError(404, 'service_not_found', `No payment link for ${ctx.params.service_id}`);
-    const form = requestBody(ctx) as Record<string, unknown>;
+  router.on(ops.serviceOrder, linkService, async (ctx, input, service) => {
+    const form = (input.body ?? {}) as Record<string, unknown>;
     const inputs: Record<string, string> = {};
     for (const name of Object.keys(service.inputs)) {
       const v = form[name];
@@ -130,17 +115,16 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     ctx.redirect(`/pay/orders/${doc._id}?secret=${encodeURIComponent(orderSecret ?? '')}`);
   });
 
-  // The human buyer's review, from the order page whose link carries the order secret.
-  router.on(ops.review, async (ctx) => {
-    const doc = await loadOrder(deps, ctx.params.order_id);
-    const form = requestBody(ctx) as { secret?: unknown; action?: unknown; reason?: unknown };
+  // The human buyer's review, from the order page whose link carries the order secret (checked by the gate).
+  const review = {
+    load: orderOfPath(deps),
+    authorize: (_actor: unknown, doc: OrderDoc, input: { readonly body: unknown }) =>
+      orderSecretHolder(doc, input.body),
+  };
+  router.on(ops.review, review, async (ctx, input, doc) => {
+    const form = (input.body ?? {}) as { secret?: unknown; action?: unknown; reason?: unknown };
+    const secret = secretOf(form.secret) ?? '';
     ctx.set('Referrer-Policy', 'no-referrer');
-    // No secret is 401; any other secret than this order's (malformed or not) is someone else's credential: 403.
-    if (typeof form.secret !== 'string' || form.secret === '')
-      throw unauthorized(`Reviewing order ${doc._id} needs the link with its order secret`);
-    const secret = secretOf(form.secret);
-    if (!secret || !orderSecretMatches(doc.buyer_secret_hash, secret))
-      throw forbidden(`Only the buyer may review order ${doc._id}`);
     const action = form.action === 'accept' || form.action === 'reject' ? form.action : null;
     if (!action) throw badRequest('action must be accept or reject', 'action');
     const reason =

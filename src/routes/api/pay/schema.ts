@@ -57,7 +57,7 @@ export const payOperations = {
     method: 'post',
     path: '/pay/orders/{order_id}/review',
     summary: "The human buyer's accept / reject (form), with the order secret from the link",
-    auth: 'none',
+    auth: 'order_secret',
     request: {
       params: OrderPath,
       content: form(

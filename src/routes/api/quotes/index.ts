@@ -12,6 +12,12 @@ import { quoteOperations as ops } from './schema';
 
 /** The quote routes. */
 export function quoteRoutes(deps: AppDeps): OperationRouter {
+  /** The quote of the path. @throws ProblemError 404 `quote_not_found`. */
+  const quoteOfPath = async (input: { readonly params: { quote_id: string } }) => {
+    const quote = await deps.services.quotes.get(input.params.quote_id);
+    if (!quote) throw notFound('quote_not_found', `No quote ${input.params.quote_id}`);
+    return quote;
+  };
   return new OperationRouter(deps)
     .on(ops.create, async (ctx, input) => {
       const quote = await createQuote({ quotes: deps.services.quotes, config: deps.config }, input.body);
@@ -19,9 +25,7 @@ export function quoteRoutes(deps: AppDeps): OperationRouter {
       ctx.set('Location', `/api/v1/quotes/${quote._id}`);
       ctx.body = await signedQuoteView(deps, quote);
     })
-    .on(ops.get, async (ctx) => {
-      const quote = await deps.services.quotes.get(ctx.params.quote_id ?? '');
-      if (!quote) throw notFound('quote_not_found', `No quote ${ctx.params.quote_id}`);
+    .on(ops.get, { load: quoteOfPath }, async (ctx, _input, quote) => {
       ctx.body = await signedQuoteView(deps, quote);
     });
 }

@@ -5,16 +5,15 @@
  *   renewal is unpaid)
  * - `POST /api/v1/orders/{order_id}/subscription/invoices/{invoice_id}/pay {transaction_id}` pay a renewal invoice
  *   (rails other than agent_wallet) with a hosted-link transaction bound to the invoice id
+ * Loading and who may act: ./policy.ts, checked by each operation's gate.
  */
-import { invalidTransition, notFound } from '../../../errors';
-import { requireBuyer } from '../../../http/buyer';
 import { SubscriptionRepository } from '../../../repos/subscriptions';
 import { LongRunningWorkflows } from '../../../temporal/longRunning';
 import type { AppDeps } from '../../context';
-import { subscriptionView } from '../../longRunningView';
 import { OperationRouter } from '../../operation';
-import { loadOrder } from '../../orders';
+import { subscriptionBuyerGate, subscriptionOfPath } from './policy';
 import { subscriptionOperations as ops } from './schema';
+import { subscriptionView } from './view';
 
 /** The subscription routes. */
 export function subscriptionRoutes(deps: AppDeps): OperationRouter {
@@ -22,38 +21,29 @@ export function subscriptionRoutes(deps: AppDeps): OperationRouter {
   const subscriptions = new SubscriptionRepository(deps.services.db);
   const base = deps.config.PUBLIC_BASE_URL;
 
-  /** The order and its subscription. @throws ProblemError 404 not a subscription, 409 not started yet. */
-  const loadSubscription = async (orderId: string | undefined) => {
-    const doc = await loadOrder(deps, orderId);
-    const s = await subscriptions.get(doc._id);
-    if (!s) {
-      if (doc.billing === 'monthly')
-        throw invalidTransition('manage the subscription (it starts when the order is delivered)', doc.status);
-      throw notFound('subscription_not_found', `Order ${doc._id} is not a subscription (billing ${doc.billing})`);
-    }
-    return { doc, s };
-  };
-
   return new OperationRouter(deps)
-    .on(ops.get, async (ctx) => {
-      const { doc, s } = await loadSubscription(ctx.params.order_id);
+    .on(ops.get, { load: subscriptionOfPath(deps, subscriptions) }, (ctx, _input, { doc, s }) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { order_id: doc._id, ...subscriptionView(s, base) };
     })
-    .on(ops.cancel, async (ctx, input) => {
-      const { doc } = await loadSubscription(ctx.params.order_id);
-      await requireBuyer(ctx, deps.services.wallets, doc, 'cancel the subscription of');
-      const { reason } = input.body;
-      await workflows.cancelSubscription(doc._id, reason ? { reason } : {});
-      const s = await subscriptions.get(doc._id);
-      ctx.body = { order_id: doc._id, ...(s ? subscriptionView(s, base) : {}) };
-    })
-    .on(ops.payInvoice, async (ctx, input) => {
-      const { doc } = await loadSubscription(ctx.params.order_id);
-      await requireBuyer(ctx, deps.services.wallets, doc, 'pay an invoice of');
-      const { transaction_id } = input.body;
-      await workflows.payInvoice(doc._id, { invoice_id: ctx.params.invoice_id ?? '', transaction_id });
-      const s = await subscriptions.get(doc._id);
-      ctx.body = { order_id: doc._id, ...(s ? subscriptionView(s, base) : {}) };
-    });
+    .on(
+      ops.cancel,
+      subscriptionBuyerGate(deps, subscriptions, 'cancel the subscription of'),
+      async (ctx, input, { doc }) => {
+        const { reason } = input.body;
+        await workflows.cancelSubscription(doc._id, reason ? { reason } : {});
+        const s = await subscriptions.get(doc._id);
+        ctx.body = { order_id: doc._id, ...(s ? subscriptionView(s, base) : {}) };
+      },
+    )
+    .on(
+      ops.payInvoice,
+      subscriptionBuyerGate(deps, subscriptions, 'pay an invoice of'),
+      async (ctx, input, { doc }) => {
+        const { transaction_id } = input.body;
+        await workflows.payInvoice(doc._id, { invoice_id: input.params.invoice_id, transaction_id });
+        const s = await subscriptions.get(doc._id);
+        ctx.body = { order_id: doc._id, ...(s ? subscriptionView(s, base) : {}) };
+      },
+    );
 }

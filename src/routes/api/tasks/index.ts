@@ -5,22 +5,19 @@
  * - `POST /api/v1/orders/{order_id}/tasks {task_prompt, format?}` (Bearer agent key) → 201 delivered task, 402 when the
  *   wallet is short, 202 while it still runs
  * - `GET  /api/v1/orders/{order_id}/tasks`, `.../tasks/{n}`, `.../tasks/{n}/deliverables/{name}`
+ * Loading and who may submit: ./policy.ts, checked by each operation's gate.
  */
-import type { Context } from 'koa';
-import { z } from 'zod';
-import type { OrderDoc } from '../../../db';
-import { getService, missingInputs } from '../../../domain/catalogue';
-import { isPerTaskService } from '../../../domain/longRunning';
+import { missingInputs } from '../../../domain/catalogue';
 import { invalidTransition, notFound, problem, unprocessable } from '../../../errors';
-import { requireBuyer } from '../../../http/buyer';
 import { TaskRepository } from '../../../repos/tasks';
 import { LongRunningWorkflows } from '../../../temporal/longRunning';
 import type { AppDeps } from '../../context';
-import { taskView } from '../../longRunningView';
 import { OperationRouter } from '../../operation';
-import { loadOrder } from '../../orders';
 import { sendDeliverable } from '../../deliverableDownload';
+import { orderOfPath } from '../orders/policy';
+import { taskOfPath, taskSubmitGate } from './policy';
 import { taskOperations as ops } from './schema';
+import { taskView } from './view';
 
 /** How long `POST .../tasks` waits for the task's outcome before answering 202. */
 export const TASK_WAIT_MS = 15_000;
@@ -28,47 +25,17 @@ export const TASK_WAIT_MS = 15_000;
 /** Order statuses in which a per-task order takes further tasks: its own task was delivered and not refunded. */
 const TASKABLE = ['delivered', 'accepted'];
 
-/**
- * Spending the order's wallet needs its agent key (`Authorization: Bearer ak_...`).
- * @throws ProblemError 401 without a key, 403 with a wrong one, 422 when the order names no agent.
- */
-async function authorizeWallet(ctx: Context, deps: AppDeps, order: OrderDoc): Promise<string> {
-  if (!order.agent_id)
-    throw unprocessable('task_not_supported', 'The order has no agent_id, so no wallet can pay its tasks');
-  await requireBuyer(ctx, deps.services.wallets, order, 'pay a task of');
-  return order.agent_id;
-}
-
-/** A task number in a path; anything else finds no task (404). */
-const TaskNumber = z.coerce.number().int().min(1).max(1_000_000);
-
 /** The task routes. */
 export function taskRoutes(deps: AppDeps): OperationRouter {
   const workflows = new LongRunningWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE);
   const tasks = new TaskRepository(deps.services.db);
   const base = deps.config.PUBLIC_BASE_URL;
 
-  /** @throws ProblemError 404 `order_not_found` / `task_not_found`. */
-  const loadTask = async (orderId: string | undefined, n: string | undefined) => {
-    const doc = await loadOrder(deps, orderId);
-    const num = TaskNumber.safeParse(n);
-    const t = num.success ? await tasks.get(doc._id, num.data) : null;
-    if (!t) throw notFound('task_not_found', `Order ${doc._id} has no task ${n}`);
-    return t;
-  };
+  const task = { load: taskOfPath(deps, tasks) };
 
   return new OperationRouter(deps)
-    .on(ops.submit, async (ctx, input) => {
-      const doc = await loadOrder(deps, ctx.params.order_id);
-      const service = getService(doc.service_id);
-      if (!service || !isPerTaskService(service)) {
-        throw unprocessable(
-          'task_not_supported',
-          `${doc.service_id} is billed ${doc.billing}; further tasks are for per_task services`,
-        );
-      }
+    .on(ops.submit, taskSubmitGate(deps), async (ctx, input, { doc, service, agentId }) => {
       const body = input.body;
-      const agentId = await authorizeWallet(ctx, deps, doc);
       if (!TASKABLE.includes(doc.status)) throw invalidTransition('submit a further task', doc.status);
       const inputs = { task_prompt: body.task_prompt, ...(body.format ? { format: body.format } : {}) };
       const missing = missingInputs(service, inputs);
@@ -103,20 +70,17 @@ export function taskRoutes(deps: AppDeps): OperationRouter {
       // The outcome may be newer than the read model for a moment; the workflow's result is authoritative.
       ctx.body = { ...view, status: result.status, failure: result.failure };
     })
-    .on(ops.list, async (ctx) => {
-      const doc = await loadOrder(deps, ctx.params.order_id);
+    .on(ops.list, { load: orderOfPath(deps) }, async (ctx, _input, doc) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { order_id: doc._id, tasks: (await tasks.list(doc._id)).map((t) => taskView(t, base)) };
     })
-    .on(ops.get, async (ctx) => {
-      const t = await loadTask(ctx.params.order_id, ctx.params.n);
+    .on(ops.get, task, (ctx, _input, t) => {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = taskView(t, base);
     })
-    .on(ops.deliverable, async (ctx) => {
-      const t = await loadTask(ctx.params.order_id, ctx.params.n);
-      const d = t.deliverables.find((x) => x.name === ctx.params.name);
-      if (!d) throw notFound('deliverable_not_found', `Task ${t.number} has no deliverable ${ctx.params.name}`);
+    .on(ops.deliverable, task, async (ctx, { params }, t) => {
+      const d = t.deliverables.find((x) => x.name === params.name);
+      if (!d) throw notFound('deliverable_not_found', `Task ${t.number} has no deliverable ${params.name}`);
       await sendDeliverable(ctx, deps.services.store, d);
     });
 }

@@ -7,49 +7,55 @@
  *   for the operator to hand to its owner out of band: nobody claims money by being first to read it (issue 10 §2).
  * - `POST /api/v1/wallets/{agent_id}/key`: the owner (current agent key) rotates the key; the operator issues a key
  *   for a wallet that has none. The new key is shown once.
+ * Who may do what is ./policy.ts, checked by each operation's gate; the public form is ./view.ts.
  */
-import type { WalletDoc, WalletEntryDoc } from '../../../db';
 import { microsToUsd, usdToMicros } from '../../../domain/money';
-import { badRequest, forbidden, notFound, problem, unauthorized } from '../../../errors';
-import { bearerToken, hasCredential, isOperator } from '../../../http/auth';
-import { WalletRepository } from '../../../repos/wallets';
+import { badRequest, forbidden, notFound, problem } from '../../../errors';
+import type { WalletDoc } from '../../../db';
 import type { AppDeps } from '../../context';
+import type { Actor } from '../../gate';
 import { OperationRouter } from '../../operation';
+import { opensWallet, walletOwner, type WalletRef } from './policy';
 import { walletOperations as ops } from './schema';
-
-/** Public form of a wallet; `agentKey` only when this request issued it. */
-export function walletView(w: WalletDoc, balanceMicros: number, entries: WalletEntryDoc[], agentKey?: string) {
-  return {
-    agent_id: w._id,
-    balance: microsToUsd(balanceMicros),
-    balance_micros: balanceMicros,
-    currency: w.currency,
-    ...(agentKey ? { agent_key: agentKey } : {}),
-    transactions: entries.map((t) => ({
-      id: t.tx_id,
-      type: t.type,
-      amount: microsToUsd(t.amount_micros),
-      amount_micros: t.amount_micros,
-      balance_after_micros: t.balance_after_micros,
-      memo: t.memo,
-      source: t.source,
-      at: t.at.toISOString(),
-    })),
-    created_at: w.created_at.toISOString(),
-  };
-}
+import { walletView } from './view';
 
 /** The wallet routes. */
 export function walletRoutes(deps: AppDeps): OperationRouter {
+  // Reading opens the wallet: created if absent, and then its key is shown once to whoever created it (`none`);
+  // an existing wallet is read by the operator or its owner.
+  const opened = {
+    load: async (input: { readonly params: { agent_id: string } }) => ({
+      agentId: input.params.agent_id,
+      ...(await deps.services.wallets.open(input.params.agent_id)),
+    }),
+    authorize: (actor: Actor, w: { agentId: string; wallet: WalletDoc; agentKey?: string }) =>
+      w.agentKey
+        ? ('none' as const)
+        : actor.operator
+          ? ('operator' as const)
+          : walletOwner(actor, w.wallet, w.agentId, `Wallet ${w.agentId} exists; send its agent key as a Bearer token`),
+  };
+  // Rotating: the owner with the current key; the operator issues a key for a wallet without one.
+  const keyed = {
+    load: async (input: { readonly params: { agent_id: string } }): Promise<WalletRef> => ({
+      agentId: input.params.agent_id,
+      wallet: await deps.services.wallets.get(input.params.agent_id),
+    }),
+    authorize: (actor: Actor, { agentId, wallet }: WalletRef) =>
+      opensWallet(wallet, actor.token)
+        ? ('agent_key' as const)
+        : actor.operator
+          ? ('operator' as const)
+          : walletOwner(
+              actor,
+              null,
+              agentId,
+              `Rotating the key of wallet ${agentId} needs its current agent key as a Bearer token`,
+            ),
+  };
+
   return new OperationRouter(deps)
-    .on(ops.get, async (ctx, input) => {
-      const agentId = input.params.agent_id;
-      const { wallet, agentKey } = await deps.services.wallets.open(agentId);
-      if (!agentKey && !isOperator(ctx, deps.config.OPERATOR_KEY)) {
-        const token = bearerToken(ctx);
-        if (!token) throw unauthorized(`Wallet ${agentId} exists; send its agent key as a Bearer token`);
-        if (!WalletRepository.keyMatches(wallet, token)) throw forbidden(`The key does not open wallet ${agentId}`);
-      }
+    .on(ops.get, opened, async (ctx, _input, { agentId, wallet, agentKey }) => {
       const snap = await deps.services.wallets.snapshot(agentId);
       ctx.set('Cache-Control', 'no-store');
       ctx.body = walletView(wallet, snap?.balance_micros ?? 0, snap?.entries ?? [], agentKey);
@@ -82,23 +88,17 @@ export function walletRoutes(deps: AppDeps): OperationRouter {
         balance_micros: balance,
       };
     })
-    .on(ops.rotateKey, async (ctx, input) => {
-      const agentId = input.params.agent_id;
-      const wallet = await deps.services.wallets.get(agentId);
-      const token = bearerToken(ctx);
+    .on(ops.rotateKey, keyed, async (ctx, _input, { agentId, wallet }, access) => {
       let agentKey: string | undefined;
-      if (wallet && token && WalletRepository.keyMatches(wallet, token)) {
-        agentKey = await deps.services.wallets.rotateKey(agentId, token);
-      } else if (isOperator(ctx, deps.config.OPERATOR_KEY)) {
+      if (access.as === 'agent_key') {
+        agentKey = await deps.services.wallets.rotateKey(agentId, access.actor.token ?? '');
+        // Another request rotated the key between the check and this write: the key sent no longer opens it.
+        if (!agentKey) throw forbidden(`The key does not open wallet ${agentId}`);
+      } else {
         if (!wallet) throw notFound('wallet_not_found', `No wallet ${agentId}`);
         agentKey = await deps.services.wallets.claim(agentId);
         if (!agentKey) throw problem('wallet_claimed', `Wallet ${agentId} has a key; only its owner can rotate it`);
-      } else if (!hasCredential(ctx)) {
-        throw unauthorized(`Rotating the key of wallet ${agentId} needs its current agent key as a Bearer token`);
-      } else {
-        throw forbidden(`The key does not open wallet ${agentId}`);
       }
-      if (!agentKey) throw forbidden(`The key does not open wallet ${agentId}`);
       ctx.status = 201;
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { agent_id: agentId, agent_key: agentKey };

@@ -83,7 +83,8 @@ export const walletOperations = {
     path: '/api/v1/wallets/{agent_id}',
     summary: 'Agent wallet (created if absent; the agent key is shown once)',
     description: 'Reading an existing wallet needs its agent key or the operator key.',
-    auth: ['agent_key', 'operator'],
+    // `none`: a wallet this request creates shows its new key to whoever created it.
+    auth: ['none', 'agent_key', 'operator'],
     request: { params: AgentPath },
     responses: { '200': { description: 'Wallet', json: Wallet } },
     errors: { invalid_request: 'Malformed agent_id' },

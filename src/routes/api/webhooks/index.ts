@@ -6,93 +6,23 @@
  * - `GET /api/v1/webhooks` lists the caller's endpoints; `GET|PATCH|DELETE /api/v1/webhooks/{id}` (owner).
  * - `GET /api/v1/webhooks/{id}/deliveries` (owner): every attempt, newest first.
  * - `POST /api/v1/webhooks/{id}/deliveries/{event_id}/retry` (owner) → 202: delivers the event again.
+ * Who may do what is ./policy.ts; the public forms ./view.ts.
  */
-import type { Context } from 'koa';
-import type { WebhookDeliveryDoc, WebhookEndpointDoc } from '../../../db';
 import { EVENT_CATALOGUE } from '../../../domain/events';
-import { forbidden, notFound, problem, unauthorized } from '../../../errors';
-import { bearerToken, isOperator } from '../../../http/auth';
-import { WalletRepository } from '../../../repos/wallets';
-import { WebhookRepository, activeSecrets } from '../../../repos/webhooks';
+import { notFound, problem } from '../../../errors';
 import { deliveryWorkflowId, startDelivery } from '../../../temporal/webhooks';
 import { checkTarget } from '../../../webhooks/ssrf';
 import { RETRY_SCHEDULE_MS } from '../../../../workflows/webhooks';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
-import { webhookOperations as ops, type WebhookEndpoint } from './schema';
-
-/** Public form of an endpoint; `secret` / `token` only when this request issued them. */
-export function endpointView(e: WebhookEndpointDoc, issued: { secret?: string; token?: string } = {}): WebhookEndpoint {
-  return {
-    id: e._id,
-    url: e.url,
-    agent_id: e.agent_id,
-    order_id: e.order_id,
-    events: e.events,
-    status: e.status,
-    disabled_reason: e.disabled_reason,
-    owner: e.owner,
-    ...(issued.secret ? { secret: issued.secret } : {}),
-    ...(issued.token ? { management_token: issued.token } : {}),
-    secrets: activeSecrets(e, new Date()).map((s) => ({
-      created_at: s.created_at.toISOString(),
-      expires_at: s.expires_at?.toISOString() ?? null,
-    })),
-    created_at: e.created_at.toISOString(),
-    updated_at: e.updated_at.toISOString(),
-  };
-}
-
-/** Public form of one delivery attempt. */
-export function deliveryView(d: WebhookDeliveryDoc) {
-  return {
-    event_id: d.event_id,
-    type: d.type,
-    run: d.run,
-    attempt: d.attempt,
-    url: d.url,
-    status: d.status,
-    response_code: d.response_code,
-    latency_ms: d.latency_ms,
-    error: d.error,
-    next_retry_at: d.next_retry_at?.toISOString() ?? null,
-    at: d.at.toISOString(),
-  };
-}
-
-/** Requires the agent key of `agentId`'s wallet. @throws ProblemError 401 without a key, 403 with a wrong one. */
-async function requireAgentKey(ctx: Context, deps: AppDeps, agentId: string): Promise<void> {
-  const token = bearerToken(ctx);
-  if (!token)
-    throw unauthorized(
-      `Subscribing to agent ${agentId}'s orders needs its agent key as a Bearer token (GET /api/v1/wallets/${agentId} issues it)`,
-    );
-  const wallet = await deps.services.wallets.get(agentId);
-  if (!wallet || !WalletRepository.keyMatches(wallet, token)) throw forbidden(`The key is not agent ${agentId}'s key`);
-}
-
-/**
- * Loads an endpoint its caller may manage: the operator, the holder of its management token, or (agent-owned
- * endpoints) the agent's wallet key. @throws ProblemError 404 (unknown, or not the caller's), 401 without a token.
- */
-async function ownedEndpoint(ctx: Context, deps: AppDeps, id: string | undefined): Promise<WebhookEndpointDoc> {
-  const endpoint = id ? await deps.services.webhooks.get(id) : null;
-  if (!endpoint) throw notFound('webhook_not_found', `No webhook endpoint ${id}`);
-  if (isOperator(ctx, deps.config.OPERATOR_KEY)) return endpoint;
-  const token = bearerToken(ctx);
-  if (!token)
-    throw unauthorized('Managing a webhook endpoint needs its management token or the agent key as a Bearer token');
-  if (WebhookRepository.tokenMatches(endpoint, token)) return endpoint;
-  if (endpoint.owner === 'agent' && endpoint.agent_id) {
-    const wallet = await deps.services.wallets.get(endpoint.agent_id);
-    if (wallet && WalletRepository.keyMatches(wallet, token)) return endpoint;
-  }
-  throw forbidden(`The token does not manage webhook endpoint ${endpoint._id}`);
-}
+import { endpointGate, listGate, registrationGate } from './policy';
+import { webhookOperations as ops } from './schema';
+import { deliveryView, endpointView } from './view';
 
 /** The webhook routes. */
 export function webhookRoutes(deps: AppDeps): OperationRouter {
   const { webhooks } = deps.services;
+  const owned = endpointGate(deps);
 
   return new OperationRouter(deps)
     .on(ops.events, (ctx) => {
@@ -107,9 +37,8 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
         retry_schedule_seconds: RETRY_SCHEDULE_MS.map((ms) => ms / 1000),
       };
     })
-    .on(ops.register, async (ctx, input) => {
+    .on(ops.register, registrationGate(deps), async (ctx, input) => {
       const req = input.body;
-      if (req.agent_id) await requireAgentKey(ctx, deps, req.agent_id);
       await checkTarget(req.url, deps.config.DEV_MODE);
       const created = await webhooks.register({
         url: req.url,
@@ -121,19 +50,16 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = endpointView(created.endpoint, created);
     })
-    .on(ops.list, async (ctx) => {
-      const token = bearerToken(ctx);
-      if (!token)
-        throw unauthorized('Listing webhook endpoints needs a management token or an agent key as a Bearer token');
+    .on(ops.list, listGate(), async (ctx, _input, _none, { actor }) => {
+      const token = actor.token ?? '';
       const walletId = await deps.services.wallets.idOfKey(token);
       const list = await webhooks.listOwned(token, walletId ? [walletId] : []);
       ctx.body = { webhooks: list.map((e) => endpointView(e)) };
     })
-    .on(ops.get, async (ctx) => {
-      ctx.body = endpointView(await ownedEndpoint(ctx, deps, ctx.params.id));
+    .on(ops.get, owned, (ctx, _input, endpoint) => {
+      ctx.body = endpointView(endpoint);
     })
-    .on(ops.update, async (ctx, input) => {
-      const endpoint = await ownedEndpoint(ctx, deps, ctx.params.id);
+    .on(ops.update, owned, async (ctx, input, endpoint) => {
       const req = input.body;
       if (req.url !== undefined) await checkTarget(req.url, deps.config.DEV_MODE);
       const updated = await webhooks.update(endpoint._id, {
@@ -151,21 +77,18 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = endpointView(updated.endpoint, updated.secret ? { secret: updated.secret } : {});
     })
-    .on(ops.delete, async (ctx) => {
-      const endpoint = await ownedEndpoint(ctx, deps, ctx.params.id);
+    .on(ops.delete, owned, async (ctx, _input, endpoint) => {
       await webhooks.delete(endpoint._id);
       ctx.status = 204;
     })
-    .on(ops.deliveries, async (ctx, input) => {
-      const endpoint = await ownedEndpoint(ctx, deps, ctx.params.id);
+    .on(ops.deliveries, owned, async (ctx, input, endpoint) => {
       const { limit, event_id: eventId } = input.query;
       const list = await webhooks.deliveries(endpoint._id, { ...(eventId ? { eventId } : {}), limit });
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { webhook_id: endpoint._id, deliveries: list.map(deliveryView) };
     })
-    .on(ops.retry, async (ctx) => {
-      const endpoint = await ownedEndpoint(ctx, deps, ctx.params.id);
-      const eventId = ctx.params.event_id ?? '';
+    .on(ops.retry, owned, async (ctx, { params }, endpoint) => {
+      const eventId = params.event_id;
       const message = await webhooks.messageFor(eventId, endpoint._id);
       if (!message) throw notFound('webhook_event_not_found', `Event ${eventId} was never sent to ${endpoint._id}`);
       if (message.status === 'pending') {

@@ -126,6 +126,8 @@ export const EventCatalogue = z
   .meta({ id: 'EventCatalogue' });
 
 const EndpointPath = z.object({ id: z.string().meta({ description: 'Endpoint id (we_...)' }) });
+/** One endpoint is managed by its management token, the agent that owns it (its agent key) or the operator. */
+const OWNER_OR_OPERATOR = ['endpoint_owner', 'operator'] as const;
 const read = { readOnlyHint: true, openWorldHint: false } as const;
 
 /** The webhook operations. */
@@ -180,7 +182,7 @@ export const webhookOperations = {
     method: 'get',
     path: '/api/v1/webhooks/{id}',
     summary: 'One endpoint (owner)',
-    auth: 'endpoint_owner',
+    auth: OWNER_OR_OPERATOR,
     request: { params: EndpointPath },
     responses: { '200': { description: 'Endpoint', json: WebhookEndpoint } },
     errors: { webhook_not_found: 'Unknown endpoint' },
@@ -190,7 +192,7 @@ export const webhookOperations = {
     method: 'patch',
     path: '/api/v1/webhooks/{id}',
     summary: 'Change url, events or state; rotate the secret with an overlap (owner)',
-    auth: 'endpoint_owner',
+    auth: OWNER_OR_OPERATOR,
     request: { params: EndpointPath, body: WebhookUpdateRequest },
     responses: { '200': { description: 'Updated; a rotated secret is shown once', json: WebhookEndpoint } },
     errors: { webhook_not_found: 'Unknown endpoint', webhook_target_forbidden: 'Target not allowed' },
@@ -200,7 +202,7 @@ export const webhookOperations = {
     method: 'delete',
     path: '/api/v1/webhooks/{id}',
     summary: 'Delete an endpoint (owner)',
-    auth: 'endpoint_owner',
+    auth: OWNER_OR_OPERATOR,
     request: { params: EndpointPath },
     responses: { '204': { description: 'Deleted' } },
     errors: { webhook_not_found: 'Unknown endpoint' },
@@ -210,7 +212,7 @@ export const webhookOperations = {
     method: 'get',
     path: '/api/v1/webhooks/{id}/deliveries',
     summary: 'Every delivery attempt, newest first (owner)',
-    auth: 'endpoint_owner',
+    auth: OWNER_OR_OPERATOR,
     request: {
       params: EndpointPath,
       query: z.object({
@@ -237,7 +239,7 @@ export const webhookOperations = {
     method: 'post',
     path: '/api/v1/webhooks/{id}/deliveries/{event_id}/retry',
     summary: 'Send an event again (owner)',
-    auth: 'endpoint_owner',
+    auth: OWNER_OR_OPERATOR,
     request: { params: EndpointPath.extend({ event_id: z.string() }) },
     responses: { '202': { description: 'Redelivery started' } },
     errors: {

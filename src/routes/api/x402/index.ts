@@ -10,12 +10,11 @@
  * - `GET /.well-known/x402`: the payment discovery document (the project's own path: the x402 specification
  *   defines none);
  * - `GET /api/v1/x402/payments`, `GET /api/v1/x402/payments/{payment_id}`: the ledger.
- * Registered from the definitions in ./schema.ts.
+ * Registered from the definitions in ./schema.ts, each behind its gate (./policy.ts; paying an order: the buyer).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { JsonMemo, sendCachedJson } from '../../../http/cachedJson';
-import { getMicroItem, microCatalogue, microItemGoods } from '../../../domain/micro';
-import { microsToUsd } from '../../../domain/money';
+import { microCatalogue, microItemGoods } from '../../../domain/micro';
 import { agentStarterBundle } from '../../../domain/x402/agentStarter';
 import { InvalidWorkflowError, auditWorkflow, workflowOfBody } from '../../../domain/x402/audit';
 import { agentsSnapshot, methodologyDocument, tickReading } from '../../../domain/x402/observations';
@@ -32,7 +31,6 @@ import {
   paidResource,
 } from '../../../domain/x402/resources';
 import { TEMPLATES, getTemplate, templatePriceRange } from '../../../domain/x402/templates';
-import type { X402PaymentDoc } from '../../../db';
 import { badRequest, invalidTransition, notFound, problem, unprocessable } from '../../../errors';
 import type { RequestTelemetry } from '../../../http/telemetry';
 import { sha256Hex as sha256 } from '../../../hash';
@@ -45,12 +43,13 @@ import {
   type X402Settings,
 } from '../../../x402/koa';
 import { x402ReconcileWorkflow } from '../../../../workflows/x402Reconcile';
-import { loadOrder, orderView } from '../../orders';
 import { requestBody, type AppDeps } from '../../context';
-import { requireBuyer } from '../../../http/buyer';
-import { isOperator, requireOperator } from '../../../http/auth';
-import { OperationRouter } from '../../operation';
+import { OperationRouter, gated } from '../../operation';
+import { buyerGate } from '../orders/policy';
+import { orderView } from '../orders/view';
+import { itemOfPath, ledgerReader, templateOfQuery } from './policy';
 import { type ListQuery, x402Operations as ops } from './schema';
+import { paymentView } from './view';
 
 /** Extra dependencies of the x402 routes, built by `createApp`. */
 export interface X402RouteDeps {
@@ -73,43 +72,6 @@ export function x402Settings(config: AppDeps['config']): X402Settings {
     publicBaseUrl: config.PUBLIC_BASE_URL,
   };
 }
-
-/** A ledger entry as the API shows it (issue 3 §7). */
-export function paymentView(p: X402PaymentDoc, baseUrl: string) {
-  return {
-    payment_id: p._id,
-    status: p.status,
-    resource: `${baseUrl}${p.resource}`,
-    resource_kind: p.resource_kind,
-    resource_ref: p.resource_ref,
-    order_id: p.order_id,
-    amount: microsToUsd(p.amount_micros),
-    amount_micros: p.amount_micros,
-    currency: 'USDC',
-    asset: p.asset,
-    network: p.network,
-    pay_to: p.pay_to,
-    payer: p.payer,
-    transaction: p.transaction,
-    error_reason: p.error_reason,
-    error_message: p.error_message,
-    created_at: p.created_at.toISOString(),
-    updated_at: p.updated_at.toISOString(),
-    settled_at: p.settled_at ? p.settled_at.toISOString() : null,
-  };
-}
-
-// Ids that cannot exist find nothing (404), as an unknown one does.
-const ItemIdParam = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[A-Za-z0-9._-]+$/);
-const SkuParam = z
-  .string()
-  .min(1)
-  .max(100)
-  .regex(/^[a-z0-9-]+$/);
 
 /** The x402 routes; see the module comment. */
 export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter {
@@ -181,14 +143,10 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
     return { priceMicros: r.price_micros ?? 0, description: r.description, kind: r.kind, ref: null, bazaar };
   };
 
+  const itemGate = { load: itemOfPath(base) };
   const item: PaidResource = {
     quote(ctx) {
-      const id = ItemIdParam.safeParse(ctx.params.id);
-      const found = id.success ? getMicroItem(id.data) : undefined;
-      if (!found)
-        throw problem('item_not_found', `No micro item ${ctx.params.id}; see ${base}/api/v1/x402/micro`, {
-          catalogue: `${base}/api/v1/x402/micro`,
-        });
+      const found = gated(ctx, ops.item, itemGate).resource;
       return {
         priceMicros: found.price_micros,
         description: `${found.title} (${found.kind}, ${found.file})`,
@@ -198,8 +156,7 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
       };
     },
     produce(ctx) {
-      const found = getMicroItem(String(ctx.params.id));
-      if (!found) throw problem('item_not_found', `No micro item ${ctx.params.id}`);
+      const found = gated(ctx, ops.item, itemGate).resource;
       const content = microItemGoods(found);
       return {
         item: { ...found },
@@ -210,28 +167,12 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
       };
     },
   };
-  router.use(ops.item, gateway.middleware(item));
+  router.use(ops.item, itemGate, gateway.middleware(item));
 
+  const templateGate = { load: templateOfQuery(base) };
   const template: PaidResource = {
     quote(ctx) {
-      const raw = ctx.query.sku;
-      if (raw === undefined || raw === '') {
-        throw problem(
-          'invalid_request',
-          `Name a template: GET /x402/template?sku=<sku>. Skus and prices: ${base}/api/v1/x402/templates`,
-          {
-            param: 'sku',
-            catalogue: `${base}/api/v1/x402/templates`,
-          },
-        );
-      }
-      const sku = SkuParam.safeParse(raw);
-      const t = sku.success ? getTemplate(sku.data) : undefined;
-      if (!t)
-        throw problem('template_not_found', `No template ${String(raw)}; see ${base}/api/v1/x402/templates`, {
-          param: 'sku',
-          catalogue: `${base}/api/v1/x402/templates`,
-        });
+      const t = gated(ctx, ops.template, templateGate).resource;
       return {
         priceMicros: t.price_micros,
         description: `Automation template ${t.sku}: ${t.title}`,
@@ -253,7 +194,7 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
       };
     },
   };
-  router.use(ops.template, gateway.middleware(template));
+  router.use(ops.template, templateGate, gateway.middleware(template));
 
   const audit: PaidResource = {
     quote() {
@@ -310,10 +251,11 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
 
   // --- x402 as an order rail (issue 3 §8) ---------------------------------------------------------------------
 
+  // Who may pay an order is checked before a payment is asked: its buyer (401 / 403), resend or not.
+  const payGate = buyerGate(deps, 'pay');
   const orderResource: PaidResource = {
-    async quote(ctx) {
-      const doc = await loadOrder(deps, ctx.params.order_id);
-      await requireBuyer(ctx, deps.services.wallets, doc, 'pay');
+    quote(ctx) {
+      const doc = gated(ctx, ops.payOrder, payGate).resource;
       if (!doc.rails.includes('x402_usdc')) {
         throw unprocessable(
           'rail_not_offered',
@@ -344,16 +286,20 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
       return { order: orderView(doc, deps, state) };
     },
   };
-  router.use(ops.payOrder, gateway.middleware(orderResource));
+  router.use(ops.payOrder, payGate, gateway.middleware(orderResource));
 
   // --- pending deliveries -------------------------------------------------------------------------------------
 
-  router.on(ops.delivery, async (ctx) => {
-    const token = String(ctx.params.token ?? '');
+  /** The payment of a pending delivery's token. @throws ProblemError 404 `not_found`. */
+  const deliveryOfPath = async (input: { readonly params: { token: string } }) => {
+    const token = input.params.token;
     const payment = /^dlv_[A-Za-z0-9_-]{20,64}$/.test(token)
       ? await deps.services.x402Payments.getByDeliveryToken(token)
       : null;
     if (!payment) throw notFound('not_found', 'No delivery with this token');
+    return payment;
+  };
+  router.on(ops.delivery, { load: deliveryOfPath }, (ctx, _input, payment) => {
     ctx.set('Cache-Control', 'no-store');
     if (payment.status === 'settled') {
       const response = settledResponseOf(payment);
@@ -428,9 +374,9 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
 
   // The full ledger is the operator's view; anyone may look up one payment by its transaction hash (public on chain
   // anyway), without the order it paid (issue 10 §2).
-  router.on(ops.payments, async (ctx, input) => {
+  router.on(ops.payments, { authorize: ledgerReader }, async (ctx, input, _none, access) => {
     const query = input.query;
-    const operator = isOperator(ctx, deps.config.OPERATOR_KEY);
+    const operator = access.as === 'operator';
     ctx.set('Cache-Control', 'no-store');
     if (query.transaction) {
       const p = await deps.services.x402Payments.getByTransaction(query.transaction);
@@ -438,11 +384,6 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
       ctx.body = { payments, count: payments.length, next_cursor: null, next: null };
       return;
     }
-    requireOperator(
-      ctx,
-      deps.config.OPERATOR_KEY,
-      ' (the full ledger); look up your own payment by ?transaction=<hash> or GET /api/v1/x402/payments/{payment_id}',
-    );
     let page;
     try {
       page = await deps.services.x402Payments.list(query);
@@ -461,9 +402,13 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
     };
   });
 
-  router.on(ops.payment, async (ctx) => {
-    const p = await deps.services.x402Payments.get(String(ctx.params.payment_id));
-    if (!p) throw notFound('not_found', `No x402 payment ${ctx.params.payment_id}`);
+  /** The ledger entry of the path. @throws ProblemError 404 `not_found`. */
+  const paymentOfPath = async (input: { readonly params: { payment_id: string } }) => {
+    const p = await deps.services.x402Payments.get(input.params.payment_id);
+    if (!p) throw notFound('not_found', `No x402 payment ${input.params.payment_id}`);
+    return p;
+  };
+  router.on(ops.payment, { load: paymentOfPath }, (ctx, _input, p) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = paymentView(p, base);
   });
