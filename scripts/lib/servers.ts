@@ -15,6 +15,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { MongoClient } from 'mongodb';
 
 /** Search attribute types accepted by `temporal server start-dev --search-attribute Name=Type`. */
@@ -163,6 +164,36 @@ export async function assertPortFree(port: number, what: string): Promise<void> 
   });
 }
 
+const INDEXED = temporal.api.enums.v1.IndexedValueType;
+const SA_TYPES: Record<SearchAttributeType, temporal.api.enums.v1.IndexedValueType> = {
+  Keyword: INDEXED.INDEXED_VALUE_TYPE_KEYWORD,
+  Text: INDEXED.INDEXED_VALUE_TYPE_TEXT,
+  Int: INDEXED.INDEXED_VALUE_TYPE_INT,
+  Double: INDEXED.INDEXED_VALUE_TYPE_DOUBLE,
+  Bool: INDEXED.INDEXED_VALUE_TYPE_BOOL,
+  Datetime: INDEXED.INDEXED_VALUE_TYPE_DATETIME,
+  KeywordList: INDEXED.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+/**
+ * Registers the custom search attributes the namespace lacks, through the operator API (existing ones are kept).
+ * The dev server's `--search-attribute` flags do not add attributes to a database file made by an earlier start, and
+ * a real cluster has no such flags: both call this.
+ */
+export async function ensureSearchAttributes(
+  connection: Pick<Connection, 'operatorService'>,
+  namespace: string,
+  searchAttributes: Record<string, SearchAttributeType>,
+): Promise<void> {
+  const have = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = Object.entries(searchAttributes).filter(([name]) => !(name in (have.customAttributes ?? {})));
+  if (missing.length === 0) return;
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, SA_TYPES[type]])),
+  });
+}
+
 /**
  * Starts `temporal server start-dev` on 127.0.0.1 and resolves once its frontend answers
  * `GetSystemInfo` and the namespace exists. In memory unless `dbFile` is given (then with
@@ -224,6 +255,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
       try {
         await connection.workflowService.getSystemInfo({});
         await connection.workflowService.describeNamespace({ namespace });
+        await ensureSearchAttributes(connection, namespace, opts.searchAttributes ?? {});
       } finally {
         await connection.close();
       }

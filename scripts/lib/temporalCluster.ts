@@ -18,7 +18,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { temporal } from '@temporalio/proto';
 import {
   assertPortFree,
   cacheDir,
@@ -29,6 +28,7 @@ import {
   startPostgres,
   waitUntilReady,
   binaries,
+  ensureSearchAttributes,
   type SearchAttributeType,
   type TrackedChild,
 } from './servers';
@@ -103,17 +103,6 @@ export interface TemporalCluster {
   postgres: { pid(): number; kill(): Promise<void>; start(): Promise<void> };
   stop(): Promise<void>;
 }
-
-const ENUM = temporal.api.enums.v1.IndexedValueType;
-const SA_TYPES: Record<SearchAttributeType, temporal.api.enums.v1.IndexedValueType> = {
-  Keyword: ENUM.INDEXED_VALUE_TYPE_KEYWORD,
-  Text: ENUM.INDEXED_VALUE_TYPE_TEXT,
-  Int: ENUM.INDEXED_VALUE_TYPE_INT,
-  Double: ENUM.INDEXED_VALUE_TYPE_DOUBLE,
-  Bool: ENUM.INDEXED_VALUE_TYPE_BOOL,
-  Datetime: ENUM.INDEXED_VALUE_TYPE_DATETIME,
-  KeywordList: ENUM.INDEXED_VALUE_TYPE_KEYWORD_LIST,
-};
 
 /**
  * Dynamic config of the cluster: what the dev server turns on for this project's features (Updates,
@@ -282,14 +271,7 @@ async function registerNamespace(
           if (err.code !== 6) throw err; // ALREADY_EXISTS: another starter won
         });
     }
-    const have = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.entries(searchAttributes).filter(([name]) => !(name in (have.customAttributes ?? {})));
-    if (missing.length > 0) {
-      await connection.operatorService.addSearchAttributes({
-        namespace,
-        searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, SA_TYPES[type]])),
-      });
-    }
+    await ensureSearchAttributes(connection, namespace, searchAttributes);
   } finally {
     await connection.close();
   }

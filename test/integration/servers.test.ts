@@ -4,6 +4,9 @@
  * Java time-skipping test server at TEMPORAL_TEST_SERVER_PATH (all set up by test/globalSetup.ts).
  */
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -18,6 +21,7 @@ import {
 import { MongoClient, MongoServerError } from 'mongodb';
 import { sleepWorkflow } from '../fixtures/sleepWorkflow';
 import { TEST_SEARCH_ATTRIBUTES } from '../globalSetup';
+import { startTemporalDevServer } from '../../scripts/lib/servers';
 
 function env(name: string): string {
   const value = process.env[name];
@@ -157,6 +161,33 @@ describe('Temporal dev server at TEMPORAL_ADDRESS', () => {
       expect({ name, type: res.customAttributes?.[name] }).toEqual({ name, type: expected });
     }
   });
+
+  it('adds search attributes missing from a database file made by an earlier start (an upgrade of npm start)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dev-server-sa-'));
+    const dbFile = path.join(dir, 'temporal.db');
+    const first = await startTemporalDevServer({
+      headless: true,
+      dbFile,
+      searchAttributes: { OrderStatus: 'Keyword' },
+    });
+    await first.stop();
+    const again = await startTemporalDevServer({
+      headless: true,
+      dbFile,
+      searchAttributes: { OrderStatus: 'Keyword', WaitingOn: 'Keyword', WaitingSince: 'Datetime' },
+    });
+    const c = await Connection.connect({ address: again.address });
+    try {
+      const res = await c.operatorService.listSearchAttributes({ namespace: 'default' });
+      expect(Object.keys(res.customAttributes ?? {})).toEqual(
+        expect.arrayContaining(['OrderStatus', 'WaitingOn', 'WaitingSince']),
+      );
+    } finally {
+      await c.close();
+      await again.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('runs a workflow', async () => {
     const client = new Client({ connection });
