@@ -2,9 +2,13 @@
  * Who may act on what (issue 10 §1, §2), against the real API, worker, Temporal server and database: every action
  * that changes an order needs the buyer's credential (the agent key of its agent_id, or the order secret of an order
  * without one): none is 401, anyone else's (another agent, the operator) is 403. Wallets are claimed only with a
- * credential their owner was given, and every GET that returns buyer data refuses strangers.
+ * credential their owner was given, and every GET that returns buyer data refuses strangers. And, generated from the
+ * operation list (issue 27 §1): every operation that declares a credential refuses a request without one (401) and
+ * one with a stranger's (403), so an operation whose gate forgot its policy cannot go unnoticed.
  */
 import { startStack, waitForOrder, fundedAgent, OPERATOR_KEY, type Stack } from '../helpers/stack';
+import { API_OPERATIONS } from '../../src/routes/operations';
+import { authKinds, type OperationDefinition } from '../../src/routes/operation';
 
 let stack: Stack;
 let strangerKey: string;
@@ -268,5 +272,189 @@ describe('GETs that return buyer data refuse strangers', () => {
     // Procurements and orders are read by their unguessable ids (capabilities): an unknown id is 404.
     expect((await stack.call('GET', '/api/v1/procurements/prc_AAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
     expect((await stack.call('GET', '/api/v1/orders/ord_AAAAAAAAAAAAAAAAAAAAAA')).status).toBe(404);
+  });
+});
+
+/** What one probe of an operation sends: path parameters, a query, a JSON body or (the /pay review) a form. */
+interface Probe {
+  params?: Record<string, string>;
+  query?: string;
+  body?: unknown;
+  /** The form of an operation whose credential is the order secret in its `secret` field. */
+  form?: (secret: string | undefined) => URLSearchParams;
+  /** A stranger's credential is not refused here, and why (the answer it gets instead). */
+  stranger?: { status: number; why: string };
+}
+
+/** The resources the probes act on, each owned by someone other than the stranger. */
+interface World {
+  owner: string;
+  ownerKey: string;
+  /** An agent order awaiting payment (automation-wf). */
+  order: string;
+  /** A per-task order of the owner (task-worker). */
+  taskOrder: string;
+  /** A monthly order whose subscription is active (ai-receptionist). */
+  subOrder: string;
+  /** An order without agent, and the secret of another such order (the stranger's). */
+  humanOrder: string;
+  otherSecret: string;
+  /** A webhook endpoint of the owner's orders. */
+  endpoint: string;
+}
+
+/**
+ * Every operation that declares a credential, by operationId: how to reach the part it protects. Operations that
+ * declare `none` beside a credential are probed where they need it (agent_wallet rail, auto_purchase, agent_id).
+ */
+const PROBES: Record<string, (w: World) => Probe> = {
+  confirmPayment: (w) => ({ params: { order_id: w.order }, body: {} }),
+  reviewOrder: (w) => ({ params: { order_id: w.order }, body: { action: 'accept' } }),
+  cancelOrder: (w) => ({ params: { order_id: w.order }, body: {} }),
+  payOrderX402: (w) => ({ params: { order_id: w.order } }),
+  submitTask: (w) => ({ params: { order_id: w.taskOrder }, body: { task_prompt: 'write five e-mails' } }),
+  cancelSubscription: (w) => ({ params: { order_id: w.subOrder }, body: {} }),
+  paySubscriptionInvoice: (w) => ({
+    params: { order_id: w.subOrder, invoice_id: `inv_${w.subOrder}_2` },
+    body: { transaction_id: 'lp_x' },
+  }),
+  getWallet: (w) => ({ params: { agent_id: w.owner } }),
+  creditWallet: (w) => ({ params: { agent_id: w.owner }, body: { amount: 1, transaction_id: 'gate-credit' } }),
+  issueWalletKey: (w) => ({ params: { agent_id: w.owner }, body: {} }),
+  listPartnerCommissions: (w) => ({ params: { partner_id: w.owner } }),
+  procure: (w) => ({
+    body: { objective: 'sync leads to my CRM', budget: 100, auto_purchase: true, agent_id: w.owner },
+  }),
+  registerWebhook: (w) => ({ body: { url: 'http://127.0.0.1:9/in', agent_id: w.owner } }),
+  listWebhooks: () => ({
+    stranger: {
+      status: 200,
+      why: "any Bearer token lists the endpoints it manages: the stranger's own, none of the owner's",
+    },
+  }),
+  getWebhook: (w) => ({ params: { id: w.endpoint } }),
+  updateWebhook: (w) => ({ params: { id: w.endpoint }, body: { enabled: false } }),
+  deleteWebhook: (w) => ({ params: { id: w.endpoint } }),
+  listWebhookDeliveries: (w) => ({ params: { id: w.endpoint } }),
+  retryWebhookDelivery: (w) => ({ params: { id: w.endpoint, event_id: 'evt_x' } }),
+  listEngineeringQueue: () => ({}),
+  claimEngineering: (w) => ({ params: { order_id: w.order }, body: { engineer: 'ada' } }),
+  uploadEngineeringDeliverable: (w) => ({
+    params: { order_id: w.order },
+    body: { engineer: 'ada', name: 'x.md', content_base64: 'eA==' },
+  }),
+  markEngineeringReady: (w) => ({ params: { order_id: w.order }, body: { engineer: 'ada' } }),
+  runReconciliation: () => ({ body: {} }),
+  getReconciliation: () => ({}),
+  listX402Payments: () => ({}),
+  payReview: (w) => ({
+    params: { order_id: w.humanOrder },
+    form: (secret) => new URLSearchParams({ ...(secret ? { secret } : {}), action: 'reject' }),
+  }),
+};
+
+/** Operations that need a credential for some request: a declared kind other than `none` and `x402` (paid). */
+const GUARDED: readonly OperationDefinition[] = API_OPERATIONS.filter((d) =>
+  authKinds(d).some((k) => k !== 'none' && k !== 'x402'),
+);
+
+describe("every operation that declares a credential refuses none (401) and a stranger's (403)", () => {
+  let w: World;
+  beforeAll(async () => {
+    const owner = 'gate-owner';
+    const ownerKey = await fundedAgent(stack, owner, 300);
+    const order = async (body: Record<string, unknown>) => {
+      const res = await stack.call('POST', '/api/v1/orders', body);
+      expect(res.status).toBe(201);
+      return res.body as { order_id: string; order_secret?: string };
+    };
+    const agentOrder = await order({ service_id: 'automation-wf', agent_id: owner, inputs: automationInputs });
+    const taskOrder = await order({
+      service_id: 'task-worker',
+      agent_id: owner,
+      inputs: { task_prompt: 'Research the three cheapest CRM tools', format: 'markdown' },
+    });
+    const human = await order({ service_id: 'automation-wf', email: 'h@example.com', inputs: automationInputs });
+    const other = await order({ service_id: 'automation-wf', email: 'o@example.com', inputs: automationInputs });
+    // A monthly service: its subscription starts at delivery.
+    const subKey = await fundedAgent(stack, 'gate-sub', 39);
+    const sub = await order({
+      service_id: 'ai-receptionist',
+      agent_id: 'gate-sub',
+      inputs: { business_name: 'Birch Dental', contact_email: 'front@birch.example', services: 'cleaning' },
+    });
+    expect(
+      (await stack.call('POST', `/api/v1/orders/${sub.order_id}/confirm_payment`, {}, bearer(subKey))).status,
+    ).toBe(200);
+    await waitForOrder(stack, sub.order_id, (o) => o.subscription?.status === 'active');
+    const hook = await stack.call(
+      'POST',
+      '/api/v1/webhooks',
+      { url: 'http://127.0.0.1:9/in', agent_id: owner },
+      bearer(ownerKey),
+    );
+    expect(hook.status).toBe(200);
+    w = {
+      owner,
+      ownerKey,
+      order: agentOrder.order_id,
+      taskOrder: taskOrder.order_id,
+      subOrder: sub.order_id,
+      humanOrder: human.order_id,
+      otherSecret: other.order_secret ?? '',
+      endpoint: hook.body.id as string,
+    };
+  }, 120_000);
+
+  test('the probes cover exactly the operations that declare a credential', () => {
+    expect(GUARDED.length).toBeGreaterThan(20);
+    expect(GUARDED.map((d) => d.id).filter((id) => !(id in PROBES))).toEqual([]);
+    expect(Object.keys(PROBES).filter((id) => !GUARDED.some((d) => d.id === id))).toEqual([]);
+  });
+
+  test("each: without a credential 401 unauthorized, with a stranger's 403 forbidden; nothing changes", async () => {
+    const outcomes: string[] = [];
+    const expected: string[] = [];
+    const send = async (def: OperationDefinition, probe: Probe, credential: string | undefined) => {
+      const path =
+        def.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => encodeURIComponent(probe.params?.[name] ?? '')) +
+        (probe.query ? `?${probe.query}` : '');
+      if (probe.form) {
+        const res = await fetch(`${stack.url}${path}`, {
+          method: def.method.toUpperCase(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: probe.form(credential),
+        });
+        return { status: res.status, code: ((await res.json()) as { code?: string }).code };
+      }
+      const method = def.method.toUpperCase();
+      const body = method === 'GET' || method === 'DELETE' ? undefined : (probe.body ?? {});
+      const res = await stack.call(method, path, body, credential ? bearer(credential) : {});
+      return { status: res.status, code: res.body?.code as string | undefined };
+    };
+    for (const def of GUARDED) {
+      const probe = PROBES[def.id]?.(w) ?? {};
+      const none = await send(def, probe, undefined);
+      outcomes.push(`${def.id} none ${none.status} ${none.code}`);
+      expected.push(`${def.id} none 401 unauthorized`);
+      const strangerCredential = probe.form ? w.otherSecret : strangerKey;
+      const stranger = await send(def, probe, strangerCredential);
+      const want = probe.stranger?.status ?? 403;
+      outcomes.push(`${def.id} stranger ${stranger.status}${want === 403 ? ` ${stranger.code}` : ''}`);
+      expected.push(`${def.id} stranger ${want}${want === 403 ? ' forbidden' : ''}`);
+    }
+    expect(outcomes).toEqual(expected);
+
+    // Refused requests changed nothing: the orders still await payment, the owner's key and endpoint still work.
+    for (const id of [w.order, w.taskOrder, w.humanOrder])
+      expect((await stack.call('GET', `/api/v1/orders/${id}`)).body.status).toBe('awaiting_payment');
+    const wallet = await stack.call('GET', `/api/v1/wallets/${w.owner}`, undefined, bearer(w.ownerKey));
+    expect(wallet.status).toBe(200);
+    expect(wallet.body.balance_micros).toBe(300_000_000);
+    const endpoint = await stack.call('GET', `/api/v1/webhooks/${w.endpoint}`, undefined, bearer(w.ownerKey));
+    expect(endpoint.body.status).toBe('enabled');
+    expect((await stack.call('GET', `/api/v1/orders/${w.subOrder}/subscription`)).body.cancel_at_period_end).toBe(
+      false,
+    );
   });
 });
