@@ -4,7 +4,8 @@
  * - ui-server v2.55.0 (the Web UI of the cluster topology) configured with `codec.endpoint` = the API's `/codec` and
  *   `codec.includeCredentials: true`, over the Temporal dev server of the test run: an order's input is ciphertext
  *   (and the Web UI says the codec server refused) until the operator signs in at `/codec/login`, decoded (the buyer's
- *   e-mail address readable) afterwards, ciphertext again after signing out.
+ *   e-mail address readable; the static summary and current details under User Metadata too) afterwards, ciphertext
+ *   again after signing out.
  * - The dev server's own Web UI (v2.42.1, what `npm start` runs) started with `--ui-codec-endpoint`: that flag cannot
  *   turn `includeCredentials` on, so the operator, signed in, sets the browser's codec setting once ("Use my browser
  *   setting", the endpoint, "Include cross-origin credentials"), as docs/operators-encryption.md says; then decoded.
@@ -169,6 +170,30 @@ test('ui-server 2.55.0 with codec.includeCredentials: ciphertext, decoded once s
   expect(after).not.toContain(CODEC_FAILED);
   expect(inputPanel(after)).toContain(`"orderId": "${orderId}"`);
   expect(inputPanel(after)).toContain(`"target_app": "HubSpot for ${email}"`);
+  // The static summary and the current details (user metadata, a query) are payloads too: decoded as well. The Web UI
+  // renders them as Markdown in sandboxed frames.
+  await page.getByText('User Metadata', { exact: true }).first().dispatchEvent('click');
+  const frameTexts = async () =>
+    (
+      await Promise.all(
+        page.frames().map((f) =>
+          f
+            .locator('body')
+            .innerText()
+            .catch(() => ''),
+        ),
+      )
+    ).join('\n');
+  const metaDeadline = Date.now() + 20_000;
+  let meta = '';
+  while (Date.now() < metaDeadline) {
+    meta = await frameTexts();
+    if (meta.includes(`Order ${orderId}:`)) break;
+    await page.waitForTimeout(250);
+  }
+  await page.screenshot({ path: path.join(artifacts, 'ui-server-2b-user-metadata.png'), fullPage: true });
+  expect(meta).toContain(`Order ${orderId}: Workflow Automation (n8n) for $69.00`);
+  expect(meta).not.toMatch(/[A-Za-z0-9+/=]{200,}/);
 
   await page.goto(`${stack.url}/codec/login`);
   await page.evaluate(async () => {
