@@ -33,6 +33,19 @@ const cluster = process.argv.includes('--cluster');
 const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, cluster ? '.data-cluster' : '.data'));
 const replicas = (name: string): number => Math.min(2, Math.max(1, Number(process.env[name] ?? 2)));
 
+/**
+ * The keys that encrypt workflow payloads at rest (issue 26 §1): PAYLOAD_ENCRYPTION_KEYS (empty: no encryption), or
+ * one AES-256 key generated once into .data/payload-encryption-keys (back it up with .data: histories need it).
+ */
+function payloadEncryptionKeys(): string {
+  if (process.env.PAYLOAD_ENCRYPTION_KEYS !== undefined) return process.env.PAYLOAD_ENCRYPTION_KEYS;
+  const file = path.join(dataDir, 'payload-encryption-keys');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const keys = `k${new Date().toISOString().slice(0, 10).replace(/-/g, '')}:${randomBytes(32).toString('base64')}`;
+  writeFileSync(file, keys + '\n', { mode: 0o600 });
+  return keys;
+}
+
 /** The operator key: OPERATOR_KEY, or one generated once and kept in .data/operator-key. */
 function operatorKey(): string {
   if (process.env.OPERATOR_KEY) return process.env.OPERATOR_KEY;
@@ -70,9 +83,17 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
 
-  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, OPERATOR_KEY: operatorKey() };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    OPERATOR_KEY: operatorKey(),
+    PAYLOAD_ENCRYPTION_KEYS: payloadEncryptionKeys(),
+  };
   const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
   const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? temporalPort + 1000);
+  // The Web UI decodes payloads through the API's codec server (docs/operators-encryption.md; sign in at /codec/login).
+  const codecEndpoint = `http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? '3000'}/codec`;
+  env.CODEC_CORS_ORIGINS ??= `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`;
   let uiUrl: string | undefined;
 
   const starting: Promise<void>[] = [];
@@ -82,6 +103,7 @@ async function main(): Promise<void> {
         dataDir: path.join(dataDir, 'temporal-cluster'),
         frontendPort: temporalPort,
         uiPort,
+        codecEndpoint,
         searchAttributes: { ...SEARCH_ATTRIBUTES },
       }).then((c) => {
         stops.push(c.stop);
@@ -94,6 +116,7 @@ async function main(): Promise<void> {
       startTemporalDevServer({
         port: temporalPort,
         uiPort,
+        codecEndpoint,
         dbFile: path.join(dataDir, 'temporal.db'),
         searchAttributes: { ...SEARCH_ATTRIBUTES },
         logFile: path.join(dataDir, 'temporal.log'),
@@ -252,6 +275,7 @@ async function main(): Promise<void> {
       `  Data folder    ${dataDir}`,
       ...(topology ? [topology.trimEnd()] : []),
       `  Operator key   ${env.OPERATOR_KEY}`,
+      `  Codec server   ${codecEndpoint}   (payloads ${env.PAYLOAD_ENCRYPTION_KEYS ? 'encrypted' : 'in clear'}; sign in at /codec/login to read them in the Web UI)`,
       ...(x402
         ? [
             `  x402 chain     ${x402.rpcUrl} (anvil, ${x402.network}, USDC look-alike at ${x402.asset}; state in ${dataDir}/anvil-state.json)`,

@@ -33,6 +33,8 @@ export interface TemporalDevServerOptions {
   dbFile?: string;
   /** Search attributes to register at start, e.g. `{ OrderStatus: 'Keyword' }`. */
   searchAttributes?: Record<string, SearchAttributeType>;
+  /** The Web UI's codec server (`--ui-codec-endpoint`), so operators can read encrypted payloads. */
+  codecEndpoint?: string;
   /** Namespace created at start (default `default`). */
   namespace?: string;
   /** File to append the server's stdout and stderr to; kept in memory (tail only) when omitted. */
@@ -226,6 +228,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
     if (opts.uiPort !== undefined) await assertPortFree(opts.uiPort, 'Temporal UI');
     const uiPort = opts.uiPort ?? (await freePort());
     args.push('--ui-port', String(uiPort));
+    if (opts.codecEndpoint) args.push('--ui-codec-endpoint', opts.codecEndpoint);
     uiUrl = `http://127.0.0.1:${uiPort}`;
   }
   if (opts.dbFile) {

@@ -72,6 +72,8 @@ export interface TemporalClusterOptions {
   namespace?: string;
   /** Custom search attributes registered through the operator API (existing ones are kept). */
   searchAttributes?: Record<string, SearchAttributeType>;
+  /** The Web UI's codec server (with credentials: the operator's /codec/login session), to read encrypted payloads. */
+  codecEndpoint?: string;
   /** PostgreSQL fsync (default true: the cluster is the durable store of every workflow). */
   durable?: boolean;
   startTimeoutMs?: number;
@@ -416,6 +418,7 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
             defaultNamespace: namespace,
             cors: { allowOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`] },
             auth: { enabled: false },
+            ...(opts.codecEndpoint ? { codec: { endpoint: opts.codecEndpoint, includeCredentials: true } } : {}),
           },
           null,
           2,
