@@ -14,7 +14,7 @@ import { rotateSigningKeys } from '../src/signing/keyStore';
 async function main(): Promise<void> {
   const config = loadConfig();
   if (config.SIGNING_KEYS)
-    throw new Error('SIGNING_KEYS is set: add the new key to it (see README, "Signed quotes and receipts")');
+    throw new Error('SIGNING_KEYS is set: add the new key to it (see docs/api.md, "Signed quotes and receipts")');
   const i = process.argv.indexOf('--activate-after');
   const activateAfterSeconds = i > 0 ? Number(process.argv[i + 1]) : 0;
   if (!Number.isInteger(activateAfterSeconds) || activateAfterSeconds < 0)

@@ -1,5 +1,5 @@
 /**
- * The order state machine (README "Order state machine"): statuses, the allowed transitions and the webhook event
+ * The order state machine (docs/api.md "Order state machine"): statuses, the allowed transitions and the webhook event
  * each status emits. Pure data, shared by the workflows (which enforce it: `transition()` and the Update validators
  * of workflows/order.ts and workflows/expert.ts check {@link canTransition}), the read model and the event catalogue.
  *
@@ -45,7 +45,7 @@ export const ORDER_STATUSES: readonly OrderStatus[] = [
 /** States in which the workflow has ended. */
 export const TERMINAL_STATUSES: readonly OrderStatus[] = ['accepted', 'rejected', 'expired', 'refunded', 'cancelled'];
 
-/** Allowed transitions (README "Order state machine" renders this table). */
+/** Allowed transitions (docs/api.md "Order state machine" renders this table). */
 export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
   awaiting_payment: ['paid', 'expired'],
   paid: ['fulfilling'],

@@ -3,7 +3,7 @@
  * service to buy, with the reasons. Pure and deterministic (same input, same plan), no I/O; the procurement workflow
  * runs it in an activity so the plan is recorded in its history.
  *
- * How the text is read (documented in the README too):
+ * How the text is read (documented in docs/agent-self-service.md too):
  * - The objective is split into lower-case words (letters and digits). Each word, and each run of two or three
  *   adjacent words joined by `_`, is looked up: first as an exact catalogue capability tag (`booking page` →
  *   `booking_page`), then in the keyword table {@link OBJECTIVE_KEYWORDS} (`receptionist` → `ai_receptionist`,

@@ -263,6 +263,6 @@ export function rotateSigningKeys(
   opts: { now?: Date; activateAfterSeconds?: number } = {},
 ): Promise<{ kid: string; keys: PublicKeyInfo[] }> {
   if (config.SIGNING_KEYS)
-    throw new Error('SIGNING_KEYS is set: add the new key to it (see README, "Signed quotes and receipts")');
+    throw new Error('SIGNING_KEYS is set: add the new key to it (see docs/api.md, "Signed quotes and receipts")');
   return new DatabaseKeyStore(db, config).rotate(opts);
 }

@@ -245,7 +245,7 @@ export async function eventually<T>(
 }
 
 /**
- * The status changes of `state.progress` that the state table (`ORDER_TRANSITIONS`, rendered in the README) does not
+ * The status changes of `state.progress` that the state table (`ORDER_TRANSITIONS`, rendered in docs/api.md) does not
  * allow, as `from -> to`; empty when the workflow kept to it. Progress entries within a status are skipped.
  */
 export function disallowedTransitions(state: OrderState): string[] {

@@ -1,8 +1,8 @@
 /**
  * Replay safety (issue 6 §1): every stored history in test/fixtures/histories/ must replay against the current
  * workflow code without a non-determinism error. Orders live for days; a deploy in between resumes them by replaying
- * their history with the new code, so a change to in-flight logic must go through `patched()` (README,
- * "Long-running orders"). No server is needed: the replay worker runs the histories in-process.
+ * their history with the new code, so a change to in-flight logic must go through `patched()` (docs/patches.md,
+ * and docs/long-running-orders.md). No server is needed: the replay worker runs the histories in-process.
  *
  * Fixtures: `expert-custom-7-days.json`, a robot-control-system order (blueprint, engineer queue, escalation at 80%,
  * engineer delivery, acceptance) recorded by `RECORD_HISTORIES=1 npx jest test/integration/expertDelivery.test.ts`;

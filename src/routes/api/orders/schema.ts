@@ -16,7 +16,7 @@ export const PaymentRailSchema = z
   .meta({ id: 'PaymentRail', description: 'Payment rail (seed §1).' });
 export const OrderStatusSchema = z
   .enum(ORDER_STATUSES as [string, ...string[]])
-  .meta({ id: 'OrderStatus', description: 'Order state (README, "Order state machine").' });
+  .meta({ id: 'OrderStatus', description: 'Order state (docs/api.md, "Order state machine").' });
 
 const InputValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)]);
 

@@ -17,7 +17,7 @@ export const ProcurementRequest = z
       .string()
       .max(2000)
       .optional()
-      .meta({ description: 'What the agent wants, in words; see README "Procurement" for how it is read' }),
+      .meta({ description: 'What the agent wants, in words; see docs/agent-self-service.md for how it is read' }),
     budget: z
       .number()
       .positive()
