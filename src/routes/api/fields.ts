@@ -25,3 +25,15 @@ export const Time = (description: string) => z.string().meta({ description: `${d
 
 /** The path parameter `order_id` (an unknown or malformed id is a 404 `order_not_found` of the lookup). */
 export const OrderPath = z.object({ order_id: z.string().min(1).max(128).meta({ description: 'Order id (ord_...)' }) });
+
+/**
+ * The answers of a deliverable download (an order's or a task's), streamed in the deliverable's own media type:
+ * whole, one range (RFC 9110 §14), or not modified (issue 25 §2).
+ */
+export const DELIVERABLE_DOWNLOAD_RESPONSES = {
+  '200': { description: 'The bytes' },
+  '206': {
+    description: 'The bytes of the one range asked for (`Range: bytes=…`, `If-Range`), with `Content-Range`',
+  },
+  '304': { description: '`If-None-Match` holds the ETag' },
+} as const;

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ORDER_STATUSES, PAYMENT_RAILS } from '../../../../workflows/shared';
 import { IdempotencyKeyHeader, defineOperation } from '../../operation';
-import { Id, Micros, OrderPath, Time, Usd } from '../fields';
+import { DELIVERABLE_DOWNLOAD_RESPONSES, Id, Micros, OrderPath, Time, Usd } from '../fields';
 import { WebhookEndpoint } from '../webhooks/schema';
 import { EngineeringView } from '../engineering/schema';
 import { CancelBody, SubscriptionView } from '../subscriptions/schema';
@@ -391,13 +391,7 @@ export const orderOperations = {
     auth: 'none',
     request: { params: OrderPath.extend({ name: z.string().meta({ description: 'Deliverable name' }) }) },
     // The bytes in the deliverable's own media type, streamed (issue 25 §2).
-    responses: {
-      '200': { description: 'The bytes' },
-      '206': {
-        description: 'The bytes of the one range asked for (`Range: bytes=…`, `If-Range`), with `Content-Range`',
-      },
-      '304': { description: '`If-None-Match` holds the ETag' },
-    },
+    responses: DELIVERABLE_DOWNLOAD_RESPONSES,
     errors: {
       order_not_found: 'Unknown order',
       deliverable_not_found: 'The order has no deliverable of this name',

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { defineOperation } from '../../operation';
-import { OrderPath } from '../fields';
+import { DELIVERABLE_DOWNLOAD_RESPONSES, OrderPath } from '../fields';
 
 /** Body of `POST /api/v1/orders/{order_id}/tasks` (task-worker inputs, seed §2.1). */
 export const TaskBody = z.object({
@@ -92,13 +92,7 @@ export const taskOperations = {
     auth: 'none',
     request: { params: TaskPath.extend({ name: z.string().meta({ description: 'Deliverable name' }) }) },
     // The bytes in the deliverable's own media type, streamed (issue 25 §2).
-    responses: {
-      '200': { description: 'The bytes' },
-      '206': {
-        description: 'The bytes of the one range asked for (`Range: bytes=…`, `If-Range`), with `Content-Range`',
-      },
-      '304': { description: '`If-None-Match` holds the ETag' },
-    },
+    responses: DELIVERABLE_DOWNLOAD_RESPONSES,
     errors: {
       order_not_found: 'Unknown order',
       task_not_found: 'No such task',
