@@ -48,6 +48,9 @@ import {
   logger,
   newStats,
   orderFlow,
+  registerWebhook,
+  startWebhookCounter,
+  undeliveredEvents,
   operatorReconciliation,
   orderWorkflows,
   seededRandom,
@@ -60,6 +63,7 @@ import {
   type BooksAudit,
   type DrillStack,
   type Rng,
+  type WebhookCounter,
 } from './lib';
 
 const TASK_WORKER = {
@@ -323,6 +327,7 @@ export async function run(args: Map<string, string>): Promise<void> {
     }).catch(() => undefined);
   }, 2_000);
 
+  let hooks: WebhookCounter | undefined;
   try {
     const spendBefore = await usdcBalanceOf(chain.rpcUrl, chain.asset as `0x${string}`, ANVIL_ADDRESSES.buyer);
     const agents: Array<{ id: string; key: string }> = [];
@@ -335,6 +340,11 @@ export async function run(args: Map<string, string>): Promise<void> {
     const prober = cluster
       ? { id: 'drill-chaos-probe', key: await fundedAgent(api, 'drill-chaos-probe', 1_000_000) }
       : undefined;
+    // Cluster: every event of the agents' orders must reach their webhook endpoint (issue 25 §3), whatever died.
+    if (cluster) {
+      hooks = await startWebhookCounter();
+      for (const a of [...agents, ...(prober ? [prober] : [])]) await registerWebhook(api, a.id, a.key, hooks.url);
+    }
     const recoveryProbe = async (from: number): Promise<{ deliveredAt: number } | null> => {
       while (prober && Date.now() - from < 120_000) {
         const flow = await orderFlow([api], prober.id, prober.key, newStats(), 120_000);
@@ -1056,6 +1066,27 @@ export async function run(args: Map<string, string>): Promise<void> {
         }
       }
       figures.deliverables_fetched_from_each_api = { orders: delivered.length, apis: stack.apis.length, ok: fetched };
+      if (hooks) {
+        const agentIds = new Set([...agents.map((a) => a.id), 'drill-chaos-probe']);
+        const ids = books.orders.filter((o) => o.agent_id && agentIds.has(o.agent_id)).map((o) => o._id);
+        const counter = hooks;
+        const missing =
+          (await until(
+            async () => {
+              const m = await undeliveredEvents(stack, ids, counter);
+              return m.length === 0 ? m : undefined;
+            },
+            90_000,
+            500,
+          )) ?? (await undeliveredEvents(stack, ids, counter));
+        figures.webhooks = {
+          orders: ids.length,
+          events_received: counter.byId.size,
+          undelivered: missing.length,
+          received_twice_or_more: [...counter.byId.values()].filter((n) => n > 1).length,
+        };
+        for (const m of missing.slice(0, 10)) report(`webhook event never delivered: ${m}`, 'end');
+      }
       if (delivered.length === 0) report('no delivered order to fetch a deliverable of', 'end');
     }
 
@@ -1105,6 +1136,7 @@ export async function run(args: Map<string, string>): Promise<void> {
     problems.push(`drill error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   } finally {
     clearInterval(ticker);
+    await hooks?.close().catch(() => undefined);
     await textModel?.stop().catch(() => undefined);
     // A failed run keeps its data folder and logs for the post-mortem (Temporal histories, database, process logs).
     const keep = args.has('keep') || problems.length > 0;
