@@ -50,7 +50,7 @@ import {
   orderFlow,
   registerWebhook,
   startWebhookCounter,
-  undeliveredEvents,
+  awaitUndelivered,
   operatorReconciliation,
   orderWorkflows,
   seededRandom,
@@ -1070,15 +1070,7 @@ export async function run(args: Map<string, string>): Promise<void> {
         const agentIds = new Set([...agents.map((a) => a.id), 'drill-chaos-probe']);
         const ids = books.orders.filter((o) => o.agent_id && agentIds.has(o.agent_id)).map((o) => o._id);
         const counter = hooks;
-        const missing =
-          (await until(
-            async () => {
-              const m = await undeliveredEvents(stack, ids, counter);
-              return m.length === 0 ? m : undefined;
-            },
-            90_000,
-            500,
-          )) ?? (await undeliveredEvents(stack, ids, counter));
+        const missing = await awaitUndelivered(stack, ids, counter, 90_000);
         figures.webhooks = {
           orders: ids.length,
           events_received: counter.byId.size,

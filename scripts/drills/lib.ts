@@ -841,6 +841,28 @@ export async function undeliveredEvents(
   return events.filter((e) => !hooks.byId.has(e._id)).map((e) => `${e.order_id} ${e.type}`);
 }
 
+/**
+ * Waits up to `timeoutMs` (deliveries retry on their schedule) until every event of `orderIds` reached `hooks`;
+ * returns those that did not (empty when all arrived).
+ */
+export async function awaitUndelivered(
+  stack: DrillStack,
+  orderIds: string[],
+  hooks: WebhookCounter,
+  timeoutMs: number,
+): Promise<string[]> {
+  return (
+    (await until(
+      async () => {
+        const m = await undeliveredEvents(stack, orderIds, hooks);
+        return m.length === 0 ? m : undefined;
+      },
+      timeoutMs,
+      500,
+    )) ?? (await undeliveredEvents(stack, orderIds, hooks))
+  );
+}
+
 /** Registers the receiver for every event of `agentId`'s orders. */
 export async function registerWebhook(base: string, agentId: string, agentKey: string, url: string): Promise<void> {
   const r = await call(

@@ -21,7 +21,7 @@ import {
   startDrillStack,
   startWebhookCounter,
   statusCounts,
-  undeliveredEvents,
+  awaitUndelivered,
   until,
   type Answer,
   type OrderFlow,
@@ -191,15 +191,7 @@ export async function run(args: Map<string, string>): Promise<void> {
     const deliveredIds = new Set(results.filter((r) => r.outcome === 'delivered').map((r) => `order:${r.orderId}`));
     const unpaidButDelivered = [...debits].filter(([tx, n]) => n === 0 && deliveredIds.has(tx)).map(([tx]) => tx);
     // Webhooks: every event of these orders received at least once (deliveries retry on their schedule).
-    const missing =
-      (await until(
-        async () => {
-          const m = await undeliveredEvents(stack, orderIds, hooks);
-          return m.length === 0 ? m : undefined;
-        },
-        60_000,
-        500,
-      )) ?? (await undeliveredEvents(stack, orderIds, hooks));
+    const missing = await awaitUndelivered(stack, orderIds, hooks, 60_000);
     figures.load = {
       orders: results.length,
       delivered: results.length - notDelivered.length,

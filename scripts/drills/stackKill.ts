@@ -33,7 +33,7 @@ import {
   startWebhookCounter,
   statusCounts,
   x402Purchase,
-  undeliveredEvents,
+  awaitUndelivered,
   until,
   waitDelivered,
   type OrderFlow,
@@ -297,15 +297,7 @@ export async function run(args: Map<string, string>): Promise<void> {
     const allIds = [
       ...new Set([...inFlight.map((r) => r.orderId!), ...unpaid, ...awaitingReview, expert, subscription]),
     ];
-    const missing =
-      (await until(
-        async () => {
-          const m = await undeliveredEvents(stack, allIds, hooks);
-          return m.length === 0 ? m : undefined;
-        },
-        90_000,
-        500,
-      )) ?? (await undeliveredEvents(stack, allIds, hooks));
+    const missing = await awaitUndelivered(stack, allIds, hooks, 90_000);
     figures.ledger_and_webhooks = {
       orders_checked: allIds.length,
       debits_checked: debits.size,
