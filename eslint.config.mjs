@@ -2,7 +2,8 @@
 // layer rules that keep the architecture readable from the folders:
 //   workflows/   deterministic code: @temporalio/workflow, other workflow files, pure domain modules, types only
 //   activities/  I/O behind narrow ports: never route code nor the API's Temporal client layer
-//   src/domain/  pure functions: no I/O (no database, HTTP, Temporal client, file system)
+//   src/domain/  the rules of the business, pure functions: no I/O (no database, HTTP, Temporal client, file system)
+//   src/products/ product content (generators, templates, micro catalogue): pure, may use src/domain, never the reverse
 //   src/routes/  handlers read the request through their operation's gate, never ctx.params (issue 27 §1)
 // Formatting is Prettier's (`prettier --check .`); eslint-config-prettier turns off the rules that would fight it.
 import js from '@eslint/js';
@@ -146,6 +147,46 @@ export default tseslint.config(
                 '**/workflows/**',
               ],
               message: 'src/domain is pure: it imports no layer above it',
+              allowTypeImports: true,
+            },
+            {
+              group: ['**/products', '**/products/**'],
+              message: 'the rules of the business do not depend on product content (src/products imports src/domain)',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Product content (issue 27 §3): deliverable generators, templates, the micro catalogue. Pure like the domain;
+    // it may use the domain's rules and the text generator's port, nothing above.
+    files: ['src/products/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...restrictIo('src/products is content: no I/O modules (import type is fine)', ['node:*']),
+            {
+              group: ['node:*', '!node:crypto'],
+              message: 'src/products is content: no I/O modules',
+              allowTypeImports: true,
+            },
+            {
+              group: [
+                '**/src/db',
+                '**/db',
+                '**/repos/**',
+                '**/routes/**',
+                '**/http/**',
+                '**/temporal/**',
+                '**/services/**',
+                '**/activities/**',
+                '**/workflows/**',
+              ],
+              message: 'src/products is content: it imports src/domain and ports, no layer above',
               allowTypeImports: true,
             },
           ],

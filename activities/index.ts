@@ -17,7 +17,7 @@ import { currentContext } from './heartbeat';
 import { produceAndStore } from './produce';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
-import { bundleManifest, languageTasks } from '../src/domain/deliverables';
+import { bundleManifest, languageTasks } from '../src/products/deliverables';
 import type { TextGenerator } from '../src/textgen/port';
 import type { X402ActivityPorts } from './x402';
 import {

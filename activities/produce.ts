@@ -3,7 +3,7 @@
  * service's generator (language work through the text-generation port), then each file stored content-addressed,
  * with a heartbeat per stored file (a no-op in local activities).
  */
-import { produceDeliverables, type DeliverableContext } from '../src/domain/deliverables';
+import { produceDeliverables, type DeliverableContext } from '../src/products/deliverables';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import type { TextGenerator } from '../src/textgen/port';
 import type { DeliverableRecord } from '../workflows/shared';

@@ -1,5 +1,5 @@
 /**
- * Regenerates `src/domain/micro/n8n-node-types.json`, the snapshot of node types that the
+ * Regenerates `src/products/micro/n8n-node-types.json`, the snapshot of node types that the
  * `n8n-nodes-base` package declares, against which micro-catalogue recipes are validated
  * (issue 3 §3, seed §2.12 `validated`).
  *
@@ -317,7 +317,7 @@ function checkValue(p: RawProperty, value: unknown, root: Params, version: numbe
 
 async function check(raw: RawNode[], label: string): Promise<number> {
   // Imported here so that regenerating the snapshot never depends on the catalogue code.
-  const { MICRO_ITEMS, microItemGoods } = await import('../src/domain/micro/index.js');
+  const { MICRO_ITEMS, microItemGoods } = await import('../src/products/micro/index.js');
   let problems = 0;
   let nodes = 0;
   for (const item of MICRO_ITEMS.filter((i) => i.kind === 'recipe')) {

@@ -10,7 +10,7 @@ import { HTTPFacilitatorClient } from '@x402/core/server';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { paymentMiddleware, x402ResourceServer, type Network } from '@x402/hono';
 import { Hono } from 'hono';
-import { getMicroItem, microItemGoods } from '../../src/domain/micro';
+import { getMicroItem, microItemGoods } from '../../src/products/micro';
 
 interface SellerConfig {
   facilitatorUrl: string;

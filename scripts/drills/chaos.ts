@@ -33,7 +33,7 @@
 import { createHash } from 'node:crypto';
 import { createPublicClient, http, parseAbi } from 'viem';
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
-import { MICRO_ITEMS } from '../../src/domain/micro';
+import { MICRO_ITEMS } from '../../src/products/micro';
 import type { OrderDoc } from '../../src/db';
 import { startFakeTextModel } from '../../test/helpers/fakeTextModel';
 import {

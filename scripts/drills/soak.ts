@@ -18,7 +18,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
-import { MICRO_ITEMS } from '../../src/domain/micro';
+import { MICRO_ITEMS } from '../../src/products/micro';
 import {
   AUTOMATION,
   call,

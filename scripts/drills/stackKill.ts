@@ -40,7 +40,7 @@ import {
   type X402Purchase,
 } from './lib';
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
-import { MICRO_ITEMS } from '../../src/domain/micro';
+import { MICRO_ITEMS } from '../../src/products/micro';
 
 const EXPERT = {
   service_id: 'robot-control-system',

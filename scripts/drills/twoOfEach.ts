@@ -15,7 +15,7 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_ADDRESSES, ANVIL_KEYS, usdcBalanceOf } from '../lib/chain';
-import { MICRO_ITEMS } from '../../src/domain/micro';
+import { MICRO_ITEMS } from '../../src/products/micro';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import {

@@ -62,7 +62,7 @@ export interface ServiceUnavailability {
 /**
  * Why this deployment cannot sell `service`, or null when it can: a service (or bundle with a part) whose
  * `constraints.requires` holds `text_generation_model` needs a configured language model. The same rule as the
- * refusal at order creation (src/domain/deliverables/availability.ts, 422 `text_generation_unavailable`).
+ * refusal at order creation (src/products/deliverables/availability.ts, 422 `text_generation_unavailable`).
  * @example serviceUnavailability(getService('task-worker')!, { missingTextgen: ['TEXTGEN_MODEL'] })
  *   // { reason: 'text_generation_unavailable', missing: ['TEXTGEN_MODEL'] }
  */

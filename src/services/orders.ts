@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
 import type { OrderDoc } from '../db';
 import { getService, missingInputs, priceMicros, type ServiceDefinition } from '../domain/catalogue';
-import { refuseUnavailableService } from '../domain/deliverables/availability';
+import { refuseUnavailableService } from '../products/deliverables/availability';
 import { longRunningTerms } from '../domain/longRunning';
 import { problem } from '../errors';
 import { sha256Hex } from '../hash';

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
 import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
-import { MICRO_ITEMS } from '../../src/domain/micro';
+import { MICRO_ITEMS } from '../../src/products/micro';
 import { startStack, type Stack } from '../helpers/stack';
 import { signPayment, startX402Chain, type X402Chain } from '../helpers/x402';
 

@@ -29,7 +29,7 @@ import {
   type JWSSignedOffer,
   type JWSSignedReceipt,
 } from '@x402/extensions/offer-receipt';
-import { MICRO_ITEMS } from '../../src/domain/micro';
+import { MICRO_ITEMS } from '../../src/products/micro';
 import { loadConfig, type SigningJwk } from '../../src/config';
 import { connectDatabase, type Database } from '../../src/db';
 import { KEY_FILE_NAME, newSigningJwk } from '../../src/signing/keys';

@@ -9,8 +9,8 @@ import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
 import { freePort } from '../../scripts/lib/servers';
 import { createApp } from '../../src/app';
 import { OrderWorkflows } from '../../src/temporal/orders';
-import { MICRO_ITEMS, getMicroItem, microItemGoods } from '../../src/domain/micro';
-import { TEMPLATES } from '../../src/domain/x402/templates';
+import { MICRO_ITEMS, getMicroItem, microItemGoods } from '../../src/products/micro';
+import { TEMPLATES } from '../../src/products/x402/templates';
 import { OPERATOR_KEY, startStack, waitForOrder, type Stack } from '../helpers/stack';
 import {
   UNFUNDED_KEY,

@@ -13,7 +13,7 @@ import { HTTPFacilitatorClient } from '@x402/core/http';
 import { createTestClient, http } from 'viem';
 import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
 import type { X402PaymentDoc } from '../../src/db';
-import { MICRO_ITEMS, microItemGoods } from '../../src/domain/micro';
+import { MICRO_ITEMS, microItemGoods } from '../../src/products/micro';
 import { startStack, waitForOrder, type Stack } from '../helpers/stack';
 import {
   paymentRequiredOf,

@@ -6,7 +6,7 @@
  */
 import { createTestClient, http, publicActions } from 'viem';
 import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
-import { MICRO_ITEMS } from '../../src/domain/micro';
+import { MICRO_ITEMS } from '../../src/products/micro';
 import { startStack, type Stack } from '../helpers/stack';
 import {
   paymentRequiredOf,

@@ -14,7 +14,7 @@ import {
   type DeliverableContext,
   type DeliverableFile,
   type InputValue,
-} from '../../src/domain/deliverables';
+} from '../../src/products/deliverables';
 import { fakeLanguage } from '../helpers/fakeTextModel';
 
 /** js-yaml ships with jest's dependency tree; the YAML checks are skipped if it ever disappears. */

@@ -5,7 +5,7 @@
  * there is what the generator sends the model and how it lays out the reply.
  */
 import { getService } from '../../src/domain/catalogue';
-import { N8N_NODE_TYPES, checkNodeUse, indexNodeTypes } from '../../src/domain/micro/snapshot';
+import { N8N_NODE_TYPES, checkNodeUse, indexNodeTypes } from '../../src/products/micro/snapshot';
 import {
   bundleConnections,
   bundleManifest,
@@ -14,8 +14,8 @@ import {
   languageTasks,
   type DeliverableContext,
   type InputValue,
-} from '../../src/domain/deliverables';
-import { findProduct } from '../../src/domain/deliverables/products';
+} from '../../src/products/deliverables';
+import { findProduct } from '../../src/products/deliverables/products';
 import { fakeLanguage } from '../helpers/fakeTextModel';
 
 const ISSUED = '2026-03-01T10:00:00.000Z';

@@ -21,8 +21,8 @@ import {
   microItemGoods,
   N8N_NODE_TYPES,
   type NodeTypeSnapshot,
-} from '../../src/domain/micro';
-import { renderTemplate, templateVariables } from '../../src/domain/micro/prompts';
+} from '../../src/products/micro';
+import { renderTemplate, templateVariables } from '../../src/products/micro/prompts';
 
 const BASE = 'https://api.example.test';
 const index = indexNodeTypes(N8N_NODE_TYPES);

@@ -1,4 +1,4 @@
-/** Reading the buyer's text (src/domain/deliverables/parse.ts, robots.ts): scales, units, durations, zones, hours. */
+/** Reading the buyer's text (src/products/deliverables/parse.ts, robots.ts): scales, units, durations, zones, hours. */
 import {
   parseCount,
   parseDurationMinutes,
@@ -6,8 +6,8 @@ import {
   parseTimeZone,
   parseWeeklyHours,
   splitServiceDuration,
-} from '../../src/domain/deliverables/parse';
-import { findRobot, parseMaxMassKg, parseRosDistro, visionNeed } from '../../src/domain/deliverables/robots';
+} from '../../src/products/deliverables/parse';
+import { findRobot, parseMaxMassKg, parseRosDistro, visionNeed } from '../../src/products/deliverables/robots';
 
 test.each([
   ['5,000 orders per day', 5000, 'orders'],

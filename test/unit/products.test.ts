@@ -1,11 +1,11 @@
 /**
- * The product table (src/domain/deliverables/products.ts) against the committed n8n-nodes-base snapshot, and its
+ * The product table (src/products/deliverables/products.ts) against the committed n8n-nodes-base snapshot, and its
  * field expressions against each product's own sample payload: the record fields a workflow maps must come out of
  * a real-shaped event (issue 13).
  */
-import { N8N_NODE_TYPES, checkNodeUse, indexNodeTypes } from '../../src/domain/micro/snapshot';
-import { NODE_VERSIONS } from '../../src/domain/deliverables/automation-wf';
-import { PRODUCTS, findProduct, findProducts } from '../../src/domain/deliverables/products';
+import { N8N_NODE_TYPES, checkNodeUse, indexNodeTypes } from '../../src/products/micro/snapshot';
+import { NODE_VERSIONS } from '../../src/products/deliverables/automation-wf';
+import { PRODUCTS, findProduct, findProducts } from '../../src/products/deliverables/products';
 
 const index = indexNodeTypes(N8N_NODE_TYPES);
 

@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { getService, SERVICES, TEXT_GENERATION_MODEL } from '../../src/domain/catalogue';
-import { produceDeliverables } from '../../src/domain/deliverables';
-import { refuseUnavailableService } from '../../src/domain/deliverables/availability';
-import { languageTask } from '../../src/domain/deliverables/language';
+import { produceDeliverables } from '../../src/products/deliverables';
+import { refuseUnavailableService } from '../../src/products/deliverables/availability';
+import { languageTask } from '../../src/products/deliverables/language';
 import { ProblemError } from '../../src/errors';
 import { asTextGenerationFailure } from '../../activities/failures';
 import { ApplicationFailure } from '@temporalio/common';

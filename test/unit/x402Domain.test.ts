@@ -3,14 +3,14 @@
  * pinned snapshot; seed §2.13 prices), the workflow audit (each rule fires on a workflow built to break it and stays
  * quiet on a clean one), the agent starter bundle, the observation feed maths and user-agent classification.
  */
-import { N8N_NODE_TYPES, checkNodeUse, indexNodeTypes } from '../../src/domain/micro/snapshot';
-import { agentStarterBundle } from '../../src/domain/x402/agentStarter';
-import { AUDIT_RULES, InvalidWorkflowError, auditWorkflow, workflowOfBody } from '../../src/domain/x402/audit';
-import type { N8nWorkflow } from '../../src/domain/x402/n8n';
-import { agentsSnapshot, methodologyDocument, tickReading } from '../../src/domain/x402/observations';
-import { PAID_RESOURCES } from '../../src/domain/x402/resources';
-import { TEMPLATES, getTemplate, templatePriceRange } from '../../src/domain/x402/templates';
-import type * as TemplatesModule from '../../src/domain/x402/templates';
+import { N8N_NODE_TYPES, checkNodeUse, indexNodeTypes } from '../../src/products/micro/snapshot';
+import { agentStarterBundle } from '../../src/products/x402/agentStarter';
+import { AUDIT_RULES, InvalidWorkflowError, auditWorkflow, workflowOfBody } from '../../src/products/x402/audit';
+import type { N8nWorkflow } from '../../src/products/x402/n8n';
+import { agentsSnapshot, methodologyDocument, tickReading } from '../../src/products/x402/observations';
+import { PAID_RESOURCES } from '../../src/products/x402/resources';
+import { TEMPLATES, getTemplate, templatePriceRange } from '../../src/products/x402/templates';
+import type * as TemplatesModule from '../../src/products/x402/templates';
 import { RequestTelemetry, classifyUserAgent, type RequestRecord } from '../../src/http/telemetry';
 
 const index = indexNodeTypes(N8N_NODE_TYPES);
@@ -70,7 +70,7 @@ describe('templates (seed §2.13)', () => {
 
   it('node ids are unique and stable across builds', () => {
     for (const t of TEMPLATES) expect(new Set(t.workflow.nodes.map((n) => n.id)).size).toBe(t.workflow.nodes.length);
-    const again = jest.requireActual<typeof TemplatesModule>('../../src/domain/x402/templates');
+    const again = jest.requireActual<typeof TemplatesModule>('../../src/products/x402/templates');
     expect(JSON.stringify(again.TEMPLATES)).toBe(JSON.stringify(TEMPLATES));
   });
 });

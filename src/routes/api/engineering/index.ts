@@ -10,7 +10,7 @@
  */
 import type { Context } from 'koa';
 import type { OrderDoc } from '../../../db';
-import { isSafeFileName } from '../../../domain/deliverables';
+import { isSafeFileName } from '../../../products/deliverables';
 import { microsToUsd } from '../../../domain/money';
 import { badRequest, invalidTransition, problem } from '../../../errors';
 import { ENGINEERING_QUEUE_STATUSES, EngineeringRepository } from '../../../repos/engineering';

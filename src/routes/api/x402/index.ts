@@ -14,10 +14,10 @@
  */
 import type { z } from 'zod';
 import { JsonMemo, sendCachedJson } from '../../../http/cachedJson';
-import { microCatalogue, microItemGoods } from '../../../domain/micro';
-import { agentStarterBundle } from '../../../domain/x402/agentStarter';
-import { InvalidWorkflowError, auditWorkflow, workflowOfBody } from '../../../domain/x402/audit';
-import { agentsSnapshot, methodologyDocument, tickReading } from '../../../domain/x402/observations';
+import { microCatalogue, microItemGoods } from '../../../products/micro';
+import { agentStarterBundle } from '../../../products/x402/agentStarter';
+import { InvalidWorkflowError, auditWorkflow, workflowOfBody } from '../../../products/x402/audit';
+import { agentsSnapshot, methodologyDocument, tickReading } from '../../../products/x402/observations';
 import {
   AGENT_STARTER_BAZAAR,
   AUDIT_BAZAAR,
@@ -29,8 +29,8 @@ import {
   PAID_RESOURCES,
   TEMPLATE_BAZAAR,
   paidResource,
-} from '../../../domain/x402/resources';
-import { TEMPLATES, getTemplate, templatePriceRange } from '../../../domain/x402/templates';
+} from '../../../products/x402/resources';
+import { TEMPLATES, getTemplate, templatePriceRange } from '../../../products/x402/templates';
 import { badRequest, invalidTransition, notFound, problem, unprocessable } from '../../../errors';
 import type { RequestTelemetry } from '../../../http/telemetry';
 import { sha256Hex as sha256 } from '../../../hash';

@@ -6,8 +6,8 @@
  *   chain anyway), shown without the order it paid.
  */
 import { z } from 'zod';
-import { getMicroItem } from '../../../domain/micro';
-import { getTemplate } from '../../../domain/x402/templates';
+import { getMicroItem } from '../../../products/micro';
+import { getTemplate } from '../../../products/x402/templates';
 import { problem } from '../../../errors';
 import { operatorOnly, type Actor, type Verdict } from '../../gate';
 import type { RawRequest } from '../../operation';
@@ -23,9 +23,9 @@ const SkuParam = z
   .max(100)
   .regex(/^[a-z0-9-]+$/);
 
-/** A micro item of the catalogue (src/domain/micro). */
+/** A micro item of the catalogue (src/products/micro). */
 export type MicroItem = NonNullable<ReturnType<typeof getMicroItem>>;
-/** An automation template (src/domain/x402/templates.ts). */
+/** An automation template (src/products/x402/templates.ts). */
 export type Template = NonNullable<ReturnType<typeof getTemplate>>;
 
 /**

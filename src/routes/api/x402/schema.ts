@@ -5,7 +5,7 @@
  * and the ledger. Schemas and operation definitions (src/routes/operation.ts).
  */
 import { z } from 'zod';
-import { MicroCatalogueEnvelope } from '../../../domain/micro';
+import { MicroCatalogueEnvelope } from '../../../products/micro';
 import { X402_STATUSES } from '../../../repos/x402Payments';
 import { defineOperation, problemResponse, type OperationDefinition, type ResponseSpec } from '../../operation';
 import { OrderPath } from '../fields';

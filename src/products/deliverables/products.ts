@@ -2,7 +2,7 @@
  * The one maintained table of real products the deliverables name: what each product does (for audits and
  * integrations), how it announces events (its real webhook payload shape, with a sample), how its record fields are
  * read from that payload, its REST endpoints, and the n8n node types that speak to it. Every n8n node type and
- * version here is checked against the committed n8n-nodes-base snapshot (src/domain/micro/n8n-node-types.json) by
+ * version here is checked against the committed n8n-nodes-base snapshot (src/products/micro/n8n-node-types.json) by
  * test/unit/products.test.ts.
  *
  * Field expressions are JavaScript over `P`, the incoming payload (an n8n Webhook node's `$json.body`), and are

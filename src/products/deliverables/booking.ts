@@ -7,7 +7,7 @@
  * Source: seed §2.1 (bundles and their parts); issue 13 ("durations and time zones as given", "Bundles wire their
  * parts").
  */
-import { getService } from '../catalogue';
+import { getService } from '../../domain/catalogue';
 import {
   isOnlyDaysAndTimes,
   parseTimeRange,

@@ -6,7 +6,7 @@
  * Source: issue 13 ("refuses the order up front with a clear 422 naming what is missing").
  */
 import { ProblemError } from '../../errors';
-import { TEXT_GENERATION_MODEL, bundleParts, type ServiceDefinition } from '../catalogue';
+import { TEXT_GENERATION_MODEL, bundleParts, type ServiceDefinition } from '../../domain/catalogue';
 
 /**
  * Throws when the service needs something the deployment lacks.

@@ -2,7 +2,7 @@
  * The automation templates sold at `/x402/template?sku=<sku>` (seed §2.13: "one automation template (workflow
  * JSON), instant; 18 templates priced between 19 and 362 USD; the challenge for a named sku quotes that sku's own
  * price"). Each template is an importable n8n workflow built only from node types, versions and operations that
- * `n8n-nodes-base` declares (checked against src/domain/micro/n8n-node-types.json by test/unit/x402Domain.test.ts),
+ * `n8n-nodes-base` declares (checked against src/products/micro/n8n-node-types.json by test/unit/x402Domain.test.ts),
  * with retries or an error branch on every external call and no credentials inside: credential slots are
  * placeholders. Pure data, deterministic.
  */

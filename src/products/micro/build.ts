@@ -11,7 +11,7 @@
  *
  * Source: seed §2.12 (items, validated), §8 (489 items, 0.99 to 2.99 USD), issue 3 §3.
  */
-import { microsToUsd, type Micros } from '../money';
+import { microsToUsd, type Micros } from '../../domain/money';
 import { ENTITIES } from './entities';
 import { promptPackDocument, promptPackItemId, promptPackPriceMicros, promptPackTitle, USE_CASES } from './prompts';
 import {

@@ -14,7 +14,7 @@
  */
 import type { TextGenerator } from '../../textgen/port';
 import { TextGenerationError } from '../../textgen/port';
-import { getService } from '../catalogue';
+import { getService } from '../../domain/catalogue';
 import { agentDevelopmentDeliverables } from './agent-development';
 import { aiReceptionistDeliverables, aiReceptionistLanguage } from './ai-receptionist';
 import { automationAuditDeliverables, automationAuditLanguage } from './automation-audit';

@@ -5,7 +5,7 @@
  *
  * Source: seed §1 (deliverables and checksums), §2.1 (bundles and `includes`), §2.10 (provenance).
  */
-import { getService } from '../catalogue';
+import { getService } from '../../domain/catalogue';
 import { N8N_HOST, bundleWiring } from './booking';
 import type { DeliverableContext, DeliverableFile } from './types';
 import { MEDIA_TEXT, isSafeFileName, jsonFile, lines, markdownFile, md, mdFooter, mdTable, textFile } from './util';

@@ -25,7 +25,7 @@
  * Source: seed §2.12, §6.3, §8; issue 3 §3.
  */
 import { z } from 'zod';
-import { microsToUsd, sumMicros } from '../money';
+import { microsToUsd, sumMicros } from '../../domain/money';
 import { buildMicroCatalogue, MICRO_KINDS, type MicroBuild } from './build';
 
 export {
