@@ -38,7 +38,7 @@ import {
   type PaymentRecord,
   type RefundRecord,
   transitionEventData,
-} from '../workflows/shared';
+} from '../src/domain/order';
 
 /** What the activities need from the outside world. */
 export interface ActivityPorts {

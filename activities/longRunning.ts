@@ -28,7 +28,7 @@ import {
   type OrderProgressEvent,
   type OrderStatus,
   type RefundRecord,
-} from '../workflows/shared';
+} from '../src/domain/order';
 import {
   SUBSCRIPTION_EVENT_SEQ_BASE,
   TASK_EVENT_SEQ_BASE,

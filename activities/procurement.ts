@@ -14,7 +14,7 @@ import type { ProcurementRepository } from '../src/repos/procurements';
 import { createOrder, type OrderCreationPorts } from '../src/services/orders';
 import { createQuote, type QuotePorts } from '../src/services/quotes';
 import { missingTextgenSettings } from '../src/textgen';
-import type { ConfirmPaymentRequest, OrderState } from '../workflows/shared';
+import type { ConfirmPaymentRequest, OrderState } from '../src/domain/order';
 import {
   procurementSuffix,
   procurementWorkflowId,

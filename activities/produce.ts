@@ -6,7 +6,7 @@
 import { produceDeliverables, type DeliverableContext } from '../src/products/deliverables';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import type { TextGenerator } from '../src/textgen/port';
-import type { DeliverableRecord } from '../workflows/shared';
+import type { DeliverableRecord } from '../src/domain/order';
 import { asTextGenerationFailure } from './failures';
 import { beat } from './heartbeat';
 

@@ -8,7 +8,7 @@ import type { X402PaymentDoc } from '../src/db';
 import { ProblemError } from '../src/errors';
 import type { X402PaymentRepository } from '../src/repos/x402Payments';
 import type { SettlementChain } from '../src/x402/settlementChain';
-import { FailureType, type ConfirmPaymentRequest, type OrderState } from '../workflows/shared';
+import { FailureType, type ConfirmPaymentRequest, type OrderState } from '../src/domain/order';
 import { whileHeartbeating } from './heartbeat';
 
 /** What the x402 activities need. */

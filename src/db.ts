@@ -15,7 +15,7 @@ import type {
   PaymentRecord,
   RefundRecord,
   ReviewRecord,
-} from '../workflows/shared';
+} from './domain/order';
 import type {
   BillingPeriod,
   SubscriptionCharge,

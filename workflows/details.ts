@@ -8,7 +8,7 @@
  *
  * Source: issue 26 §1.
  */
-import type { DeliverableRecord, OrderState, OrderStatus, PaymentRail } from './shared';
+import type { DeliverableRecord, OrderState, OrderStatus, PaymentRail } from '../src/domain/order';
 import type { ProcurementProgress } from './procurementShared';
 import type { SubscriptionState, TaskResult } from './subscriptionShared';
 

@@ -13,14 +13,11 @@
 import { CancellationScope, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { LongRunningActivities } from '../activities/longRunning';
 import { orderSummaries as S } from './details';
+import { addDeliverableUpdate, cancelOrderUpdate, claimEngineeringUpdate, markReadyUpdate } from './shared';
 import {
   FailureType,
   ORDER_PROGRESS_EVENT_TYPES,
-  addDeliverableUpdate,
   canTransition,
-  cancelOrderUpdate,
-  claimEngineeringUpdate,
-  markReadyUpdate,
   type DeliverableRecord,
   type EngineeringRecord,
   type OrderProgressEvent,
@@ -28,7 +25,7 @@ import {
   type OrderStatus,
   type OrderWorkflowInput,
   type PaymentRecord,
-} from './shared';
+} from '../src/domain/order';
 import type { OrderPatch } from '../src/repos/orders';
 import { HandlerWrites } from './handlerWrites';
 import { RECORD_OPTIONS, copyJson as copy, nowIso, refusal, withSummary } from './policies';

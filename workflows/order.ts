@@ -27,15 +27,11 @@ import {
 import type { Activities } from '../activities';
 import type { CommissionActivities } from '../activities/commissions';
 import { orderDetails, orderSummaries as S, orderWaitingOn, type WaitingOn } from './details';
+import { SA, confirmPaymentUpdate, getStateQuery, recoverPaymentSignal, reviewUpdate } from './shared';
 import {
   FailureType,
-  SA,
   TERMINAL_STATUSES,
   canTransition,
-  confirmPaymentUpdate,
-  getStateQuery,
-  recoverPaymentSignal,
-  reviewUpdate,
   type ConfirmPaymentRequest,
   type DeliverableRecord,
   type FulfillmentInput,
@@ -45,7 +41,7 @@ import {
   type PaymentRecord,
   type RefundRecord,
   transitionEventData,
-} from './shared';
+} from '../src/domain/order';
 import type { OrderPatch } from '../src/repos/orders';
 import { installEngineering } from './expert';
 import {

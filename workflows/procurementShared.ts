@@ -5,7 +5,7 @@
  * Source: seed §2.8 (procurement request), §4 (procure: 201 / 402 / 422), §8 (defaults); issue 4 §3.
  */
 import type { ProcurementPlan } from '../src/domain/procurement';
-import type { OrderInputs } from './shared';
+import type { OrderInputs } from '../src/domain/order';
 
 /**
  * Outcome of a procurement: `completed` (ordered and paid), `planned` (auto_purchase false: plan and quote only),

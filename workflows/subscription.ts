@@ -49,7 +49,8 @@ import {
   refusal,
   withSummary,
 } from './policies';
-import { FailureType, SA, type OrderWorkflowInput, type PaymentRecord } from './shared';
+import { SA } from './shared';
+import { FailureType, type OrderWorkflowInput, type PaymentRecord } from '../src/domain/order';
 import {
   SUBSCRIPTION_EVENT_TYPES,
   cancelSubscriptionUpdate,

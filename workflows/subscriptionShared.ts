@@ -14,10 +14,10 @@ import type {
   PaymentRecord,
   RefundRecord,
   SubscriptionTerms,
-} from './shared';
+} from '../src/domain/order';
 
 /** Billing terms of a monthly order: defined beside the order input that carries them (workflows/shared.ts). */
-export type { SubscriptionTerms } from './shared';
+export type { SubscriptionTerms } from '../src/domain/order';
 
 /** Subscription status: active, past_due (a renewal is unpaid, dunning runs), then cancelled or suspended (final). */
 export type SubscriptionStatus = 'active' | 'past_due' | 'cancelled' | 'suspended';

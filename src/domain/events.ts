@@ -5,7 +5,7 @@
  * Source: seed §6.1, §6.2 (names not shown there; this catalogue defines them), issue 5 §1,
  * ../shared/reference/api-conventions.md (Standard Webhooks: dotted types such as `order.paid`).
  */
-import { ORDER_EVENT_TYPES, type OrderStatus } from './orderStatus';
+import { ORDER_EVENT_TYPES, type OrderStatus } from './order/status';
 
 /** One catalogued event type. `emitted` is false for types reserved for features still being built. */
 export interface EventTypeInfo {

@@ -6,7 +6,7 @@
  * issue 6 §1 (escalation at 80%), §2 (dunning: three retries over a week).
  */
 import { isExpertService, type ServiceDefinition } from './catalogue';
-import type { OrderWorkflowInput } from '../../workflows/shared';
+import type { OrderWorkflowInput } from './order';
 import type { SubscriptionTerms } from '../../workflows/subscriptionShared';
 
 /** Share of `max_fulfillment_hours` after which an expert order is escalated (issue 6 §1). */

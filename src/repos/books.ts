@@ -1,5 +1,5 @@
 import type { CommissionDoc, Database, OrderDoc, WalletDoc, WalletEntryDoc, X402PaymentDoc } from '../db';
-import { TERMINAL_STATUSES } from '../domain/orderStatus';
+import { TERMINAL_STATUSES } from '../domain/order/status';
 import { entryId } from './wallets';
 
 /** A wallet as the books reconciliation reads it: id, balance (integer micro-USD) and number of movements. */

@@ -1,5 +1,5 @@
 import type { Database, OrderDoc } from '../db';
-import type { OrderProgressEvent, OrderStatus } from '../../workflows/shared';
+import type { OrderProgressEvent, OrderStatus } from '../domain/order';
 import type { OrderPatch } from './orders';
 
 /** Statuses in which an expert-delivery order waits for its engineer (the queue). */

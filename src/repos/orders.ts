@@ -1,5 +1,6 @@
 import { isDuplicateKey, type Database, type OrderDoc } from '../db';
-import { orderWorkflowId, type OrderStatus, type OrderWorkflowInput } from '../../workflows/shared';
+import { orderWorkflowId } from '../../workflows/shared';
+import { type OrderStatus, type OrderWorkflowInput } from '../domain/order';
 
 /** One status change of the read model: its number (`version`), the status entered and when (ISO 8601). */
 export interface TransitionStep {

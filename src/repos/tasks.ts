@@ -1,5 +1,5 @@
 import { isDuplicateKey, type Database, type TaskDoc } from '../db';
-import type { OrderInputs } from '../../workflows/shared';
+import type { OrderInputs } from '../domain/order';
 import { taskWorkflowId, type TaskResult } from '../../workflows/subscriptionShared';
 
 /** Further tasks of per-task orders (issue 6 §3). Task 1 is the order itself; further tasks are numbered from 2. */

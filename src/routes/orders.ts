@@ -4,7 +4,7 @@
  * src/routes/api/orders/view.ts; loading and who may act, src/routes/api/orders/policy.ts.
  */
 import type { OrderCreationPorts } from '../services/orders';
-import type { PaymentRail } from '../../workflows/shared';
+import type { PaymentRail } from '../domain/order';
 import type { AppDeps } from './context';
 
 /** Default rail when the caller names none: by the shape of the transaction id (documented on the schema). */

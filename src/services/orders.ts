@@ -19,7 +19,7 @@ import type { QuoteRepository } from '../repos/quotes';
 import type { NewEndpoint, WebhookRepository } from '../repos/webhooks';
 import { missingTextgenSettings } from '../textgen';
 import { checkTarget } from '../webhooks/ssrf';
-import type { OrderWorkflowInput } from '../../workflows/shared';
+import type { OrderWorkflowInput } from '../domain/order';
 
 /**
  * What order creation needs, and nothing more: the quote and order stores, the order's webhook registration, a way to

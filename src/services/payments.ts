@@ -13,7 +13,7 @@ import { problem } from '../errors';
 import type { PaymentLinkProvider } from '../payments/linkpay';
 import type { X402PaymentRepository } from '../repos/x402Payments';
 import { InsufficientFundsError, type WalletRepository } from '../repos/wallets';
-import type { PaymentRail, PaymentRecord, RefundRecord } from '../../workflows/shared';
+import type { PaymentRail, PaymentRecord, RefundRecord } from '../domain/order';
 
 /** The wallet ledger as payments use it. */
 export type WalletLedger = Pick<WalletRepository, 'debit' | 'credit'>;

@@ -20,8 +20,8 @@
  * recorded on the order; a read model whose status differs from its closed workflow's final state is rewritten to it.
  * Ledger entries a crashed process left unwritten are rewritten from the wallet's recent movements on every run.
  */
-import type { OrderState, PaymentRecord } from '../../workflows/shared';
-import { TERMINAL_STATUSES, type OrderStatus } from '../domain/orderStatus';
+import type { OrderState, PaymentRecord } from '../domain/order';
+import { TERMINAL_STATUSES, type OrderStatus } from '../domain/order/status';
 import {
   MAX_LISTED,
   type Discrepancy,

@@ -17,12 +17,14 @@ import {
   claimEngineeringUpdate,
   markReadyUpdate,
   orderWorkflowId,
+} from '../../workflows/shared';
+import {
   type CancelOrderRequest,
   type ClaimRequest,
   type DeliverableUpload,
   type OrderState,
   type ReadyRequest,
-} from '../../workflows/shared';
+} from '../domain/order';
 import {
   cancelSubscriptionUpdate,
   payInvoiceUpdate,

@@ -6,17 +6,13 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { type ProblemError, problem, unavailable, type ErrorCode } from '../errors';
+import { SA, confirmPaymentUpdate, getStateQuery, orderWorkflowId, reviewUpdate } from '../../workflows/shared';
 import {
-  SA,
-  confirmPaymentUpdate,
-  getStateQuery,
-  orderWorkflowId,
-  reviewUpdate,
   type ConfirmPaymentRequest,
   type OrderState,
   type OrderWorkflowInput,
   type ReviewRequest,
-} from '../../workflows/shared';
+} from '../domain/order';
 import { orderWorkflow } from '../../workflows/order';
 import { formatUsd } from '../domain/money';
 

@@ -14,7 +14,8 @@ import { randomBytes } from 'node:crypto';
 import type { ReconciliationReport } from '../domain/reconciliation';
 import { unavailable } from '../errors';
 import type { OrderWorkflowPort } from '../services/reconciliation';
-import { getStateQuery, orderWorkflowId, recoverPaymentSignal, type OrderState } from '../../workflows/shared';
+import { getStateQuery, orderWorkflowId, recoverPaymentSignal } from '../../workflows/shared';
+import { type OrderState } from '../domain/order';
 import { booksReconciliationWorkflow, type BooksReconciliationInput } from '../../workflows/reconciliation';
 
 /** Id of the Schedule that runs the reconciliation (one per namespace). */

@@ -17,7 +17,8 @@ import type { DataConverter } from '@temporalio/common';
 import type { OrderRepository } from '../repos/orders';
 import type { OrderDoc } from '../db';
 import { refundOrder, type OrderPaymentPorts } from '../services/payments';
-import { SA, orderWorkflowId, type OrderResume, type OrderWorkflowInput } from '../../workflows/shared';
+import { SA, orderWorkflowId } from '../../workflows/shared';
+import { type OrderResume, type OrderWorkflowInput } from '../domain/order';
 
 /** What the repair reads and writes. */
 export interface RepairPorts {

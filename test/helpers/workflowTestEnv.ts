@@ -21,7 +21,8 @@ import {
 } from '../../activities/longRunning';
 import { InsufficientFundsError, type WalletRepository } from '../../src/repos/wallets';
 import type { WalletEntryDoc } from '../../src/db';
-import { ORDER_TRANSITIONS, SEARCH_ATTRIBUTES, type DeliverableRecord, type OrderState } from '../../workflows/shared';
+import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
+import { ORDER_TRANSITIONS, type DeliverableRecord, type OrderState } from '../../src/domain/order';
 import { workflowBundle } from './workflowBundle';
 
 /** Starts a time-skipping test server (TEMPORAL_TEST_SERVER_PATH, test/globalSetup.ts) with the search attributes. */

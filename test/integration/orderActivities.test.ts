@@ -8,7 +8,7 @@ import type { EventDoc, OrderDoc } from '../../src/db';
 import { type Services } from '../../src/ports';
 import { initialOrderDoc } from '../../src/repos/orders';
 import type { DeliverableStore } from '../../src/storage/deliverables';
-import { transitionEventData, type OrderStatus, type OrderWorkflowInput } from '../../workflows/shared';
+import { transitionEventData, type OrderStatus, type OrderWorkflowInput } from '../../src/domain/order';
 import { buildOrderInput } from '../fixtures/workflowInputs';
 import { isolatedServices } from '../helpers/services';
 

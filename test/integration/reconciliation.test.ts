@@ -12,7 +12,8 @@ import type { ReconciliationReport } from '../../src/domain/reconciliation';
 import { BooksRepository } from '../../src/repos/books';
 import { reconcileBooks } from '../../src/services/reconciliation';
 import { ensureReconciliationSchedule, orderWorkflowPort } from '../../src/temporal/reconciliation';
-import { orderWorkflowId, type OrderState } from '../../workflows/shared';
+import { orderWorkflowId } from '../../workflows/shared';
+import { type OrderState } from '../../src/domain/order';
 import { fundedAgent, OPERATOR_KEY, startStack, waitForOrder, type Stack } from '../helpers/stack';
 
 /** Unpaid orders expire after this long in this stack; the orders meant to expire are created first. */

@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { repairBrokenOrders } from '../../src/temporal/repairOrders';
-import { orderWorkflowId, type OrderWorkflowInput } from '../../workflows/shared';
+import { orderWorkflowId } from '../../workflows/shared';
+import { type OrderWorkflowInput } from '../../src/domain/order';
 import { fundedAgent, startStack, waitForOrder, workflowBundle, type Stack } from '../helpers/stack';
 
 let stack: Stack;

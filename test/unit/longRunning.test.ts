@@ -12,7 +12,7 @@ import {
   ORDER_STATUSES,
   ORDER_TRANSITIONS,
   TERMINAL_STATUSES,
-} from '../../workflows/shared';
+} from '../../src/domain/order';
 import { SUBSCRIPTION_EVENT_TYPES, TASK_EVENT_TYPES, addMonths, periodOf } from '../../workflows/subscriptionShared';
 
 describe('addMonths / periodOf', () => {

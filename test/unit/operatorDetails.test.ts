@@ -20,7 +20,7 @@ import {
   x402Details,
   type OrderDetailsInput,
 } from '../../workflows/details';
-import { ORDER_STATUSES, type EngineeringRecord, type OrderState } from '../../workflows/shared';
+import { ORDER_STATUSES, type EngineeringRecord, type OrderState } from '../../src/domain/order';
 import type { SubscriptionState } from '../../workflows/subscriptionShared';
 
 const T0 = '2026-11-28T14:00:00.000Z';

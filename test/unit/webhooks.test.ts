@@ -7,7 +7,7 @@ import { EVENT_CATALOGUE, EVENT_TYPES, eventMatches, isEventFilter } from '../..
 import { parseRetryAfter } from '../../src/webhooks/send';
 import { newSigningSecret, signatureHeader } from '../../src/webhooks/signing';
 import { assertPublicTarget, isPublicAddress } from '../../src/webhooks/ssrf';
-import { ORDER_EVENT_TYPES } from '../../workflows/shared';
+import { ORDER_EVENT_TYPES } from '../../src/domain/order';
 
 test.each([
   '127.0.0.1',

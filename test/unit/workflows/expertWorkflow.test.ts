@@ -13,8 +13,8 @@ import {
   markReadyUpdate,
   orderWorkflowId,
   reviewUpdate,
-  type OrderWorkflowInput,
 } from '../../../workflows/shared';
+import { type OrderWorkflowInput } from '../../../src/domain/order';
 import { buildExpertOrderInput } from '../../fixtures/workflowInputs';
 import {
   FakeWallet,

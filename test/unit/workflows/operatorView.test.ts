@@ -26,9 +26,8 @@ import {
   markReadyUpdate,
   orderWorkflowId,
   reviewUpdate,
-  type OrderState,
-  type OrderWorkflowInput,
 } from '../../../workflows/shared';
+import { type OrderState, type OrderWorkflowInput } from '../../../src/domain/order';
 import { periodOf, subscriptionWorkflowId, type SubscriptionInput } from '../../../workflows/subscriptionShared';
 import { buildExpertOrderInput, buildOrderInput, buildSubscriptionInput } from '../../fixtures/workflowInputs';
 import { binaries } from '../../../scripts/lib/servers';

@@ -8,7 +8,8 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { orderWorkflow } from '../../../workflows/order';
-import { orderWorkflowId, recoverPaymentSignal, type OrderWorkflowInput } from '../../../workflows/shared';
+import { orderWorkflowId, recoverPaymentSignal } from '../../../workflows/shared';
+import { type OrderWorkflowInput } from '../../../src/domain/order';
 import { ORDER_AMOUNT_MICROS, buildOrderInput } from '../../fixtures/workflowInputs';
 import { FakeWallet, createWorkflowTestEnv, fakeActivities, withWorker } from '../../helpers/workflowTestEnv';
 

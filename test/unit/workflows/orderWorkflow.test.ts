@@ -8,14 +8,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { orderWorkflow } from '../../../workflows/order';
 import { PRODUCE } from '../../../workflows/policies';
-import {
-  confirmPaymentUpdate,
-  getStateQuery,
-  orderWorkflowId,
-  reviewUpdate,
-  type OrderState,
-  type OrderWorkflowInput,
-} from '../../../workflows/shared';
+import { confirmPaymentUpdate, getStateQuery, orderWorkflowId, reviewUpdate } from '../../../workflows/shared';
+import { type OrderState, type OrderWorkflowInput } from '../../../src/domain/order';
 import { ORDER_AMOUNT_MICROS, buildOrderInput } from '../../fixtures/workflowInputs';
 import {
   FakeWallet,

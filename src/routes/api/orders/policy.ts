@@ -7,7 +7,7 @@
 import type { OrderDoc } from '../../../db';
 import { notFound, problem } from '../../../errors';
 import { isBuyer, type WalletKeys } from '../../../http/buyer';
-import type { PaymentRail } from '../../../../workflows/shared';
+import type { PaymentRail } from '../../../domain/order';
 import type { AppDeps } from '../../context';
 import { refuse, type Actor, type Refusal } from '../../gate';
 import type { RawRequest } from '../../operation';

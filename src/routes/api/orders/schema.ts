@@ -4,7 +4,7 @@
  * Amounts are shown as USD numbers with an integer `*_micros` twin.
  */
 import { z } from 'zod';
-import { ORDER_STATUSES, PAYMENT_RAILS } from '../../../../workflows/shared';
+import { ORDER_STATUSES, PAYMENT_RAILS } from '../../../domain/order';
 import { IdempotencyKeyHeader, defineOperation } from '../../operation';
 import { DELIVERABLE_DOWNLOAD_RESPONSES, Id, Micros, OrderPath, Time, Usd } from '../fields';
 import { WebhookEndpoint } from '../webhooks/schema';

@@ -8,7 +8,7 @@ import { isPerTaskService } from '../../../domain/longRunning';
 import { microsToUsd } from '../../../domain/money';
 import { SubscriptionRepository } from '../../../repos/subscriptions';
 import { TaskRepository } from '../../../repos/tasks';
-import type { OrderState } from '../../../../workflows/shared';
+import type { OrderState } from '../../../domain/order';
 import type { AppDeps } from '../../context';
 import { engineeringView } from '../engineering/view';
 import { subscriptionView } from '../subscriptions/view';

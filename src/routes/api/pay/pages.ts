@@ -12,7 +12,7 @@ import type { OrderDoc } from '../../../db';
 import type { ServiceDefinition } from '../../../domain/catalogue';
 import { inputField } from '../../../domain/inputLabels';
 import { formatUsd } from '../../../domain/money';
-import type { OrderStatus } from '../../../../workflows/shared';
+import type { OrderStatus } from '../../../domain/order';
 
 /** HTML-escapes any value (text and attribute contexts). */
 export const esc = (s: unknown): string =>
