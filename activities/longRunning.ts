@@ -33,13 +33,13 @@ import {
   SUBSCRIPTION_EVENT_SEQ_BASE,
   TASK_EVENT_SEQ_BASE,
   subscriptionTxId,
-  subscriptionWorkflowId,
   taskTxId,
   type SubscriptionCharge,
   type SubscriptionInput,
   type SubscriptionState,
   type TaskResult,
-} from '../workflows/subscriptionShared';
+} from '../src/domain/subscription';
+import { subscriptionWorkflowId } from '../workflows/subscriptionShared';
 
 /** What the long-running activities need. */
 export interface LongRunningPorts {

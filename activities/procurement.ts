@@ -15,12 +15,8 @@ import { createOrder, type OrderCreationPorts } from '../src/services/orders';
 import { createQuote, type QuotePorts } from '../src/services/quotes';
 import { missingTextgenSettings } from '../src/textgen';
 import type { ConfirmPaymentRequest, OrderState } from '../src/domain/order';
-import {
-  procurementSuffix,
-  procurementWorkflowId,
-  type ProcurementResult,
-  type ProcurementWorkflowInput,
-} from '../workflows/procurementShared';
+import { procurementWorkflowId } from '../workflows/procurementShared';
+import { procurementSuffix, type ProcurementResult, type ProcurementWorkflowInput } from '../src/domain/procurement';
 import { asCodedFailure } from './failures';
 import { whileHeartbeating } from './heartbeat';
 

@@ -22,7 +22,7 @@ import type {
   SubscriptionState,
   SubscriptionStatus,
   TaskResult,
-} from '../workflows/subscriptionShared';
+} from './domain/subscription';
 import type { ReconciliationReport } from './domain/reconciliation';
 
 /** A stored quote (issue 2 §3). Amounts in integer micro-units. */

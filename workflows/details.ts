@@ -9,8 +9,8 @@
  * Source: issue 26 §1.
  */
 import type { DeliverableRecord, OrderState, OrderStatus, PaymentRail } from '../src/domain/order';
-import type { ProcurementProgress } from './procurementShared';
-import type { SubscriptionState, TaskResult } from './subscriptionShared';
+import type { ProcurementProgress } from '../src/domain/procurement';
+import type { SubscriptionState, TaskResult } from '../src/domain/subscription';
 
 /**
  * Values of the `WaitingOn` search attribute: whom or what a workflow waits on. `payment`: the buyer's money (an

@@ -12,7 +12,7 @@ import type { ProcurementActivities } from '../activities/procurement';
 import { procurementDetails } from './details';
 import { CAPTURE, businessFailure, nowIso, withSummary } from './policies';
 import { SA } from './shared';
-import type { ProcurementProgress, ProcurementResult, ProcurementWorkflowInput } from './procurementShared';
+import type { ProcurementProgress, ProcurementResult, ProcurementWorkflowInput } from '../src/domain/procurement';
 
 /** Planning, quoting, ordering and bookkeeping: business refusals are non-retryable, the rest retries. */
 const steps = proxyActivities<ProcurementActivities>({

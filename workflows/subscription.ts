@@ -53,17 +53,19 @@ import { SA } from './shared';
 import { FailureType, type OrderWorkflowInput, type PaymentRecord } from '../src/domain/order';
 import {
   SUBSCRIPTION_EVENT_TYPES,
-  cancelSubscriptionUpdate,
-  endSubscriptionSignal,
-  getSubscriptionQuery,
   invoiceId,
-  payInvoiceUpdate,
   periodOf,
-  subscriptionWorkflowId,
   type SubscriptionCharge,
   type SubscriptionInput,
   type SubscriptionState,
   type PayInvoiceRequest,
+} from '../src/domain/subscription';
+import {
+  cancelSubscriptionUpdate,
+  endSubscriptionSignal,
+  getSubscriptionQuery,
+  payInvoiceUpdate,
+  subscriptionWorkflowId,
 } from './subscriptionShared';
 
 /**

@@ -8,7 +8,7 @@ import { proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { LongRunningActivities } from '../activities/longRunning';
 import { money, taskDetails, type TaskStep } from './details';
 import { CAPTURE_OPTIONS, PRODUCE_OPTIONS, RECORD_OPTIONS, businessFailure, nowIso, withSummary } from './policies';
-import { TASK_EVENT_TYPES, type TaskInput, type TaskResult } from './subscriptionShared';
+import { TASK_EVENT_TYPES, type TaskInput, type TaskResult } from '../src/domain/subscription';
 
 const records = proxyActivities<LongRunningActivities>(RECORD_OPTIONS);
 const payments = proxyActivities<LongRunningActivities>(CAPTURE_OPTIONS);

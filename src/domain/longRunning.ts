@@ -7,7 +7,7 @@
  */
 import { isExpertService, type ServiceDefinition } from './catalogue';
 import type { OrderWorkflowInput } from './order';
-import type { SubscriptionTerms } from '../../workflows/subscriptionShared';
+import type { SubscriptionTerms } from './order';
 
 /** Share of `max_fulfillment_hours` after which an expert order is escalated (issue 6 §1). */
 export const SLA_ESCALATION_PERCENT = 80;

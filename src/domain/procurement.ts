@@ -43,6 +43,7 @@ import {
   type UnavailableReason,
 } from './discovery';
 import { microsToUsd, usdToMicros, type Micros } from './money';
+import type { OrderInputs } from './order';
 
 /**
  * Keyword → capability tags. Keys are single lower-case words (singular) or `_`-joined phrases. Tags are catalogue
@@ -581,4 +582,55 @@ export function chosenService(plan: ProcurementPlan): ServiceDefinition {
   const s = plan.chosen ? getService(plan.chosen.service_id) : undefined;
   if (!s) throw new Error('the plan chose no catalogued service');
   return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A procurement run (issue 4 §3): what the procurement workflow takes and returns
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Outcome of a procurement: `completed` (ordered and paid), `planned` (auto_purchase false: plan and quote only),
+ * `no_match` (nothing fits), `needs_inputs` (the chosen service needs inputs the request did not give),
+ * `payment_failed` (the order was created but the wallet payment was refused; the order stays awaiting_payment).
+ */
+export type ProcurementStatus = 'completed' | 'planned' | 'no_match' | 'needs_inputs' | 'payment_failed';
+
+/** Values of the `ProcurementStatus` search attribute: the outcomes plus the running steps. */
+export type ProcurementProgress = 'planning' | 'quoting' | 'ordering' | 'paying' | ProcurementStatus;
+
+/** Arguments of `procurementWorkflow`; amounts in integer micro-units. */
+export interface ProcurementWorkflowInput {
+  procurementId: string;
+  objective?: string;
+  requirements: string[];
+  budgetMicros: number;
+  currency: string;
+  autoPurchase: boolean;
+  agentId?: string;
+  email?: string;
+  inputs: OrderInputs;
+  /**
+   * True when the API checked the agent key of `agentId`'s wallet before starting the workflow. The key itself never
+   * enters the workflow (its history is readable by operators); this flag is what lets the payment activity spend.
+   */
+  walletSpendAuthorized: boolean;
+  createdAt: string;
+}
+
+/** What the workflow returns (and records); the API renders quote and order from their ids. */
+export interface ProcurementResult {
+  procurementId: string;
+  status: ProcurementStatus;
+  plan: ProcurementPlan;
+  serviceId: string | null;
+  quoteId: string | null;
+  orderId: string | null;
+  /** Why the purchase stopped (payment_failed, needs_inputs): the API error code, message and details. */
+  failure?: { code: string; message: string; details?: Record<string, unknown> };
+  completedAt: string;
+}
+
+/** The random part shared by a procurement's own ids: `prc_X` → quote `quo_X`, order `ord_X` (retry-safe creation). */
+export function procurementSuffix(procurementId: string): string {
+  return procurementId.replace(/^prc_/, '');
 }

@@ -1,5 +1,5 @@
 import { isDuplicateKey, type Database, type SubscriptionDoc } from '../db';
-import type { SubscriptionCharge, SubscriptionState } from '../../workflows/subscriptionShared';
+import type { SubscriptionCharge, SubscriptionState } from '../domain/subscription';
 
 /**
  * Read model of the monthly subscriptions (issue 6 §2), written only by the subscription workflow's activities.

@@ -1,6 +1,7 @@
 import { isDuplicateKey, type Database, type TaskDoc } from '../db';
 import type { OrderInputs } from '../domain/order';
-import { taskWorkflowId, type TaskResult } from '../../workflows/subscriptionShared';
+import { taskWorkflowId } from '../../workflows/subscriptionShared';
+import { type TaskResult } from '../domain/subscription';
 
 /** Further tasks of per-task orders (issue 6 §3). Task 1 is the order itself; further tasks are numbered from 2. */
 export class TaskRepository {

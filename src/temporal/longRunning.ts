@@ -30,12 +30,14 @@ import {
   payInvoiceUpdate,
   subscriptionWorkflowId,
   taskWorkflowId,
+} from '../../workflows/subscriptionShared';
+import {
   type CancelSubscriptionRequest,
   type PayInvoiceRequest,
   type SubscriptionState,
   type TaskInput,
   type TaskResult,
-} from '../../workflows/subscriptionShared';
+} from '../domain/subscription';
 import { taskWorkflow } from '../../workflows/tasks';
 
 /** The failure types the long-running workflows raise (error codes, answered with their status). */

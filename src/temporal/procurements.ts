@@ -2,11 +2,8 @@ import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { ERRORS, problem, type ErrorCode, type ProblemError } from '../errors';
 import { SA } from '../../workflows/shared';
-import {
-  procurementWorkflowId,
-  type ProcurementResult,
-  type ProcurementWorkflowInput,
-} from '../../workflows/procurementShared';
+import { procurementWorkflowId } from '../../workflows/procurementShared';
+import { type ProcurementResult, type ProcurementWorkflowInput } from '../domain/procurement';
 import { formatUsd } from '../domain/money';
 import { procurementWorkflow } from '../../workflows/procurement';
 

@@ -14,7 +14,8 @@ import {
   waitForOrderTs,
   type TimeSkippingStack,
 } from '../helpers/timeSkippingStack';
-import { addMonths, invoiceId, subscriptionWorkflowId } from '../../workflows/subscriptionShared';
+import { addMonths, invoiceId } from '../../src/domain/subscription';
+import { subscriptionWorkflowId } from '../../workflows/subscriptionShared';
 
 let stack: TimeSkippingStack;
 const DAY = 24 * 3600_000;

@@ -13,7 +13,7 @@ import {
   ORDER_TRANSITIONS,
   TERMINAL_STATUSES,
 } from '../../src/domain/order';
-import { SUBSCRIPTION_EVENT_TYPES, TASK_EVENT_TYPES, addMonths, periodOf } from '../../workflows/subscriptionShared';
+import { SUBSCRIPTION_EVENT_TYPES, TASK_EVENT_TYPES, addMonths, periodOf } from '../../src/domain/subscription';
 
 describe('addMonths / periodOf', () => {
   test.each([

@@ -21,7 +21,7 @@ import {
   type OrderDetailsInput,
 } from '../../workflows/details';
 import { ORDER_STATUSES, type EngineeringRecord, type OrderState } from '../../src/domain/order';
-import type { SubscriptionState } from '../../workflows/subscriptionShared';
+import type { SubscriptionState } from '../../src/domain/subscription';
 
 const T0 = '2026-11-28T14:00:00.000Z';
 

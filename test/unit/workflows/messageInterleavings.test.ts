@@ -31,10 +31,10 @@ import {
 import {
   cancelSubscriptionUpdate,
   getSubscriptionQuery,
-  invoiceId,
   payInvoiceUpdate,
   subscriptionWorkflowId,
 } from '../../../workflows/subscriptionShared';
+import { invoiceId } from '../../../src/domain/subscription';
 import {
   buildExpertOrderInput,
   buildOrderInput,

@@ -28,7 +28,8 @@ import {
   reviewUpdate,
 } from '../../../workflows/shared';
 import { type OrderState, type OrderWorkflowInput } from '../../../src/domain/order';
-import { periodOf, subscriptionWorkflowId, type SubscriptionInput } from '../../../workflows/subscriptionShared';
+import { periodOf, type SubscriptionInput } from '../../../src/domain/subscription';
+import { subscriptionWorkflowId } from '../../../workflows/subscriptionShared';
 import { buildExpertOrderInput, buildOrderInput, buildSubscriptionInput } from '../../fixtures/workflowInputs';
 import { binaries } from '../../../scripts/lib/servers';
 import { saveHistory } from '../../helpers/histories';

@@ -4,12 +4,8 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { subscriptionWorkflow } from '../../../workflows/subscription';
-import {
-  getSubscriptionQuery,
-  periodOf,
-  subscriptionWorkflowId,
-  type SubscriptionInput,
-} from '../../../workflows/subscriptionShared';
+import { getSubscriptionQuery, subscriptionWorkflowId } from '../../../workflows/subscriptionShared';
+import { periodOf, type SubscriptionInput } from '../../../src/domain/subscription';
 import { buildSubscriptionInput } from '../../fixtures/workflowInputs';
 import {
   FakeWallet,

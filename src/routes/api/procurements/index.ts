@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { notFound, problem, unprocessable, type ErrorCode } from '../../../errors';
 import { ProcurementRepository } from '../../../repos/procurements';
 import { ProcurementWorkflows } from '../../../temporal/procurements';
-import type { ProcurementWorkflowInput } from '../../../../workflows/procurementShared';
+import type { ProcurementWorkflowInput } from '../../../domain/procurement';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { procurementGate } from './policy';

@@ -4,7 +4,7 @@
  */
 import { getService, serviceView } from '../../../domain/catalogue';
 import type { ProcurementDoc } from '../../../db';
-import type { ProcurementResult } from '../../../../workflows/procurementShared';
+import type { ProcurementResult } from '../../../domain/procurement';
 import type { AppDeps } from '../../context';
 import { orderView } from '../orders/view';
 import { signedQuoteView } from '../quotes/view';
