@@ -13,10 +13,14 @@
  *                 workflow cache, then every history replayed and the books checked
  *   pay-kill      [--orders N] [--kill-after-ms N] [--deadline-seconds N] [--bound-seconds N]  one confirm_payment per
  *                 client, never retried, the whole stack SIGKILLed meanwhile; every debit delivered or refunded
+ *   deploy        [--cluster] [--orders N]  a worker build with a changed workflow deployed blue-green under expert
+ *                 orders, subscriptions, per-task orders and orders in review (Worker Versioning), then rolled back;
+ *                 every order on the right build, no workflow task failed, the books audited (issue 26 §2)
  *
  * Common options: --keep (keep the data folder and logs; a failed run always keeps them).
  */
 import * as chaos from './drills/chaos';
+import * as deploy from './drills/deploy';
 import * as duplicateUpdates from './drills/duplicateUpdates';
 import * as payKill from './drills/payKill';
 import * as serverKill from './drills/serverKill';
@@ -32,6 +36,7 @@ const DRILLS: Record<string, { run(args: Map<string, string>): Promise<void> }> 
   chaos,
   'duplicate-updates': duplicateUpdates,
   'pay-kill': payKill,
+  deploy,
 };
 
 /** `--name value` and bare `--flag` pairs. */

@@ -273,7 +273,12 @@ export interface DrillStack {
   /** SIGKILL FerretDB and PostgreSQL (postmaster and every backend). */
   killDatabase(): Promise<void>;
   startApi(i: number): Promise<NodeProc>;
-  startWorker(i: number): Promise<NodeProc>;
+  /**
+   * Starts worker process `i` (logs in `logs/worker<i+1>.log`). `env` is added last, over the stack's: e.g.
+   * `WORKER_BUILD_ID` (a build of the Worker Deployment `WORKER_DEPLOYMENT_NAME`) or `WORKFLOW_BUNDLE_PATH` (another
+   * workflow bundle than the stack's), as the `deploy` drill runs two builds side by side (issue 26 §2).
+   */
+  startWorker(i: number, env?: Record<string, string>): Promise<NodeProc>;
   /** Every process SIGKILLed at once. */
   killAll(): Promise<void>;
   /** Servers, then workers and APIs, as `npm start` does. */
@@ -393,11 +398,11 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
       stack.apis[i] = p;
       return p;
     },
-    async startWorker(i) {
+    async startWorker(i, extra = {}) {
       const p = await spawnNode(
         `worker${i + 1}`,
         'worker/index.ts',
-        { ...env(), ...own(`worker${i + 1}`), WORKFLOW_BUNDLE_PATH: bundlePath },
+        { ...env(), ...own(`worker${i + 1}`), WORKFLOW_BUNDLE_PATH: bundlePath, ...extra },
         'worker: task queue',
         path.join(dataDir, 'logs', `worker${i + 1}.log`),
         90_000,
