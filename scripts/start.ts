@@ -27,8 +27,11 @@ import { findFerretDbV1Data, startEmbeddedDatabase, startTemporalDevServer } fro
 import { startTemporalCluster } from './lib/temporalCluster';
 import { startLocalX402, type LocalX402 } from './lib/x402Local';
 import { SEARCH_ATTRIBUTES } from '../workflows/shared';
+import { logger } from '../src/telemetry/logger';
 
 const root = path.resolve(__dirname, '..');
+/** This supervisor's own events (issue 27 §5: JSON lines, as the API's and the worker's); the banner stays text. */
+const log = logger();
 const cluster = process.argv.includes('--cluster');
 const dataDir = path.resolve(process.env.DATA_DIR ?? path.join(root, cluster ? '.data-cluster' : '.data'));
 const replicas = (name: string): number => Math.min(2, Math.max(1, Number(process.env[name] ?? 2)));
@@ -65,7 +68,7 @@ async function main(): Promise<void> {
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    console.log('\nstopping…');
+    log.info({ code }, 'start: stopping');
     await Promise.all(
       children.map(
         (c) =>
@@ -172,7 +175,7 @@ async function main(): Promise<void> {
   try {
     await Promise.all(starting);
   } catch (err) {
-    console.error(err instanceof Error ? err.message : err);
+    log.fatal({ err }, 'start: a server did not start');
     return shutdown(1);
   }
 
@@ -186,12 +189,12 @@ async function main(): Promise<void> {
       child.on('exit', (code, signal) => {
         if (stopping) return;
         if (!cluster) {
-          console.error(`${name} exited (${signal ?? code}); stopping everything`);
+          log.error({ process: name, code, signal }, `start: ${name} exited; stopping everything`);
           void shutdown(1);
           return;
         }
         // Replicas: the others keep serving while this one comes back.
-        console.error(`${name} exited (${signal ?? code}); restarting it in 1 s`);
+        log.error({ process: name, code, signal }, `start: ${name} exited; restarting it in 1 s`);
         children.splice(children.indexOf(child), 1);
         setTimeout(() => stopping || spawnOne(), 1_000);
       });
@@ -213,7 +216,7 @@ async function main(): Promise<void> {
       m.on('exit', (code) => resolve(code));
     });
     if (migrated !== 0) {
-      console.error(`copying the deliverables of ${oldStore} failed; nothing was changed there`);
+      log.fatal({ folder: oldStore }, 'start: copying the deliverables failed; nothing was changed there');
       return shutdown(1);
     }
     writeFileSync(marker, `${new Date().toISOString()}\n`);
@@ -224,7 +227,7 @@ async function main(): Promise<void> {
     b.on('exit', (code) => resolve(code));
   });
   if (bundled !== 0) {
-    console.error('building the workflow bundle failed');
+    log.fatal('start: building the workflow bundle failed');
     return shutdown(1);
   }
   env.WORKFLOW_BUNDLE_PATH = bundlePath;
@@ -259,7 +262,7 @@ async function main(): Promise<void> {
       const lb = await startLoadBalancer({ bind: `${host}:${port}`, apis, logFile: path.join(dataDir, 'haproxy.log') });
       stops.unshift(lb.stop);
     } catch (err) {
-      console.error(err instanceof Error ? err.message : err);
+      log.fatal({ err }, 'start: the load balancer did not start');
       return shutdown(1);
     }
     topology = `  Processes      HAProxy on :${port} → APIs ${apis.join(', ')}; ${replicas('WORKER_REPLICAS')} workers; Temporal services (ps -ef | grep temporal-server)

@@ -7,6 +7,8 @@ import { bodyMiddleware } from './http/body';
 import { codecServerMiddleware } from './http/codecServer';
 import { rateLimitMiddleware } from './http/rateLimit';
 import { RequestTelemetry } from './http/telemetry';
+import { elapsedMs, logRequest, requestLogMiddleware } from './http/requestLog';
+import { errorLogger, logContext } from './telemetry/logger';
 import { RequestLatency } from './telemetry/latency';
 import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
@@ -18,7 +20,7 @@ export type { AppDeps } from './routes/context';
 
 /** Headers browsers may read (x402 payment headers, idempotency replay marker). */
 const EXPOSED_HEADERS =
-  'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Idempotent-Replayed, Location, Retry-After, ETag, Repr-Digest, RateLimit, RateLimit-Policy';
+  'PAYMENT-REQUIRED, PAYMENT-RESPONSE, Idempotent-Replayed, Location, Retry-After, ETag, Repr-Digest, RateLimit, RateLimit-Policy, X-Request-Id';
 
 /**
  * The API's Koa application: its request handler first offers each request to the response cache, which answers
@@ -59,12 +61,17 @@ function queryAgentId(url: string): string {
  * `signing`, quotes and receipts are signed with the keys of the configuration (SIGNING_KEYS or the database's set).
  */
 export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps['signing'] }): Koa {
-  const deps: AppDeps = { ...input, signing: input.signing ?? new KeySetSigner(input.config, input.services.db) };
+  // Issue 27 §5: unexpected errors go to the structured log (with the request id of the request they happened in).
+  const log = input.log ?? errorLogger('unexpected error');
+  const deps: AppDeps = {
+    ...input,
+    log,
+    signing: input.signing ?? new KeySetSigner(input.config, input.services.db),
+  };
   // The keys are loaded (on embedded defaults the database's set created) at once, not on the first signature.
-  if (!input.signing) void deps.signing.ready().catch((err) => (input.log ?? console.error)(err));
+  if (!input.signing) void deps.signing.ready().catch((err) => log(err));
   // X-Forwarded-* are trusted only from configured proxies (issue 10 §4): otherwise a client picks its own address.
   const hops = deps.config.TRUST_PROXY_HOPS;
-  const log = deps.log ?? ((err: unknown) => console.error(err));
   // Trust telemetry (issue 4 §5): request timings per route group, and a heartbeat per minute for uptime.
   const latency = new RequestLatency();
   new UptimeRecorder(deps.services.db).start();
@@ -75,6 +82,10 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   // ahead of Koa; the cache hands each hit to the same two recorders.
   const cache = new ResponseCache((hit) => {
     latency.observePath(hit.path, hit.startedAt, hit.status);
+    const route = typeof hit.route === 'string' ? hit.route : '(unmatched)';
+    logContext.run({ requestId: hit.requestId }, () =>
+      logRequest({ method: 'GET', route, path: hit.path, status: hit.status, ms: elapsedMs(hit.startedAt) }),
+    );
     const url = hit.req.url ?? '';
     telemetry.observeRequest(
       'GET',
@@ -88,6 +99,8 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   });
   const app = new ApiApplication({ proxy: hops > 0, maxIpsCount: hops }, cache);
   app.silent = true;
+  // Issue 27 §5: first, so every answer carries its X-Request-Id and every line logged in the request its id.
+  app.use(requestLogMiddleware());
   // Stores what routes mark shared, and lets one request refresh an expired entry.
   app.use(cache.middleware());
   app.use(latency.middleware());

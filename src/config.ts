@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { LOG_LEVELS } from './telemetry/logger';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -146,6 +147,11 @@ const jsonText = z.string().transform((s, ctx) => {
 export const ConfigSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /**
+   * Issue 27 §5: the least severe level written to the JSON log lines (stdout) of the API, the worker and the scripts
+   * that log; `silent` writes none. See src/telemetry/logger.ts.
+   */
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** Public address used in links (payment links, deliverable URLs). Defaults to http://HOST:PORT. */
   PUBLIC_BASE_URL: z.string().url().optional(),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),

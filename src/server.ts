@@ -24,6 +24,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     { connectTemporal },
     { KeySetSigner },
     { temporalDataConverter },
+    { requestIdClientInterceptors },
   ] = await Promise.all([
     import('@temporalio/client'),
     import('./app.js'),
@@ -32,6 +33,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     import('./temporal/connection.js'),
     import('./signing/signer.js'),
     import('./temporal/codec.js'),
+    import('./telemetry/temporalClient.js'),
   ]);
   const services = await createServices(config);
   const connection = await connectTemporal(config.TEMPORAL_ADDRESS);
@@ -40,6 +42,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: temporalDataConverter(config),
+    // Issue 27 §5: workflows started (and Updates sent) in a request carry its request id.
+    interceptors: requestIdClientInterceptors(),
   });
   // Issue 12 §3: the signing keys are loaded (on embedded defaults: the database's set created, issue 25 §2) before
   // listening.
@@ -73,17 +77,19 @@ export async function startApi(config: Config): Promise<RunningApi> {
 
 if (require.main === module) {
   warmFetch()
-    .then(() => import('./config.js'))
-    .then(async ({ loadConfig }) => {
+    .then(() => Promise.all([import('./config.js'), import('./telemetry/logger.js')]))
+    .then(async ([{ loadConfig }, { createLogger, logger, setLogger }]) => {
       const config = loadConfig();
+      setLogger(createLogger({ level: config.LOG_LEVEL }));
       const api = await startApi(config);
-      console.log(`api: listening on ${api.url} (public ${config.PUBLIC_BASE_URL})`);
+      logger().info({ url: api.url, publicBaseUrl: config.PUBLIC_BASE_URL }, `api: listening on ${api.url}`);
       const stop = () => void api.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     })
-    .catch((err) => {
-      console.error(err);
+    .catch(async (err: unknown) => {
+      const { logger } = await import('./telemetry/logger.js');
+      logger().fatal({ err }, 'api: could not start');
       process.exit(1);
     });
 }

@@ -58,6 +58,8 @@ export default async function globalSetup(): Promise<void> {
     );
   }
   process.env.TEMPORAL_TEST_SERVER_PATH = binaries().temporalTestServer;
+  // Issue 27 §5: the JSON log lines of the API and the worker (stdout) at WARN and above, unless LOG_LEVEL says more.
+  process.env.LOG_LEVEL ??= 'warn';
   // A local chat-completions server stands in for the language model of the services that need one (issue 13).
   if (!process.env.TEXTGEN_BASE_URL) {
     tasks.push(

@@ -26,6 +26,13 @@ import { ensureReconciliationSchedule, orderWorkflowPort } from '../src/temporal
 import { createReceivedTotals } from '../src/x402/receivedTotal';
 import { temporalDataConverter } from '../src/temporal/codec';
 import { adoptFirstBuild } from '../src/temporal/deployments';
+import { createLogger, logger, setLogger } from '../src/telemetry/logger';
+import { requestIdClientInterceptors } from '../src/telemetry/temporalClient';
+import {
+  WORKFLOW_INTERCEPTOR_MODULES,
+  installRuntimeLogging,
+  requestIdActivityInterceptors,
+} from '../src/telemetry/temporalWorker';
 
 /** Options of {@link createWorker}: a prebuilt workflow bundle makes tests start faster. */
 export interface CreateWorkerOptions {
@@ -51,6 +58,8 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     connection: opts.connection,
     namespace: opts.config.TEMPORAL_NAMESPACE,
     dataConverter,
+    // Issue 27 §5: workflows an activity starts (procurement's orders) carry the activity's request id.
+    interceptors: requestIdClientInterceptors(),
   });
   const orderWorkflows = new OrderWorkflows(client, taskQueue);
   const webhookPorts: WebhookPorts = {
@@ -90,6 +99,11 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       ? { workflowBundle: opts.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
+    // Issue 27 §5: the request id on every activity's log lines; a bundle carries the workflow modules itself.
+    interceptors: {
+      activity: [requestIdActivityInterceptors],
+      ...(opts.workflowBundle ? {} : { workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] }),
+    },
     // Issue 26 §2: a build of a Worker Deployment; each workflow type's behavior is set in workflows/versioning.ts.
     ...(opts.config.WORKER_DEPLOYMENT_NAME && opts.config.WORKER_BUILD_ID
       ? {
@@ -134,6 +148,10 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Issue 27 §5: JSON lines at LOG_LEVEL; the Runtime (SDK, workflow and activity logs) into the same logger, before
+  // anything creates it.
+  setLogger(createLogger({ level: config.LOG_LEVEL }));
+  installRuntimeLogging(config.LOG_LEVEL);
   const services = await createServices(config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   // A bundle built beforehand (scripts/bundle-workflows.ts; npm start does) spares this process webpack's heap.
@@ -145,13 +163,17 @@ async function main(): Promise<void> {
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}),
   });
-  console.log(`worker: task queue ${config.TEMPORAL_TASK_QUEUE} on ${config.TEMPORAL_ADDRESS}`);
+  const log = logger();
+  log.info(
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS },
+    `worker: task queue ${config.TEMPORAL_TASK_QUEUE} on ${config.TEMPORAL_ADDRESS}`,
+  );
   // Books reconciliation every RECONCILE_INTERVAL_SECONDS (issue 24 §3); an existing schedule is kept.
   const schedule = await ensureReconciliationSchedule(
     new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(config) }),
     { taskQueue: config.TEMPORAL_TASK_QUEUE, intervalSeconds: config.RECONCILE_INTERVAL_SECONDS },
   ).catch((err: unknown) => `not set up: ${String(err)}`);
-  console.log(`worker: books reconciliation schedule ${schedule}`);
+  log.info({ schedule }, `worker: books reconciliation schedule ${schedule}`);
   // Worker.run() shuts down gracefully on SIGINT / SIGTERM (the SDK installs those handlers).
   const running = worker.run();
   const { WORKER_DEPLOYMENT_NAME: deployment, WORKER_BUILD_ID: buildId } = config;
@@ -159,7 +181,10 @@ async function main(): Promise<void> {
     const adopted = await adoptFirstBuild(connection, config.TEMPORAL_NAMESPACE, deployment, buildId).catch(
       (err: unknown) => `not adopted: ${String(err)}`,
     );
-    console.log(`worker: deployment ${deployment} build ${buildId}: current version ${adopted}`);
+    log.info(
+      { deployment, buildId, currentVersion: adopted },
+      `worker: deployment ${deployment} build ${buildId}: current version ${adopted}`,
+    );
   }
   await running;
   await connection.close();
@@ -167,8 +192,8 @@ async function main(): Promise<void> {
 }
 
 if (require.main === module) {
-  main().catch((err) => {
-    console.error(err);
+  main().catch((err: unknown) => {
+    logger().fatal({ err }, 'worker: stopped by an error');
     process.exit(1);
   });
 }

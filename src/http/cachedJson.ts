@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Middleware } from 'koa';
+import { requestIdOf } from '../telemetry/logger';
 
 /** A JSON response body serialized once, with a strong ETag over its bytes. */
 export interface CachedJson {
@@ -75,7 +76,7 @@ export const STALE_GRACE_MS = 10_000;
  * Response headers not replayed from the cache: framing, and the RateLimit fields, which describe the budget of the
  * request that filled the entry (a hit is not counted, draft-ietf-httpapi-ratelimit-headers).
  */
-const UNSHARED_RESPONSE_HEADERS = new Set(['content-length', 'date', 'ratelimit', 'ratelimit-policy']);
+const UNSHARED_RESPONSE_HEADERS = new Set(['content-length', 'date', 'ratelimit', 'ratelimit-policy', 'x-request-id']);
 
 /** What {@link ResponseCache.wrap}'s handler returns for a hit: one settled promise, not one per hit. */
 const ANSWERED = Promise.resolve();
@@ -109,6 +110,8 @@ export interface CacheHit {
   route: unknown;
   /** `process.hrtime.bigint()` when the request reached the cache. */
   startedAt: bigint;
+  /** The hit's request id, returned as its `X-Request-Id` (issue 27 §5). */
+  requestId: string;
 }
 
 /** True when the request carries a payment or a credential: its answer is its own, never a shared one. */
@@ -150,6 +153,9 @@ export class ResponseCache {
     const now = Date.now();
     if (!(hit.until > now || (hit.refreshing && hit.staleUntil > now))) return false;
     const startedAt = process.hrtime.bigint();
+    // Each hit is a request of its own: its own id (the stored headers hold none).
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    res.setHeader('X-Request-Id', requestId);
     const ifNoneMatch = req.headers['if-none-match'];
     let status = hit.status;
     if (hit.etag && ifNoneMatch && etagMatches(ifNoneMatch, hit.etag)) {
@@ -160,7 +166,7 @@ export class ResponseCache {
     }
     const q = url.indexOf('?');
     try {
-      this.onHit({ req, path: q < 0 ? url : url.slice(0, q), status, route: hit.route, startedAt });
+      this.onHit({ req, path: q < 0 ? url : url.slice(0, q), status, route: hit.route, startedAt, requestId });
     } catch {
       // Telemetry must not take the process down: this runs outside Koa's error handling.
     }

@@ -26,6 +26,7 @@ import { ProblemError, problem } from '../errors';
 import { payloadCodec } from '../temporal/codec';
 import { hasCredential, isOperator } from './auth';
 import { problemMiddleware } from './errors';
+import { errorLogger } from '../telemetry/logger';
 
 /** Options of {@link codecServerMiddleware}. */
 export interface CodecServerOptions {
@@ -332,7 +333,7 @@ export function codecServerMiddleware(opts: CodecServerOptions): Middleware {
  */
 export function codecServerApp(
   config: Pick<Config, 'PAYLOAD_ENCRYPTION_KEYS' | 'OPERATOR_KEY' | 'TEMPORAL_NAMESPACE' | 'CODEC_CORS_ORIGINS'>,
-  log: (err: unknown) => void = console.error,
+  log: (err: unknown) => void = errorLogger('codec server: unexpected error'),
 ): Koa {
   const app = new Koa();
   app.silent = true;

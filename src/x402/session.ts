@@ -36,6 +36,7 @@ import {
   settlementReasonCode,
 } from './settlementFailure';
 import type { Reconcile } from './sweeper';
+import { errorLogger } from '../telemetry/logger';
 import type { Sale, StoredResponse, X402Settings } from './types';
 
 /** What the seller's pieces share, built once per gateway (src/x402/gateway.ts). */
@@ -216,7 +217,7 @@ export class PaymentSession {
     // (recordSettled says why that is safe). Order payments and payment ids build on the record: they wait.
     const payment =
       !resource.deliver && !paymentIdKey && claim.order_id === null
-        ? ledger.recordSettled(claim, transaction, log ?? console.error)
+        ? ledger.recordSettled(claim, transaction, log ?? errorLogger('x402: recording a settled payment failed'))
         : await ledger.markSettled(claim._id, transaction, claim.order_id !== null);
     if (!payment) throw problem('internal_error', `ledger entry ${claim._id} vanished`);
     for (const [k, v] of Object.entries(headers)) ctx.set(k, v);

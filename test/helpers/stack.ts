@@ -15,6 +15,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { createServices, type Services } from '../../src/ports';
 import { temporalDataConverter } from '../../src/temporal/codec';
 import { OrderWorkflows } from '../../src/temporal/orders';
+import { requestIdClientInterceptors } from '../../src/telemetry/temporalClient';
 import { createWorker } from '../../worker';
 import { freePort } from '../../scripts/lib/servers';
 import { workflowBundle } from './workflowBundle';
@@ -75,6 +76,8 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: temporalDataConverter(config),
+    // As the API's (src/server.ts): workflows started in a request carry its request id (issue 27 §5).
+    interceptors: requestIdClientInterceptors(),
   });
   const app = createApp({
     config,

@@ -1,21 +1,25 @@
 /**
- * The workflow bundle of workflows/index.ts, built once per test file (webpack takes seconds), and the worker runtime
- * logging at WARN and above only, so test output shows what matters. Shared by the stacks, the replay test and the
+ * The workflow bundle of workflows/index.ts with the request-id interceptors (issue 27 §5), built once per test file
+ * (webpack takes seconds), and the worker runtime logging into the process's structured logger
+ * (src/telemetry/logger.ts: JSON lines at LOG_LEVEL, which test/globalSetup.ts sets to `warn` unless set), so test
+ * output shows what matters and a test can read the worker's lines. Shared by the stacks, the replay test and the
  * workflow unit tests.
  */
-import { DefaultLogger, Runtime, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { levelFromEnv } from '../../src/telemetry/logger';
+import { WORKFLOW_INTERCEPTOR_MODULES, installRuntimeLogging } from '../../src/telemetry/temporalWorker';
 
-// Worker logs at WARN and above only, so test output shows what matters.
-try {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-} catch {
-  // Already installed in this process.
-}
+// Does nothing when this process's Runtime exists already.
+installRuntimeLogging(levelFromEnv());
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** The workflow bundle, built once per test file. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    logger: quietLogger,
+  });
   return bundle;
 }
 

@@ -15,6 +15,7 @@ import type { z } from 'zod';
 
 import { BASE_NETWORK, type Eip155Network, chainIdOfNetwork } from '../chain';
 import { FacilitatorReason } from './reasons';
+import { logger } from '../../telemetry/logger';
 import {
   type Eip3009Authorization,
   Eip3009AuthorizationSchema,
@@ -235,7 +236,7 @@ export function createFacilitatorApp(opts: FacilitatorAppOptions): Koa {
         ctx.body = { error: status === 413 ? 'payload_too_large' : 'invalid_request', message: errorMessage(error) };
         return;
       }
-      console.error('facilitator: unexpected error', error);
+      logger().error({ err: error }, 'facilitator: unexpected error');
       ctx.status = 500;
       ctx.body = { error: 'internal_error' };
     }

@@ -1,0 +1,17 @@
+/**
+ * The names under which a request id travels through Temporal (issue 27 §5), in a module of their own: the workflow
+ * sandbox (src/telemetry/workflowInterceptors.ts), the client (src/telemetry/temporalClient.ts) and the worker
+ * (src/telemetry/temporalWorker.ts) all read them. Pure constants, no imports.
+ */
+
+/**
+ * The Temporal header carrying the request id on workflow starts, Updates, Signals, activities and child workflows:
+ * a JSON string payload, not encoded by the payload codec (the SDK does not encode headers; the id is no secret).
+ */
+export const REQUEST_ID_HEADER = 'request-id';
+
+/** The memo field holding the request id of the request that started a workflow (shown by the Web UI). */
+export const REQUEST_ID_MEMO = 'request_id';
+
+/** The field name of the request id in every log line. */
+export const REQUEST_ID_LOG_FIELD = 'requestId';

@@ -1,0 +1,85 @@
+/**
+ * Workflow interceptors that carry the request id (issue 27 §5) through a workflow. This module runs inside the
+ * workflow sandbox (deterministic code, as workflows/): it imports `@temporalio/workflow` and pure constants only.
+ * It is bundled with the workflows by listing it in `workflowInterceptorModules` (WORKFLOW_INTERCEPTOR_MODULES in
+ * src/telemetry/temporalWorker.ts) and adds no command and no history event, so replay is unchanged.
+ *
+ * - The workflow's request id is the `request-id` header of its start (set by the API's client interceptor,
+ *   src/telemetry/temporalClient.ts), else its memo `request_id`.
+ * - An Update or Signal that carries the header runs its handler with that id: what the handler schedules carries
+ *   the id of the request that sent the Update (the confirm_payment request), not of the one that created the order.
+ * - Every activity, local activity, child workflow and continue-as-new gets the header; every line of the workflow's
+ *   `log` gets `requestId` (the worker's Runtime logger writes them: src/telemetry/temporalWorker.ts).
+ */
+import {
+  AsyncLocalStorage,
+  defaultPayloadConverter,
+  workflowInfo,
+  type Headers,
+  type WorkflowInterceptorsFactory,
+} from '@temporalio/workflow';
+import { REQUEST_ID_HEADER, REQUEST_ID_LOG_FIELD, REQUEST_ID_MEMO } from './requestIdNames';
+
+/** The request id of an Update or Signal handler running now (one store per handler's async chain). */
+const handlerRequestId = new AsyncLocalStorage<string>();
+
+/** The request id in `headers`, or undefined when absent or unreadable. */
+function fromHeaders(headers: Headers): string | undefined {
+  const payload = headers[REQUEST_ID_HEADER];
+  if (!payload) return undefined;
+  try {
+    const v = defaultPayloadConverter.fromPayload<unknown>(payload);
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request id in the workflow's memo (set with the header by the client interceptor), or undefined. */
+function fromMemo(): string | undefined {
+  const memo = workflowInfo().memo?.[REQUEST_ID_MEMO];
+  return typeof memo === 'string' ? memo : undefined;
+}
+
+/** The interceptors of one workflow run (the SDK calls this once per run). */
+export const interceptors: WorkflowInterceptorsFactory = () => {
+  let runRequestId: string | undefined;
+  // Lines logged before `execute` ran (the SDK's own `Workflow started`) read the memo.
+  const current = (): string | undefined => handlerRequestId.getStore() ?? runRequestId ?? fromMemo();
+  const withHeader = <T extends { headers: Headers }>(input: T): T => {
+    const id = current();
+    return id
+      ? { ...input, headers: { ...input.headers, [REQUEST_ID_HEADER]: defaultPayloadConverter.toPayload(id) } }
+      : input;
+  };
+  return {
+    inbound: [
+      {
+        execute(input, next) {
+          runRequestId = fromHeaders(input.headers) ?? fromMemo();
+          return next(input);
+        },
+        handleUpdate(input, next) {
+          const id = fromHeaders(input.headers);
+          return id ? handlerRequestId.run(id, () => next(input)) : next(input);
+        },
+        handleSignal(input, next) {
+          const id = fromHeaders(input.headers);
+          return id ? handlerRequestId.run(id, () => next(input)) : next(input);
+        },
+      },
+    ],
+    outbound: [
+      {
+        scheduleActivity: (input, next) => next(withHeader(input)),
+        scheduleLocalActivity: (input, next) => next(withHeader(input)),
+        startChildWorkflowExecution: (input, next) => next(withHeader(input)),
+        continueAsNew: (input, next) => next(withHeader(input)),
+        getLogAttributes(input, next) {
+          const id = current();
+          return next(id ? { ...input, [REQUEST_ID_LOG_FIELD]: id } : input);
+        },
+      },
+    ],
+  };
+};
