@@ -214,6 +214,13 @@ export async function run(args: Map<string, string>): Promise<void> {
     /** Waits until no open run is pinned to `buildId` (drained); returns the time it took and the server's view. */
     const drain = async (buildId: string): Promise<Record<string, unknown>> => {
       const at = Date.now();
+      // What an operator's visibility query says at the start (docs/deploys.md), beside the drill's own count.
+      const query = `TemporalWorkerDeploymentVersion = '${DEPLOYMENT}:${buildId}' AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`;
+      const pinnedAtStart = (await pinnedOn(buildId)).length;
+      const byQuery = await client.workflow
+        .count(query)
+        .then((c) => c.count)
+        .catch((err: unknown) => `query refused: ${String(err).slice(0, 200)}`);
       const left = await until(async () => ((await pinnedOn(buildId)).length === 0 ? [] : undefined), 180_000, 1_000);
       const state = await describeDeployment(connection, 'default', DEPLOYMENT);
       const server = state?.versions.find((v) => v.buildId === buildId);
@@ -221,6 +228,8 @@ export async function run(args: Map<string, string>): Promise<void> {
       // The server's own view lags: it counts pinned runs through visibility after a grace period (minutes).
       const enums = temporal.api.enums.v1;
       return {
+        pinned_open_at_start: pinnedAtStart,
+        pinned_open_at_start_by_visibility_query: byQuery,
         drained_ms: since(at),
         server_status: enums.WorkerDeploymentVersionStatus[Number(server?.status)] ?? server?.status,
         server_drainage: enums.VersionDrainageStatus[Number(server?.drainage)] ?? server?.drainage,
@@ -479,6 +488,19 @@ export async function run(args: Map<string, string>): Promise<void> {
         updateMask: { paths: ['versioning_override'] },
       });
     const rollbackPromoteMs = await promote(BUILD_A);
+    // The overrides as the drain check and an operator's visibility query see them (visibility may lag a moment).
+    const pinnedToB = (await pinnedOn(BUILD_B)).length;
+    const pinnedQuery = `TemporalWorkerDeploymentVersion = '${DEPLOYMENT}:${BUILD_B}' AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`;
+    const pinnedToBByQuery =
+      (await until(
+        async () => {
+          const n = (await client.workflow.count(pinnedQuery)).count;
+          return n === pinnedToB ? n : undefined;
+        },
+        15_000,
+        500,
+      ).catch(() => undefined)) ?? (await client.workflow.count(pinnedQuery).then((c) => c.count, String));
+    if (pinnedToB !== needB.length) problems.push(`${pinnedToB} runs pinned to B, ${needB.length} overrides set`);
     log(
       `rollback: ${BUILD_A} started in ${aStartedMs} ms, ${needB.length} runs with B's marker pinned to B, A current`,
     );
@@ -508,6 +530,8 @@ export async function run(args: Map<string, string>): Promise<void> {
     figures.rollback = {
       a_workers_started_ms: aStartedMs,
       runs_pinned_to_b: needB.length,
+      pinned_to_b_after_promote: pinnedToB,
+      pinned_to_b_by_visibility_query: pinnedToBByQuery,
       promote_ms: rollbackPromoteMs,
       b: drainB,
       b_workers_stopped_ms: stopBMs,
