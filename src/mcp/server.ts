@@ -1,26 +1,31 @@
 /**
- * The MCP server behind `POST /mcp`: protocol 2025-11-25 through `@modelcontextprotocol/sdk` (a new stateless
+ * The MCP server behind `POST /mcp`: protocol 2025-11-25 through `@modelcontextprotocol/sdk` v1 (a new stateless
  * Server + StreamableHTTPServerTransport per request; JSON answers, an event stream when a tool call sends
- * notifications), and 2026-07-28 (`server/discover`, per-request `_meta`, no `initialize`, one message per POST)
- * answered directly. Both revisions serve the same tools, resources, prompts and completions (src/mcp/features.ts);
- * tool calls run the REST operation in-process.
+ * notifications), and 2026-07-28 (`server/discover`, per-request `_meta`, no `initialize`, one message per POST,
+ * `subscriptions/listen`) through `createMcpHandler` of `@modelcontextprotocol/server` v2 with a low-level Server per
+ * request. Both revisions serve the same tools, resources, prompts and completions (src/mcp/features.ts) through
+ * serveMethod; tool calls run the REST operation in-process.
  *
- * Source: issue 5 §3; issue 12 §1; ../shared/reference/api-conventions.md (MCP).
+ * Source: issue 5 §3; issue 12 §1; issue 27 §6 (2026-07-28 through the official SDK);
+ * ../shared/reference/api-conventions.md (MCP); docs/decisions/0001-mcp-2026-07-28-handler.md.
  */
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { Context } from 'koa';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
 import {
-  CallToolRequestSchema,
-  CompleteRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/sdk/types.js';
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  type McpHttpHandler,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
@@ -79,12 +84,6 @@ const INSTRUCTIONS =
   'Buy automation services: list_services or discover_services, create_quote, create_order, get_wallet (shows the agent key once), ' +
   'confirm_payment (agent_key for wallet payments), get_order until delivered, verify_order, review_order. Resources: agent-commerce://catalogue, ' +
   'agent-commerce://orders/{order_id}. Failed calls are isError results whose text carries the RFC 9457 problem detail.';
-const META = {
-  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
-  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
-  logLevel: 'io.modelcontextprotocol/logLevel',
-  serverInfo: 'io.modelcontextprotocol/serverInfo',
-} as const;
 
 /** How /mcp is served: `fixtures` adds the conformance suite's diagnostic tools, resources and prompts (tests only). */
 export interface McpOptions {
@@ -318,57 +317,97 @@ export async function serveMethod(
   }
 }
 
-/** True when a tools/call must be answered as an event stream: a fixture that sends notifications, or a progress token. */
+/** True when a 2025-11-25 tools/call must be answered as an event stream: a fixture that sends notifications, or a progress token. */
 function wantsStream(method: unknown, params: Record<string, unknown>, opts: McpOptions): boolean {
   if (method !== 'tools/call') return false;
   const meta = paramsOf(params._meta);
   return (
     meta.progressToken !== undefined ||
-    meta[META.logLevel] !== undefined ||
+    meta[LOG_LEVEL_META_KEY] !== undefined ||
     (opts.fixtures && findFixtureTool(String(params.name ?? ''))?.streams === true)
   );
 }
 
 const CAPABILITIES = { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {}, logging: {} };
 
-/** A fresh SDK server for one request (the SDK's stateless pattern), every method delegated to serveMethod. */
-function sdkServer(dispatch: Dispatch, opts: McpOptions): Server {
-  const server = new Server(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
-  const schemas = [
-    ListToolsRequestSchema,
-    CallToolRequestSchema,
-    ListResourcesRequestSchema,
-    ListResourceTemplatesRequestSchema,
-    ReadResourceRequestSchema,
-    ListPromptsRequestSchema,
-    GetPromptRequestSchema,
-    CompleteRequestSchema,
-  ];
-  for (const schema of schemas) {
-    server.setRequestHandler(schema as typeof CallToolRequestSchema, async (req, extra) => {
-      const ctx: RequestContext = {
-        dispatch,
-        revision: '2025-11-25',
-        params: paramsOf(req.params),
-        clientCapabilities: server.getClientCapabilities() as Record<string, unknown> | undefined,
-        notify: (method, params) => extra.sendNotification({ method, params } as never),
-        // Stateless: no logging/setLevel survives the request, so product tools send no log messages at this revision.
-        log: async () => undefined,
-      };
-      const served = await serveMethod(req.method, ctx, opts);
-      return served!.result as never;
-    });
-  }
+/** The spec methods both revisions serve through serveMethod (`server/discover` and `initialize` are the SDK's). */
+const METHODS = [
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+] as const;
+
+/** The SDK's error for an RpcError raised by our handlers (same code, message and data). */
+const toProtocolError = (err: unknown): unknown =>
+  err instanceof RpcError ? new ProtocolError(err.code, err.message, err.data) : err;
+
+/**
+ * A fresh v2 low-level Server for one request (both revisions are stateless), every method of src/mcp/features.ts
+ * delegated to serveMethod; at 2026-07-28 also the tasks extension's `tasks/get`, `tasks/update` and `tasks/cancel`
+ * (extension methods, SEP-2663). What the request carries reaches serveMethod as a RequestContext: the params with
+ * the non-reserved `_meta`, and at 2026-07-28 the envelope's client capabilities and log level, `inputResponses` and
+ * `requestState` (the raw string: conformance.ts verifies its own HMAC). At 2025-11-25 nothing survives between
+ * requests (no `logging/setLevel`), so product tools send no log messages there.
+ */
+function mcpServer(dispatch: Dispatch, opts: McpOptions, era: 'legacy' | 'modern'): Server {
+  const modern = era === 'modern';
+  const server = new Server(SERVER_INFO, {
+    capabilities: modern ? { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } } : CAPABILITIES,
+    instructions: INSTRUCTIONS,
+    supportedProtocolVersions: [...SUPPORTED_VERSIONS],
+    cacheHints: {
+      'server/discover': LIST_HINTS,
+      'tools/list': LIST_HINTS,
+      'prompts/list': LIST_HINTS,
+      'resources/list': LIST_HINTS,
+      'resources/templates/list': LIST_HINTS,
+    },
+  });
+  const serve = async (method: string, params: unknown, sctx: ServerContext): Promise<Record<string, unknown>> => {
+    const req = sctx.mcpReq;
+    const envelope = (req.envelope ?? {}) as Record<string, unknown>;
+    const level = envelope[LOG_LEVEL_META_KEY];
+    const minLevel = modern && typeof level === 'string' ? LOG_LEVELS.indexOf(level as LogLevel) : -1;
+    const state = req.requestState();
+    const rctx: RequestContext = {
+      dispatch,
+      revision: modern ? STATELESS_PROTOCOL_VERSION : '2025-11-25',
+      params: {
+        ...paramsOf(params),
+        ...(req._meta ? { _meta: { ...req._meta } } : {}),
+        ...(req.inputResponses ? { inputResponses: req.inputResponses } : {}),
+        ...(state !== undefined ? { requestState: state } : {}),
+      },
+      clientCapabilities: modern
+        ? paramsOf(envelope[CLIENT_CAPABILITIES_META_KEY])
+        : (server.getClientCapabilities() as Record<string, unknown> | undefined),
+      notify: (m, p) => req.notify({ method: m, params: p } as Parameters<typeof req.notify>[0]),
+      async log(lvl, data) {
+        if (minLevel >= 0 && LOG_LEVELS.indexOf(lvl) >= minLevel)
+          await this.notify('notifications/message', { level: lvl, logger: 'agent-commerce', data });
+      },
+    };
+    try {
+      const served = await serveMethod(method, rctx, opts);
+      if (!served) throw new RpcError(RPC.MethodNotFound, `Method not found: ${method}`);
+      return modern ? { ...served.result, ...(served.hints ?? {}) } : served.result;
+    } catch (err) {
+      throw toProtocolError(err);
+    }
+  };
+  for (const method of METHODS)
+    server.setRequestHandler(method, (async (req: { params?: unknown }, sctx: ServerContext) =>
+      serve(method, req.params, sctx)) as never);
+  if (modern)
+    for (const method of TASK_METHODS)
+      server.setRequestHandler(method, { params: z.looseObject({}) }, (params, sctx) => serve(method, params, sctx));
   return server;
 }
-
-type JsonRpcId = string | number | null;
-const rpcError = (id: JsonRpcId, code: number, message: string, data?: unknown) => ({
-  jsonrpc: '2.0',
-  id,
-  error: { code, message, ...(data !== undefined ? { data } : {}) },
-});
-const rpcResult = (id: JsonRpcId, result: unknown) => ({ jsonrpc: '2.0', id, result });
 
 /**
  * True when the request speaks 2026-07-28: that header, `server/discover`, a `_meta` protocol version, or a header
@@ -378,26 +417,114 @@ export function isStatelessRequest(ctx: Context, body: unknown): boolean {
   const msg = paramsOf(body);
   const header = ctx.get('mcp-protocol-version');
   if (header === STATELESS_PROTOCOL_VERSION || msg.method === 'server/discover') return true;
-  if (paramsOf(paramsOf(msg.params)._meta)[META.protocolVersion] !== undefined) return true;
+  if (paramsOf(paramsOf(msg.params)._meta)[PROTOCOL_VERSION_META_KEY] !== undefined) return true;
   return header !== '' && !SUPPORTED_PROTOCOL_VERSIONS.includes(header);
 }
 
-/** Methods 2026-07-28 removed: answered 404 / -32601 like unknown ones. */
-const REMOVED_METHODS = new Set([
-  'initialize',
-  'ping',
-  'logging/setLevel',
-  'resources/subscribe',
-  'resources/unsubscribe',
-]);
+/** The dispatch of each request handed to the 2026-07-28 handler, for its server factory. */
+const exchanges = new WeakMap<Request, Dispatch>();
+/** One 2026-07-28 handler per McpOptions (the route creates its options once). */
+const modernHandlers = new WeakMap<McpOptions, McpHttpHandler>();
+
+/** The 2026-07-28 handler of these options, created on first use (`legacy: 'reject'`: handleWithSdk serves 2025-11-25). */
+function modernHandler(opts: McpOptions): McpHttpHandler {
+  let handler = modernHandlers.get(opts);
+  if (!handler) {
+    handler = createMcpHandler(
+      ({ requestInfo }) => {
+        const dispatch = requestInfo && exchanges.get(requestInfo);
+        if (!dispatch) throw new Error('MCP request without its dispatch');
+        return mcpServer(dispatch, opts, 'modern');
+      },
+      { legacy: 'reject', responseMode: 'auto' },
+    );
+    modernHandlers.set(opts, handler);
+  }
+  return handler;
+}
+
+/** The Koa request as a web Request (headers, no body: the parsed body goes to the SDK as `parsedBody`). */
+function webRequest(ctx: Context): Request {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(ctx.headers)) {
+    if (v === undefined || k === 'content-length' || k === 'transfer-encoding') continue;
+    headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+  }
+  // A client that goes away ends the exchange (and a subscriptions/listen stream) on the SDK's side too.
+  const abort = new AbortController();
+  ctx.res.on('close', () => {
+    if (!ctx.res.writableFinished) abort.abort();
+  });
+  return new Request(new URL(ctx.originalUrl, `http://${ctx.host || '127.0.0.1'}`), {
+    method: ctx.method,
+    headers,
+    signal: abort.signal,
+  });
+}
 
 /**
- * The 2026-07-28 revision: one JSON-RPC request per POST, each carrying `_meta` with the protocol version and the
- * client capabilities (else 400 / -32602); the `MCP-Protocol-Version` header must equal that version (else 400 /
- * -32020), which must be 2026-07-28 (else 400 / -32022 with the supported versions); `Mcp-Method` (and `Mcp-Name` for
- * tools/call, prompts/get, resources/read) must match the body (SEP-2243, else 400 / -32020). Results carry `resultType`,
- * the server identity in `_meta`, and caching hints where cacheable. Removed and unknown methods: 404 / -32601.
- * A tool call that sends notifications (progress, `_meta` logLevel) is answered as an event stream.
+ * Writes the SDK's web Response to Koa: an event stream is piped as it is produced (Koa steps aside); any other
+ * answer becomes `ctx.status`, headers and `ctx.body` (JSON parsed, then amended), so the middleware around it sees
+ * an ordinary answer.
+ */
+async function sendResponse(ctx: Context, res: Response, opts: McpOptions): Promise<void> {
+  const type = res.headers.get('content-type') ?? '';
+  if (res.body && type.startsWith('text/event-stream')) {
+    ctx.respond = false;
+    const out: Record<string, string> = {};
+    res.headers.forEach((v, k) => (out[k] = v));
+    ctx.res.writeHead(res.status, out);
+    await pipeline(Readable.fromWeb(res.body as WebReadableStream), ctx.res);
+    return;
+  }
+  ctx.status = res.status;
+  res.headers.forEach((v, k) => {
+    if (k !== 'content-length') ctx.set(k, v);
+  });
+  const text = await res.text();
+  if (!text) {
+    ctx.body = null;
+    return;
+  }
+  ctx.type = type || 'application/json';
+  ctx.body = /json/.test(type) ? amend(JSON.parse(text) as unknown, opts) : text;
+}
+
+/**
+ * The two places where `@modelcontextprotocol/server` 2.4.0 answers 2026-07-28 differently from this endpoint's
+ * contract, put back on its JSON answer (issue 27 §6, docs/decisions/0001-mcp-2026-07-28-handler.md):
+ * - `server/discover`: the SDK lists only 2026-era revisions in `supportedVersions` (`Server._ondiscover`, installed
+ *   by `createMcpHandler` over any handler of ours); this endpoint also serves 2025-11-25, so every revision is listed.
+ * - `tools/list`: the SDK deletes `execution` from every listed tool at 2026-07-28 (rev2026 codec,
+ *   `enforceDeletedFields`), although the tasks extension (SEP-2663) declares `execution.taskSupport` there.
+ * Any other answer is returned as it is (a 2025-11-25 tools/list has no `execution`: serveMethod adds none there).
+ */
+function amend(answer: unknown, opts: McpOptions): unknown {
+  const result = paramsOf(paramsOf(answer).result);
+  if (Array.isArray(result.supportedVersions)) result.supportedVersions = [...SUPPORTED_VERSIONS];
+  const tools = result.tools;
+  if (!Array.isArray(tools) || result.resultType === undefined) return answer;
+  const support = (name: string): string | undefined =>
+    ORDER_TASK_TOOLS.has(name)
+      ? 'optional'
+      : opts.fixtures && Object.hasOwn(FIXTURE_TASK_TOOLS, name)
+        ? FIXTURE_TASK_TOOLS[name]!.taskSupport
+        : undefined;
+  for (const tool of tools as Record<string, unknown>[]) {
+    const taskSupport = support(String(tool.name));
+    if (taskSupport && tool.execution === undefined) tool.execution = { taskSupport };
+  }
+  return answer;
+}
+
+/**
+ * 2026-07-28 through `createMcpHandler` of `@modelcontextprotocol/server` v2 (issue 27 §6), a fresh low-level Server
+ * per request (mcpServer). The SDK checks the envelope (`_meta` protocol version and client capabilities, else
+ * 400 / -32602), the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers (SEP-2243, 400 / -32020) and the
+ * version (400 / -32022 with the supported versions); answers `server/discover`, `subscriptions/listen`, removed and
+ * unknown methods (404 / -32601); stamps `resultType`, caching fields (`ttlMs`, `cacheScope`) and the server identity
+ * in `_meta`; answers JSON, or an event stream when a handler sends a notification (progress, `_meta` logLevel)
+ * before its result. -32021 (a missing client capability) is answered with HTTP 400.
  */
 export async function handleStateless(
   ctx: Context,
@@ -405,177 +532,17 @@ export async function handleStateless(
   dispatch: Dispatch,
   opts: McpOptions = { fixtures: false },
 ): Promise<void> {
-  ctx.type = 'application/json';
-  ctx.set('MCP-Protocol-Version', STATELESS_PROTOCOL_VERSION);
-  const msg = body as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | null;
-  const id: JsonRpcId = typeof msg?.id === 'string' || typeof msg?.id === 'number' ? msg.id : null;
-  const fail = (status: number, code: number, message: string, data?: unknown) => {
-    ctx.status = status;
-    ctx.body = rpcError(id, code, message, data);
-  };
-  if (
-    !msg ||
-    typeof msg !== 'object' ||
-    Array.isArray(msg) ||
-    msg.jsonrpc !== '2.0' ||
-    typeof msg.method !== 'string'
-  ) {
-    return fail(400, RPC.InvalidRequest, 'Send one JSON-RPC 2.0 request per POST');
-  }
-  if (msg.id === undefined) {
-    ctx.status = 202;
-    ctx.body = null;
-    return;
-  }
-  const params = paramsOf(msg.params);
-  const meta = params._meta;
-  const metaObj = paramsOf(meta);
-  const version = metaObj[META.protocolVersion];
-  const caps = metaObj[META.clientCapabilities];
-  if (
-    meta !== Object(meta) ||
-    Array.isArray(meta) ||
-    typeof version !== 'string' ||
-    !caps ||
-    typeof caps !== 'object' ||
-    Array.isArray(caps)
-  ) {
-    return fail(
-      400,
-      RPC.InvalidParams,
-      `Invalid params: _meta must carry "${META.protocolVersion}" and "${META.clientCapabilities}"`,
-    );
-  }
-  const header = ctx.get('mcp-protocol-version');
-  if (header && header !== version)
-    return fail(
-      400,
-      RPC.HeaderMismatch,
-      `MCP-Protocol-Version header ${header} does not match _meta protocol version ${version}`,
-    );
-  if (version !== STATELESS_PROTOCOL_VERSION) {
-    return fail(
-      400,
-      RPC.UnsupportedVersion,
-      `Unsupported protocol version ${version} (2025-11-25 and earlier start with initialize)`,
-      { supported: SUPPORTED_VERSIONS, requested: version },
-    );
-  }
-  const method = msg.method;
-  // SEP-2243: Mcp-Method must name the body's method, and Mcp-Name its tool, prompt or resource.
-  const methodHeader = ctx.get('mcp-method').trim();
-  if (methodHeader !== method)
-    return fail(
-      400,
-      RPC.HeaderMismatch,
-      `Mcp-Method header ${methodHeader ? `"${methodHeader}"` : '(missing)'} does not match the method ${method}`,
-    );
-  const named =
-    method === 'resources/read'
-      ? params.uri
-      : method === 'tools/call' || method === 'prompts/get'
-        ? params.name
-        : TASK_METHODS.has(method)
-          ? params.taskId
-          : undefined;
-  const nameHeader = ctx.get('mcp-name').trim();
-  if (typeof named === 'string' && nameHeader !== named)
-    return fail(
-      400,
-      RPC.HeaderMismatch,
-      `Mcp-Name header ${nameHeader ? `"${nameHeader}"` : '(missing)'} does not match ${named}`,
-    );
-  const inputs = params.inputResponses;
-  if (
-    inputs !== undefined &&
-    (paramsOf(inputs) !== inputs || Object.values(inputs as object).some((v) => paramsOf(v) !== v))
-  ) {
-    return fail(200, RPC.InvalidParams, 'inputResponses must be an object of response objects');
-  }
-  const level = metaObj[META.logLevel];
-  const minLevel = typeof level === 'string' ? LOG_LEVELS.indexOf(level as LogLevel) : -1;
-  const stream = wantsStream(method, params, opts) && /text\/event-stream/.test(ctx.get('accept'));
-  let streaming = false;
-  const send = (frame: unknown) => ctx.res.write(`event: message\ndata: ${JSON.stringify(frame)}\n\n`);
-  const rctx: RequestContext = {
-    dispatch,
-    revision: STATELESS_PROTOCOL_VERSION,
-    params,
-    clientCapabilities: caps as Record<string, unknown>,
-    async notify(m, p) {
-      if (!stream) return;
-      if (!streaming) {
-        streaming = true;
-        ctx.respond = false;
-        ctx.res.writeHead(200, {
-          'content-type': 'text/event-stream',
-          'cache-control': 'no-cache',
-          'mcp-protocol-version': STATELESS_PROTOCOL_VERSION,
-        });
-      }
-      send({ jsonrpc: '2.0', method: m, params: p });
-    },
-    async log(lvl, data) {
-      if (minLevel >= 0 && LOG_LEVELS.indexOf(lvl) >= minLevel)
-        await this.notify('notifications/message', { level: lvl, logger: 'agent-commerce', data });
-    },
-  };
-  let answer: unknown;
-  let status = 200;
-  if (method === 'server/discover') {
-    answer = rpcResult(id, {
-      resultType: 'complete',
-      supportedVersions: SUPPORTED_VERSIONS,
-      capabilities: {
-        tools: { listChanged: false },
-        resources: {},
-        prompts: {},
-        completions: {},
-        logging: {},
-        extensions: { [TASKS_EXTENSION]: {} },
-      },
-      serverInfo: SERVER_INFO,
-      instructions: INSTRUCTIONS,
-      ...LIST_HINTS,
-      _meta: { [META.serverInfo]: SERVER_INFO },
-    });
-  } else if (REMOVED_METHODS.has(method)) {
-    status = 404;
-    answer = rpcError(id, RPC.MethodNotFound, `Method not found: ${method} (removed in ${STATELESS_PROTOCOL_VERSION})`);
-  } else {
-    try {
-      const served = await serveMethod(method, rctx, opts);
-      if (!served) {
-        status = 404;
-        answer = rpcError(id, RPC.MethodNotFound, `Method not found: ${method}`);
-      } else {
-        const r = served.result;
-        answer = rpcResult(id, {
-          resultType: 'complete',
-          ...r,
-          ...(served.hints ?? {}),
-          _meta: { ...paramsOf(r._meta), [META.serverInfo]: SERVER_INFO },
-        });
-      }
-    } catch (err) {
-      if (!(err instanceof RpcError)) throw err;
-      status = err.httpStatus ?? 200;
-      answer = rpcError(id, err.code, err.message, err.data);
-    }
-  }
-  if (streaming) {
-    send(answer);
-    ctx.res.end();
-    return;
-  }
-  ctx.status = status;
-  ctx.body = answer;
+  const request = webRequest(ctx);
+  exchanges.set(request, dispatch);
+  await sendResponse(ctx, await modernHandler(opts).fetch(request, { parsedBody: body }), opts);
 }
 
 /**
- * Hands the request to the SDK (2025-11-25 and earlier): a new Server and a stateless transport
- * (`sessionIdGenerator: undefined`), closed when the response ends. JSON answers, except a tool call that sends
- * notifications (progress token, or a logging fixture), which is answered as an event stream.
+ * 2025-11-25 and earlier through the v2 SDK's streamable HTTP transport, stateless (`sessionIdGenerator: undefined`):
+ * a new Server (mcpServer, `initialize` answered by the SDK) and transport per request, closed when the answer has
+ * been written. JSON answers, except a tool call that sends notifications (progress token, or a logging fixture),
+ * which is answered as an event stream. (createMcpHandler's own stateless fallback always answers with an event
+ * stream, so this revision is wired by hand.)
  */
 export async function handleWithSdk(
   ctx: Context,
@@ -584,16 +551,16 @@ export async function handleWithSdk(
   opts: McpOptions = { fixtures: false },
 ): Promise<void> {
   const msg = paramsOf(body);
-  const server = sdkServer(dispatch, opts);
-  const transport = new StreamableHTTPServerTransport({
+  const server = mcpServer(dispatch, opts, 'legacy');
+  const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: !wantsStream(msg.method, paramsOf(msg.params), opts),
   });
-  ctx.res.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  ctx.respond = false;
-  await transport.handleRequest(ctx.req, ctx.res, body);
+  try {
+    await server.connect(transport);
+    await sendResponse(ctx, await transport.handleRequest(webRequest(ctx), { parsedBody: body }), opts);
+  } finally {
+    await transport.close().catch(() => undefined);
+    await server.close().catch(() => undefined);
+  }
 }
