@@ -10,77 +10,45 @@
  *   turn `includeCredentials` on, so the operator, signed in, sets the browser's codec setting once ("Use my browser
  *   setting", the endpoint, "Include cross-origin credentials"), as docs/operators-encryption.md says; then decoded.
  *
- * Chromium as in test/integration/humanPages.test.ts; the ui-server binary that scripts/setup.sh builds
- * (TEMPORAL_UI_SERVER_PATH or the cache); without either this test fails, saying so. Screenshots and page texts go to
- * TEST_ARTIFACTS_DIR (default: a temporary folder, printed).
+ * Chromium, the ui-server and the artifacts folder as in test/helpers/webUi.ts (shared with
+ * test/integration/webUi.test.ts): without Chromium or the ui-server binary this test fails, saying so. Screenshots and
+ * page texts go to TEST_ARTIFACTS_DIR (default `test-artifacts/web-ui/`, git-ignored).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { binaries, freePort } from '../../scripts/lib/servers';
-import { clusterBinaries } from '../../scripts/lib/temporalCluster';
 import { SEARCH_ATTRIBUTES, orderWorkflowId } from '../../workflows/shared';
-import { OPERATOR_KEY, startStack, type Stack } from '../helpers/stack';
+import type { Stack } from '../helpers/stack';
+import {
+  ARTIFACTS,
+  CIPHERTEXT,
+  CODEC_FAILED,
+  capture,
+  openWebUiFixture,
+  signIn,
+  signOut,
+  waitForHttp,
+  type WebUiFixture,
+} from '../helpers/webUi';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'];
-const artifacts = process.env.TEST_ARTIFACTS_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'codec-web-ui-'));
-const CODEC_FAILED = 'Codec Server could not connect';
-
-const processes: ChildProcess[] = [];
-const dirs: string[] = [];
-const stacks: Stack[] = [];
-let context: BrowserContext;
+let fx: WebUiFixture;
 
 beforeAll(async () => {
-  for (const [what, file, how] of [
-    ['Chromium', CHROMIUM, 'CHROMIUM_PATH'],
-    ['the Temporal ui-server', clusterBinaries().uiServer, 'TEMPORAL_UI_SERVER_PATH'],
-  ] as const) {
-    if (!existsSync(file)) throw new Error(`No ${what} at ${file}: run scripts/setup.sh or set ${how}`);
-  }
-  mkdirSync(artifacts, { recursive: true });
-  const profile = mkdtempSync(path.join(os.tmpdir(), 'codec-ui-chromium-'));
-  dirs.push(profile);
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+  fx = await openWebUiFixture();
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
-  for (const p of processes) p.kill('SIGTERM');
-  for (const s of stacks) await s.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  console.log(`codec Web UI screenshots: ${artifacts}`);
+  await fx?.close();
+  console.log(`codec Web UI screenshots: ${ARTIFACTS}`);
 });
-
-/** Polls `url` until it answers 2xx. @throws after `timeoutMs`. */
-async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (
-    !(await fetch(url).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  ) {
-    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** An API + worker encrypting payloads, whose codec server lets `uiUrl` in; and an order whose input names `email`. */
 async function encryptedStackWithOrder(
   uiUrl: string,
   overrides: Record<string, string> = {},
 ): Promise<{ stack: Stack; orderId: string; email: string }> {
-  const stack = await startStack({
-    PAYLOAD_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    CODEC_CORS_ORIGINS: uiUrl,
-    ...overrides,
-  });
-  stacks.push(stack);
+  const stack = await fx.encryptedStack([uiUrl], overrides);
   const email = `bob-${randomBytes(3).toString('hex')}@example.com`;
   const quote = await stack.call('POST', '/api/v1/quote', { service_id: 'automation-wf' });
   const created = await stack.call('POST', '/api/v1/orders', {
@@ -107,57 +75,24 @@ async function orderPage(
   ready: (text: string) => boolean,
 ): Promise<string> {
   await page.goto(`${uiUrl}/namespaces/default/workflows/${orderWorkflowId(orderId)}`);
-  const deadline = Date.now() + 30_000;
-  let text = '';
-  while (Date.now() < deadline) {
-    text = await page.locator('body').innerText();
+  return capture(page, shot, (text) => {
     const input = inputPanel(text);
-    if (input && !input.startsWith('Results will appear') && ready(text)) break;
-    await page.waitForTimeout(250);
-  }
-  await page.screenshot({ path: path.join(artifacts, `${shot}.png`), fullPage: true });
-  writeFileSync(path.join(artifacts, `${shot}.txt`), text);
-  return text;
+    return input !== '' && !input.startsWith('Results will appear') && ready(text);
+  });
 }
-
-/** Signs in at the codec server's login page, as an operator does by hand. */
-async function signIn(page: Page, apiUrl: string): Promise<void> {
-  await page.goto(`${apiUrl}/codec/login`);
-  await page.getByLabel('Operator key').fill(OPERATOR_KEY);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByText('Signed in to the codec server').waitFor();
-}
-
-/** Shown as stored (with or without its metadata, `binary/encrypted` in base64): a long base64 string. */
-const CIPHERTEXT = /"[A-Za-z0-9+/=]{200,}"/;
 
 test('ui-server 2.55.0 with codec.includeCredentials: ciphertext, decoded once signed in, ciphertext after signing out', async () => {
   const uiPort = await freePort();
   const uiUrl = `http://127.0.0.1:${uiPort}`;
   const { stack, orderId, email } = await encryptedStackWithOrder(uiUrl);
   // The Web UI as an operator deployment runs it: the codec server, with the browser's credentials (the session cookie).
-  const uiRoot = mkdtempSync(path.join(os.tmpdir(), 'codec-ui-'));
-  dirs.push(uiRoot);
-  mkdirSync(path.join(uiRoot, 'config'));
-  writeFileSync(
-    path.join(uiRoot, 'config', 'test.yaml'),
-    JSON.stringify({
-      temporalGrpcAddress: stack.config.TEMPORAL_ADDRESS,
-      host: '127.0.0.1',
-      port: uiPort,
-      enableUi: true,
-      defaultNamespace: stack.config.TEMPORAL_NAMESPACE,
-      auth: { enabled: false },
-      codec: { endpoint: `${stack.url}/codec`, includeCredentials: true },
-    }),
-  );
-  processes.push(
-    spawn(clusterBinaries().uiServer, ['--root', uiRoot, '--config', 'config', '--env', 'test', 'start'], {
-      stdio: 'ignore',
-    }),
-  );
-  await waitForHttp(`${uiUrl}/api/v1/settings`);
-  const page = await context.newPage();
+  await fx.uiServer({
+    temporalAddress: stack.config.TEMPORAL_ADDRESS,
+    namespace: stack.config.TEMPORAL_NAMESPACE,
+    codecEndpoint: `${stack.url}/codec`,
+    port: uiPort,
+  });
+  const page = await fx.context.newPage();
 
   // The Web UI asked the codec server, got 401, says so and shows the payload as it is stored.
   const before = await orderPage(page, uiUrl, orderId, 'ui-server-1-before-sign-in', (t) => t.includes(CODEC_FAILED));
@@ -173,32 +108,11 @@ test('ui-server 2.55.0 with codec.includeCredentials: ciphertext, decoded once s
   // The static summary and the current details (user metadata, a query) are payloads too: decoded as well. The Web UI
   // renders them as Markdown in sandboxed frames.
   await page.getByText('User Metadata', { exact: true }).first().dispatchEvent('click');
-  const frameTexts = async () =>
-    (
-      await Promise.all(
-        page.frames().map((f) =>
-          f
-            .locator('body')
-            .innerText()
-            .catch(() => ''),
-        ),
-      )
-    ).join('\n');
-  const metaDeadline = Date.now() + 20_000;
-  let meta = '';
-  while (Date.now() < metaDeadline) {
-    meta = await frameTexts();
-    if (meta.includes(`Order ${orderId}:`)) break;
-    await page.waitForTimeout(250);
-  }
-  await page.screenshot({ path: path.join(artifacts, 'ui-server-2b-user-metadata.png'), fullPage: true });
+  const meta = await capture(page, 'ui-server-2b-user-metadata', (t) => t.includes(`Order ${orderId}:`), 20_000);
   expect(meta).toContain(`Order ${orderId}: Workflow Automation (n8n) for $69.00`);
   expect(meta).not.toMatch(/[A-Za-z0-9+/=]{200,}/);
 
-  await page.goto(`${stack.url}/codec/login`);
-  await page.evaluate(async () => {
-    await fetch('/codec/logout', { method: 'POST' });
-  });
+  await signOut(page, stack.url);
   const out = await orderPage(page, uiUrl, orderId, 'ui-server-3-signed-out', (t) => t.includes(CODEC_FAILED));
   expect(out).toContain(CODEC_FAILED);
   expect(out).not.toContain(email);
@@ -211,7 +125,7 @@ test("the dev server's Web UI (npm start): signed in, the browser's codec settin
   const uiUrl = `http://127.0.0.1:${uiPort}`;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   // As `npm start` would run it: the dev server's Web UI pointed at the API's codec server.
-  processes.push(
+  fx.keep(
     spawn(
       binaries().temporal,
       [
@@ -240,7 +154,7 @@ test("the dev server's Web UI (npm start): signed in, the browser's codec settin
     TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
     TEMPORAL_NAMESPACE: 'default',
   });
-  const page = await context.newPage();
+  const page = await fx.context.newPage();
   await signIn(page, apiUrl);
 
   // The cluster-level setting sends no credentials: refused although signed in.
