@@ -6,7 +6,8 @@
  * Source: issue 12 §1; the suite's scenario descriptions (`conformance list`, scenario texts in its dist).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { RPC, RpcError, type PromptMessage, type ReadResult, type RequestContext } from './features';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { PromptMessage, ReadResult, RequestContext } from './features';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 const WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
@@ -35,7 +36,7 @@ function verify(state: unknown): Record<string, unknown> {
   const want = body ? createHmac('sha256', STATE_KEY).update(body).digest() : Buffer.alloc(0);
   const got = Buffer.from(mac ?? '', 'base64url');
   if (!body || got.length !== want.length || !timingSafeEqual(got, want))
-    throw new RpcError(RPC.InvalidParams, 'requestState failed its integrity check');
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'requestState failed its integrity check');
   return JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
 }
 
@@ -189,11 +190,10 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
     description: 'Needs the sampling client capability (2026-07-28)',
     run: async (_a, ctx) => {
       if (!ctx.clientCapabilities?.sampling)
-        throw new RpcError(
-          RPC.MissingClientCapability,
+        throw new ProtocolError(
+          ProtocolErrorCode.MissingRequiredClientCapability,
           'This tool needs the sampling client capability',
           { requiredCapabilities: { sampling: {} } },
-          400,
         );
       return inputRequired({ sample: sampling('Say hello', 20) });
     },

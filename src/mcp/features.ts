@@ -8,32 +8,9 @@
  * Source: issue 12 §1; MCP 2025-11-25 server/resources, server/prompts, server/utilities/completion; SEP-2164
  * (unknown resource: -32602 with data.uri); SEP-2549 (ttlMs, cacheScope).
  */
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { SERVICES, SERVICE_IDS } from '../domain/catalogue';
 import type { ToolRequest } from './tools';
-
-/** A JSON-RPC error a handler raises: code, a message without any "MCP error" prefix, optional data and HTTP status. */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-    /** HTTP status of the answer at 2026-07-28 (default 200). */
-    readonly httpStatus?: number,
-  ) {
-    super(message);
-  }
-}
-
-/** JSON-RPC error codes used here (MCP 2026-07-28 adds -32020 to -32022). */
-export const RPC = {
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  HeaderMismatch: -32020,
-  MissingClientCapability: -32021,
-  UnsupportedVersion: -32022,
-} as const;
 
 /** Answer of one in-process REST request: status, headers, parsed JSON body (or null) and the raw bytes. */
 export interface DispatchResult {
@@ -151,13 +128,13 @@ const TEMPLATE_PATTERNS: {
   },
 ];
 
-const notFound = (uri: string) => new RpcError(RPC.InvalidParams, 'Resource not found', { uri });
+const notFound = (uri: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, 'Resource not found', { uri });
 const isText = (type: string) => /^text\/|[/+]json\b|[/+]xml\b|^application\/(javascript|yaml)/.test(type);
 
 /**
  * Reads a product resource through its REST operation.
  * @returns contents (JSON and text as `text`, other bytes as base64 `blob`) and caching hints from Cache-Control
- * @throws RpcError -32602 `Resource not found` with `data.uri` for an unknown URI or a 404; -32602 with the problem
+ * @throws ProtocolError -32602 `Resource not found` with `data.uri` for an unknown URI or a 404; -32602 with the problem
  *   (`data.status`, `data.code`) for other refusals (401/403 without the buyer's credential)
  */
 export async function readResource(uri: string, dispatch: Dispatch): Promise<ReadResult> {
@@ -183,11 +160,15 @@ export async function readResource(uri: string, dispatch: Dispatch): Promise<Rea
   if (res.status === 404) throw notFound(uri);
   if (res.status < 200 || res.status >= 300) {
     const p = (res.body ?? {}) as { title?: string; detail?: string; code?: string };
-    throw new RpcError(RPC.InvalidParams, `${p.title ?? `HTTP ${res.status}`}${p.detail ? `: ${p.detail}` : ''}`, {
-      uri,
-      status: res.status,
-      code: p.code,
-    });
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `${p.title ?? `HTTP ${res.status}`}${p.detail ? `: ${p.detail}` : ''}`,
+      {
+        uri,
+        status: res.status,
+        code: p.code,
+      },
+    );
   }
   const hints = hintsFromCacheControl(res.headers.get('cache-control'));
   const type = (res.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]!.trim();
@@ -280,7 +261,7 @@ export function promptList(): Record<string, unknown>[] {
 /**
  * `prompts/get` of a product prompt.
  * @returns the description and messages, or undefined when no product prompt has that name
- * @throws RpcError -32602 when a required argument is missing
+ * @throws ProtocolError -32602 when a required argument is missing
  */
 export function getPrompt(
   name: string,
@@ -292,7 +273,11 @@ export function getPrompt(
   for (const a of p.arguments) {
     const v = args[a.name];
     if (v === undefined || v === '') {
-      if (a.required) throw new RpcError(RPC.InvalidParams, `Missing required argument ${a.name} for prompt ${name}`);
+      if (a.required)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Missing required argument ${a.name} for prompt ${name}`,
+        );
       continue;
     }
     values[a.name] = String(v).slice(0, 2000);

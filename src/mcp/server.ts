@@ -19,6 +19,7 @@ import {
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
+  ProtocolErrorCode,
   SUPPORTED_PROTOCOL_VERSIONS,
   Server,
   WebStandardStreamableHTTPServerTransport,
@@ -37,8 +38,6 @@ import {
   LOG_LEVELS,
   RESOURCES,
   RESOURCE_TEMPLATES,
-  RPC,
-  RpcError,
   complete,
   getPrompt,
   promptList,
@@ -72,7 +71,7 @@ import {
   readFixtureResource,
 } from './conformance';
 
-export { RpcError, type Dispatch, type ToolResult } from './features';
+export type { Dispatch, ToolResult } from './features';
 
 /** Server identity shown by `initialize` and `server/discover`. */
 export const SERVER_INFO = { name: 'agent-commerce', title: 'Agent Commerce', version: '2.3.0' } as const;
@@ -151,7 +150,7 @@ function problemResult(status: number, problem: Record<string, unknown>, hasOutp
  * Validates the arguments and runs a product tool. 2xx → `structuredContent` (and its JSON as text); a problem
  * detail → an isError result (see problemResult); arguments the input schema refuses → an isError result naming each
  * refused argument (SEP-1303), so the model can correct them.
- * @throws RpcError -32602 for an unknown tool, or a `_meta["x402/payment"]` that is not an x402 PaymentPayload
+ * @throws ProtocolError -32602 for an unknown tool, or a `_meta["x402/payment"]` that is not an x402 PaymentPayload
  */
 export async function callTool(
   name: string,
@@ -160,7 +159,7 @@ export async function callTool(
   meta?: Record<string, unknown>,
 ): Promise<ToolResult> {
   const tool = findTool(name);
-  if (!tool) throw new RpcError(RPC.InvalidParams, `Unknown tool: ${name}`);
+  if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues
@@ -181,7 +180,10 @@ export async function callTool(
         ),
       };
     } catch {
-      throw new RpcError(RPC.InvalidParams, `_meta["${X402_PAYMENT_META}"] is not an x402 PaymentPayload`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `_meta["${X402_PAYMENT_META}"] is not an x402 PaymentPayload`,
+      );
     }
   }
   const req = tool.request(args ?? {});
@@ -221,7 +223,7 @@ const paramsOf = (p: unknown): Record<string, unknown> =>
 /**
  * Serves one MCP method for either revision (without the protocol envelope): tools, resources, prompts, completion.
  * @returns the result and, for cacheable results, the caching hints (SEP-2549); undefined for a method not served
- * @throws RpcError -32602 for unknown tools, prompts or resources (resources: `data.uri`, SEP-2164)
+ * @throws ProtocolError -32602 for unknown tools, prompts or resources (resources: `data.uri`, SEP-2164)
  */
 export async function serveMethod(
   method: string,
@@ -302,7 +304,7 @@ export async function serveMethod(
           ? getFixturePrompt(name, args, ctx)
           : undefined;
       const prompt = fixture ?? getPrompt(name, args);
-      if (!prompt) throw new RpcError(RPC.InvalidParams, `Unknown prompt: ${name}`);
+      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
       return { result: prompt as Record<string, unknown> };
     }
     case 'completion/complete': {
@@ -341,10 +343,6 @@ const METHODS = [
   'prompts/get',
   'completion/complete',
 ] as const;
-
-/** The SDK's error for an RpcError raised by our handlers (same code, message and data). */
-const toProtocolError = (err: unknown): unknown =>
-  err instanceof RpcError ? new ProtocolError(err.code, err.message, err.data) : err;
 
 /**
  * A fresh v2 low-level Server for one request (both revisions are stateless), every method of src/mcp/features.ts
@@ -392,13 +390,9 @@ function mcpServer(dispatch: Dispatch, opts: McpOptions, era: 'legacy' | 'modern
           await this.notify('notifications/message', { level: lvl, logger: 'agent-commerce', data });
       },
     };
-    try {
-      const served = await serveMethod(method, rctx, opts);
-      if (!served) throw new RpcError(RPC.MethodNotFound, `Method not found: ${method}`);
-      return modern ? { ...served.result, ...(served.hints ?? {}) } : served.result;
-    } catch (err) {
-      throw toProtocolError(err);
-    }
+    const served = await serveMethod(method, rctx, opts);
+    if (!served) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${method}`);
+    return modern ? { ...served.result, ...(served.hints ?? {}) } : served.result;
   };
   for (const method of METHODS)
     server.setRequestHandler(method, (async (req: { params?: unknown }, sctx: ServerContext) =>

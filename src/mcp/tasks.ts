@@ -11,7 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from 'mongodb';
-import { RPC, RpcError, type RequestContext, type ToolResult } from './features';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { RequestContext, ToolResult } from './features';
 
 /** The extension's identifier, under `capabilities.extensions`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -48,9 +49,9 @@ export function tasksNegotiated(caps: Record<string, unknown> | undefined): bool
 }
 
 /** The -32021 error of a task surface used without the extension (SEP-2575 Missing Required Capabilities). */
-export function missingTasksCapability(what: string): RpcError {
-  return new RpcError(
-    RPC.MissingClientCapability,
+export function missingTasksCapability(what: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.MissingRequiredClientCapability,
     `${what} needs the ${TASKS_EXTENSION} extension in the client capabilities`,
     {
       requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
@@ -120,11 +121,11 @@ async function readOrder(
   orderId: string,
 ): Promise<Record<string, unknown>> {
   const { status, body } = await ctx.dispatch({ method: 'GET', path: `/api/v1/orders/${encodeURIComponent(orderId)}` });
-  if (status === 404) throw new RpcError(RPC.InvalidParams, `Unknown task: ${taskId}`);
+  if (status === 404) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
   if (status < 200 || status >= 300) {
     const p = obj(body);
-    throw new RpcError(
-      RPC.InvalidRequest,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
       `Cannot read order ${orderId}: ${String(p.title ?? `HTTP ${status}`)}${p.detail ? `: ${String(p.detail)}` : ''} (send the agent key or order secret as Authorization)`,
       p,
     );
@@ -220,7 +221,7 @@ export async function runFixtureSync(tool: string, args: Record<string, unknown>
     return { content: [text(`Computed ${String(args.label ?? 'result')} after ${seconds(args)}s`)] };
   }
   if (tool === 'protocol_error_job')
-    throw new RpcError(RPC.InternalError, 'protocol_error_job failed with a protocol error');
+    throw new ProtocolError(ProtocolErrorCode.InternalError, 'protocol_error_job failed with a protocol error');
   throw missingTasksCapability(`Tool ${tool}`);
 }
 
@@ -310,7 +311,7 @@ function fixtureView(d: FixtureTaskDoc, now = new Date()): TaskView {
       return {
         ...done,
         status: 'failed',
-        error: { code: RPC.InternalError, message: 'protocol_error_job failed with a protocol error' },
+        error: { code: ProtocolErrorCode.InternalError, message: 'protocol_error_job failed with a protocol error' },
       };
     case 'confirm_delete':
       return {
@@ -342,7 +343,7 @@ function fixtureView(d: FixtureTaskDoc, now = new Date()): TaskView {
 // ---------------------------------------------------------------------------------------------------------------
 // tasks/get, tasks/update, tasks/cancel
 
-const unknownTask = (taskId: string) => new RpcError(RPC.InvalidParams, `Unknown task: ${taskId}`);
+const unknownTask = (taskId: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
 
 async function loadFixture(db: Db | undefined, taskId: string): Promise<FixtureTaskDoc> {
   const doc = db && taskId.startsWith(FIXTURE_TASK) ? await fixtureTasks(db).findOne({ _id: taskId }) : null;
@@ -359,7 +360,7 @@ async function getTask(taskId: string, ctx: RequestContext, db: Db | undefined):
 
 /**
  * Serves `tasks/get`, `tasks/update` and `tasks/cancel` (the caller checked the extension was declared).
- * @throws RpcError -32602 for a missing or unknown taskId
+ * @throws ProtocolError -32602 for a missing or unknown taskId
  */
 export async function serveTaskMethod(
   method: string,
@@ -367,7 +368,8 @@ export async function serveTaskMethod(
   db: Db | undefined,
 ): Promise<Record<string, unknown>> {
   const taskId = ctx.params.taskId;
-  if (typeof taskId !== 'string' || !taskId) throw new RpcError(RPC.InvalidParams, 'params.taskId must be a task id');
+  if (typeof taskId !== 'string' || !taskId)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'params.taskId must be a task id');
   if (method === 'tasks/get') return { ...(await getTask(taskId, ctx, db)) };
   if (method === 'tasks/update') {
     const responses = obj(ctx.params.inputResponses);
@@ -401,8 +403,8 @@ export async function serveTaskMethod(
     });
     if (status >= 300) {
       const p = obj(body);
-      throw new RpcError(
-        RPC.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `Order ${orderId} cannot be cancelled: ${String(p.title ?? `HTTP ${status}`)}${p.detail ? `: ${String(p.detail)}` : ''}`,
         p,
       );
