@@ -464,6 +464,9 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
     DATA_DIR: dataDir,
     ...(opts.cluster ? {} : { STORAGE_DIR: path.join(dataDir, 'deliverables') }),
     OPERATOR_KEY,
+    // Readiness is read from the info lines (`api: listening`, `worker: task queue`): a LOG_LEVEL of warn (as jest's
+    // globalSetup sets for its own servers) would hide them and every drill would wait for nothing.
+    LOG_LEVEL: 'info',
     DEV_MODE: 'true',
     HOST: '127.0.0.1',
     ...(x402 ? { X402_FACILITATOR_URL: x402.facilitatorUrl, X402_RPC_URL: x402.rpcUrl } : {}),
