@@ -68,7 +68,9 @@ const PayloadsBody = z.object({
         data: z.string().nullish(),
       }),
     )
-    .max(10_000),
+    .max(10_000)
+    // proto3 JSON omits an empty repeated field: the `temporal` CLI sends `{}` for no payloads.
+    .default([]),
 });
 
 /** Proto3 JSON → SDK payload. */

@@ -47,6 +47,9 @@ test('npm run codec-server: encode then decode over HTTP gives the payload back;
   const value = payloadToJson(defaultPayloadConverter.toPayload({ email: 'carol@example.com' }));
   expect((await post(`${url}/codec/encode`, { payloads: [value] })).status).toBe(401);
   expect((await post(`${url}/codec/encode`, { payloads: [value] }, { authorization: 'Bearer nope' })).status).toBe(403);
+  // An empty list, as proto3 JSON writes it (the temporal CLI's `workflow metadata` sends it).
+  const empty = await post(`${url}/codec/encode`, {}, auth);
+  expect([empty.status, await empty.json()]).toEqual([200, { payloads: [] }]);
   const enc = (await (await post(`${url}/codec/encode`, { payloads: [value] }, auth)).json()) as {
     payloads: { data: string }[];
   };
