@@ -1,13 +1,13 @@
 /**
- * The MCP server behind `POST /mcp`: protocol 2025-11-25 through `@modelcontextprotocol/sdk` v1 (a new stateless
- * Server + StreamableHTTPServerTransport per request; JSON answers, an event stream when a tool call sends
- * notifications), and 2026-07-28 (`server/discover`, per-request `_meta`, no `initialize`, one message per POST,
- * `subscriptions/listen`) through `createMcpHandler` of `@modelcontextprotocol/server` v2 with a low-level Server per
- * request. Both revisions serve the same tools, resources, prompts and completions (src/mcp/features.ts) through
- * serveMethod; tool calls run the REST operation in-process.
+ * The MCP server behind `POST /mcp`, both revisions through the official SDK's server package,
+ * `@modelcontextprotocol/server` v2, with a fresh low-level Server per request (mcpServer): 2025-11-25 over its
+ * stateless streamable HTTP transport (`initialize`; JSON answers, an event stream when a tool call sends
+ * notifications), 2026-07-28 through `createMcpHandler` (`server/discover`, per-request `_meta`, no `initialize`, one
+ * message per POST, `subscriptions/listen`, the tasks extension). Both revisions serve the same tools, resources,
+ * prompts and completions (src/mcp/features.ts) through serveMethod; tool calls run the REST operation in-process.
  *
- * Source: issue 5 §3; issue 12 §1; issue 27 §6 (2026-07-28 through the official SDK);
- * ../shared/reference/api-conventions.md (MCP); docs/decisions/0001-mcp-2026-07-28-handler.md.
+ * Source: issue 5 §3; issue 12 §1; issue 27 §6 (MCP through the official SDK);
+ * ../shared/reference/api-conventions.md (MCP); docs/decisions/0028-mcp-2026-07-28-handler.md.
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -485,17 +485,21 @@ async function sendResponse(ctx: Context, res: Response, opts: McpOptions): Prom
 }
 
 /**
- * The two places where `@modelcontextprotocol/server` 2.4.0 answers 2026-07-28 differently from this endpoint's
- * contract, put back on its JSON answer (issue 27 §6, docs/decisions/0001-mcp-2026-07-28-handler.md):
+ * The three places where `@modelcontextprotocol/server` 2.4.0 answers 2026-07-28 differently from this endpoint's
+ * contract, put back on its JSON answer (issue 27 §6, docs/decisions/0028-mcp-2026-07-28-handler.md):
  * - `server/discover`: the SDK lists only 2026-era revisions in `supportedVersions` (`Server._ondiscover`, installed
  *   by `createMcpHandler` over any handler of ours); this endpoint also serves 2025-11-25, so every revision is listed.
  * - `tools/list`: the SDK deletes `execution` from every listed tool at 2026-07-28 (rev2026 codec,
  *   `enforceDeletedFields`), although the tasks extension (SEP-2663) declares `execution.taskSupport` there.
+ * - a CreateTaskResult (`resultType: 'task'`, flat): the SDK adds `content: []` to a tool result without content
+ *   (`normalizeContentlessToolResult`: it knows a nested `task` key, not the extension's flat task); removed again.
  * Any other answer is returned as it is (a 2025-11-25 tools/list has no `execution`: serveMethod adds none there).
  */
 function amend(answer: unknown, opts: McpOptions): unknown {
   const result = paramsOf(paramsOf(answer).result);
   if (Array.isArray(result.supportedVersions)) result.supportedVersions = [...SUPPORTED_VERSIONS];
+  if (result.resultType === 'task' && Array.isArray(result.content) && result.content.length === 0)
+    delete result.content;
   const tools = result.tools;
   if (!Array.isArray(tools) || result.resultType === undefined) return answer;
   const support = (name: string): string | undefined =>

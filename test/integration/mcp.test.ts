@@ -484,7 +484,9 @@ describe('raw HTTP', () => {
       ttlMs: null,
       taskId: expect.stringMatching(/^order-/),
     });
+    // A CreateTaskResult is flat: the task's fields only (no result, and no content the SDK would add to a tool result).
     expect(task.result).toBeUndefined();
+    expect(task.content).toBeUndefined();
     const order = task._meta['agent-commerce/order'];
     expect(task.taskId).toBe(`order-${order.order_id}`);
     expect(order.order_secret).toEqual(expect.stringMatching(/^os_/));
