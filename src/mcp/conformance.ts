@@ -5,8 +5,8 @@
  *
  * Source: issue 12 §1; the suite's scenario descriptions (`conformance list`, scenario texts in its dist).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { randomBytes } from 'node:crypto';
+import { ProtocolError, ProtocolErrorCode, createRequestStateCodec } from '@modelcontextprotocol/server';
 import type { PromptMessage, ReadResult, RequestContext } from './features';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -25,20 +25,16 @@ interface FixtureTool {
   run(args: Record<string, unknown>, ctx: RequestContext): Promise<FixtureResult>;
 }
 
-// requestState integrity (input-required-result-tampered-state): HMAC with a per-process key.
-const STATE_KEY = randomBytes(32);
-const sign = (payload: object) => {
-  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-  return `${body}.${createHmac('sha256', STATE_KEY).update(body).digest('base64url')}`;
-};
-function verify(state: unknown): Record<string, unknown> {
-  const [body, mac] = typeof state === 'string' ? state.split('.') : [];
-  const want = body ? createHmac('sha256', STATE_KEY).update(body).digest() : Buffer.alloc(0);
-  const got = Buffer.from(mac ?? '', 'base64url');
-  if (!body || got.length !== want.length || !timingSafeEqual(got, want))
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'requestState failed its integrity check');
-  return JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
-}
+/**
+ * The fixtures' `requestState` (input-required-result-*): the SDK's HMAC-SHA256 codec with a per-process key. Its
+ * `verify` is the fixture server's `requestState.verify` hook (src/mcp/server.ts), so the SDK refuses a tampered or
+ * expired state with -32602 before a handler runs, and a handler reads the verified payload as
+ * `ctx.params.requestState`. Source: MCP 2026-07-28 (multi-round-trip requests); issue 27 §6.
+ */
+export const FIXTURE_STATE = createRequestStateCodec<Record<string, unknown>>({ key: randomBytes(32) });
+const sign = (payload: Record<string, unknown>) => FIXTURE_STATE.mint(payload);
+/** The verified payload of the request's `requestState`, if it carried one. */
+const stateOf = (ctx: RequestContext) => ctx.params.requestState as Record<string, unknown> | undefined;
 
 const elicit = (message: string, properties: Record<string, unknown>, required: string[]) => ({
   method: 'elicitation/create',
@@ -247,9 +243,8 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
       if (missing(ctx, ['confirm']) || ctx.params.requestState === undefined)
         return inputRequired(
           { confirm: elicit('Please confirm', { ok: { type: 'boolean' } }, ['ok']) },
-          sign({ tool: 'request_state' }),
+          await sign({ tool: 'request_state' }),
         );
-      verify(ctx.params.requestState);
       return { content: [text('state-ok: confirmed')] };
     },
   },
@@ -265,9 +260,8 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
             greeting: sampling('Generate a greeting', 50),
             client_roots: roots,
           },
-          sign({ tool: 'multiple' }),
+          await sign({ tool: 'multiple' }),
         );
-      verify(ctx.params.requestState);
       return { content: [text(`Got ${keys.join(', ')}`)] };
     },
   },
@@ -275,17 +269,17 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
     name: 'test_input_required_result_multi_round',
     description: 'Two rounds of InputRequiredResult, then a result',
     run: async (_a, ctx) => {
-      const step1 = () =>
+      const step1 = async () =>
         inputRequired(
           { step1: elicit('Step 1: What is your name?', { name: { type: 'string' } }, ['name']) },
-          sign({ round: 1 }),
+          await sign({ round: 1 }),
         );
-      const step2 = (name: string) =>
+      const step2 = async (name: string) =>
         inputRequired(
           { step2: elicit('Step 2: What is your favorite color?', { color: { type: 'string' } }, ['color']) },
-          sign({ round: 2, name }),
+          await sign({ round: 2, name }),
         );
-      const state = ctx.params.requestState === undefined ? undefined : verify(ctx.params.requestState);
+      const state = stateOf(ctx);
       if (!state) return step1();
       if (state.round === 1) return missing(ctx, ['step1']) ? step1() : step2(elicited(responses(ctx).step1, 'name'));
       if (missing(ctx, ['step2'])) return step2(String(state.name));
@@ -299,9 +293,8 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
       if (ctx.params.requestState === undefined)
         return inputRequired(
           { confirm: elicit('Please confirm', { ok: { type: 'boolean' } }, ['ok']) },
-          sign({ tool: 'tampered' }),
+          await sign({ tool: 'tampered' }),
         );
-      verify(ctx.params.requestState);
       return { content: [text('state-ok')] };
     },
   },

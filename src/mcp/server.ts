@@ -63,6 +63,7 @@ import {
 } from './tasks';
 import {
   FIXTURE_PROMPTS,
+  FIXTURE_STATE,
   FIXTURE_RESOURCES,
   FIXTURE_TEMPLATES,
   findFixtureTool,
@@ -358,6 +359,8 @@ function mcpServer(dispatch: Dispatch, opts: McpOptions, era: 'legacy' | 'modern
     capabilities: modern ? { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } } : CAPABILITIES,
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: [...SUPPORTED_VERSIONS],
+    // The fixtures sign their requestState: the SDK verifies it before a handler runs (-32602 when tampered).
+    ...(opts.fixtures ? { requestState: { verify: FIXTURE_STATE.verify } } : {}),
     cacheHints: {
       'server/discover': LIST_HINTS,
       'tools/list': LIST_HINTS,
