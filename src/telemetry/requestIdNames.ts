@@ -1,8 +1,9 @@
 /**
  * The names under which a request id travels through Temporal (issue 27 §5), in a module of their own: the workflow
  * sandbox (src/telemetry/workflowInterceptors.ts), the client (src/telemetry/temporalClient.ts) and the worker
- * (src/telemetry/temporalWorker.ts) all read them. Pure constants, no imports.
+ * (src/telemetry/temporalWorker.ts) all read them. Workflow-safe: pure constants and one reader.
  */
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 
 /**
  * The Temporal header carrying the request id on workflow starts, Updates, Signals, activities and child workflows:
@@ -15,3 +16,15 @@ export const REQUEST_ID_MEMO = 'request_id';
 
 /** The field name of the request id in every log line. */
 export const REQUEST_ID_LOG_FIELD = 'requestId';
+
+/** The request id in a set of Temporal headers (workflow, Update, Signal or activity), or undefined when absent. */
+export function requestIdOfHeaders(headers: Record<string, Payload>): string | undefined {
+  const payload = headers[REQUEST_ID_HEADER];
+  if (!payload) return undefined;
+  try {
+    const v = defaultPayloadConverter.fromPayload<unknown>(payload);
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -12,11 +12,10 @@
  * - {@link WORKFLOW_INTERCEPTOR_MODULES}: the workflow interceptor modules every bundle and worker must include.
  */
 import type { Context } from '@temporalio/activity';
-import { defaultPayloadConverter, type LogLevel as TemporalLogLevel, type LogMetadata } from '@temporalio/common';
+import { type LogLevel as TemporalLogLevel, type LogMetadata } from '@temporalio/common';
 import {
   Runtime,
   makeTelemetryFilterString,
-  type ActivityExecuteInput,
   type ActivityInboundCallsInterceptor,
   type ActivityInterceptorsFactory,
   type GetLogAttributesInput,
@@ -24,7 +23,7 @@ import {
 } from '@temporalio/worker';
 import type { Level } from 'pino';
 import { logContext, logger, type LogLevel } from './logger';
-import { REQUEST_ID_HEADER, REQUEST_ID_LOG_FIELD } from './requestIdNames';
+import { REQUEST_ID_LOG_FIELD, requestIdOfHeaders } from './requestIdNames';
 
 /**
  * The workflow interceptor modules (src/telemetry/workflowInterceptors.ts): pass them as
@@ -103,18 +102,6 @@ export function installRuntimeLogging(level: LogLevel): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** The request id in an activity's headers (see src/telemetry/workflowInterceptors.ts), or undefined. */
-function requestIdOfHeaders(headers: ActivityExecuteInput['headers']): string | undefined {
-  const payload = headers[REQUEST_ID_HEADER];
-  if (!payload) return undefined;
-  try {
-    const v = defaultPayloadConverter.fromPayload<unknown>(payload);
-    return typeof v === 'string' ? v : undefined;
-  } catch {
-    return undefined;
   }
 }
 

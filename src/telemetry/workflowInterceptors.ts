@@ -18,22 +18,10 @@ import {
   type Headers,
   type WorkflowInterceptorsFactory,
 } from '@temporalio/workflow';
-import { REQUEST_ID_HEADER, REQUEST_ID_LOG_FIELD, REQUEST_ID_MEMO } from './requestIdNames';
+import { REQUEST_ID_HEADER, REQUEST_ID_LOG_FIELD, REQUEST_ID_MEMO, requestIdOfHeaders } from './requestIdNames';
 
 /** The request id of an Update or Signal handler running now (one store per handler's async chain). */
 const handlerRequestId = new AsyncLocalStorage<string>();
-
-/** The request id in `headers`, or undefined when absent or unreadable. */
-function fromHeaders(headers: Headers): string | undefined {
-  const payload = headers[REQUEST_ID_HEADER];
-  if (!payload) return undefined;
-  try {
-    const v = defaultPayloadConverter.fromPayload<unknown>(payload);
-    return typeof v === 'string' ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The request id in the workflow's memo (set with the header by the client interceptor), or undefined. */
 function fromMemo(): string | undefined {
@@ -56,15 +44,15 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
     inbound: [
       {
         execute(input, next) {
-          runRequestId = fromHeaders(input.headers) ?? fromMemo();
+          runRequestId = requestIdOfHeaders(input.headers) ?? fromMemo();
           return next(input);
         },
         handleUpdate(input, next) {
-          const id = fromHeaders(input.headers);
+          const id = requestIdOfHeaders(input.headers);
           return id ? handlerRequestId.run(id, () => next(input)) : next(input);
         },
         handleSignal(input, next) {
-          const id = fromHeaders(input.headers);
+          const id = requestIdOfHeaders(input.headers);
           return id ? handlerRequestId.run(id, () => next(input)) : next(input);
         },
       },
