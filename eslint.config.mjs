@@ -44,6 +44,20 @@ const restrictIo = (message, allowed = []) =>
     allowTypeImports: true,
   }));
 
+/**
+ * The patterns of a pure zone (src/domain, src/products): no I/O module but node:crypto's hashes (pure functions of
+ * their input: checksums, derived ids), and no layer above it (type imports are fine).
+ */
+const restrictPure = (zone, layersAbove) => [
+  ...restrictIo(`${zone}: no I/O modules (import type is fine)`, ['node:*']),
+  { group: ['node:*', '!node:crypto'], message: `${zone}: no I/O modules`, allowTypeImports: true },
+  {
+    group: ['**/src/db', '**/db', '**/repos/**', '**/routes/**', '**/http/**', ...layersAbove],
+    message: `${zone}: it imports no layer above it`,
+    allowTypeImports: true,
+  },
+];
+
 export default tseslint.config(
   {
     ignores: ['node_modules/', 'dist/', '.data/', 'coverage/', 'test/fixtures/histories/', '**/*.js', '**/*.mjs'],
@@ -128,27 +142,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            // node:crypto's hashes are pure functions of their input (deliverable checksums, derived ids).
-            ...restrictIo('src/domain is pure: no I/O modules (import type is fine)', ['node:*']),
-            {
-              group: ['node:*', '!node:crypto'],
-              message: 'src/domain is pure: no I/O modules',
-              allowTypeImports: true,
-            },
-            {
-              group: [
-                '**/src/db',
-                '**/db',
-                '**/repos/**',
-                '**/routes/**',
-                '**/http/**',
-                '**/temporal/**',
-                '**/activities/**',
-                '**/workflows/**',
-              ],
-              message: 'src/domain is pure: it imports no layer above it',
-              allowTypeImports: true,
-            },
+            ...restrictPure('src/domain is pure', ['**/temporal/**', '**/activities/**', '**/workflows/**']),
             {
               group: ['**/products', '**/products/**'],
               message: 'the rules of the business do not depend on product content (src/products imports src/domain)',
@@ -167,29 +161,12 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: [
-            ...restrictIo('src/products is content: no I/O modules (import type is fine)', ['node:*']),
-            {
-              group: ['node:*', '!node:crypto'],
-              message: 'src/products is content: no I/O modules',
-              allowTypeImports: true,
-            },
-            {
-              group: [
-                '**/src/db',
-                '**/db',
-                '**/repos/**',
-                '**/routes/**',
-                '**/http/**',
-                '**/temporal/**',
-                '**/services/**',
-                '**/activities/**',
-                '**/workflows/**',
-              ],
-              message: 'src/products is content: it imports src/domain and ports, no layer above',
-              allowTypeImports: true,
-            },
-          ],
+          patterns: restrictPure('src/products is content', [
+            '**/temporal/**',
+            '**/services/**',
+            '**/activities/**',
+            '**/workflows/**',
+          ]),
         },
       ],
     },
