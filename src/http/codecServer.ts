@@ -60,7 +60,8 @@ export interface JsonPayload {
   data?: string | null;
 }
 
-const PayloadsBody = z.object({
+// Strict: a body of other fields is a mistake, not an empty list.
+const PayloadsBody = z.strictObject({
   payloads: z
     .array(
       z.looseObject({

@@ -53,6 +53,8 @@ function startWorkerProcess(
         MONGODB_DB: stack.config.MONGODB_DB,
         DATA_DIR: stack.config.DATA_DIR,
         PUBLIC_BASE_URL: stack.config.PUBLIC_BASE_URL,
+        // Readiness is the info line `worker: task queue …` (jest's globalSetup sets LOG_LEVEL=warn).
+        LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
