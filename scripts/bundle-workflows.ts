@@ -8,15 +8,15 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/telemetry/temporalWorker';
+import { loadConfig } from '../src/config';
+import { workflowBundleOptions } from '../worker/bundle';
 
 async function main(): Promise<void> {
   const out = process.argv[2];
   if (!out) throw new Error('usage: tsx scripts/bundle-workflows.ts <out-file>');
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../workflows'),
-    // Issue 27 §5: the request id on every activity and workflow log line.
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    // The worker that loads it runs with the same environment (npm start passes it to both).
+    ...workflowBundleOptions(loadConfig()),
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
   });
   mkdirSync(path.dirname(path.resolve(out)), { recursive: true });

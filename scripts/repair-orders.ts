@@ -8,6 +8,7 @@
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
+import { workflowBundleOptions } from '../worker/bundle';
 import { createServices } from '../src/ports';
 import { temporalDataConverter } from '../src/temporal/codec';
 import { connectTemporal } from '../src/temporal/connection';
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
     const dataConverter = temporalDataConverter(config);
     const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
     const workflowBundle = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../workflows'),
+      ...workflowBundleOptions(config),
       logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
     });
     const outcomes = await repairBrokenOrders(

@@ -31,6 +31,8 @@ import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
 import { startFakeTextModel } from '../../test/helpers/fakeTextModel';
 import { describeDeployment, setCurrentBuild } from '../../src/temporal/deployments';
+import { loadConfig } from '../../src/config';
+import { workflowBundleOptions } from '../../worker/bundle';
 import {
   FINAL_ORDER_STATUSES,
   OPERATOR_KEY,
@@ -122,7 +124,8 @@ export async function deployDrillBundle(outFile: string): Promise<void> {
     ],
   });
   const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
+    // As scripts/bundle-workflows.ts builds build A's (the stack's workers share this process's environment).
+    ...workflowBundleOptions({ PAYLOAD_ENCRYPTION_KEYS: loadConfig().PAYLOAD_ENCRYPTION_KEYS }),
     webpackConfigHook: hook,
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
   });

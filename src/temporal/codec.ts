@@ -143,12 +143,19 @@ export function payloadCodec(config: Pick<Config, 'PAYLOAD_ENCRYPTION_KEYS'>): E
 }
 
 /**
+ * The module of the failure converter that moves failure messages and stack traces into an encrypted payload
+ * (src/temporal/failureConverter.ts), for `failureConverterPath` of data converters and workflow bundles.
+ */
+export const ENCRYPTED_FAILURE_CONVERTER_PATH = require.resolve('./failureConverter');
+
+/**
  * The data converter every Temporal `Client`, `Worker` and replay of this repository uses (issue 26 §1 Payloads
- * encrypted at rest): `{ payloadCodecs: [EncryptionCodec] }` when `PAYLOAD_ENCRYPTION_KEYS` is set, else `{}` (the
- * SDK's default, payloads in clear). Pass it as `dataConverter` to `new Client`, `Worker.create` and
- * `Worker.runReplayHistory`.
+ * encrypted at rest): `{ payloadCodecs: [EncryptionCodec], failureConverterPath }` when `PAYLOAD_ENCRYPTION_KEYS` is
+ * set (failure messages encrypted too), else `{}` (the SDK's default, payloads in clear). Pass it as `dataConverter`
+ * to `new Client`, `Worker.create` and `Worker.runReplayHistory`; build the workflow bundle with the same setting
+ * (worker/bundle.ts `workflowBundleOptions`).
  */
 export function temporalDataConverter(config: Pick<Config, 'PAYLOAD_ENCRYPTION_KEYS'>): DataConverter {
   const codec = payloadCodec(config);
-  return codec ? { payloadCodecs: [codec] } : {};
+  return codec ? { payloadCodecs: [codec], failureConverterPath: ENCRYPTED_FAILURE_CONVERTER_PATH } : {};
 }

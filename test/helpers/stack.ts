@@ -91,7 +91,12 @@ export async function startStack(overrides: Record<string, string> = {}): Promis
   });
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const makeWorker = async () =>
-    createWorker({ connection: nativeConnection, config, services, workflowBundle: await workflowBundle() });
+    createWorker({
+      connection: nativeConnection,
+      config,
+      services,
+      workflowBundle: await workflowBundle({ encrypted: Boolean(config.PAYLOAD_ENCRYPTION_KEYS) }),
+    });
   let worker = await makeWorker();
   let running = worker.run();
   const url = `http://127.0.0.1:${port}`;

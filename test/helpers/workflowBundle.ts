@@ -7,19 +7,29 @@
  */
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { levelFromEnv } from '../../src/telemetry/logger';
-import { WORKFLOW_INTERCEPTOR_MODULES, installRuntimeLogging } from '../../src/telemetry/temporalWorker';
+import { installRuntimeLogging } from '../../src/telemetry/temporalWorker';
+import { workflowBundleOptions } from '../../worker/bundle';
 
 // Does nothing when this process's Runtime exists already.
 installRuntimeLogging(levelFromEnv());
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** The workflow bundle, built once per test file. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-    logger: quietLogger,
-  });
+const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
+/** Any key: only whether there is one decides the bundle. */
+const TEST_KEY = { id: 'bundle', key: Buffer.alloc(32) };
+/**
+ * The workflow bundle as worker/bundle.ts builds it, once per test file and kind: `encrypted` (the stack's
+ * PAYLOAD_ENCRYPTION_KEYS set) adds the failure converter that encrypts failure messages (issue 26 §1).
+ */
+export function workflowBundle(opts: { encrypted?: boolean } = {}): Promise<WorkflowBundleWithSourceMap> {
+  const encrypted = opts.encrypted ?? false;
+  let bundle = bundles.get(encrypted);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({
+      ...workflowBundleOptions({ PAYLOAD_ENCRYPTION_KEYS: encrypted ? [TEST_KEY] : undefined }),
+      logger: quietLogger,
+    });
+    bundles.set(encrypted, bundle);
+  }
   return bundle;
 }
 

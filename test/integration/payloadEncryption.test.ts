@@ -141,6 +141,51 @@ test('a client without the codec sees only ciphertext in the history', async () 
   expect(() => defaultPayloadConverter.fromPayload(input)).toThrow(/binary\/encrypted/);
 });
 
+/** Every Temporal failure object of a history (an Update's refusal, an activity's error, …), with where it sits. */
+function failuresOf(value: unknown, where = ''): { where: string; failure: temporal.api.failure.v1.IFailure }[] {
+  if (!value || typeof value !== 'object' || value instanceof Uint8Array) return [];
+  const o = value as Record<string, unknown>;
+  const own = 'message' in o && 'failureInfo' in o ? [{ where, failure: o as temporal.api.failure.v1.IFailure }] : [];
+  return [...own, ...Object.entries(o).flatMap(([k, v]) => failuresOf(v, where ? `${where}.${k}` : k))];
+}
+
+test('failure messages are encrypted too: an Update refused for want of funds leaves no text in clear', async () => {
+  const agentKey = await fundedAgent(stack, 'agent-encrypted-poor', 10);
+  const quote = await stack.call('POST', '/api/v1/quote', { service_id: 'automation-wf' });
+  const created = await stack.call('POST', '/api/v1/orders', {
+    quote_id: quote.body.quote_id,
+    agent_id: 'agent-encrypted-poor',
+    inputs: { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' },
+  });
+  expect(created.status).toBe(201);
+  const poorOrder = created.body.order_id as string;
+  const refused = await stack.call(
+    'POST',
+    `/api/v1/orders/${poorOrder}/confirm_payment`,
+    {},
+    { authorization: `Bearer ${agentKey}` },
+  );
+  // The API's client reads the failure back through the codec: the buyer still gets the reason.
+  expect(refused.status).toBe(402);
+  expect(refused.body).toMatchObject({ code: 'insufficient_funds' });
+  expect(String(refused.body.detail)).toMatch(/micro-USD|balance|funds/i);
+  const plain = new Client({ connection: stack.client.connection, namespace: stack.config.TEMPORAL_NAMESPACE });
+  const poorHistory = await plain.workflow.getHandle(orderWorkflowId(poorOrder)).fetchHistory();
+  const failures = failuresOf(poorHistory);
+  expect(failures.length).toBeGreaterThan(0);
+  for (const { where, failure } of failures) {
+    // The SDK leaves a placeholder; the message and stack trace are in the encrypted `encodedAttributes`.
+    expect([where, failure.message]).toEqual([where, 'Encoded failure']);
+    expect(failure.stackTrace ?? '').toBe('');
+    expect(failure.encodedAttributes && metaText(failure.encodedAttributes as Payload, 'encoding')).toBe(
+      'binary/encrypted',
+    );
+  }
+  const bytes = Buffer.from(temporal.api.history.v1.History.encode(poorHistory).finish());
+  expect(bytes.includes('micro-USD')).toBe(false);
+  expect(bytes.includes('agent-encrypted-poor holds')).toBe(false);
+}, 60_000);
+
 describe('codec server at /codec', () => {
   const input = () => history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0] as Payload;
 
