@@ -7,7 +7,7 @@
  * the workflows the request starts (memo `request_id`) and, through a header, into their activities' log lines.
  *
  * The line, once the request is answered: `{"msg":"request","method","route","path","status","ms","requestId"}`,
- * at `info` (`error` for a 5xx). `route` is the matched pattern (`/api/v1/orders/:order_id`), `path` the path without
+ * at `info` (`error` for a 5xx; `debug` for an anonymous public GET answered from the response cache, src/app.ts). `route` is the matched pattern (`/api/v1/orders/:order_id`), `path` the path without
  * its query string (order secrets travel in `?secret=`); headers and body are never logged.
  */
 import type { Middleware } from 'koa';
@@ -25,11 +25,14 @@ export interface RequestLogLine {
   ms: number;
 }
 
-/** Writes the request line (see the module comment); `requestId` comes from the active context. */
-export function logRequest(line: RequestLogLine): void {
+/**
+ * Writes the request line (see the module comment) at `level` (default `info`; always `error` for a 5xx);
+ * `requestId` comes from the active context.
+ */
+export function logRequest(line: RequestLogLine, level: 'info' | 'debug' = 'info'): void {
   const log = logger();
   if (line.status >= 500) log.error(line, 'request');
-  else log.info(line, 'request');
+  else log[level](line, 'request');
 }
 
 /** Milliseconds since `startedAt` (`process.hrtime.bigint()`), rounded to microseconds. */

@@ -85,7 +85,10 @@ test('one request id: response header, API line, workflow memo, workflow and act
   );
   expect(wfLine).toMatchObject({ requestId, workflowType: 'orderWorkflow', sdkComponent: 'worker' });
   // And every activity of the order: each completed activity's line carries the id of a request of this order.
-  const activityLines = lines().filter((l) => l.msg === 'activity completed' && l.workflowId === workflowId);
+  // (deliverService records `delivered` itself, so its line can come after the order reads delivered: wait for it.)
+  const isActivityLine = (l: Line) => l.msg === 'activity completed' && l.workflowId === workflowId;
+  await lineWhere((l) => isActivityLine(l) && l.activityType === 'deliverService', 'the line of deliverService');
+  const activityLines = lines().filter(isActivityLine);
   expect(activityLines.length).toBeGreaterThan(1);
   for (const l of activityLines) {
     expect([requestId, payId]).toContain(l.requestId);
@@ -102,8 +105,12 @@ test('an id that is not sane is replaced, and each request without one gets its 
   const ids = [bad, again, third].map((r) => r.headers.get('x-request-id'));
   for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
   expect(new Set(ids).size).toBe(3);
-  // Answers from the response cache are requests too: each has its line.
+  // Answers from the response cache are requests too: each has its line, at debug (the first ran the whole chain).
   for (const id of ids) await lineWhere((l) => l.msg === 'request' && l.requestId === id, `the line of ${id}`);
+  const levels = raw
+    .map((s) => JSON.parse(s) as Record<string, unknown>)
+    .filter((l) => ids.includes(l.requestId as string));
+  expect(levels.map((l) => l.level).sort()).toEqual(['debug', 'debug', 'info']);
   expect(bad.headers.get('access-control-expose-headers')).toMatch(/X-Request-Id/);
 });
 
