@@ -9,6 +9,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { loadConfig } from '../src/config';
+import { temporalDataConverter } from '../src/temporal/codec';
 import { workflowBundleOptions } from '../worker/bundle';
 
 async function main(): Promise<void> {
@@ -16,7 +17,7 @@ async function main(): Promise<void> {
   if (!out) throw new Error('usage: tsx scripts/bundle-workflows.ts <out-file>');
   const { code } = await bundleWorkflowCode({
     // The worker that loads it runs with the same environment (npm start passes it to both).
-    ...workflowBundleOptions(loadConfig()),
+    ...workflowBundleOptions(temporalDataConverter(loadConfig())),
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
   });
   mkdirSync(path.dirname(path.resolve(out)), { recursive: true });

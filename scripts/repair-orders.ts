@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     const dataConverter = temporalDataConverter(config);
     const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, dataConverter });
     const workflowBundle = await bundleWorkflowCode({
-      ...workflowBundleOptions(config),
+      ...workflowBundleOptions(dataConverter),
       logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
     });
     const outcomes = await repairBrokenOrders(

@@ -1,13 +1,12 @@
 /**
  * How the order workflows are bundled (webpack, `bundleWorkflowCode`), in one place for every bundle of this
- * repository: `npm start`'s prebuilt bundle (scripts/bundle-workflows.ts), a worker bundling for itself, the tests,
- * the repair script and the drills. The bundle carries the request-id interceptors (issue 27 §5) and, when payloads
- * are encrypted, the failure converter that encrypts failure messages too (issue 26 §1): a worker's bundle and its
- * data converter (src/temporal/codec.ts `temporalDataConverter`) are built from the same configuration.
+ * repository: `npm start`'s prebuilt bundle (scripts/bundle-workflows.ts), the tests, the repair script and the
+ * drills. The bundle carries the request-id interceptors (issue 27 §5) and the failure converter of the data
+ * converter its worker runs with (src/temporal/codec.ts `temporalDataConverter`: with payloads encrypted, the one
+ * that encrypts failure messages too, issue 26 §1), so bundle and worker cannot disagree.
  */
+import type { DataConverter } from '@temporalio/common';
 import type { BundleOptions } from '@temporalio/worker';
-import type { Config } from '../src/config';
-import { ENCRYPTED_FAILURE_CONVERTER_PATH, payloadCodec } from '../src/temporal/codec';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/telemetry/temporalWorker';
 
 /** The parts of `bundleWorkflowCode`'s options that decide what the bundle is. */
@@ -17,16 +16,16 @@ export type WorkflowBundleOptions = Pick<
 >;
 
 /**
- * The bundle options of workflows/index.ts for a configuration: with `PAYLOAD_ENCRYPTION_KEYS` (a payload codec), the
- * encrypting failure converter too. `workflowsPath` may name another entry (a drill's variant build).
+ * The bundle options of workflows/index.ts for a worker running with `dataConverter` (its `failureConverterPath`, if
+ * any, goes into the bundle). `workflowsPath` may name another entry (a drill's variant build).
  */
 export function workflowBundleOptions(
-  config: Pick<Config, 'PAYLOAD_ENCRYPTION_KEYS'>,
+  dataConverter: Pick<DataConverter, 'failureConverterPath'>,
   workflowsPath = require.resolve('../workflows'),
 ): WorkflowBundleOptions {
   return {
     workflowsPath,
     workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-    ...(payloadCodec(config) ? { failureConverterPath: ENCRYPTED_FAILURE_CONVERTER_PATH } : {}),
+    ...(dataConverter.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
   };
 }

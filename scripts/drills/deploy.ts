@@ -32,6 +32,7 @@ import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
 import { startFakeTextModel } from '../../test/helpers/fakeTextModel';
 import { describeDeployment, setCurrentBuild } from '../../src/temporal/deployments';
 import { loadConfig } from '../../src/config';
+import { temporalDataConverter } from '../../src/temporal/codec';
 import { workflowBundleOptions } from '../../worker/bundle';
 import {
   FINAL_ORDER_STATUSES,
@@ -125,7 +126,7 @@ export async function deployDrillBundle(outFile: string): Promise<void> {
   });
   const { code } = await bundleWorkflowCode({
     // As scripts/bundle-workflows.ts builds build A's (the stack's workers share this process's environment).
-    ...workflowBundleOptions({ PAYLOAD_ENCRYPTION_KEYS: loadConfig().PAYLOAD_ENCRYPTION_KEYS }),
+    ...workflowBundleOptions(temporalDataConverter(loadConfig())),
     webpackConfigHook: hook,
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
   });

@@ -11,7 +11,7 @@
  * its query string (order secrets travel in `?secret=`); headers and body are never logged.
  */
 import type { Middleware } from 'koa';
-import { logContext, logger, requestIdOf } from '../telemetry/logger';
+import { elapsedMs, logContext, logger, requestIdOf } from '../telemetry/logger';
 
 /** The header that carries the request id, in requests and responses. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -33,11 +33,6 @@ export function logRequest(line: RequestLogLine, level: 'info' | 'debug' = 'info
   const log = logger();
   if (line.status >= 500) log.error(line, 'request');
   else log[level](line, 'request');
-}
-
-/** Milliseconds since `startedAt` (`process.hrtime.bigint()`), rounded to microseconds. */
-export function elapsedMs(startedAt: bigint): number {
-  return Math.round(Number(process.hrtime.bigint() - startedAt) / 1000) / 1000;
 }
 
 /**

@@ -171,6 +171,12 @@ export function setLogger(next: Logger): void {
   root = next;
 }
 
+/** Milliseconds since `startedAt` (`process.hrtime.bigint()`), rounded to microseconds: the `ms` / `durationMs` of
+ * request and activity lines. */
+export function elapsedMs(startedAt: bigint): number {
+  return Math.round(Number(process.hrtime.bigint() - startedAt) / 1000) / 1000;
+}
+
 /** Characters and length an incoming `X-Request-Id` may have to be kept (else a new id is made). */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

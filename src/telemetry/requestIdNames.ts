@@ -3,7 +3,7 @@
  * sandbox (src/telemetry/workflowInterceptors.ts), the client (src/telemetry/temporalClient.ts) and the worker
  * (src/telemetry/temporalWorker.ts) all read them. Workflow-safe: pure constants and one reader.
  */
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { defaultPayloadConverter, type Headers, type Payload } from '@temporalio/common';
 
 /**
  * The Temporal header carrying the request id on workflow starts, Updates, Signals, activities and child workflows:
@@ -27,4 +27,10 @@ export function requestIdOfHeaders(headers: Record<string, Payload>): string | u
   } catch {
     return undefined;
   }
+}
+
+/** `headers` with the request id added as {@link REQUEST_ID_HEADER}, or `headers` itself without one. */
+export function withRequestIdHeader(headers: Headers, requestId: string | undefined): Headers {
+  if (!requestId) return headers;
+  return { ...headers, [REQUEST_ID_HEADER]: defaultPayloadConverter.toPayload(requestId) };
 }

@@ -2,7 +2,7 @@
  * Issue 27 §5: the request id of the API request (or activity) that starts or messages a workflow, carried to it by
  * a Temporal client interceptor, so one id finds a request's whole path:
  * - a workflow started inside a request gets memo `request_id` (shown by the Web UI and `temporal workflow describe`)
- *   and the header {@link REQUEST_ID_HEADER}; the workflow interceptors (src/telemetry/workflowInterceptors.ts) put
+ *   and the header `request-id` header; the workflow interceptors (src/telemetry/workflowInterceptors.ts) put
  *   it on every activity, child workflow and log line of the workflow, the worker's activity interceptor
  *   (src/telemetry/temporalWorker.ts) on every log line of the activity;
  * - Updates and Signals sent inside a request carry the header too, so the activities an Update handler schedules
@@ -12,17 +12,10 @@
  * Outside a request or activity (no {@link logContext}), calls pass through unchanged.
  */
 import type { WorkflowClientInterceptor } from '@temporalio/client';
-import { defaultPayloadConverter, type Headers } from '@temporalio/common';
 import { currentRequestId, logger } from './logger';
-import { REQUEST_ID_HEADER, REQUEST_ID_MEMO } from './requestIdNames';
+import { REQUEST_ID_MEMO, withRequestIdHeader } from './requestIdNames';
 
 export { REQUEST_ID_HEADER, REQUEST_ID_MEMO } from './requestIdNames';
-
-/** `headers` with the request id added, or `headers` itself without one. */
-export function withRequestIdHeader(headers: Headers, requestId: string | undefined): Headers {
-  if (!requestId) return headers;
-  return { ...headers, [REQUEST_ID_HEADER]: defaultPayloadConverter.toPayload(requestId) };
-}
 
 /** Start options with memo `request_id` set (an id already in the memo is kept). */
 function withMemo<T extends { memo?: Record<string, unknown> }>(options: T, requestId: string): T {

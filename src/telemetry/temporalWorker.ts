@@ -22,7 +22,7 @@ import {
   type Logger as TemporalLogger,
 } from '@temporalio/worker';
 import type { Level } from 'pino';
-import { logContext, logger, type LogLevel } from './logger';
+import { elapsedMs, logContext, logger, type LogLevel } from './logger';
 import { REQUEST_ID_LOG_FIELD, requestIdOfHeaders } from './requestIdNames';
 
 /**
@@ -116,9 +116,7 @@ export const requestIdActivityInterceptors: ActivityInterceptorsFactory = (ctx: 
       requestId = requestIdOfHeaders(input.headers);
       const startedAt = process.hrtime.bigint();
       const result = requestId ? await logContext.run({ requestId }, () => next(input)) : await next(input);
-      ctx.log.info('activity completed', {
-        durationMs: Math.round(Number(process.hrtime.bigint() - startedAt) / 1000) / 1000,
-      });
+      ctx.log.info('activity completed', { durationMs: elapsedMs(startedAt) });
       return result;
     },
   };

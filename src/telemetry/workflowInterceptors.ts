@@ -11,14 +11,8 @@
  * - Every activity, local activity, child workflow and continue-as-new gets the header; every line of the workflow's
  *   `log` gets `requestId` (the worker's Runtime logger writes them: src/telemetry/temporalWorker.ts).
  */
-import {
-  AsyncLocalStorage,
-  defaultPayloadConverter,
-  workflowInfo,
-  type Headers,
-  type WorkflowInterceptorsFactory,
-} from '@temporalio/workflow';
-import { REQUEST_ID_HEADER, REQUEST_ID_LOG_FIELD, REQUEST_ID_MEMO, requestIdOfHeaders } from './requestIdNames';
+import { AsyncLocalStorage, workflowInfo, type Headers, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { REQUEST_ID_LOG_FIELD, REQUEST_ID_MEMO, requestIdOfHeaders, withRequestIdHeader } from './requestIdNames';
 
 /** The request id of an Update or Signal handler running now (one store per handler's async chain). */
 const handlerRequestId = new AsyncLocalStorage<string>();
@@ -34,12 +28,10 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
   let runRequestId: string | undefined;
   // Lines logged before `execute` ran (the SDK's own `Workflow started`) read the memo.
   const current = (): string | undefined => handlerRequestId.getStore() ?? runRequestId ?? fromMemo();
-  const withHeader = <T extends { headers: Headers }>(input: T): T => {
-    const id = current();
-    return id
-      ? { ...input, headers: { ...input.headers, [REQUEST_ID_HEADER]: defaultPayloadConverter.toPayload(id) } }
-      : input;
-  };
+  const withHeader = <T extends { headers: Headers }>(input: T): T => ({
+    ...input,
+    headers: withRequestIdHeader(input.headers, current()),
+  });
   return {
     inbound: [
       {

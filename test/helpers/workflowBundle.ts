@@ -8,14 +8,13 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { levelFromEnv } from '../../src/telemetry/logger';
 import { installRuntimeLogging } from '../../src/telemetry/temporalWorker';
+import { ENCRYPTED_FAILURE_CONVERTER_PATH } from '../../src/temporal/codec';
 import { workflowBundleOptions } from '../../worker/bundle';
 
 // Does nothing when this process's Runtime exists already.
 installRuntimeLogging(levelFromEnv());
 
 const bundles = new Map<boolean, Promise<WorkflowBundleWithSourceMap>>();
-/** Any key: only whether there is one decides the bundle. */
-const TEST_KEY = { id: 'bundle', key: Buffer.alloc(32) };
 /**
  * The workflow bundle as worker/bundle.ts builds it, once per test file and kind: `encrypted` (the stack's
  * PAYLOAD_ENCRYPTION_KEYS set) adds the failure converter that encrypts failure messages (issue 26 §1).
@@ -25,7 +24,7 @@ export function workflowBundle(opts: { encrypted?: boolean } = {}): Promise<Work
   let bundle = bundles.get(encrypted);
   if (!bundle) {
     bundle = bundleWorkflowCode({
-      ...workflowBundleOptions({ PAYLOAD_ENCRYPTION_KEYS: encrypted ? [TEST_KEY] : undefined }),
+      ...workflowBundleOptions(encrypted ? { failureConverterPath: ENCRYPTED_FAILURE_CONVERTER_PATH } : {}),
       logger: quietLogger,
     });
     bundles.set(encrypted, bundle);

@@ -21,31 +21,15 @@ function sourceFiles(): string[] {
 /** A word before `issue N` that names another project's tracker (`x402 issue 451`, `typescript-sdk issue 1943`). */
 const FOREIGN = /(?:x402|sdk|sdk-java|typescript-sdk|temporal|ferretdb|documentdb|node|github)$/i;
 
-/** `issue N` citations per file (`file:line`), ours only. */
-function issueCitations(): Map<number, string[]> {
-  const found = new Map<number, string[]>();
-  for (const file of sourceFiles()) {
-    readFileSync(path.join(root, file), 'utf8')
-      .split('\n')
-      .forEach((line, i) => {
-        for (const m of line.matchAll(/(\S*)\s+issues?\s+(\d+)\b/gi)) {
-          if (FOREIGN.test(m[1] ?? '')) continue;
-          const n = Number(m[2]);
-          found.set(n, [...(found.get(n) ?? []), `${file}:${i + 1}`]);
-        }
-      });
-  }
-  return found;
-}
-
-/** `seed §N` citations (N like `2.13`) per file line. */
-function seedCitations(): Map<string, string[]> {
+/** The places (`file:line`) of each citation `pattern` finds, by its first group; `skip` drops a match. */
+function citations(pattern: RegExp, skip: (m: RegExpMatchArray) => boolean = () => false): Map<string, string[]> {
   const found = new Map<string, string[]>();
   for (const file of sourceFiles()) {
     readFileSync(path.join(root, file), 'utf8')
       .split('\n')
       .forEach((line, i) => {
-        for (const m of line.matchAll(/seed\s+§\s?(\d+(?:\.\d+)*)/g)) {
+        for (const m of line.matchAll(pattern)) {
+          if (skip(m)) continue;
           const key = m[1] ?? '';
           found.set(key, [...(found.get(key) ?? []), `${file}:${i + 1}`]);
         }
@@ -53,6 +37,13 @@ function seedCitations(): Map<string, string[]> {
   }
   return found;
 }
+
+/** `issue N` citations per issue number, ours only (the word before is not another project's tracker). */
+const issueCitations = (): Map<string, string[]> =>
+  citations(/(?:^|\s)issues?\s+(\d+)\b/gi, (m) => FOREIGN.test(m.input?.slice(0, m.index).trimEnd() ?? ''));
+
+/** `seed §N` citations (N like `2.13`). */
+const seedCitations = (): Map<string, string[]> => citations(/seed\s+§\s?(\d+(?:\.\d+)*)/g);
 
 /** Issue number -> record files, from the "Issues cited in the code" table of docs/decisions/README.md. */
 function decisionIndex(): Map<number, string[]> {
@@ -80,7 +71,7 @@ test('every `issue N` cited in the code is indexed in docs/decisions/ with recor
   const citations = issueCitations();
   expect(citations.size).toBeGreaterThan(10);
   const dead = [...citations]
-    .filter(([n]) => !index.has(n))
+    .filter(([n]) => !index.has(Number(n)))
     .map(([n, where]) => `issue ${n} (${where.length}×, e.g. ${where[0]})`);
   expect(dead).toEqual([]);
   const missingRecords = [...index.values()].flat().filter((f) => !existsSync(path.join(root, 'docs', 'decisions', f)));
