@@ -218,7 +218,10 @@ export async function run(args: Map<string, string>): Promise<void> {
     /** Waits until no open run is pinned to `buildId` (drained); returns the time it took and the server's view. */
     const drain = async (buildId: string): Promise<Record<string, unknown>> => {
       const at = Date.now();
-      // What an operator's visibility query says at the start (docs/deploys.md), beside the drill's own count.
+      // What an operator's visibility query says at the start (docs/deploys.md), beside the drill's own count. The
+      // server's DrainageStatus is not the signal: it is refreshed periodically, after the visibility grace period
+      // (`matching.wv.VersionDrainageStatusVisibilityGracePeriod`; temporalio/api#525: "may have delays up to few
+      // minutes"), so it still said DRAINING when no pinned run was left.
       const query = `TemporalWorkerDeploymentVersion = '${DEPLOYMENT}:${buildId}' AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`;
       const pinnedAtStart = (await pinnedOn(buildId)).length;
       const byQuery = await client.workflow

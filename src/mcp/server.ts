@@ -497,6 +497,8 @@ async function sendResponse(ctx: Context, res: Response, opts: McpOptions): Prom
  * - a CreateTaskResult (`resultType: 'task'`, flat): the SDK adds `content: []` to a tool result without content
  *   (`normalizeContentlessToolResult`: it knows a nested `task` key, not the extension's flat task); removed again.
  * Any other answer is returned as it is (a 2025-11-25 tools/list has no `execution`: serveMethod adds none there).
+ * No upstream issue was found for any of the three in modelcontextprotocol/typescript-sdk (searched 2026-11-27); the
+ * decision record says what would let each go.
  */
 function amend(answer: unknown, opts: McpOptions): unknown {
   const result = paramsOf(paramsOf(answer).result);
