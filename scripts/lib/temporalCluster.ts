@@ -470,7 +470,8 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
 
 /**
  * A free port for a membership listener: Temporal stores it in a PostgreSQL `smallint` (cluster_membership), so it
- * must be below 32768, where the OS's ephemeral ports ({@link freePort}) never are.
+ * must be below 32768, where the OS's ephemeral ports ({@link freePort}) never are. (Server v1.32.1 behaviour; no
+ * upstream issue found in temporalio/temporal, searched 2026-11-27: to report.)
  */
 async function membershipPort(): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt++) {
@@ -488,7 +489,8 @@ async function membershipPort(): Promise<number> {
 /**
  * Waits until the first process has written the cluster's metadata row. On a new database every process tries to
  * create it, and those that lose the race exit ("failed to initialize current cluster metadata"), so the others
- * start only once it exists.
+ * start only once it exists. (Server v1.32.1 behaviour, seen by `npm run bench:topologies`; the nearest upstream
+ * report is temporalio/helm-charts#204, the same race on the system namespace; none found for the metadata row.)
  */
 async function clusterMetadataWritten(first: TrackedChild, pgPort: number, timeoutMs: number): Promise<void> {
   await waitUntilReady(first, timeoutMs, async () => {
