@@ -11,8 +11,9 @@
  *                 stack) under mixed traffic from clients that never retry; every order final, the books balanced
  *   duplicate-updates [--orders N] [--cache N] [--parallel N]  two concurrent confirm_payment per order on a small
  *                 workflow cache, then every history replayed and the books checked
- *   pay-kill      [--orders N] [--kill-after-ms N] [--deadline-seconds N] [--bound-seconds N]  one confirm_payment per
- *                 client, never retried, the whole stack SIGKILLed meanwhile; every debit delivered or refunded
+ *   pay-kill      [--rail wallet|x402|link|mixed] [--orders N] [--kill-after-ms N] [--deadline-seconds N]
+ *                 [--bound-seconds N]  one payment per client on the rail, never retried, the whole stack SIGKILLed
+ *                 meanwhile; every charge delivered or given back, the books audited
  *   deploy        [--cluster] [--orders N]  a worker build with a changed workflow deployed blue-green under expert
  *                 orders, subscriptions, per-task orders and orders in review (Worker Versioning), then rolled back;
  *                 every order on the right build, no workflow task failed, the books audited (issue 26 §2)

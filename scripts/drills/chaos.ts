@@ -31,7 +31,6 @@
  * --victims a,b,… (cycle n kills the n-th, in turn, instead of the seed's pick).
  */
 import { createHash } from 'node:crypto';
-import { createPublicClient, http, parseAbi } from 'viem';
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
 import { MICRO_ITEMS } from '../../src/products/micro';
 import type { OrderDoc } from '../../src/db';
@@ -46,6 +45,7 @@ import {
   finish,
   fundedAgent,
   logger,
+  mineBlocks,
   newStats,
   orderFlow,
   registerWebhook,
@@ -54,9 +54,11 @@ import {
   operatorReconciliation,
   orderWorkflows,
   seededRandom,
+  postForm,
   since,
   sleep,
   startDrillStack,
+  unusedAuthorizations,
   until,
   x402Sign,
   type Answer,
@@ -79,10 +81,6 @@ const EXPERT = {
   },
 };
 const OPERATOR = { authorization: `Bearer ${OPERATOR_KEY}` };
-/** EIP-3009: whether an authorization (payer, nonce) was used on chain. */
-const AUTHORIZATION_STATE_ABI = parseAbi([
-  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
-]);
 const ENGINEER = 'chaos-engineer';
 /** The engineer's one file: the same bytes every time, so a second upload is a harmless repeat. */
 const ENGINEER_FILE = {
@@ -213,30 +211,6 @@ interface Flow {
   pairs: Array<{ what: string; answers: string }>;
 }
 
-/** `fetch` of an HTML form (the payment-link pages), once, with a deadline; status 0 on a connection error. */
-async function form(url: string, fields: Record<string, string>, timeoutMs = 45_000): Promise<Answer> {
-  const t0 = Date.now();
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(fields),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await res.arrayBuffer();
-    return { status: res.status, headers: res.headers, body: {}, ms: since(t0) };
-  } catch (err) {
-    return {
-      status: 0,
-      headers: new Headers(),
-      body: {},
-      ms: since(t0),
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    };
-  }
-}
-
 /** Counts one more `col` in row `row` of `table`. */
 function tally(table: Record<string, Record<string, number>>, row: string, col: string): void {
   const r = (table[row] ??= {});
@@ -317,15 +291,7 @@ export async function run(args: Map<string, string>): Promise<void> {
   const kills: Partial<Record<Victim, number>> = {};
   /** Orders already reported not final: later cycles do not wait for them again (the end does). */
   const reportedStuck = new Set<string>();
-  // Blocks keep coming as on a live chain, so an x402 authorization that never settled can be seen expired.
-  const ticker = setInterval(() => {
-    void fetch(chain.rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }),
-      signal: AbortSignal.timeout(2_000),
-    }).catch(() => undefined);
-  }, 2_000);
+  const ticker = mineBlocks(chain.rpcUrl);
 
   let hooks: WebhookCounter | undefined;
   try {
@@ -374,7 +340,7 @@ export async function run(args: Map<string, string>): Promise<void> {
       return a;
     };
     const sendForm = async (flow: Flow, what: string, urlPath: string, fields: Record<string, string>) => {
-      const a = await form(api + urlPath, fields);
+      const a = await postForm(api + urlPath, fields);
       flow.sent.push({ what, status: a.status, ...(a.error ? { error: a.error } : {}) });
       return a;
     };
@@ -928,19 +894,7 @@ export async function run(args: Map<string, string>): Promise<void> {
     if (end.doneAt === undefined) {
       // x402 claims still open: the chain says whether their authorization was used. Unused, nothing moved and the
       // service fails them once they expire (plus its grace); used, the money moved and the ledger has not caught up.
-      const unused = new Set<string>();
-      const token = createPublicClient({ transport: http(chain.rpcUrl) });
-      for (const p of end.audit?.unsettledX402 ?? []) {
-        const used = await token
-          .readContract({
-            address: p.asset as `0x${string}`,
-            abi: AUTHORIZATION_STATE_ABI,
-            functionName: 'authorizationState',
-            args: [p.payer as `0x${string}`, p.nonce as `0x${string}`],
-          })
-          .catch(() => undefined);
-        if (used === false) unused.add(`x402 ${p._id} (${p.resource})`);
-      }
+      const unused = await unusedAuthorizations(chain.rpcUrl, end.audit?.unsettledX402 ?? []);
       figures.x402_claims_open_at_the_end_nothing_moved = unused.size;
       await reportNotFinal(end.audit, 'end', unused, true);
     }

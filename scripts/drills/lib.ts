@@ -17,7 +17,7 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { Client as TemporalClient, Connection as TemporalConnection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import type { Hex } from 'viem';
+import { createPublicClient, http as viemHttp, parseAbi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ANVIL_KEYS } from '../lib/chain';
 import {
@@ -983,6 +983,73 @@ export async function x402Sign(
   return { challenge, signatures };
 }
 
+/** `fetch` of an HTML form (the payment-link pages), once, with a deadline, not following redirects; status 0 on a
+ * connection error. */
+export async function postForm(url: string, fields: Record<string, string>, timeoutMs = 45_000): Promise<Answer> {
+  const t0 = Date.now();
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await res.arrayBuffer();
+    return { status: res.status, headers: res.headers, body: {}, ms: since(t0) };
+  } catch (err) {
+    return {
+      status: 0,
+      headers: new Headers(),
+      body: {},
+      ms: since(t0),
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    };
+  }
+}
+
+/**
+ * Mines an empty block every `everyMs` on the local chain at `rpcUrl`, as a live chain would, so that an x402
+ * authorization that never settled can be seen expired. Returns the timer (`clearInterval` it).
+ */
+export function mineBlocks(rpcUrl: string, everyMs = 2_000): NodeJS.Timeout {
+  return setInterval(() => {
+    void fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }),
+      signal: AbortSignal.timeout(2_000),
+    }).catch(() => undefined);
+  }, everyMs);
+}
+
+/** EIP-3009: whether an authorization (payer, nonce) was used on chain. */
+const AUTHORIZATION_STATE_ABI = parseAbi([
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+]);
+
+/**
+ * Of the x402 ledger entries still `settling` or `pending`, those whose EIP-3009 authorization the chain says is
+ * unused (`authorizationState` false): nothing moved, the service fails them once they expire plus its grace.
+ * Returns their labels `x402 <id> (<resource>)`; an entry the chain could not answer for is left out.
+ */
+export async function unusedAuthorizations(rpcUrl: string, open: X402PaymentDoc[]): Promise<Set<string>> {
+  const unused = new Set<string>();
+  const token = createPublicClient({ transport: viemHttp(rpcUrl) });
+  for (const p of open) {
+    const used = await token
+      .readContract({
+        address: p.asset as `0x${string}`,
+        abi: AUTHORIZATION_STATE_ABI,
+        functionName: 'authorizationState',
+        args: [p.payer as `0x${string}`, p.nonce as `0x${string}`],
+      })
+      .catch(() => undefined);
+    if (used === false) unused.add(`x402 ${p._id} (${p.resource})`);
+  }
+  return unused;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The service's own reconciliation, and what Temporal knows about orders
 // ---------------------------------------------------------------------------------------------
@@ -1068,6 +1135,8 @@ export interface BooksAudit {
   /** The x402 ledger entries still `settling` or `pending` (for a look at their authorization on chain). */
   unsettledX402: X402PaymentDoc[];
   orders: OrderDoc[];
+  /** Every order's charges, wherever taken (wallet debit, payment-link transaction, settled x402 payment): id → list. */
+  charges: Map<string, Charge[]>;
   figures: {
     wallets: number;
     wallet_movements: number;
@@ -1089,7 +1158,7 @@ export interface BooksAudit {
 }
 
 /** A money movement of an order, wherever it was taken. */
-interface Charge {
+export interface Charge {
   rail: 'agent_wallet' | 'linkpay_ncp' | 'x402_usdc';
   ref: string;
   amount: number;
@@ -1132,6 +1201,7 @@ export async function auditBooks(
   const problems: string[] = [];
   const notFinal = new Map<string, string>();
   const unsettled = new Map<string, string>();
+  const chargesByOrder = new Map<string, Charge[]>();
 
   // 1. Wallets: balance = sum of movements, numbered without a gap.
   const debits = new Map<string, WalletMovement[]>();
@@ -1185,6 +1255,7 @@ export async function auditBooks(
     const orderProblems: string[] = [];
     const refundCredits = credits.get(`refund:${o._id}`) ?? [];
     const charges: Charge[] = [];
+    chargesByOrder.set(o._id, charges);
     for (const d of debits.get(`order:${o._id}`) ?? [])
       charges.push({
         rail: 'agent_wallet',
@@ -1341,6 +1412,7 @@ export async function auditBooks(
     unsettled,
     unsettledX402: x402.filter((p) => p.status === 'settling' || p.status === 'pending'),
     orders,
+    charges: chargesByOrder,
     figures: {
       wallets: wallets.length,
       wallet_movements: movementsCount,

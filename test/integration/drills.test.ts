@@ -48,14 +48,15 @@ test('drill chaos (seed 24, 2 kill cycles) passes within 6 minutes', () => {
 }, 380_000);
 
 // Issue 24 §1, §2: two concurrent confirm_payment per order on a 2-workflow cache, every history replayed; one
-// confirm_payment per client, never retried, the whole stack SIGKILLed 450 ms later: every debit delivered, books ok.
+// payment per client (wallet, x402, payment link), never retried, the whole stack SIGKILLed 450 ms later: every charge
+// delivered, books ok.
 test('drill duplicate-updates (60 orders, cache 2) passes within 3 minutes', () => {
   drill(['duplicate-updates', '--orders', '60', '--cache', '2'], 180_000);
 }, 200_000);
 
-test('drill pay-kill (12 orders, 20 s deadline) passes within 3 minutes', () => {
+test('drill pay-kill (12 orders on the three rails, 20 s deadline) passes within 3 minutes', () => {
   drill(
-    ['pay-kill', '--orders', '12', '--kill-after-ms', '450', '--deadline-seconds', '20', '--bound-seconds', '90'],
+    ['pay-kill', '--rail', 'mixed', '--orders', '12', '--kill-after-ms', '450', '--deadline-seconds', '20'],
     180_000,
   );
 }, 200_000);
