@@ -444,6 +444,8 @@ export interface ReconciliationReportDoc {
   _id: string;
   report: ReconciliationReport;
   stored_at: Date;
+  /** `started_at` of the newest `full` run stored (ISO 8601). */
+  last_full_started_at?: string;
 }
 
 /**

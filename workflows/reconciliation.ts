@@ -28,6 +28,8 @@ export interface BooksReconciliationInput {
   repair?: boolean;
   /** Seconds a debit or order change may be in flight before it counts; default the worker's RECONCILE_GRACE_SECONDS. */
   graceSeconds?: number;
+  /** Ask every open order's workflow (an operator's run); scheduled runs leave it out (activities/reconciliation.ts). */
+  full?: boolean;
 }
 
 /** Runs one reconciliation, publishes its discrepancy count as a search attribute and returns the report. */
@@ -37,7 +39,11 @@ export async function booksReconciliationWorkflow(input: BooksReconciliationInpu
   const report = await withSummary(
     books.reconcileBooks,
     repair ? 'Check every money invariant and repair what is safe' : 'Check every money invariant (report only)',
-    { repair, ...(input.graceSeconds !== undefined ? { graceSeconds: input.graceSeconds } : {}) },
+    {
+      repair,
+      ...(input.graceSeconds !== undefined ? { graceSeconds: input.graceSeconds } : {}),
+      ...(input.full ? { full: true } : {}),
+    },
   );
   upsertSearchAttributes([{ key: SA.reconcileDiscrepancies, value: report.discrepancy_count }]);
   setCurrentDetails(reconciliationDetails(report));

@@ -99,6 +99,9 @@ export interface RefundDue {
   at: string;
 }
 
+/** How many open orders a reconciliation asked about: see {@link ReconciliationReport.scope}. */
+export type ReconciliationScope = 'full' | 'recent';
+
 /**
  * The result of one reconciliation. `ok`: no discrepancy left (repairs made do not count against it). Totals over every
  * wallet ledger: `balances_micros` = Σ balances, which must equal `credits_micros − debits_micros`;
@@ -112,6 +115,14 @@ export interface ReconciliationReport {
   finished_at: string;
   /** Whether repairs were allowed in this run. */
   repair: boolean;
+  /**
+   * `full`: every open order's workflow was asked (an operator's run, and a scheduled one at least hourly); `recent`:
+   * only the open orders whose workflow closed since {@link orders_closed_since} and those whose read model shows a
+   * payment in flight (`paid`, `fulfilling`). Every other check covers the whole book in both.
+   */
+  scope: ReconciliationScope;
+  /** With scope `recent`: the moment from which closed order workflows were listed (ISO 8601). */
+  orders_closed_since?: string;
   /** Seconds a debit or an order change may be in flight before it counts (issue 24 §3 b). */
   grace_seconds: number;
   checked: { wallets: number; debits: number; x402_settlements: number; commissions: number; orders: number };

@@ -1,5 +1,5 @@
 import type { CommissionDoc, Database, OrderDoc, WalletDoc, WalletEntryDoc, X402PaymentDoc } from '../db';
-import { TERMINAL_STATUSES } from '../domain/order/status';
+import { TERMINAL_STATUSES, type OrderStatus } from '../domain/order/status';
 import { entryId } from './wallets';
 
 /** A wallet as the books reconciliation reads it: id, balance (integer micro-USD) and number of movements. */
@@ -148,13 +148,21 @@ export class BooksRepository {
 
   /**
    * Orders whose read model is not final and unchanged since `before`, least recently changed first, at most `limit`;
-   * orders awaiting payment only once their payment deadline passed (before it, waiting is what they do).
+   * orders awaiting payment only once their payment deadline passed (before it, waiting is what they do). `only`
+   * narrows them to the given ids and / or statuses.
    */
-  openOrders(before: Date, limit: number): Promise<OrderView[]> {
+  openOrders(
+    before: Date,
+    limit: number,
+    only: { ids?: readonly string[]; statuses?: readonly OrderStatus[] } = {},
+  ): Promise<OrderView[]> {
     return this.d.orders
       .find<OrderView>(
         {
-          status: { $nin: [...TERMINAL_STATUSES] },
+          ...(only.ids ? { _id: { $in: [...only.ids] } } : {}),
+          status: only.statuses
+            ? { $in: only.statuses.filter((s) => !TERMINAL_STATUSES.includes(s)) }
+            : { $nin: [...TERMINAL_STATUSES] },
           updated_at: { $lt: before },
           $or: [{ status: { $ne: 'awaiting_payment' } }, { payment_deadline: { $lt: before } }],
         },

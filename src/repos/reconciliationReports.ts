@@ -17,17 +17,35 @@ export class ReconciliationReportRepository {
    */
   async save(report: ReconciliationReport): Promise<void> {
     const doc = { report, stored_at: new Date() };
+    const full = report.scope === 'full';
     const res = await this.d.reconciliationReports.updateOne(
       { _id: LAST, 'report.started_at': { $lte: report.started_at } },
-      { $set: doc },
+      { $set: doc, ...(full ? { $max: { last_full_started_at: report.started_at } } : {}) },
     );
     if (res.matchedCount > 0) return;
     try {
-      await this.d.reconciliationReports.insertOne({ _id: LAST, ...doc });
+      await this.d.reconciliationReports.insertOne({
+        _id: LAST,
+        ...doc,
+        ...(full ? { last_full_started_at: report.started_at } : {}),
+      });
     } catch (err) {
       // Present with a later report (or one inserted meanwhile): that one stays.
       if (!isDuplicateKey(err)) throw err;
     }
+  }
+
+  /**
+   * When the last stored run and the last stored `full` run started; null before the first (of each). The activity
+   * picks a run's scope from them.
+   */
+  async runs(): Promise<{ lastStartedAt: Date | null; lastFullStartedAt: Date | null }> {
+    const doc = await this.d.reconciliationReports.findOne(
+      { _id: LAST },
+      { projection: { 'report.started_at': 1, last_full_started_at: 1 } },
+    );
+    const date = (iso: string | undefined) => (iso ? new Date(iso) : null);
+    return { lastStartedAt: date(doc?.report.started_at), lastFullStartedAt: date(doc?.last_full_started_at) };
   }
 
   /** The last report, or null before the first run. */

@@ -54,6 +54,11 @@ export interface OrderWorkflowPort {
   ): Promise<{ running: boolean; state?: OrderState } | undefined>;
   /** Sends the `recoverPayment` Signal (workflows/shared.ts) with `reason`. */
   recoverPayment(orderId: string, reason: string): Promise<void>;
+  /**
+   * Ids of the orders whose workflow closed at or after `since` (Temporal visibility: one listing, not a call per
+   * order), for a `recent` run.
+   */
+  closedSince(since: Date): Promise<string[]>;
 }
 
 /** The settlement chain, as reconciliation reads it (src/x402/receivedTotal.ts). */
@@ -97,6 +102,12 @@ export interface ReconcileOptions {
   graceSeconds?: number;
   /** Open orders whose workflow is asked per run; default {@link DEFAULT_MAX_ORDER_CHECKS}. */
   maxOrderChecks?: number;
+  /**
+   * A `recent` run: of the open orders, ask only those whose workflow closed since this moment and those whose read
+   * model shows a payment in flight. Absent: a `full` run asks every open order (up to `maxOrderChecks`). A stale read
+   * model goes stale when its workflow closes, so a recent run from before the previous run's start misses none.
+   */
+  ordersClosedSince?: Date;
 }
 
 /** Statuses of an order whose payment was returned (or is being returned: `failed` goes to `refunded` at once). */
@@ -143,6 +154,8 @@ export async function reconcileBooks(
     started_at: started.toISOString(),
     finished_at: now().toISOString(),
     repair: opts.repair,
+    scope: opts.ordersClosedSince ? 'recent' : 'full',
+    ...(opts.ordersClosedSince ? { orders_closed_since: opts.ordersClosedSince.toISOString() } : {}),
     grace_seconds: grace,
     refunds_due: refundsDue,
   });
@@ -168,7 +181,10 @@ class ReportBuilder {
   }
 
   report(
-    rest: Pick<ReconciliationReport, 'started_at' | 'finished_at' | 'repair' | 'grace_seconds' | 'refunds_due'>,
+    rest: Pick<
+      ReconciliationReport,
+      'started_at' | 'finished_at' | 'repair' | 'scope' | 'orders_closed_since' | 'grace_seconds' | 'refunds_due'
+    >,
   ): ReconciliationReport {
     const discrepancies = [...this.discrepancies];
     if (this.discrepancyCount > MAX_LISTED)
@@ -180,6 +196,8 @@ class ReportBuilder {
       started_at: rest.started_at,
       finished_at: rest.finished_at,
       repair: rest.repair,
+      scope: rest.scope,
+      ...(rest.orders_closed_since ? { orders_closed_since: rest.orders_closed_since } : {}),
       grace_seconds: rest.grace_seconds,
       checked: { ...this.checked },
       repaired: [...this.repaired],
@@ -520,14 +538,21 @@ async function handleOrphanDebit(
 
 // --- read models against closed workflows -------------------------------------------------------------------------
 
-/** Asks the workflow of every open order (read model not final, unchanged for the grace period) whether it closed. */
+/**
+ * Asks the workflow of every open order (read model not final, unchanged for the grace period) whether it closed; in a
+ * `recent` run ({@link ReconcileOptions.ordersClosedSince}) only of those whose workflow closed since then or whose read
+ * model shows a payment in flight.
+ */
 async function checkOrders(
   ports: ReconciliationPorts,
   opts: ReconcileOptions,
   cutoff: Date,
   out: ReportBuilder,
 ): Promise<void> {
-  const open = await ports.books.openOrders(cutoff, opts.maxOrderChecks ?? DEFAULT_MAX_ORDER_CHECKS);
+  const limit = opts.maxOrderChecks ?? DEFAULT_MAX_ORDER_CHECKS;
+  const open = opts.ordersClosedSince
+    ? await recentOpenOrders(ports, opts.ordersClosedSince, cutoff, limit)
+    : await ports.books.openOrders(cutoff, limit);
   out.checked.orders = open.length;
   await forEachLimit(open, CONCURRENCY, async (order) => {
     let wf: Awaited<ReturnType<OrderWorkflowPort['orderWorkflowState']>>;
@@ -578,6 +603,22 @@ async function checkOrders(
     if (rewritten)
       out.repair({ kind: 'read_model_status', order_id: order._id, action: `read model status rewritten ${change}` });
   });
+}
+
+/** The open orders a `recent` run asks about: closed since `since`, or showing a payment in flight; by id, once. */
+async function recentOpenOrders(
+  ports: ReconciliationPorts,
+  since: Date,
+  cutoff: Date,
+  limit: number,
+): Promise<OrderView[]> {
+  const closed = await ports.workflows.closedSince(since);
+  const [paying, stale] = await Promise.all([
+    ports.books.openOrders(cutoff, limit, { statuses: PAYING }),
+    closed.length ? ports.books.openOrders(cutoff, limit, { ids: closed }) : Promise.resolve([]),
+  ]);
+  const byId = new Map([...paying, ...stale].map((o) => [o._id, o]));
+  return [...byId.values()].slice(0, limit);
 }
 
 // --- b': payment-link transactions -----------------------------------------------------------------------------

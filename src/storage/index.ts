@@ -3,7 +3,7 @@ import type { Db } from 'mongodb';
 import type { Config } from '../config';
 import { FileDeliverableStore, type StreamingDeliverableStore } from './deliverables';
 import { GridFsDeliverableStore } from './gridfs';
-import { S3DeliverableStore } from './s3';
+import type * as S3Module from './s3';
 
 export type { StreamingDeliverableStore } from './deliverables';
 
@@ -16,15 +16,20 @@ export type DeliverableStoreConfig = Pick<
 /**
  * The store of DELIVERABLE_STORE: GridFS in `db` (default), S3 (S3_BUCKET, S3_ENDPOINT, S3_REGION,
  * S3_FORCE_PATH_STYLE; credentials from the AWS SDK's default chain: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY,
- * profiles, instance roles) or files in STORAGE_DIR. Connects nothing: the first read or write does.
+ * profiles, instance roles) or files in STORAGE_DIR. Connects nothing: the first read or write does. The AWS SDK is
+ * loaded only for `s3` (it costs every process about 20 MB of memory).
  * @throws Error when DELIVERABLE_STORE is `s3` without S3_BUCKET.
  */
 export function createDeliverableStore(config: DeliverableStoreConfig, db: Db): StreamingDeliverableStore {
   switch (config.DELIVERABLE_STORE) {
     case 'file':
       return new FileDeliverableStore(config.STORAGE_DIR);
-    case 's3':
+    case 's3': {
       if (!config.S3_BUCKET) throw new Error('DELIVERABLE_STORE=s3 needs S3_BUCKET');
+      // Loaded here, not at the top, with a CommonJS require like the rest of the build (an ESM import() would need
+      // Jest's VM modules flag).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { S3DeliverableStore } = require('./s3') as typeof S3Module;
       return new S3DeliverableStore({
         bucket: config.S3_BUCKET,
         client: {
@@ -33,6 +38,7 @@ export function createDeliverableStore(config: DeliverableStoreConfig, db: Db): 
           forcePathStyle: config.S3_FORCE_PATH_STYLE,
         },
       });
+    }
     case 'gridfs':
       return new GridFsDeliverableStore(db);
   }

@@ -18,13 +18,19 @@ import { getStateQuery, orderWorkflowId, recoverPaymentSignal } from '../../work
 import { type OrderState } from '../domain/order';
 import { booksReconciliationWorkflow, type BooksReconciliationInput } from '../../workflows/reconciliation';
 
+/** What {@link orderWorkflowId} puts before an order id. */
+const ORDER_ID_PREFIX = orderWorkflowId('');
+/** Closed order workflows listed per `recent` run at most. */
+const MAX_CLOSED_LISTED = 10_000;
+
 /** Id of the Schedule that runs the reconciliation (one per namespace). */
 export const RECONCILIATION_SCHEDULE_ID = 'books-reconciliation';
 
 /**
  * The order workflows as the reconciliation sees them: `describe` tells running from closed (no worker needed); a
  * closed workflow's final state is its result (from the history, no worker needed); a running one's state is the
- * `getState` Query (needs a worker), skipped with `query: false`.
+ * `getState` Query (needs a worker), skipped with `query: false`; the workflows closed since a moment come from one
+ * visibility listing.
  */
 export function orderWorkflowPort(client: Client): OrderWorkflowPort {
   return {
@@ -47,6 +53,16 @@ export function orderWorkflowPort(client: Client): OrderWorkflowPort {
     },
     async recoverPayment(orderId, reason) {
       await client.workflow.getHandle(orderWorkflowId(orderId)).signal(recoverPaymentSignal, { reason });
+    },
+    async closedSince(since) {
+      const query = `WorkflowType = 'orderWorkflow' AND ExecutionStatus != 'Running' AND CloseTime >= '${since.toISOString()}'`;
+      const ids: string[] = [];
+      for await (const wf of client.workflow.list({ query })) {
+        if (wf.workflowId.startsWith(ORDER_ID_PREFIX)) ids.push(wf.workflowId.slice(ORDER_ID_PREFIX.length));
+        // A window this full means a backlog: the next full run asks every open order anyway.
+        if (ids.length >= MAX_CLOSED_LISTED) break;
+      }
+      return ids;
     },
   };
 }

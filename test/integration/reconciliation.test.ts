@@ -24,7 +24,7 @@ const operator = { authorization: `Bearer ${OPERATOR_KEY}` };
 
 let stack: Stack;
 /** Orders created unpaid at the start, expired by the time the tests that need them run. */
-let expiring: { orphan: string; stale: string; scheduled: string };
+let expiring: { orphan: string; stale: string; scheduled: string; recent: string };
 
 /** Creates an automation order for `agentId` (unpaid) and returns its id. */
 async function createOrder(agentId: string): Promise<string> {
@@ -57,8 +57,11 @@ async function orphanDebit(agentId: string, orderId: string): Promise<void> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The service itself, with repairs and a 1 s grace period, over the same real ports the worker wires. */
-const repairNow = () =>
+/**
+ * The service itself, with repairs and a 1 s grace period, over the same real ports the worker wires; a full run, or a
+ * recent one with `ordersClosedSince`.
+ */
+const repairNow = (ordersClosedSince?: Date) =>
   reconcileBooks(
     {
       books: new BooksRepository(stack.services.db),
@@ -67,7 +70,7 @@ const repairNow = () =>
       orders: stack.services.orders,
       workflows: orderWorkflowPort(stack.client),
     },
-    { repair: true, graceSeconds: 1 },
+    { repair: true, graceSeconds: 1, ...(ordersClosedSince ? { ordersClosedSince } : {}) },
   );
 
 beforeAll(async () => {
@@ -81,12 +84,13 @@ beforeAll(async () => {
     fundedAgent(stack, 'rec-sched', 200),
     fundedAgent(stack, 'rec-running', 200),
   ]);
-  const [orphan, stale, scheduled] = await Promise.all([
+  const [orphan, stale, scheduled, recent] = await Promise.all([
     createOrder('rec-orphan'),
     createOrder('rec-buyer'),
     createOrder('rec-sched'),
+    createOrder('rec-buyer'),
   ]);
-  expiring = { orphan, stale, scheduled };
+  expiring = { orphan, stale, scheduled, recent };
 }, 120_000);
 
 afterAll(async () => {
@@ -309,6 +313,50 @@ test('a read model left at fulfilling for an expired workflow is rewritten to ex
   expect(after?.progress.map((p) => p.status)).toEqual(['awaiting_payment', 'expired']);
   expect(after?.version).toBe(before?.version);
   expect((await stack.call('GET', `/api/v1/orders/${id}`)).body.status).toBe('expired');
+});
+
+test('a recent run asks only the workflows closed in its window: a stale read model inside it is rewritten, one before it waits for a full run', async () => {
+  const id = expiring.recent;
+  await finalState(id);
+  const closedAt = (await stack.client.workflow.getHandle(orderWorkflowId(id)).describe()).closeTime!;
+  await stack.services.db.orders.updateOne(
+    { _id: id },
+    // `delivered`, as if the auto-accept's write were lost (a read model at paid / fulfilling is asked every run).
+    { $set: { status: 'delivered', updated_at: new Date(closedAt.getTime() - 60_000) } },
+  );
+  // A delivered order awaiting its review: its workflow runs, a recent run does not ask it.
+  const buyerKey = await fundedAgent(stack, 'rec-review', 200);
+  const delivered = await createOrder('rec-review');
+  const paid = await stack.call(
+    'POST',
+    `/api/v1/orders/${delivered}/confirm_payment`,
+    {},
+    {
+      authorization: `Bearer ${buyerKey}`,
+    },
+  );
+  expect(paid.status).toBe(200);
+  await waitForOrder(stack, delivered, (o) => o.status === 'delivered', 30_000);
+  await sleep(1_100); // past the 1 s grace period
+
+  const after = await repairNow(new Date(closedAt.getTime() + 1_000));
+  expect(after.scope).toBe('recent');
+  expect(after.repaired.map((r) => r.order_id)).not.toContain(id);
+  expect((await stack.services.orders.get(id))?.status).toBe('delivered');
+
+  const within = await repairNow(new Date(closedAt.getTime() - 1_000));
+  expect(within.scope).toBe('recent');
+  expect(within.orders_closed_since).toBe(new Date(closedAt.getTime() - 1_000).toISOString());
+  expect(within.repaired).toEqual(
+    expect.arrayContaining([expect.objectContaining({ kind: 'read_model_status', order_id: id })]),
+  );
+  expect((await stack.services.orders.get(id))?.status).toBe('expired');
+
+  const full = await repairNow();
+  expect(full.scope).toBe('full');
+  // The full run asked the delivered order's running workflow too; the recent ones did not.
+  expect(full.checked.orders).toBeGreaterThan(within.checked.orders);
+  expect(full.ok).toBe(true);
 });
 
 test('the operator endpoints: 401 without a credential, 403 with another one', async () => {

@@ -19,8 +19,10 @@ export function reconciliationRoutes(deps: AppDeps): OperationRouter {
   return new OperationRouter(deps)
     .on(ops.run, async (ctx, input) => {
       const { repair, grace_seconds } = input.body;
+      // An operator's run asks every open order's workflow (scope full).
       const report = await workflows.run({
         repair,
+        full: true,
         ...(grace_seconds !== undefined ? { graceSeconds: grace_seconds } : {}),
       });
       ctx.set('Cache-Control', 'no-store');

@@ -31,6 +31,11 @@ export const ReconciliationReportSchema = z
     started_at: Time('Started'),
     finished_at: Time('Finished'),
     repair: z.boolean().meta({ description: 'Whether repairs were allowed' }),
+    scope: z.enum(['full', 'recent']).meta({
+      description:
+        "full: every open order's workflow was asked (an operator's run; a scheduled one at least hourly). recent: only orders whose workflow closed since orders_closed_since and those with a payment in flight",
+    }),
+    orders_closed_since: Time('With scope recent: closed order workflows were listed from this moment').optional(),
     grace_seconds: z.number().int().meta({ description: 'Seconds a movement may be in flight before it counts' }),
     checked: z.object({
       wallets: z.number().int(),
