@@ -489,6 +489,17 @@ export interface Answer {
   error?: string;
 }
 
+/** The {@link Answer} of a request that got none (connection refused or cut, deadline): status 0 and the error. */
+function noAnswer(t0: number, err: unknown): Answer {
+  return {
+    status: 0,
+    headers: new Headers(),
+    body: {},
+    ms: since(t0),
+    error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+  };
+}
+
 /** JSON request with a deadline (default 15 s); never throws. */
 export async function call(
   base: string,
@@ -515,13 +526,7 @@ export async function call(
     }
     return { status: res.status, headers: res.headers, body: parsed, ms: since(t0) };
   } catch (err) {
-    return {
-      status: 0,
-      headers: new Headers(),
-      body: {},
-      ms: since(t0),
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    };
+    return noAnswer(t0, err);
   }
 }
 
@@ -998,13 +1003,7 @@ export async function postForm(url: string, fields: Record<string, string>, time
     await res.arrayBuffer();
     return { status: res.status, headers: res.headers, body: {}, ms: since(t0) };
   } catch (err) {
-    return {
-      status: 0,
-      headers: new Headers(),
-      body: {},
-      ms: since(t0),
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    };
+    return noAnswer(t0, err);
   }
 }
 
