@@ -6,16 +6,15 @@
  *
  * - The workflow's request id is the `request-id` header of its start (set by the API's client interceptor,
  *   src/telemetry/temporalClient.ts), else its memo `request_id`.
- * - An Update or Signal that carries the header runs its handler with that id: what the handler schedules carries
- *   the id of the request that sent the Update (the confirm_payment request), not of the one that created the order.
+ * - An Update or Signal that carries the header runs its handler with that id until the handler's first await: the
+ *   lines it logs while it validates and queues (handlers issue no command, decision 0018) carry the id of the request
+ *   that sent it. No AsyncLocalStorage: one `run` turns Node's promise hook on for every promise of the workflow
+ *   thread, a third of a second of CPU per 150 orders (docs/benchmarks.md).
  * - Every activity, local activity, child workflow and continue-as-new gets the header; every line of the workflow's
  *   `log` gets `requestId` (the worker's Runtime logger writes them: src/telemetry/temporalWorker.ts).
  */
-import { AsyncLocalStorage, workflowInfo, type Headers, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
+import { workflowInfo, type Headers, type WorkflowInterceptorsFactory } from '@temporalio/workflow';
 import { REQUEST_ID_LOG_FIELD, REQUEST_ID_MEMO, requestIdOfHeaders, withRequestIdHeader } from './requestIdNames';
-
-/** The request id of an Update or Signal handler running now (one store per handler's async chain). */
-const handlerRequestId = new AsyncLocalStorage<string>();
 
 /** The request id in the workflow's memo (set with the header by the client interceptor), or undefined. */
 function fromMemo(): string | undefined {
@@ -26,8 +25,19 @@ function fromMemo(): string | undefined {
 /** The interceptors of one workflow run (the SDK calls this once per run). */
 export const interceptors: WorkflowInterceptorsFactory = () => {
   let runRequestId: string | undefined;
+  /** The request id of the Update or Signal handler running synchronously now. */
+  let handlerRequestId: string | undefined;
+  const whileHandling = <T>(id: string, handle: () => T): T => {
+    const outer = handlerRequestId;
+    handlerRequestId = id;
+    try {
+      return handle();
+    } finally {
+      handlerRequestId = outer;
+    }
+  };
   // Lines logged before `execute` ran (the SDK's own `Workflow started`) read the memo.
-  const current = (): string | undefined => handlerRequestId.getStore() ?? runRequestId ?? fromMemo();
+  const current = (): string | undefined => handlerRequestId ?? runRequestId ?? fromMemo();
   const withHeader = <T extends { headers: Headers }>(input: T): T => ({
     ...input,
     headers: withRequestIdHeader(input.headers, current()),
@@ -41,11 +51,11 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
         },
         handleUpdate(input, next) {
           const id = requestIdOfHeaders(input.headers);
-          return id ? handlerRequestId.run(id, () => next(input)) : next(input);
+          return id ? whileHandling(id, () => next(input)) : next(input);
         },
         handleSignal(input, next) {
           const id = requestIdOfHeaders(input.headers);
-          return id ? handlerRequestId.run(id, () => next(input)) : next(input);
+          return id ? whileHandling(id, () => next(input)) : next(input);
         },
       },
     ],
