@@ -100,7 +100,8 @@ export interface RefundDue {
 }
 
 /** How many open orders a reconciliation asked about: see {@link ReconciliationReport.scope}. */
-export type ReconciliationScope = 'full' | 'recent';
+export const RECONCILIATION_SCOPES = ['full', 'recent'] as const;
+export type ReconciliationScope = (typeof RECONCILIATION_SCOPES)[number];
 
 /**
  * The result of one reconciliation. `ok`: no discrepancy left (repairs made do not count against it). Totals over every

@@ -3,7 +3,7 @@
  * definitions (src/routes/operation.ts); the report's shape is src/domain/reconciliation.ts.
  */
 import { z } from 'zod';
-import { DISCREPANCY_KINDS, REPAIR_KINDS } from '../../../domain/reconciliation';
+import { DISCREPANCY_KINDS, RECONCILIATION_SCOPES, REPAIR_KINDS } from '../../../domain/reconciliation';
 import { IdempotencyKeyHeader, defineOperation } from '../../operation';
 import { Micros, Time } from '../fields';
 
@@ -31,7 +31,7 @@ export const ReconciliationReportSchema = z
     started_at: Time('Started'),
     finished_at: Time('Finished'),
     repair: z.boolean().meta({ description: 'Whether repairs were allowed' }),
-    scope: z.enum(['full', 'recent']).meta({
+    scope: z.enum(RECONCILIATION_SCOPES).meta({
       description:
         "full: every open order's workflow was asked (an operator's run; a scheduled one at least hourly). recent: only orders whose workflow closed since orders_closed_since and those with a payment in flight",
     }),
