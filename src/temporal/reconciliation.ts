@@ -9,6 +9,8 @@ import {
   WorkflowFailedError,
   WorkflowNotFoundError,
   type Client,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
 } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { ReconciliationReport } from '../domain/reconciliation';
@@ -23,6 +25,26 @@ const ORDER_ID_PREFIX = orderWorkflowId('');
 /** Closed order workflows listed per `recent` run at most. */
 const MAX_CLOSED_LISTED = 10_000;
 
+/** How long {@link untilNoWorkflowTask} waits for a workflow's task to end before the Query is sent anyway. */
+const QUERY_IDLE_WAIT_MS = 3_000;
+
+/**
+ * Waits (up to {@link QUERY_IDLE_WAIT_MS}, polling `describe`) until the workflow has no workflow task scheduled or
+ * running, so the `getState` Query that follows reaches it between tasks. Why: with SDK 1.24.0, a Query answered
+ * while a local activity's result waits to reach the workflow, followed by an Update before the next task, leaves a
+ * history the SDK cannot replay (test/integration/replay.test.ts, "upstream"; docs/money-integrity.md). Local
+ * activities run only inside a workflow task, and the orders this reconciliation asks about are those with a payment
+ * in flight. A task starting between the last `describe` and the Query still meets it: narrower, not closed.
+ */
+async function untilNoWorkflowTask(handle: WorkflowHandle, first: WorkflowExecutionDescription): Promise<void> {
+  const deadline = Date.now() + QUERY_IDLE_WAIT_MS;
+  let description = first;
+  while (description.raw.pendingWorkflowTask && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    description = await handle.describe();
+  }
+}
+
 /** Id of the Schedule that runs the reconciliation (one per namespace). */
 export const RECONCILIATION_SCHEDULE_ID = 'books-reconciliation';
 
@@ -36,15 +58,17 @@ export function orderWorkflowPort(client: Client): OrderWorkflowPort {
   return {
     async orderWorkflowState(orderId, opts = {}) {
       const handle = client.workflow.getHandle(orderWorkflowId(orderId));
-      let status: string;
+      let description: WorkflowExecutionDescription;
       try {
-        status = (await handle.describe()).status.name;
+        description = await handle.describe();
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) return undefined;
         throw err;
       }
+      const status = description.status.name;
       if (status === 'RUNNING') {
         if (opts.query === false) return { running: true };
+        await untilNoWorkflowTask(handle, description);
         return { running: true, state: await handle.query(getStateQuery) };
       }
       // Failed, terminated, cancelled or timed out: no final state to read.

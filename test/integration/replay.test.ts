@@ -87,3 +87,39 @@ test('replay is not vacuous: a history from other code fails', async () => {
     Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, 'tampered'),
   ).rejects.toThrow(/[Nn]ondetermin/);
 });
+
+/**
+ * Two histories that SDK 1.24.0 wrote and cannot replay, whatever the workflow code (kept in `upstream/`, outside the
+ * set above). Both came from the interleavings property under CPU load, with Queries in its bursts: a Query answered
+ * while a local activity's result was still waiting to reach the workflow makes Core report the workflow task with
+ * the activity's marker and ask for a new task (sdk-core `prepare_complete_resp`: "pending LA resolutions … force a
+ * new task"); the result then reached the workflow in the next task's activation, after an Update that arrived
+ * meanwhile, so that Update's acceptance comes before the commands that follow the activity. On replay Core applies the
+ * result as soon as it reads the marker, so those commands come first: `Timer machine does not handle this event:
+ * … WorkflowExecutionUpdateAccepted` (b) or `UpdateMachine in state CompletedCommandCreated …` (a). What the service
+ * does about it: docs/money-integrity.md (2026-11-27, "a Query during a local activity"). When an SDK upgrade makes
+ * this test fail, the histories replay: drop the test and the precautions it names.
+ */
+test('upstream: a Query during a local activity, then an Update, leave a history the SDK cannot replay', async () => {
+  const upstream = path.join(dir, 'upstream');
+  const histories = readdirSync(upstream)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => ({ workflowId: f.replace(/\.json$/, ''), history: loadHistory(path.join(upstream, f)) }));
+  expect(histories.map((h) => h.workflowId)).toEqual([
+    'query-during-local-activity-then-update-a',
+    'query-during-local-activity-then-update-b',
+  ]);
+  const errors: string[] = [];
+  for await (const r of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
+    errors.push(`${r.workflowId}: ${String(r.error)}`);
+  }
+  expect(errors).toEqual([
+    expect.stringMatching(
+      /^query-during-local-activity-then-update-a: .*UpdateMachine in state CompletedCommandCreated .*event_id: 37, event_type: WorkflowExecutionUpdateAccepted/,
+    ),
+    expect.stringMatching(
+      /^query-during-local-activity-then-update-b: .*Timer machine does not handle this event: HistoryEvent\(id: 21, WorkflowExecutionUpdateAccepted\)/,
+    ),
+  ]);
+});

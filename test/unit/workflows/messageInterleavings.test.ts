@@ -1,7 +1,7 @@
 /**
  * Issue 24 §1, property-based: whatever messages arrive together, in whatever order, the history they leave replays.
  *
- * fast-check draws scenarios of bursts: each burst is several Updates, Signals and Queries of every handler of the
+ * fast-check draws scenarios of bursts: each burst is several Updates and Signals of every handler of the
  * order workflow (confirmPayment, recoverPayment, review, and the expert order's claimEngineering, addDeliverable,
  * markReady, cancelOrder) or of the subscription workflow (payInvoice, cancelSubscription), sent at the same instant so
  * that the server hands them to the worker in one activation; between bursts, hours of workflow time may pass. Each
@@ -9,7 +9,14 @@
  * handler's command order depending on how the activation was cut, as issue 24 found for two `confirmPayment`s) fails
  * the property, and fast-check shrinks it to the smallest burst that shows it. Also checked on every run: a wallet is
  * debited at most once per order, and a refused Update never leaves money moved.
+ *
+ * No Queries in the bursts: with SDK 1.24.0, a Query answered while a local activity's result waits to be applied,
+ * then an Update before the next workflow task, leave a history that Core itself cannot replay, whatever the workflow
+ * does (test/integration/replay.test.ts keeps two such histories; docs/money-integrity.md). Queries are sent only when
+ * the workflow has no workflow task in flight ({@link idle}), as the reconciliation does.
  */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
@@ -22,7 +29,6 @@ import {
   cancelOrderUpdate,
   claimEngineeringUpdate,
   confirmPaymentUpdate,
-  getStateQuery,
   markReadyUpdate,
   orderWorkflowId,
   recoverPaymentSignal,
@@ -49,6 +55,7 @@ import {
   withWorker,
 } from '../../helpers/workflowTestEnv';
 import { workflowBundle } from '../../helpers/workflowBundle';
+import { saveHistory } from '../../helpers/histories';
 
 const HOUR = 3600_000;
 /** Runs per property: enough to meet two Updates in one activation many times over (each run sends several bursts). */
@@ -72,7 +79,6 @@ type OrderMessage =
   | { t: 'pay' }
   | { t: 'recover' }
   | { t: 'review'; action: 'accept' | 'reject' }
-  | { t: 'query' }
   | { t: 'claim'; engineer: 'e1' | 'e2'; reassign: boolean }
   | { t: 'upload'; engineer: 'e1' | 'e2'; name: 'a.md' | 'b.md' }
   | { t: 'ready'; engineer: 'e1' | 'e2' }
@@ -86,7 +92,6 @@ const orderMessage: fc.Arbitrary<OrderMessage> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({ t: fc.constant('review' as const), action: fc.constantFrom('accept', 'reject') }),
   },
-  fc.constant({ t: 'query' as const }),
 );
 const expertMessage: fc.Arbitrary<OrderMessage> = fc.oneof(
   { weight: 2, arbitrary: orderMessage },
@@ -129,8 +134,6 @@ function send(handle: WorkflowHandle<typeof orderWorkflow>, m: OrderMessage): Pr
       return handle.signal(recoverPaymentSignal, { reason: 'property test' });
     case 'review':
       return handle.executeUpdate(reviewUpdate, { args: [{ action: m.action }] });
-    case 'query':
-      return handle.query(getStateQuery);
     case 'claim':
       return handle.executeUpdate(claimEngineeringUpdate, { args: [{ engineer: m.engineer, reassign: m.reassign }] });
     case 'upload':
@@ -152,15 +155,35 @@ function send(handle: WorkflowHandle<typeof orderWorkflow>, m: OrderMessage): Pr
   }
 }
 
-/** Replays the histories against the workflow code; returns `workflowId: error` for each that fails. */
+/** Where a history that fails to replay is kept, for `temporal workflow show` or a replay test (git-ignored). */
+const ARTIFACTS = process.env.TEST_ARTIFACTS_DIR ?? path.resolve(__dirname, '..', '..', '..', 'test-artifacts');
+
+/** True when the workflow has no workflow task scheduled or running: a Query then cannot meet a local activity. */
+async function idle(handle: {
+  describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>;
+}): Promise<boolean> {
+  return !(await handle.describe()).raw.pendingWorkflowTask;
+}
+
+/** Replays the histories against the workflow code; returns `workflowId: error` for each that fails (and keeps its history). */
 async function replayFailures(
   histories: { workflowId: string; history: temporal.api.history.v1.IHistory }[],
 ): Promise<string[]> {
   const failures: string[] = [];
   for await (const r of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
-    if (r.error) failures.push(`${r.workflowId}: ${String(r.error)}`);
+    if (!r.error) continue;
+    failures.push(`${r.workflowId}: ${String(r.error)}`);
+    const history = histories.find((h) => h.workflowId === r.workflowId)?.history;
+    if (history) failures.push(`history kept in ${keep(r.workflowId, history)}`);
   }
   return failures;
+}
+
+/** Writes a history to the artifacts folder (test/helpers/histories.ts format, for `loadHistory`); returns its path. */
+function keep(workflowId: string, history: temporal.api.history.v1.IHistory): string {
+  const file = path.join(ARTIFACTS, 'interleavings', `${workflowId}.json`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  return saveHistory(file, history);
 }
 
 /** Sends the bursts to an order, lets it run to its end (or stops it, for an expert order still waiting), fetches its history. */
@@ -196,7 +219,9 @@ async function runOrder(
     const end = await settle(handle.result());
     if (end instanceof Error) stuck.push(`result: ${end.message}`);
   }
-  return { workflowId: handle.workflowId, history: await handle.fetchHistory(), stuck };
+  const history = await handle.fetchHistory();
+  if (stuck.length > 0) stuck.push(`history kept in ${keep(handle.workflowId, history)}`);
+  return { workflowId: handle.workflowId, history, stuck };
 }
 
 /** The debits of `order:<id>` per order id in the fake wallet (never more than one per order). */
@@ -208,7 +233,7 @@ const debitsPerOrder = (wallet: FakeWallet): number[] => {
   return [...counts.values()];
 };
 
-test('orders: any bursts of payment, recovery, review and query messages leave a history that replays', async () => {
+test('orders: any bursts of payment, recovery and review messages leave a history that replays', async () => {
   const wallet = new FakeWallet();
   const acts = fakeActivities(wallet);
   await withWorker(env, acts, async (taskQueue) => {
@@ -248,11 +273,10 @@ test('expert orders: bursts of engineer, cancel, payment and review Updates leav
   });
 }, 900_000);
 
-type InvoiceMessage = { t: 'pay'; right: boolean } | { t: 'cancel' } | { t: 'query' };
+type InvoiceMessage = { t: 'pay'; right: boolean } | { t: 'cancel' };
 const invoiceMessage: fc.Arbitrary<InvoiceMessage> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ t: fc.constant('pay' as const), right: fc.boolean() }) },
   fc.constant({ t: 'cancel' as const }),
-  fc.constant({ t: 'query' as const }),
 );
 
 test('subscriptions: bursts of payInvoice and cancel Updates on an open invoice leave a history that replays', async () => {
@@ -283,7 +307,11 @@ test('subscriptions: bursts of payInvoice and cancel Updates on an open invoice 
             args: [input],
           });
           const open = invoiceId(input.orderId, 2);
-          for (let i = 0; i < 100 && !(await handle.query(getSubscriptionQuery)).open_invoice; i++) {
+          for (
+            let i = 0;
+            i < 100 && !((await idle(handle)) && (await handle.query(getSubscriptionQuery)).open_invoice);
+            i++
+          ) {
             await new Promise((r) => setTimeout(r, 50));
           }
           const stuck: string[] = [];
@@ -295,9 +323,7 @@ test('subscriptions: bursts of payInvoice and cancel Updates on an open invoice 
                     ? handle.executeUpdate(payInvoiceUpdate, {
                         args: [{ invoice_id: m.right ? open : 'inv_other', transaction_id: 'lp_renewal' }],
                       })
-                    : m.t === 'cancel'
-                      ? handle.executeUpdate(cancelSubscriptionUpdate, { args: [{ reason: 'property test' }] })
-                      : handle.query(getSubscriptionQuery),
+                    : handle.executeUpdate(cancelSubscriptionUpdate, { args: [{ reason: 'property test' }] }),
                 ),
               ),
             );
