@@ -3,7 +3,7 @@
  * `messages-in-main-coroutine` patch, two Updates accepted in one workflow task could record their commands in an
  * order that a replay does not reproduce, and such a run fails every workflow task from then on (`[TMPRL1100]
  * Nondeterminism error`): the paid order can be neither reviewed nor refunded. A run is broken when
- * `Worker.runReplayHistory` of its history fails with a `DeterminismViolationError`.
+ * `Worker.runReplayHistory` of its history fails ({@link replayFailure}).
  *
  * A broken run is terminated and replaced: by a new run of the current code that resumes where the read model stands
  * (`input.resume`: awaiting payment, paid, fulfilling, or delivered and awaiting review), or, for any other status
@@ -11,7 +11,8 @@
  * read model says `refunded`. Nothing is written for a run that replays.
  */
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { ReplayError, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { OrderRepository } from '../repos/orders';
@@ -59,6 +60,31 @@ export async function repairBrokenOrders(
   return outcomes;
 }
 
+/**
+ * Replays `history` against the worker's code: undefined when it replays, else the error that says it cannot, a
+ * `DeterminismViolationError` (`[TMPRL1100]`: the commands differ) or a `ReplayError` (Core's state machines refuse
+ * the history, e.g. `UpdateMachine in state CompletedCommandCreated …`: SDK 1.24.0 writes such histories when a Query
+ * meets a local activity, docs/money-integrity.md). Either way every workflow task of that run fails.
+ * @throws any other error (a history that cannot be read, a bundle that does not load).
+ */
+export async function replayFailure(
+  ports: Pick<RepairPorts, 'workflowBundle' | 'dataConverter'>,
+  history: temporal.api.history.v1.IHistory,
+  workflowId: string,
+): Promise<DeterminismViolationError | ReplayError | undefined> {
+  try {
+    await Worker.runReplayHistory(
+      { workflowBundle: ports.workflowBundle, ...(ports.dataConverter ? { dataConverter: ports.dataConverter } : {}) },
+      history,
+      workflowId,
+    );
+    return undefined;
+  } catch (err) {
+    if (err instanceof DeterminismViolationError || err instanceof ReplayError) return err;
+    throw err;
+  }
+}
+
 /** Order ids of every running `orderWorkflow` (visibility query). */
 async function runningOrderIds(client: Client): Promise<string[]> {
   const ids: string[] = [];
@@ -72,16 +98,7 @@ async function runningOrderIds(client: Client): Promise<string[]> {
 async function repairOne(ports: RepairPorts, orderId: string, dryRun: boolean): Promise<RepairOutcome> {
   const handle = ports.client.workflow.getHandle(orderWorkflowId(orderId));
   const history = await handle.fetchHistory();
-  try {
-    await Worker.runReplayHistory(
-      { workflowBundle: ports.workflowBundle, ...(ports.dataConverter ? { dataConverter: ports.dataConverter } : {}) },
-      history,
-      handle.workflowId,
-    );
-    return { order_id: orderId, action: 'ok' };
-  } catch (err) {
-    if (!(err instanceof DeterminismViolationError)) throw err;
-  }
+  if (!(await replayFailure(ports, history, handle.workflowId))) return { order_id: orderId, action: 'ok' };
   const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
   const raw = started?.input?.payloads?.[0]?.data;
   const order = await ports.orders.get(orderId);

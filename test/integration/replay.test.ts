@@ -26,7 +26,9 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { Worker } from '@temporalio/worker';
+import { ReplayError, Worker } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { replayFailure } from '../../src/temporal/repairOrders';
 import { loadHistory } from '../helpers/histories';
 import { workflowBundle } from '../helpers/workflowBundle';
 
@@ -122,4 +124,14 @@ test('upstream: a Query during a local activity, then an Update, leave a history
       /^query-during-local-activity-then-update-b: .*Timer machine does not handle this event: HistoryEvent\(id: 21, WorkflowExecutionUpdateAccepted\)/,
     ),
   ]);
+});
+
+test('orders:repair finds both kinds of broken history, and leaves a history that replays', async () => {
+  const ports = { workflowBundle: await workflowBundle() };
+  const load = (f: string) => loadHistory(path.join(dir, f));
+  const a = await replayFailure(ports, load('upstream/query-during-local-activity-then-update-a.json'), 'a');
+  const b = await replayFailure(ports, load('upstream/query-during-local-activity-then-update-b.json'), 'b');
+  expect(a).toBeInstanceOf(ReplayError); // Core's state machines refuse it: not a DeterminismViolationError
+  expect(b).toBeInstanceOf(DeterminismViolationError);
+  expect(await replayFailure(ports, load('order-wallet-accepted.json'), 'ok')).toBeUndefined();
 });
