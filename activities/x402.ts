@@ -19,7 +19,7 @@ export interface X402ActivityPorts {
   orderWorkflows?: {
     confirmPayment(orderId: string, req: ConfirmPaymentRequest): Promise<OrderState>;
     /** The order's state (closed workflows too): tells a refusal from an order this payment already paid. */
-    state?(orderId: string): Promise<OrderState>;
+    state(orderId: string): Promise<OrderState>;
   };
 }
 
@@ -177,7 +177,7 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
       if (err instanceof ProblemError && err.status < 500) {
         // Refused because the order already has this very payment (confirmed by another path, then moved on or
         // ended): confirmed, no refund due (issue 24: the chaos drill's false refund alarms).
-        const held = await orderWorkflows.state?.(p.order_id).catch(() => undefined);
+        const held = await orderWorkflows.state(p.order_id).catch(() => undefined);
         if (
           held?.payment?.rail === 'x402_usdc' &&
           held.payment.transaction_id.toLowerCase() === p.transaction.toLowerCase()

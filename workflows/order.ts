@@ -401,6 +401,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       () => (deadlinePassed = true),
       () => undefined,
     );
+    // At the deadline (`final`), an x402 settlement still in flight is waited for (the activity retries until it
+    // settles or fails): no charge without goods. An argument, not a command: histories replay unchanged.
     const lookup = async (): Promise<PaymentRecord | undefined> =>
       (await withSummary(bookkeeping.findOrderPayment, S.findPayment(), {
         orderId: input.orderId,
@@ -408,6 +410,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         amountMicros: input.amountMicros,
         ...(input.agentId !== undefined ? { agentId: input.agentId } : {}),
         paidAt: nowIso(),
+        ...(deadlinePassed ? { final: true } : {}),
       })) ?? undefined;
     for (;;) {
       await condition(() => paymentAsks.length > 0 || recoveryAsked || deadlinePassed);

@@ -338,6 +338,16 @@ export class X402PaymentRepository {
     return this.d.x402Payments.findOne({ order_key: `order:${orderId}`, status: 'settled' });
   }
 
+  /** Whether a claim on the order is still `settling` or `pending` (its money may yet move). */
+  async hasUnresolvedForOrder(orderId: string): Promise<boolean> {
+    await this.flush();
+    const p = await this.d.x402Payments.findOne(
+      { order_key: `order:${orderId}`, status: { $in: ['settling', 'pending'] } },
+      { projection: { _id: 1 } },
+    );
+    return p !== null;
+  }
+
   /** The entry whose pending goods are behind this delivery token. */
   async getByDeliveryToken(token: string): Promise<X402PaymentDoc | null> {
     await this.flush();

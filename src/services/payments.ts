@@ -190,17 +190,39 @@ export async function chargeOrder(ports: OrderPaymentPorts, req: ChargeRequest):
 export interface PaymentLookupPorts {
   wallets: Pick<WalletRepository, 'findMovement'>;
   linkpay: Pick<PaymentLinkProvider, 'findSucceededForOrder'>;
-  /** The order's settled x402 payment (src/repos/x402Payments.ts `getSettledForOrder`); absent without x402. */
-  x402?: { getSettledForOrder(orderId: string): Promise<{ transaction: string | null; amount_micros: number } | null> };
+  /**
+   * The order's settled x402 payment (src/repos/x402Payments.ts `getSettledForOrder`), and whether a claim on the order
+   * is still settling or pending (`hasUnresolvedForOrder`); absent without x402.
+   */
+  x402?: {
+    getSettledForOrder(orderId: string): Promise<{ transaction: string | null; amount_micros: number } | null>;
+    hasUnresolvedForOrder(orderId: string): Promise<boolean>;
+  };
 }
 
-/** Which order to look up, on which rails, for how much (integer micro-USD); `paidAt` stamps a found payment. */
+/**
+ * Which order to look up, on which rails, for how much (integer micro-USD); `paidAt` stamps a found payment. `final`:
+ * the order expires if nothing is found (its payment deadline passed), so money still moving must be waited for.
+ */
 export interface PaymentLookup {
   orderId: string;
   rails: readonly PaymentRail[];
   amountMicros: number;
   agentId?: string;
   paidAt: string;
+  final?: boolean;
+}
+
+/**
+ * Thrown by {@link findOrderPayment} for a `final` lookup while an x402 claim on the order is still settling or
+ * pending: its money may yet move (the claim's request died mid-settlement; the x402 sweeper resolves it). The order
+ * workflow's lookup is retried until the claim is settled (adopted) or failed (the order expires, nothing taken).
+ */
+export class PaymentStillMovingError extends Error {
+  constructor(orderId: string) {
+    super(`an x402 settlement for order ${orderId} is still in flight`);
+    this.name = 'PaymentStillMovingError';
+  }
 }
 
 /**
@@ -208,6 +230,7 @@ export interface PaymentLookup {
  * Update's acceptance, a buyer who paid the link and left): the `order:<id>` wallet debit, the order's succeeded
  * payment-link transaction, or its settled x402 payment, on the order's rails, for exactly its price; undefined when
  * there is none. Read-only: the caller adopts (or refunds) what it finds. Issue 24 §2.
+ * @throws PaymentStillMovingError for a `final` lookup while an x402 claim on the order is unresolved.
  */
 export async function findOrderPayment(
   ports: PaymentLookupPorts,
@@ -227,6 +250,9 @@ export async function findOrderPayment(
     } else if (rail === 'x402_usdc' && ports.x402) {
       const p = await ports.x402.getSettledForOrder(req.orderId);
       if (p?.transaction) return found(rail, p.transaction, p.amount_micros);
+      // No charge without goods: an order must not expire under a settlement that may still land.
+      if (req.final && (await ports.x402.hasUnresolvedForOrder(req.orderId)))
+        throw new PaymentStillMovingError(req.orderId);
     }
   }
   return undefined;

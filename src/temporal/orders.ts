@@ -6,7 +6,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { type ProblemError, problem, unavailable, type ErrorCode } from '../errors';
-import { SA, confirmPaymentUpdate, orderWorkflowId, reviewUpdate } from '../../workflows/shared';
+import { SA, confirmPaymentUpdate, getStateQuery, orderWorkflowId, reviewUpdate } from '../../workflows/shared';
 import {
   type ConfirmPaymentRequest,
   type OrderState,
@@ -104,6 +104,16 @@ export class OrderWorkflows {
     return this.update(orderId, () =>
       this.client.workflow.getHandle(orderWorkflowId(orderId)).executeUpdate(reviewUpdate, { args: [req] }),
     );
+  }
+
+  /** The live state from the workflow (works for closed workflows too). */
+  async state(orderId: string): Promise<OrderState> {
+    try {
+      return await this.client.workflow.getHandle(orderWorkflowId(orderId)).query(getStateQuery);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw problem('order_not_found', `No order ${orderId}`);
+      throw err;
+    }
   }
 
   private async update(orderId: string, run: () => Promise<OrderState>): Promise<OrderState> {

@@ -10,6 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { orderWorkflow } from '../../../workflows/order';
 import { orderWorkflowId, recoverPaymentSignal } from '../../../workflows/shared';
 import { type OrderWorkflowInput } from '../../../src/domain/order';
+import { PaymentStillMovingError, findOrderPayment, type PaymentLookup } from '../../../src/services/payments';
 import { ORDER_AMOUNT_MICROS, buildOrderInput } from '../../fixtures/workflowInputs';
 import { FakeWallet, createWorkflowTestEnv, fakeActivities, withWorker } from '../../helpers/workflowTestEnv';
 
@@ -64,4 +65,57 @@ test('an unpaid order looks for money once at its deadline, finds none, and expi
   });
   expect(acts.findOrderPayment).toHaveBeenCalledTimes(2);
   expect(wallet.entries).toEqual([]);
+});
+
+/**
+ * The lookup at the deadline as the worker runs it (src/services/payments.ts `findOrderPayment`) over an x402 ledger
+ * stand-in: the order's claim stays unresolved for `unresolvedCalls` final lookups, then is settled (or failed).
+ */
+function x402Lookup(settles: boolean, unresolvedCalls: number) {
+  let finals = 0;
+  const settledTx = `0x${'ab'.repeat(32)}`;
+  const ports = {
+    wallets: { findMovement: async () => null },
+    linkpay: { findSucceededForOrder: async () => null },
+    x402: {
+      getSettledForOrder: async () =>
+        settles && finals > unresolvedCalls ? { transaction: settledTx, amount_micros: ORDER_AMOUNT_MICROS } : null,
+      hasUnresolvedForOrder: async () => finals <= unresolvedCalls,
+    },
+  };
+  return {
+    settledTx,
+    lookup: jest.fn(async (req: PaymentLookup) => {
+      if (req.final) finals += 1;
+      return (await findOrderPayment(ports, req)) ?? null;
+    }),
+  };
+}
+
+test('an x402 settlement still in flight at the deadline is waited for, then adopted: no charge without goods', async () => {
+  const acts = fakeActivities(new FakeWallet());
+  const { lookup, settledTx } = x402Lookup(true, 2);
+  acts.findOrderPayment = lookup;
+  const input = buildOrderInput({ rails: ['x402_usdc'], paymentDeadlineSeconds: 60 });
+  await withWorker(env, acts, async (taskQueue) => {
+    const final = await (await start(input, taskQueue)).result();
+    expect(final.status).not.toBe('expired');
+    expect(final.payment).toMatchObject({ rail: 'x402_usdc', transaction_id: settledTx });
+  });
+  // Two final lookups met the claim in flight (the activity failed and was retried), the third found it settled.
+  expect(lookup.mock.calls.filter(([req]) => req.final)).toHaveLength(3);
+  await expect(lookup.mock.results[0]?.value).rejects.toThrow(PaymentStillMovingError);
+});
+
+test('an x402 claim that fails after the deadline lets the order expire, nothing taken', async () => {
+  const acts = fakeActivities(new FakeWallet());
+  const { lookup } = x402Lookup(false, 1);
+  acts.findOrderPayment = lookup;
+  const input = buildOrderInput({ rails: ['x402_usdc'], paymentDeadlineSeconds: 60 });
+  await withWorker(env, acts, async (taskQueue) => {
+    const final = await (await start(input, taskQueue)).result();
+    expect(final.status).toBe('expired');
+    expect(final.payment).toBeUndefined();
+  });
+  expect(lookup.mock.calls.filter(([req]) => req.final)).toHaveLength(2);
 });
