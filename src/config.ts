@@ -165,13 +165,6 @@ export const ConfigSchema = z.object({
    */
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(64),
   /**
-   * Threads that run workflow code (the SDK's `workflowThreadPoolSize`, 1 by default with a reused V8 context). Each
-   * call into a workflow's context runs under a watchdog thread that Node creates and joins per call (the SDK's
-   * `isolateExecutionTimeout`), so on busy cores a single thread spends its time waiting for those threads to be
-   * scheduled (docs/benchmarks.md, 2026-11-27 evening).
-   */
-  WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(1).max(8).default(1),
-  /**
    * Worker Versioning (issue 26 §2): both set, the worker polls as build WORKER_BUILD_ID of the Worker Deployment
    * WORKER_DEPLOYMENT_NAME, each workflow type PINNED or AUTO_UPGRADE (workflows/versioning.ts); the first build of a
    * deployment becomes its current version, later ones by `npm run deploy -- promote <build id>`. Unset: unversioned.

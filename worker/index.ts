@@ -99,7 +99,6 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       ? { workflowBundle: opts.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
-    workflowThreadPoolSize: opts.config.WORKER_WORKFLOW_THREADS,
     // Issue 27 §5: the request id on every activity's log lines; a bundle carries the workflow modules itself.
     interceptors: {
       activity: [requestIdActivityInterceptors],
