@@ -32,7 +32,8 @@ const QUERY_IDLE_WAIT_MS = 3_000;
  * Waits (up to {@link QUERY_IDLE_WAIT_MS}, polling `describe`) until the workflow has no workflow task scheduled or
  * running, so the `getState` Query that follows reaches it between tasks. Why: with SDK 1.24.0, a Query answered
  * while a local activity's result waits to reach the workflow, followed by an Update before the next task, leaves a
- * history the SDK cannot replay (test/integration/replay.test.ts, "upstream"; docs/money-integrity.md). Local
+ * history the SDK cannot replay (test/integration/replay.test.ts, "upstream", which names the nearest upstream
+ * reports; docs/money-integrity.md). Local
  * activities run only inside a workflow task, and the orders this reconciliation asks about are those with a payment
  * in flight. A task starting between the last `describe` and the Query still meets it: narrower, not closed.
  */

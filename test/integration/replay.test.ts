@@ -99,7 +99,9 @@ test('replay is not vacuous: a history from other code fails', async () => {
  * meanwhile, so that Update's acceptance comes before the commands that follow the activity. On replay Core applies the
  * result as soon as it reads the marker, so those commands come first: `Timer machine does not handle this event:
  * … WorkflowExecutionUpdateAccepted` (b) or `UpdateMachine in state CompletedCommandCreated …` (a). What the service
- * does about it: docs/money-integrity.md (2026-11-27, "a Query during a local activity"). When an SDK upgrade makes
+ * does about it: docs/money-integrity.md (2026-11-27, "a Query during a local activity"). No upstream report of this
+ * case was found; the nearest are temporalio/sdk-typescript#1966 (an Update's acceptance out of order on replay, open)
+ * and temporalio/sdk-rust#856 (local-activity results given to the workflow as they come). When an SDK upgrade makes
  * this test fail, the histories replay: drop the test and the precautions it names.
  */
 test('upstream: a Query during a local activity, then an Update, leave a history the SDK cannot replay', async () => {
