@@ -418,6 +418,9 @@ export const orderSummaries = {
   recordOrder: (orderId: string) => `Record order ${orderId}`,
   charge: (rail: PaymentRail, amountMicros: number, currency: string) =>
     `Charge ${money(amountMicros, railCurrency(rail, currency))} on ${rail}`,
+  /** The charge that also records `paid` (and `fulfilling`): PAID_WITH_CHARGE of workflows/order.ts. */
+  chargeAndRecord: (rail: PaymentRail, amountMicros: number, currency: string, thenFulfilling: boolean) =>
+    `Charge ${money(amountMicros, railCurrency(rail, currency))} on ${rail} and record paid${thenFulfilling ? ' → fulfilling' : ''}`,
   findPayment: () => 'Look for a payment already taken whose Update was lost',
   record: (statuses: readonly OrderStatus[]) => `Record ${statuses.join(' → ')}`,
   deliver: (serviceId: string) => `Produce ${serviceId} and record delivered`,

@@ -135,12 +135,21 @@ const MESSAGES_IN_MAIN = 'messages-in-main-coroutine';
  */
 const OPERATOR_VIEW = 'operator-view';
 
+/**
+ * Issue 25 §4 (the order path's share of hello-world): the charge's local activity also records `paid` (and, without
+ * a partner, `fulfilling`) with the payment (`chargeAndRecordPaid`), one activation and one local activity fewer per
+ * paid order. New runs record this one marker, which decides OPERATOR_VIEW (and through it every older id); runs from
+ * before charge and record in two activities.
+ */
+const PAID_WITH_CHARGE = 'paid-recorded-with-charge';
+
 const transitionRefused = (operation: string, status: OrderStatus) =>
   refusal(`Cannot ${operation} while the order is ${status}`, FailureType.invalidTransition, status);
 
 /** Runs an order from creation to its end; returns the final state. */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderState> {
-  const view = patched(OPERATOR_VIEW);
+  const paidWithCharge = patched(PAID_WITH_CHARGE);
+  const view = paidWithCharge || patched(OPERATOR_VIEW);
   const v2 = view || patched(MESSAGES_IN_MAIN);
   /** Whether patch `id` applies: every one does under MESSAGES_IN_MAIN; older runs ask at the point they asked. */
   const has = (id: string): boolean => v2 || patched(id);
@@ -174,6 +183,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   let orderRecorded = false;
   /** Set at the payment deadline: from then on no capture may start. */
   let paymentClosed = false;
+  /** PAID_WITH_CHARGE: when the charge's activity recorded `paid`, and whether it is in the read model. */
+  let paidRecord: { at: string; recorded: boolean } | undefined;
   /** MESSAGES_IN_MAIN: payment Updates waiting for the main coroutine to charge (or refuse) them, in arrival order. */
   const paymentAsks: PaymentAsk[] = [];
   /** MESSAGES_IN_MAIN: a `recoverPayment` Signal asked the main coroutine to look for money already taken. */
@@ -417,18 +428,29 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       const ask = paymentAsks.shift();
       if (ask) {
         try {
-          state.payment = await withSummary(
-            payments.chargePayment,
-            S.charge(ask.req.rail, input.amountMicros, input.currency),
-            {
-              orderId: input.orderId,
-              rail: ask.req.rail,
-              transactionId: ask.req.transaction_id,
-              amountMicros: input.amountMicros,
-              agentId: input.agentId,
-              paidAt: nowIso(),
-            },
-          );
+          const charge = {
+            orderId: input.orderId,
+            rail: ask.req.rail,
+            transactionId: ask.req.transaction_id,
+            amountMicros: input.amountMicros,
+            agentId: input.agentId,
+            paidAt: nowIso(),
+          };
+          if (paidWithCharge) {
+            // As `merged` below decides it for such a run (every older patch applies).
+            const thenFulfilling = input.partnerId === undefined;
+            const summary = S.chargeAndRecord(ask.req.rail, input.amountMicros, input.currency, thenFulfilling);
+            const paid = await withSummary(payments.chargeAndRecordPaid, summary, {
+              ...charge,
+              serviceId: input.serviceId,
+              paid: { version: version + 1, thenFulfilling },
+            });
+            state.payment = paid.payment;
+            paidRecord = { at: paid.at, recorded: paid.recorded };
+          } else {
+            const summary = S.charge(ask.req.rail, input.amountMicros, input.currency);
+            state.payment = await withSummary(payments.chargePayment, summary, charge);
+          }
           ask.done = true;
           break;
         } catch (err) {
@@ -498,8 +520,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   /** Where a repaired run resumes after payment: `paid`, `fulfilling` or `delivered`; undefined for any other run. */
   const resumedAt = resume?.payment && resume.status !== 'awaiting_payment' ? resume.status : undefined;
   if (resumedAt === undefined) {
-    if (merged) await transitions([['paid', { payment }], ['fulfilling']]);
-    else await transition('paid', { payment });
+    const paid: [OrderStatus, OrderPatch?][] = [['paid', { payment }]];
+    await transitions(merged ? [...paid, ['fulfilling']] : paid, paidRecord ?? {});
   }
   // Partner commission: 20% of the payment received (issue 4 §4). Behind patched() so histories from before replay.
   const partnerId = input.partnerId !== undefined && has('partner-commission') ? input.partnerId : undefined;

@@ -119,8 +119,21 @@ export function redactSecrets<T>(value: T, depth = REDACT_DEPTH): T {
 export interface LoggerOptions {
   /** Default `LOG_LEVEL` from the environment, else `info`. */
   level?: LogLevel;
-  /** Where the JSON lines go; default stdout. Tests pass a stream of their own to read them. */
+  /** Where the JSON lines go; default stdout ({@link stdoutDestination}). Tests pass a stream of their own to read them. */
   destination?: DestinationStream;
+}
+
+let stdout: DestinationStream | undefined;
+
+/**
+ * The process's stdout for log lines, written asynchronously: a synchronous write per line blocked the event loop
+ * for up to a millisecond each on a slow disk or terminal (4 lines per order in the worker, one per request in the
+ * API; docs/benchmarks.md, 2026-11-27 "late"). Lines written while a write is in flight are joined into the next one;
+ * pino flushes what is left when the process exits (a SIGKILL loses at most the lines of the write in flight).
+ */
+export function stdoutDestination(): DestinationStream {
+  stdout ??= pino.destination({ dest: 1, sync: false });
+  return stdout;
 }
 
 /** The level `LOG_LEVEL` names, or `info` when it is unset; an unknown name throws (a typo must not go silent). */
@@ -150,7 +163,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
         return ctx ? { requestId: ctx.requestId } : {};
       },
     },
-    opts.destination,
+    opts.destination ?? stdoutDestination(),
   );
 }
 

@@ -122,6 +122,13 @@ export function fakeActivities(wallet: FakeWallet): MockedActivities {
     recordTransition: jest.fn(async () => undefined),
     recordTransitions: jest.fn(async () => undefined),
     chargePayment: jest.fn(orderActs.chargePayment),
+    // Charges through the `chargePayment` fake (so a test's charge assertions hold for both paths) and reports `paid`
+    // (and `fulfilling`) written, as the real activity does when the database answers.
+    chargeAndRecordPaid: jest.fn(async (req) => ({
+      payment: await acts.chargePayment(req),
+      at: new Date().toISOString(),
+      recorded: true,
+    })),
     findOrderPayment: jest.fn(orderActs.findOrderPayment),
     fulfilService: jest.fn(async (input) => [fakeDeliverable(input.serviceId)]),
     // Produces through the `fulfilService` fake (so a test's producer behaviour holds for both) and reports the
@@ -155,7 +162,8 @@ export function fakeActivities(wallet: FakeWallet): MockedActivities {
 
 /**
  * The statuses and versions the workflow had written, in call order: one per `recordTransition`, each of a
- * `recordTransitions`, and the `delivered` of a `deliverService` that reported it recorded.
+ * `recordTransitions`, the `paid` (and `fulfilling`) of a `chargeAndRecordPaid` and the `delivered` of a
+ * `deliverService` that reported them recorded.
  */
 export async function recordedTransitions(acts: MockedActivities): Promise<{ status: string; version: number }[]> {
   const calls: { order: number; steps: { status: string; version: number }[] }[] = [];
@@ -165,6 +173,16 @@ export async function recordedTransitions(acts: MockedActivities): Promise<{ sta
   acts.recordTransitions.mock.calls.forEach(([ts], i) =>
     calls.push({ order: acts.recordTransitions.mock.invocationCallOrder[i] ?? 0, steps: ts }),
   );
+  const charges = await Promise.allSettled(acts.chargeAndRecordPaid.mock.results.map((r) => r.value));
+  acts.chargeAndRecordPaid.mock.calls.forEach(([req], i) => {
+    const outcome = charges[i];
+    if (outcome?.status !== 'fulfilled' || !outcome.value.recorded) return;
+    const { version, thenFulfilling } = req.paid;
+    calls.push({
+      order: acts.chargeAndRecordPaid.mock.invocationCallOrder[i] ?? 0,
+      steps: [{ status: 'paid', version }, ...(thenFulfilling ? [{ status: 'fulfilling', version: version + 1 }] : [])],
+    });
+  });
   const deliveries = await Promise.allSettled(acts.deliverService.mock.results.map((r) => r.value));
   acts.deliverService.mock.calls.forEach(([input], i) => {
     const outcome = deliveries[i];

@@ -1,6 +1,7 @@
 /**
  * The order activities that write several things at once (issue 9 §3), called directly against the real database:
- * `recordTransitions` (consecutive transitions in one write) and `deliverService` (production and the `delivered`
+ * `recordTransitions` (consecutive transitions in one write), `chargeAndRecordPaid` (the charge and `paid` in one
+ * activity) and `deliverService` (production and the `delivered`
  * record in one activity), with their retries.
  */
 import { createActivities, type TransitionRecord } from '../../activities';
@@ -195,4 +196,66 @@ test('deliverService whose record fails still answers the stored files, and says
   const events = await services.events.list(input.orderId);
   expect(events.map((e) => [e.seq, e.type])).toEqual([[2, 'order.delivered']]);
   expect(events[0]?.data.deliverables).toEqual(result.deliverables);
+});
+
+/** The `chargeAndRecordPaid` request of a wallet-paid order whose `paid` is transition 2. */
+const paidCharge = (input: OrderWorkflowInput, agentId: string) => ({
+  orderId: input.orderId,
+  rail: 'agent_wallet' as const,
+  amountMicros: input.amountMicros,
+  agentId,
+  paidAt: '2026-11-27T12:00:00.000Z',
+  serviceId: input.serviceId,
+  paid: { version: 2, thenFulfilling: true },
+});
+
+test('chargeAndRecordPaid debits once and records paid → fulfilling; a retry answers the time recorded first', async () => {
+  const agentId = `acts-pay-${Date.now()}`;
+  await services.wallets.credit(agentId, 100_000_000, `topup:${agentId}`, 'test top-up', 'test');
+  const input = await newOrder();
+  const { acts, fannedOut } = activities();
+  const first = await acts.chargeAndRecordPaid(paidCharge(input, agentId));
+  expect(first).toMatchObject({ recorded: true, payment: { rail: 'agent_wallet', amount_micros: input.amountMicros } });
+  const order = await services.orders.get(input.orderId);
+  expect(order).toMatchObject({ status: 'fulfilling', version: 3, payment: first.payment });
+  expect(order?.progress.slice(1)).toEqual([
+    { status: 'paid', at: first.at },
+    { status: 'fulfilling', at: first.at },
+  ]);
+  expect((await services.events.list(input.orderId)).map((e) => [e.seq, e.type])).toEqual([
+    [2, 'order.paid'],
+    [3, 'order.fulfillment_started'],
+  ]);
+  expect(fannedOut.map((f) => f.order?.status)).toEqual(['paid', 'fulfilling']);
+  expect(await services.wallets.balance(agentId)).toBe(100_000_000 - input.amountMicros);
+
+  // An attempt lost with its worker, run again later: no second debit, no second record, the first time answered.
+  await new Promise((r) => setTimeout(r, 5));
+  const retry = await acts.chargeAndRecordPaid(paidCharge(input, agentId));
+  expect(retry).toEqual({ payment: first.payment, at: first.at, recorded: true });
+  expect(await services.wallets.balance(agentId)).toBe(100_000_000 - input.amountMicros);
+  expect((await services.orders.get(input.orderId))?.progress).toHaveLength(3);
+  expect(await services.events.list(input.orderId)).toHaveLength(2);
+});
+
+test('chargeAndRecordPaid refused for funds records nothing; a failed record keeps the charge and says so', async () => {
+  const agentId = `acts-short-${Date.now()}`;
+  await services.wallets.credit(agentId, 1_000_000, `topup:${agentId}`, 'test top-up', 'test');
+  const input = await newOrder();
+  await expect(activities().acts.chargeAndRecordPaid(paidCharge(input, agentId))).rejects.toMatchObject({
+    type: 'insufficient_funds',
+    nonRetryable: true,
+  });
+  expect(await services.orders.get(input.orderId)).toMatchObject({ status: 'awaiting_payment', version: 1 });
+  expect(await services.events.list(input.orderId)).toEqual([]);
+
+  await services.wallets.credit(agentId, 100_000_000, `topup2:${agentId}`, 'test top-up', 'test');
+  const failing = Object.create(services.orders) as typeof services.orders;
+  failing.applyTransitions = async () => {
+    throw new Error('database away');
+  };
+  const result = await activities(failing).acts.chargeAndRecordPaid(paidCharge(input, agentId));
+  expect(result).toMatchObject({ recorded: false, payment: { rail: 'agent_wallet' } });
+  expect(await services.wallets.balance(agentId)).toBe(101_000_000 - input.amountMicros);
+  expect(await services.orders.get(input.orderId)).toMatchObject({ status: 'awaiting_payment', version: 1 });
 });

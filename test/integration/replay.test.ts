@@ -22,7 +22,9 @@
  * the `messages-in-main-coroutine` patch of issue 24 (one patch marker; the main coroutine charges);
  * `order-wallet-rejected-operator-view.json`, `expert-operator-view.json` and `subscription-month-operator-view.json`,
  * runs of the `operator-view` patch of issue 26 §1 (`WaitingOn` upserts, the kept SLA timer, summaries), written on the
- * time-skipping server by `RECORD_HISTORIES=1 npx jest test/unit/workflows/operatorView.test.ts`.
+ * time-skipping server by `RECORD_HISTORIES=1 npx jest test/unit/workflows/operatorView.test.ts`;
+ * `order-wallet-rejected-paid-with-charge.json` and `expert-paid-with-charge.json`, the same two orders after the
+ * `paid-recorded-with-charge` patch of issue 25 §4 (the charge records `paid`), written by that command since.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -55,7 +57,9 @@ test('the stored histories are there', () => {
       'order-wallet-accepted-messages-in-main.json',
       'order-wallet-rejected-messages-in-main.json',
       'order-wallet-rejected-operator-view.json',
+      'order-wallet-rejected-paid-with-charge.json',
       'expert-operator-view.json',
+      'expert-paid-with-charge.json',
       'subscription-month-operator-view.json',
     ]),
   );

@@ -113,8 +113,8 @@ test('in_engineering, escalated at 80 % of the SLA, sla_breached at the deadline
     });
     expect((await handle.result()).status).toBe('cancelled');
   });
-  // paid and fulfilling in one write (issue 9 §3); versions are shared by transitions and progress entries: the
-  // escalation took version 5.
+  // paid and fulfilling written with the charge (issue 9 §3, issue 25 §4); versions are shared by transitions and
+  // progress entries: the escalation took version 5.
   expect(await recordedTransitions(acts)).toEqual([
     { status: 'paid', version: 2 },
     { status: 'fulfilling', version: 3 },
@@ -122,7 +122,8 @@ test('in_engineering, escalated at 80 % of the SLA, sla_breached at the deadline
     { status: 'sla_breached', version: 6 },
     { status: 'cancelled', version: 7 },
   ]);
-  expect(acts.recordTransitions).toHaveBeenCalledTimes(1);
+  expect(acts.chargeAndRecordPaid).toHaveBeenCalledTimes(1);
+  expect(acts.recordTransitions).not.toHaveBeenCalled();
   expect(acts.recordProgress.mock.calls.map(([p]) => p.version)).toEqual([5]);
   expect(acts.refundPayment).toHaveBeenCalledTimes(1);
   expect(wallet.balances.get('agent-x')).toBe(input.amountMicros);

@@ -77,13 +77,18 @@ test('paid from the wallet, delivered, then accepted automatically once the 72 h
     { status: 'delivered', version: 4 },
     { status: 'accepted', version: 5 },
   ]);
-  // Four local activities after the record (issue 9 §3): the charge, paid and fulfilling in one write, production
-  // with the delivered record, then the acceptance.
-  expect(acts.recordTransitions).toHaveBeenCalledTimes(1);
-  expect(acts.recordTransitions.mock.calls[0]?.[0]).toEqual([
-    expect.objectContaining({ status: 'paid', patch: { payment: expect.objectContaining({ rail: 'agent_wallet' }) } }),
-    expect.objectContaining({ status: 'fulfilling', patch: {} }),
-  ]);
+  // Three local activities after the record (issue 9 §3, issue 25 §4): the charge with paid and fulfilling in its
+  // write, production with the delivered record, then the acceptance.
+  expect(acts.chargeAndRecordPaid).toHaveBeenCalledTimes(1);
+  expect(acts.chargeAndRecordPaid).toHaveBeenCalledWith(
+    expect.objectContaining({
+      orderId: input.orderId,
+      rail: 'agent_wallet',
+      serviceId: 'automation-wf',
+      paid: { version: 2, thenFulfilling: true },
+    }),
+  );
+  expect(acts.recordTransitions).not.toHaveBeenCalled();
   expect(acts.deliverService).toHaveBeenCalledWith(
     expect.objectContaining({
       orderId: input.orderId,
