@@ -2,7 +2,7 @@
  * `npm run bench`: the order path measured beside Temporal's own hello-world, against a running `npm start`
  * (issue 9 §3). Starts no server. In this one process, at the same concurrency:
  *   1. the anchor: Temporal's one-activity hello-world workflow on its own task queue of the same Temporal server
- *      (a worker for it runs in this process);
+ *      (its worker runs in a process of its own, scripts/bench/helloWorker.ts, as Temporal's samples run it);
  *   2. the order path through the API: create → confirm_payment from the agent's wallet → delivered;
  * then prints both with p50/p95/p99 and the ratios against the issue's targets. Asserts nothing.
  *
@@ -18,13 +18,12 @@
  * Environment: API_URL (default http://127.0.0.1:3000; several, comma-separated, are used in turn), TEMPORAL_ADDRESS (127.0.0.1:7233), OPERATOR_KEY (else
  * .data/operator-key), MONGODB_URI, MONGODB_DB (for --seed).
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { createHelloActivities } from './bench/helloActivities';
 import { helloWorkflow } from './bench/helloWorkflow';
 import { seedCompletedOrders } from './bench/seed';
 import { pct } from './bench/stats';
@@ -95,40 +94,54 @@ async function lanes(n: number, c: number, one: (i: number, lane: number) => Pro
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
-/** Hello-world workflows on a task queue of their own, with a worker in this process. */
+/**
+ * Starts the anchor's worker in a process of its own (scripts/bench/helloWorker.ts, as Temporal's samples run a
+ * worker beside the client) on `taskQueue`; resolves once it polls, with a function that stops it.
+ */
+async function helloWorkerProcess(taskQueue: string): Promise<() => Promise<void>> {
+  const tsx = path.resolve(__dirname, '..', 'node_modules', '.bin', 'tsx');
+  const child = spawn(tsx, [path.join(__dirname, 'bench', 'helloWorker.ts'), taskQueue], {
+    env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('ready')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the hello-world worker exited (${code}) before it was ready`)));
+  });
+  return async () => {
+    child.kill('SIGINT');
+    await exited;
+  };
+}
+
+/** Hello-world workflows on a task queue of their own, their worker in a process of its own. */
 async function helloWorld(run: string): Promise<Run> {
   const taskQueue = `bench-hello-${run}`;
-  const nativeConnection = await NativeConnection.connect({ address: temporalAddress });
-  const worker = await Worker.create({
-    connection: nativeConnection,
-    namespace,
-    taskQueue,
-    workflowsPath: require.resolve('./bench/helloWorkflow'),
-    activities: createHelloActivities(),
-  });
+  const stopWorker = await helloWorkerProcess(taskQueue);
   const connection = await Connection.connect({ address: temporalAddress });
   const client = new Client({ connection, namespace });
   try {
-    return await worker.runUntil(async () => {
-      // Warm-up, unmeasured like the order path's: the worker's first workflow task loads the bundle.
-      await lanes(warmup, concurrency, async (i) => {
-        await client.workflow.execute(helloWorkflow, {
-          taskQueue,
-          workflowId: `bench-hello-${run}-warmup-${i}`,
-          args: ['warmup'],
-        });
+    // Warm-up, unmeasured like the order path's: the worker's first workflow task loads the bundle.
+    await lanes(warmup, concurrency, async (i) => {
+      await client.workflow.execute(helloWorkflow, {
+        taskQueue,
+        workflowId: `bench-hello-${run}-warmup-${i}`,
+        args: ['warmup'],
       });
-      return lanes(total, concurrency, async (i) => {
-        await client.workflow.execute(helloWorkflow, {
-          taskQueue,
-          workflowId: `bench-hello-${run}-${i}`,
-          args: [`bench ${i}`],
-        });
+    });
+    return await lanes(total, concurrency, async (i) => {
+      await client.workflow.execute(helloWorkflow, {
+        taskQueue,
+        workflowId: `bench-hello-${run}-${i}`,
+        args: [`bench ${i}`],
       });
     });
   } finally {
     await connection.close();
-    await nativeConnection.close();
+    await stopWorker();
   }
 }
 
