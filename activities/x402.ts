@@ -177,7 +177,12 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
       if (err instanceof ProblemError && err.status < 500) {
         // Refused because the order already has this very payment (confirmed by another path, then moved on or
         // ended): confirmed, no refund due (issue 24: the chaos drill's false refund alarms).
-        const held = await orderWorkflows.state(p.order_id).catch(() => undefined);
+        // An order that cannot be asked now (the frontend restarting) fails this attempt, retried: a refusal is
+        // noted only once the order's own state says the payment is not its.
+        const held = await orderWorkflows.state(p.order_id).catch((e: unknown) => {
+          if (e instanceof ProblemError && e.code === 'order_not_found') return undefined;
+          throw e;
+        });
         if (
           held?.payment?.rail === 'x402_usdc' &&
           held.payment.transaction_id.toLowerCase() === p.transaction.toLowerCase()

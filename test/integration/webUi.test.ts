@@ -144,8 +144,7 @@ beforeAll(async () => {
     history: [
       `Record order ${expert}`,
       'Payment deadline: expires at ',
-      'Charge 499.00 USD on agent_wallet',
-      'Record paid → fulfilling',
+      'Charge 499.00 USD on agent_wallet and record paid → fulfilling',
       'Produce robot-control-system',
       'Record in_engineering',
       `SLA escalation at ${utc(eng.escalate_at)}`,
@@ -188,8 +187,7 @@ beforeAll(async () => {
     timeline: ['Review window: auto-accept at ', 'Payment deadline: expires at '],
     history: [
       `Record order ${review}`,
-      'Charge 69.00 USD on agent_wallet',
-      'Record paid → fulfilling',
+      'Charge 69.00 USD on agent_wallet and record paid → fulfilling',
       'Produce automation-wf and record delivered',
       'Review window: auto-accept at ',
       `Order ${review}: Workflow Automation (n8n) for $69.00`,
