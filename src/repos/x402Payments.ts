@@ -238,14 +238,15 @@ export class X402PaymentRepository {
    * the entry stays settled and carries `error_reason: delivery_failed` for operators (a refund may be due).
    * `final` (a refusal, e.g. the order expired meanwhile) also ends the confirmation; otherwise (the order
    * workflow was unreachable) `confirmation_due` stays and the sweeper retries once the lease lapses.
-   * Only while the confirmation is due: once another request (a duplicate of the same payment) confirmed the order,
-   * a late failure of this one notes nothing. Written unconditionally, it was a false refund alarm no sweeper would
-   * clear (the cluster chaos drill: a duplicate's confirmation failed with the frontend killed, after the first had
-   * confirmed).
+   * For an order's payment, only while the confirmation is due: once another request (a duplicate of the same
+   * payment) confirmed the order, a late failure of this one notes nothing. Written unconditionally, it was a false
+   * refund alarm no sweeper would clear (the cluster chaos drill: a duplicate's confirmation failed with the frontend
+   * killed, after the first had confirmed).
    */
   async noteDeliveryFailure(id: string, message: string, final = true): Promise<void> {
     await this.d.x402Payments.updateOne(
-      { _id: id, confirmation_due: true },
+      // An item's payment has no order to confirm: its note always stands.
+      { _id: id, $or: [{ order_id: null }, { confirmation_due: true }] },
       {
         $set: { error_reason: 'delivery_failed', error_message: message, updated_at: new Date() },
         ...(final ? { $unset: { confirmation_due: '' } } : {}),

@@ -75,3 +75,25 @@ test('while the confirmation is due, a failure is noted; the confirmation clears
   expect(entry).toMatchObject({ error_reason: 'delivery_failed' });
   expect(entry?.confirmation_due).toBeUndefined();
 });
+
+test("an item's payment (no order to confirm) is always noted", async () => {
+  const ledger = services.x402Payments;
+  const claim = await ledger.claim({
+    resource: '/x402/item/recipe',
+    resource_kind: 'micro_item',
+    resource_ref: 'recipe',
+    order_id: null,
+    amount_micros: 1_990_000,
+    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    network: 'eip155:8453',
+    pay_to: '0x0000000000000000000000000000000000000001',
+    payer: '0x0000000000000000000000000000000000000002',
+    nonce: `0x${randomBytes(32).toString('hex')}`,
+    valid_before: Math.floor(Date.now() / 1000) + 600,
+    payment_id: null,
+  });
+  if ('refused' in claim) throw new Error(`claim refused: ${claim.refused}`);
+  await ledger.markSettled(claim._id, `0x${randomBytes(32).toString('hex')}`, false);
+  await ledger.noteDeliveryFailure(claim._id, 'the request died before delivering');
+  expect(await ledger.get(claim._id)).toMatchObject({ status: 'settled', error_reason: 'delivery_failed' });
+});
