@@ -19,26 +19,30 @@ afterAll(async () => {
   await dispose?.();
 });
 
-/** A settled order payment whose order is still to be confirmed (`confirmation_due`), as a settlement leaves it. */
-async function settledOrderPayment() {
-  const ledger = services.x402Payments;
-  const orderId = `ord_${randomBytes(8).toString('hex')}`;
-  const claim = await ledger.claim({
-    resource: `/x402/orders/${orderId}`,
-    resource_kind: 'order',
-    resource_ref: orderId,
+/** A claim of a fresh authorization: for order `orderId`, or for a micro item when null. */
+async function claimFor(orderId: string | null) {
+  const claim = await services.x402Payments.claim({
+    resource: orderId ? `/x402/orders/${orderId}` : '/x402/item/recipe',
+    resource_kind: orderId ? 'order' : 'micro_item',
+    resource_ref: orderId ?? 'recipe',
     order_id: orderId,
-    amount_micros: 69_000_000,
+    amount_micros: orderId ? 69_000_000 : 1_990_000,
     asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
     network: 'eip155:8453',
     pay_to: '0x0000000000000000000000000000000000000001',
     payer: '0x0000000000000000000000000000000000000002',
     nonce: `0x${randomBytes(32).toString('hex')}`,
     valid_before: Math.floor(Date.now() / 1000) + 600,
-    payment_id: `pay_${randomBytes(8).toString('hex')}`,
+    payment_id: orderId ? `pay_${randomBytes(8).toString('hex')}` : null,
   });
   if ('refused' in claim) throw new Error(`claim refused: ${claim.refused}`);
-  const settled = await ledger.markSettled(claim._id, `0x${randomBytes(32).toString('hex')}`, true);
+  return claim;
+}
+
+/** A settled order payment whose order is still to be confirmed (`confirmation_due`), as a settlement leaves it. */
+async function settledOrderPayment() {
+  const claim = await claimFor(`ord_${randomBytes(8).toString('hex')}`);
+  const settled = await services.x402Payments.markSettled(claim._id, `0x${randomBytes(32).toString('hex')}`, true);
   expect(settled).toMatchObject({ status: 'settled', confirmation_due: true });
   return claim._id;
 }
@@ -78,21 +82,7 @@ test('while the confirmation is due, a failure is noted; the confirmation clears
 
 test("an item's payment (no order to confirm) is always noted", async () => {
   const ledger = services.x402Payments;
-  const claim = await ledger.claim({
-    resource: '/x402/item/recipe',
-    resource_kind: 'micro_item',
-    resource_ref: 'recipe',
-    order_id: null,
-    amount_micros: 1_990_000,
-    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-    network: 'eip155:8453',
-    pay_to: '0x0000000000000000000000000000000000000001',
-    payer: '0x0000000000000000000000000000000000000002',
-    nonce: `0x${randomBytes(32).toString('hex')}`,
-    valid_before: Math.floor(Date.now() / 1000) + 600,
-    payment_id: null,
-  });
-  if ('refused' in claim) throw new Error(`claim refused: ${claim.refused}`);
+  const claim = await claimFor(null);
   await ledger.markSettled(claim._id, `0x${randomBytes(32).toString('hex')}`, false);
   await ledger.noteDeliveryFailure(claim._id, 'the request died before delivering');
   expect(await ledger.get(claim._id)).toMatchObject({ status: 'settled', error_reason: 'delivery_failed' });
