@@ -133,6 +133,29 @@ function orderAsOf(order: OrderDoc, ts: readonly TransitionRecord[], i: number):
   };
 }
 
+/**
+ * A transition an activity records itself (`chargeAndRecordPaid`, `deliverService`): its event is numbered by its
+ * version, as the workflow numbers the ones it asks for (workflows/order.ts `transitions`).
+ */
+function transitionRecord(
+  orderId: string,
+  serviceId: string,
+  status: OrderStatus,
+  version: number,
+  at: string,
+  patch: OrderPatch = {},
+): TransitionRecord {
+  return {
+    orderId,
+    version,
+    status,
+    at,
+    patch,
+    eventSeq: version,
+    eventData: transitionEventData(orderId, serviceId, status, patch),
+  };
+}
+
 /** Throws the cancellation of the current activity (a local activity past its timeout is cancelled); no-op outside one. */
 function throwIfCancelled(): void {
   if (currentContext()?.cancellationSignal.aborted) {
@@ -281,17 +304,8 @@ export function createActivities(ports: ActivityPorts) {
       }
       const at = new Date().toISOString();
       const { version, thenFulfilling } = req.paid;
-      const step = (status: OrderStatus, v: number, patch: OrderPatch): TransitionRecord => ({
-        orderId: req.orderId,
-        version: v,
-        status,
-        at,
-        patch,
-        eventSeq: v,
-        eventData: transitionEventData(req.orderId, req.serviceId, status, patch),
-      });
-      const steps = [step('paid', version, { payment })];
-      if (thenFulfilling) steps.push(step('fulfilling', version + 1, {}));
+      const steps = [transitionRecord(req.orderId, req.serviceId, 'paid', version, at, { payment })];
+      if (thenFulfilling) steps.push(transitionRecord(req.orderId, req.serviceId, 'fulfilling', version + 1, at));
       try {
         if (await record(steps)) return { payment, at, recorded: true };
         // Not written now: an earlier attempt (lost with its worker) wrote it; its time is the order's.
@@ -354,15 +368,7 @@ export function createActivities(ports: ActivityPorts) {
       throwIfCancelled();
       try {
         const written = await record([
-          {
-            orderId: input.orderId,
-            version,
-            status: 'delivered',
-            at,
-            patch: { deliverables },
-            eventSeq: version,
-            eventData: transitionEventData(input.orderId, input.serviceId, 'delivered', { deliverables }),
-          },
+          transitionRecord(input.orderId, input.serviceId, 'delivered', version, at, { deliverables }),
         ]);
         // Not written now: an attempt the workflow never heard of (a worker lost with its task) wrote it first.
         if (!written) return (await recordedDelivery(input.orderId, version)) ?? { deliverables, at, recorded: false };

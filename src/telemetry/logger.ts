@@ -126,12 +126,12 @@ export interface LoggerOptions {
 let stdout: DestinationStream | undefined;
 
 /**
- * The process's stdout for log lines, written asynchronously: a synchronous write per line blocked the event loop
- * for up to a millisecond each on a slow disk or terminal (4 lines per order in the worker, one per request in the
- * API; docs/benchmarks.md, 2026-11-27 "late"). Lines written while a write is in flight are joined into the next one;
- * pino flushes what is left when the process exits (a SIGKILL loses at most the lines of the write in flight).
+ * The process's stdout for log lines, written asynchronously: a synchronous write per line waits on the event loop
+ * for the disk or terminal to take it (a line per activity in the worker, one per request in the API). Lines written
+ * while a write is in flight are joined into the next one; pino flushes what is left when the process exits (a
+ * SIGKILL loses at most the lines of the write in flight).
  */
-export function stdoutDestination(): DestinationStream {
+function stdoutDestination(): DestinationStream {
   stdout ??= pino.destination({ dest: 1, sync: false });
   return stdout;
 }

@@ -132,6 +132,38 @@ test('production whose delivered record failed: the workflow records delivered i
   expect(await recordedStatuses(acts)).toEqual(['paid', 'fulfilling', 'delivered']);
 });
 
+test('a charge whose paid record failed: the workflow records paid → fulfilling itself, same versions and time', async () => {
+  const wallet = new FakeWallet({ 'agent-p': 100_000_000 });
+  const acts = fakeActivities(wallet);
+  const at = '2026-11-27T12:34:56.000Z';
+  acts.chargeAndRecordPaid.mockImplementation(async (req) => ({
+    payment: await acts.chargePayment(req),
+    at,
+    recorded: false,
+  }));
+  const input = buildOrderInput({ agentId: 'agent-p' });
+  await withWorker(env, acts, async (taskQueue) => {
+    const handle = await start(input, taskQueue);
+    const paid = await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
+    expect(paid.progress.slice(1, 3)).toEqual([
+      { status: 'paid', at },
+      { status: 'fulfilling', at },
+    ]);
+    await handle.terminate('test over');
+  });
+  expect(acts.recordTransitions).toHaveBeenCalledTimes(1);
+  expect(acts.recordTransitions.mock.calls[0]?.[0]).toEqual([
+    expect.objectContaining({
+      status: 'paid',
+      version: 2,
+      at,
+      patch: { payment: expect.objectContaining({ rail: 'agent_wallet' }) },
+    }),
+    expect.objectContaining({ status: 'fulfilling', version: 3, at }),
+  ]);
+  expect(wallet.entries.filter((e) => e.kind === 'debit')).toHaveLength(1);
+});
+
 test('fulfillment failing on every attempt: failed, then refunded once with the amount paid', async () => {
   const wallet = new FakeWallet({ 'agent-b': 100_000_000 });
   const acts = fakeActivities(wallet);
