@@ -92,15 +92,33 @@ export function railCurrency(rail: PaymentRail, currency: string): string {
   return rail === 'x402_usdc' ? 'USDC' : currency;
 }
 
-/** `['a', 'b', 'c']` → `a, b or c`. */
+/** `['a', 'b', 'c']` → `a, b or c` (each a code span). */
 function either(items: readonly string[]): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+  const shown = items.map(mdId);
+  if (shown.length <= 1) return shown.join('');
+  return `${shown.slice(0, -1).join(', ')} or ${shown[shown.length - 1]}`;
 }
 
 /** `n` and the noun, plural unless one: `plural(2, 'upload')` → `2 uploads`; `many` for irregular plurals. */
 function plural(n: number, noun: string, many = `${noun}s`): string {
   return `${n} ${n === 1 ? noun : many}`;
+}
+
+/**
+ * An identifier as a Markdown code span: `ord_4O_-OY` would otherwise render as emphasis in the Web UI (ids are
+ * base64url, so they hold `_` and `-`).
+ */
+export function mdId(id: string): string {
+  return id.includes('`') ? mdText(id) : `\`${id}\``;
+}
+
+/**
+ * Text from outside the workflow's own wording (service ids, rails, file names, buyers' and engineers' words,
+ * failure codes) with Markdown's punctuation escaped, so it renders as written and a buyer's reason cannot inject a
+ * link or an image into an operator's page.
+ */
+export function mdText(text: string): string {
+  return text.replace(/[\\`*_{}[\]()<>#!|~]/g, '\\$&');
 }
 
 /** Headline first, then the facts as a Markdown list. */
@@ -141,15 +159,18 @@ function engineeringDetails(input: OrderDetailsInput): { headline: string; facts
   if (!eng) return { headline: '**In engineering**', facts: [] };
   const uploads = eng.uploads.length > 0 ? `; ${plural(eng.uploads.length, 'upload')}` : '';
   const who = eng.engineer
-    ? `engineer ${eng.engineer}, claimed ${utc(eng.claimed_at ?? eng.assigned_at)}`
+    ? `engineer ${mdText(eng.engineer)}, claimed ${utc(eng.claimed_at ?? eng.assigned_at)}`
     : 'unclaimed';
   const facts = [
     `In the engineer queue since ${utc(eng.assigned_at)}`,
     eng.escalated_at ? `Escalated at ${utc(eng.escalated_at)}` : `Escalates at ${utc(eng.escalate_at)}`,
-    eng.uploads.length > 0 ? `Uploads: ${eng.uploads.map((u) => u.name).join(', ')}` : undefined,
+    eng.uploads.length > 0 ? `Uploads: ${eng.uploads.map((u) => mdText(u.name)).join(', ')}` : undefined,
   ].filter((f): f is string => f !== undefined);
   if (eng.ready_at) {
-    return { headline: `**Marked ready** by ${eng.engineer ?? 'the engineer'} — delivering`, facts };
+    return {
+      headline: `**Marked ready** by ${eng.engineer ? mdText(eng.engineer) : 'the engineer'} — delivering`,
+      facts,
+    };
   }
   if (input.state.status === 'sla_breached') {
     return {
@@ -162,7 +183,7 @@ function engineeringDetails(input: OrderDetailsInput): { headline: string; facts
 
 /** The deliverables as `README.md, controller.py` (at most five names, then the count). */
 function files(deliverables: readonly DeliverableRecord[]): string {
-  const names = deliverables.map((d) => d.name);
+  const names = deliverables.map((d) => mdText(d.name));
   return names.length <= 5 ? names.join(', ') : `${names.slice(0, 5).join(', ')} and ${names.length - 5} more`;
 }
 
@@ -174,27 +195,27 @@ export function orderDetails(input: OrderDetailsInput): string {
   const { state } = input;
   const price = money(input.amountMicros, input.currency);
   const paid = state.payment
-    ? `Paid ${money(state.payment.amount_micros, railCurrency(state.payment.rail, input.currency))} on ${state.payment.rail} at ${utc(state.payment.paid_at)}`
+    ? `Paid ${money(state.payment.amount_micros, railCurrency(state.payment.rail, input.currency))} on ${mdId(state.payment.rail)} at ${utc(state.payment.paid_at)}`
     : undefined;
   const at = (status: OrderStatus): string => {
     const p = [...state.progress].reverse().find((e) => e.status === status && e.event === undefined);
     return p ? utc(p.at) : '';
   };
-  const facts: (string | undefined)[] = [`Order ${input.orderId} · ${input.serviceId} · ${price}`, paid];
+  const facts: (string | undefined)[] = [`Order ${mdId(input.orderId)} · ${mdText(input.serviceId)} · ${price}`, paid];
   let headline: string;
   switch (state.status) {
     case 'awaiting_payment':
       headline = `**Payment due** — ${price} on ${either(input.rails)}, expires ${utc(input.paymentDeadline)}`;
-      if (input.lastPaymentFailure) facts.push(`Last payment attempt refused: ${input.lastPaymentFailure}`);
+      if (input.lastPaymentFailure) facts.push(`Last payment attempt refused: ${mdText(input.lastPaymentFailure)}`);
       break;
     case 'paid':
-      headline = `**Paid** — starting fulfillment of ${input.serviceId}`;
+      headline = `**Paid** — starting fulfillment of ${mdText(input.serviceId)}`;
       break;
     case 'fulfilling':
       headline =
         input.includes.length > 0
-          ? `**Fulfilling** — producing ${plural(input.includes.length, 'bundle part')}: ${input.includes.join(', ')}`
-          : `**Fulfilling** — producing the deliverables of ${input.serviceId}`;
+          ? `**Fulfilling** — producing ${plural(input.includes.length, 'bundle part')}: ${input.includes.map(mdText).join(', ')}`
+          : `**Fulfilling** — producing the deliverables of ${mdText(input.serviceId)}`;
       break;
     case 'in_engineering':
     case 'sla_breached': {
@@ -216,7 +237,7 @@ export function orderDetails(input: OrderDetailsInput): string {
         : `**Accepted** by the buyer at ${at('accepted')}`;
       break;
     case 'rejected': {
-      const reason = state.review?.reason ? `: ${state.review.reason}` : '';
+      const reason = state.review?.reason ? `: ${mdText(state.review.reason)}` : '';
       headline = `**${refundText(input) ?? 'Refunded'} after rejection**${reason}`;
       break;
     }
@@ -225,11 +246,11 @@ export function orderDetails(input: OrderDetailsInput): string {
       break;
     case 'failed':
       headline = `**Fulfillment failed** — refunding ${price}`;
-      facts.push(state.failure ? `Failure: ${state.failure}` : undefined);
+      facts.push(state.failure ? `Failure: ${mdText(state.failure)}` : undefined);
       break;
     case 'refunded':
       headline = `**${refundText(input) ?? 'Refunded'} after fulfillment failed**`;
-      facts.push(state.failure ? `Failure: ${state.failure}` : undefined);
+      facts.push(state.failure ? `Failure: ${mdText(state.failure)}` : undefined);
       break;
     case 'cancelled':
       headline = `**Cancelled after the SLA breach** — ${(refundText(input) ?? 'refunded').toLowerCase()}`;
@@ -260,23 +281,23 @@ export function subscriptionDetails(input: SubscriptionDetailsInput): string {
   const p = state.current_period;
   const price = money(input.amountMicros, railCurrency(input.rail, input.currency));
   const facts = [
-    `Subscription of order ${state.order_id} · ${input.serviceId} · ${price} a month on ${input.rail}`,
+    `Subscription of order ${mdId(state.order_id)} · ${mdText(input.serviceId)} · ${price} a month on ${mdId(input.rail)}`,
     `Period ${p.number}: ${utc(p.start)} → ${utc(p.end)}`,
     state.cancel_at_period_end && state.status !== 'cancelled'
-      ? `Cancel requested${state.cancel_reason ? `: ${state.cancel_reason}` : ''}`
+      ? `Cancel requested${state.cancel_reason ? `: ${mdText(state.cancel_reason)}` : ''}`
       : undefined,
-    input.lastFailure && state.status === 'past_due' ? `Last charge refused: ${input.lastFailure}` : undefined,
+    input.lastFailure && state.status === 'past_due' ? `Last charge refused: ${mdText(input.lastFailure)}` : undefined,
   ];
   let headline: string;
   if (state.status === 'cancelled') {
-    headline = `**Cancelled** at ${utc(state.ended_at ?? p.end)}${state.cancel_reason ? ` (${state.cancel_reason})` : ''}`;
+    headline = `**Cancelled** at ${utc(state.ended_at ?? p.end)}${state.cancel_reason ? ` (${mdText(state.cancel_reason)})` : ''}`;
   } else if (state.status === 'suspended') {
     headline = `**Suspended** at ${utc(state.ended_at ?? p.end)} — renewal ${p.number} unpaid`;
   } else if (input.renewing) {
-    headline = `**Renewing** period ${p.number} — charging ${price} on ${input.rail}`;
+    headline = `**Renewing** period ${p.number} — charging ${price} on ${mdId(input.rail)}`;
   } else if (state.open_invoice) {
     const inv = state.open_invoice;
-    headline = `**Payment due** — invoice ${inv.invoice_id}, ${money(inv.amount_micros, railCurrency(input.rail, input.currency))}, due ${utc(inv.due_at)}`;
+    headline = `**Payment due** — invoice ${mdId(inv.invoice_id)}, ${money(inv.amount_micros, railCurrency(input.rail, input.currency))}, due ${utc(inv.due_at)}`;
   } else if (state.status === 'past_due') {
     const d = state.dunning;
     headline =
@@ -307,17 +328,17 @@ export interface TaskDetailsInput {
 /** The current details of one task of a per-task order, e.g. `**Producing** task 2 of order ord_x`. */
 export function taskDetails(input: TaskDetailsInput): string {
   const price = money(input.amountMicros, 'USD');
-  const task = `task ${input.taskNumber} of order ${input.orderId}`;
+  const task = `task ${input.taskNumber} of order ${mdId(input.orderId)}`;
   const r = input.result;
   const headline: Record<TaskStep, string> = {
     charging: `**Charging** ${task} — ${price} from the agent wallet`,
     producing: `**Producing** ${task}`,
     recording: `**Recording** ${task}`,
     delivered: `**Delivered** ${task}${r ? `: ${files(r.deliverables)}` : ''}`,
-    payment_failed: `**Payment failed** for ${task}${r?.failure ? `: ${r.failure.code}` : ''}`,
+    payment_failed: `**Payment failed** for ${task}${r?.failure ? `: ${mdText(r.failure.code)}` : ''}`,
     failed: `**Failed** ${task} — ${r?.refund ? `refunded ${money(r.refund.amount_micros, 'USD')}` : 'refunding'}`,
   };
-  return markdown(headline[input.step], [`${input.serviceId} · ${price} a task`]);
+  return markdown(headline[input.step], [`${mdText(input.serviceId)} · ${price} a task`]);
 }
 
 /** The current details of a procurement: its step, then the service, quote and order so far. */
@@ -329,23 +350,24 @@ export function procurementDetails(input: {
   orderId?: string | null;
   failure?: string;
 }): string {
-  const s = input.serviceId ?? 'a service';
+  const s = input.serviceId ? mdText(input.serviceId) : 'a service';
+  const order = input.orderId ? mdId(input.orderId) : '';
   const headline: Record<ProcurementProgress, string> = {
     planning: '**Planning** — choosing a service within budget',
     quoting: `**Quoting** ${s}`,
     ordering: `**Ordering** ${s}`,
-    paying: `**Paying** order ${input.orderId ?? ''} from the agent wallet`,
-    completed: `**Completed** — order ${input.orderId ?? ''} paid`,
-    planned: `**Planned** — quote ${input.quoteId ?? ''} for ${s} (no auto purchase)`,
+    paying: `**Paying** order ${order} from the agent wallet`,
+    completed: `**Completed** — order ${order} paid`,
+    planned: `**Planned** — quote ${input.quoteId ? mdId(input.quoteId) : ''} for ${s} (no auto purchase)`,
     no_match: '**No match** — no service fits the requirements and budget',
     needs_inputs: `**Needs inputs** — ${s} needs more inputs`,
-    payment_failed: `**Payment failed** — order ${input.orderId ?? ''} stays awaiting payment`,
+    payment_failed: `**Payment failed** — order ${order} stays awaiting payment`,
   };
   return markdown(headline[input.step], [
-    `Procurement ${input.procurementId}`,
-    input.quoteId ? `Quote ${input.quoteId}` : undefined,
-    input.orderId ? `Order ${input.orderId}` : undefined,
-    input.failure ? `Why: ${input.failure}` : undefined,
+    `Procurement ${mdId(input.procurementId)}`,
+    input.quoteId ? `Quote ${mdId(input.quoteId)}` : undefined,
+    input.orderId ? `Order ${order}` : undefined,
+    input.failure ? `Why: ${mdText(input.failure)}` : undefined,
   ]);
 }
 
@@ -370,15 +392,15 @@ export function webhookDetails(input: WebhookDetailsInput): string {
   const last =
     input.lastStatus === undefined ? '' : input.lastStatus === null ? ' (no answer)' : ` (HTTP ${input.lastStatus})`;
   const headline = {
-    predecessor: `**Waiting for an earlier event** of order ${input.orderId ?? ''} to this endpoint — re-check at ${input.nextAt ? utc(input.nextAt) : 'its signal'}`,
+    predecessor: `**Waiting for an earlier event** of order ${input.orderId ? mdId(input.orderId) : ''} to this endpoint — re-check at ${input.nextAt ? utc(input.nextAt) : 'its signal'}`,
     attempting: `**Delivering** — attempt ${input.attempt} of ${input.maxAttempts}`,
     retrying: `**Retrying** — attempt ${input.attempt} of ${input.maxAttempts} failed${last}, next at ${input.nextAt ? utc(input.nextAt) : '?'}`,
     delivered: `**Delivered** after ${plural(input.attempt, 'attempt')}`,
-    failed: `**Failed** after ${plural(input.attempt, 'attempt')}: ${input.reason ?? 'exhausted'}`,
+    failed: `**Failed** after ${plural(input.attempt, 'attempt')}: ${mdText(input.reason ?? 'exhausted')}`,
   }[input.step];
   return markdown(headline, [
-    `Event ${input.eventId} → endpoint ${input.endpointId}`,
-    input.orderId ? `Order ${input.orderId}` : undefined,
+    `Event ${mdId(input.eventId)} → endpoint ${mdId(input.endpointId)}`,
+    input.orderId ? `Order ${mdId(input.orderId)}` : undefined,
   ]);
 }
 
@@ -394,9 +416,12 @@ export function x402Details(input: {
 }): string {
   const done = input.status !== 'pending' && input.status !== 'settling';
   const headline = done
-    ? `**${input.status === 'settled' ? 'Settled' : input.status}**${input.orderId && input.status === 'settled' ? ` — order ${input.orderId} confirmed` : ''}${input.reason ? ` (${input.reason})` : ''}`
+    ? `**${input.status === 'settled' ? 'Settled' : mdText(input.status)}**${input.orderId && input.status === 'settled' ? ` — order ${mdId(input.orderId)} confirmed` : ''}${input.reason ? ` (${mdText(input.reason)})` : ''}`
     : `**Waiting for settlement** on chain — check ${input.checks + 1} at ${input.nextAt ? utc(input.nextAt) : 'once'}, gives up at ${utc(input.givesUpAt)}`;
-  return markdown(headline, [`x402 payment ${input.paymentId}`, input.orderId ? `Order ${input.orderId}` : undefined]);
+  return markdown(headline, [
+    `x402 payment ${mdId(input.paymentId)}`,
+    input.orderId ? `Order ${mdId(input.orderId)}` : undefined,
+  ]);
 }
 
 /** The current details of a books reconciliation: running, or what it found and repaired. */

@@ -100,7 +100,8 @@ beforeAll(async () => {
   expect((await stack.call('POST', `/api/v1/engineering/${expert}/claim`, { engineer: 'eve' }, op)).status).toBe(200);
   const upload = {
     engineer: 'eve',
-    name: 'controller.py',
+    // Underscores Markdown would read as emphasis were the name not escaped.
+    name: 'arm_ctrl_v2_.py',
     content_base64: Buffer.from('print(1)\n').toString('base64'),
   };
   expect((await stack.call('POST', `/api/v1/engineering/${expert}/deliverables`, upload, op)).status).toBe(201);
@@ -133,7 +134,7 @@ beforeAll(async () => {
       `Order ${expert} · robot-control-system · 499.00 USD`,
       `In the engineer queue since ${utc(eng.assigned_at)}`,
       `Escalates at ${utc(eng.escalate_at)}`,
-      'Uploads: controller.py',
+      'Uploads: arm_ctrl_v2_.py',
     ],
     timeline: [
       `SLA escalation at ${utc(eng.escalate_at)}`,

@@ -3,8 +3,11 @@
  * workflow at each state, `WaitingOn` per state, money and time formatting, timeline summaries. Pure functions: no
  * server.
  */
+import MarkdownIt from 'markdown-it';
 import {
   WAITING_ON_VALUES,
+  mdId,
+  mdText,
   money,
   orderDetails,
   orderSummaries,
@@ -42,6 +45,23 @@ function order(state: Partial<OrderState>, over: Partial<OrderDetailsInput> = {}
     },
     ...over,
   });
+}
+
+/** The details as the Web UI shows them: rendered as Markdown (CommonMark), tags dropped, lines kept. */
+function rendered(markdown: string): { html: string; text: string } {
+  const html = new MarkdownIt().render(markdown);
+  const text = html
+    .replace(/<\/(p|li)>/g, '\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0)
+    .join('\n');
+  return { html, text };
 }
 
 const payment = { rail: 'x402_usdc' as const, transaction_id: '0xabc', amount_micros: 19_000_000, paid_at: T0 };
@@ -119,19 +139,19 @@ describe('order details', () => {
   test('awaiting payment: amount, rails and expiry; a refused attempt is listed', () => {
     expect(order({})).toBe(
       [
-        '**Payment due** — 69.00 USD on linkpay_ncp, x402_usdc or agent_wallet, expires 2026-11-29 14:00 UTC',
+        '**Payment due** — 69.00 USD on `linkpay_ncp`, `x402_usdc` or `agent_wallet`, expires 2026-11-29 14:00 UTC',
         '',
-        '- Order ord_1 · automation-wf · 69.00 USD',
+        '- Order `ord_1` · automation-wf · 69.00 USD',
       ].join('\n'),
     );
     expect(order({}, { lastPaymentFailure: 'insufficient_funds on agent_wallet' })).toContain(
-      '- Last payment attempt refused: insufficient_funds on agent_wallet',
+      '- Last payment attempt refused: insufficient\\_funds on agent\\_wallet',
     );
   });
 
   test('fulfilling: the service, or the bundle parts', () => {
     expect(order({ status: 'fulfilling', payment })).toMatch(
-      /^\*\*Fulfilling\*\* — producing the deliverables of automation-wf\n\n- Order .*\n- Paid 19.00 USDC on x402_usdc at 2026-11-28 14:00 UTC$/,
+      /^\*\*Fulfilling\*\* — producing the deliverables of automation-wf\n\n- Order .*\n- Paid 19.00 USDC on `x402_usdc` at 2026-11-28 14:00 UTC$/,
     );
     expect(order({ status: 'fulfilling', payment }, { includes: ['a', 'b'] })).toContain(
       '**Fulfilling** — producing 2 bundle parts: a, b',
@@ -151,6 +171,45 @@ describe('order details', () => {
     expect(order({ ...delivered, review: { action: 'reject', automatic: false, at: T0 } })).toMatch(
       /^\*\*Rejected by the buyer\*\* — refunding 69.00 USD/,
     );
+  });
+
+  test("ids, file names and the buyer's words render as written: no emphasis, link, image or HTML", () => {
+    const id = 'ord_4O_-OY_x';
+    const reason = '**wrong** [CRM](https://evil.example) ![x](https://t.example/p.png) <b>now</b> *please*';
+    const rejected = rendered(
+      order(
+        {
+          status: 'rejected',
+          review: { action: 'reject', automatic: false, at: T0, reason },
+          refund: { rail: 'agent_wallet', amount_micros: 69_000_000, status: 'completed', at: T0, reason: 'rejected' },
+          payment: { ...payment, rail: 'agent_wallet' },
+        },
+        { orderId: id, serviceId: 'custom_7_days' },
+      ),
+    );
+    expect(rejected.text).toBe(
+      [
+        `Refunded 69.00 USD after rejection: ${reason}`,
+        `Order ${id} · custom_7_days · 69.00 USD`,
+        'Paid 19.00 USD on agent_wallet at 2026-11-28 14:00 UTC',
+      ].join('\n'),
+    );
+    expect(rejected.html).not.toMatch(/<(a|img|em|b)[ >]/);
+    expect(rejected.html).toContain(`<code>${id}</code>`);
+    const file = { sha256: '', size: 1, media_type: 'text/x-python', service_id: 's' };
+    const deliveredText = rendered(
+      order({
+        status: 'delivered',
+        progress: [{ status: 'delivered', at: T0 }],
+        deliverables: [
+          { ...file, name: 'robot_arm_v2_.py' },
+          { ...file, name: '_init_.py' },
+        ],
+      }),
+    ).text;
+    expect(deliveredText).toContain('Delivered 2026-11-28 14:00 UTC: robot_arm_v2_.py, _init_.py');
+    expect(mdText('a_b*c`d')).toBe('a\\_b\\*c\\`d');
+    expect(mdId('ord_1')).toBe('`ord_1`');
   });
 
   test('ends: accepted (by the buyer or automatically), refunded after rejection, expired, failed, cancelled', () => {
@@ -253,7 +312,7 @@ describe('subscription details', () => {
       [
         '**Period 3** — renewal 4 on 2027-01-28 14:00 UTC',
         '',
-        '- Subscription of order ord_s · ai-receptionist · 39.00 USD a month on agent_wallet',
+        '- Subscription of order `ord_s` · ai-receptionist · 39.00 USD a month on `agent_wallet`',
         '- Period 3: 2026-12-28 14:00 UTC → 2027-01-28 14:00 UTC',
       ].join('\n'),
     );
@@ -264,14 +323,14 @@ describe('subscription details', () => {
 
   test('renewing, dunning, invoice due, ended', () => {
     expect(sub(subscription({}), { renewing: true })).toMatch(
-      /^\*\*Renewing\*\* period 3 — charging 39.00 USD on agent_wallet/,
+      /^\*\*Renewing\*\* period 3 — charging 39.00 USD on `agent_wallet`/,
     );
     const pastDue = subscription({
       status: 'past_due',
       dunning: { retries_done: 0, next_retry_at: '2026-12-29T14:00:00.000Z' },
     });
     expect(sub(pastDue, { lastFailure: 'insufficient_funds' })).toMatch(
-      /^\*\*Payment failed\*\* for period 3 — retry 1 at 2026-12-29 14:00 UTC\n[^]*- Last charge refused: insufficient_funds/,
+      /^\*\*Payment failed\*\* for period 3 — retry 1 at 2026-12-29 14:00 UTC\n[^]*- Last charge refused: insufficient\\_funds/,
     );
     expect(sub(subscription({ status: 'past_due', dunning: { retries_done: 3, next_retry_at: null } }))).toMatch(
       /— no retry left/,
@@ -283,7 +342,7 @@ describe('subscription details', () => {
       due_at: '2027-01-04T14:00:00.000Z',
     };
     expect(sub(subscription({ open_invoice: invoice }), { rail: 'linkpay_ncp' })).toMatch(
-      /^\*\*Payment due\*\* — invoice inv_ord_s_3, 39.00 USD, due 2027-01-04 14:00 UTC/,
+      /^\*\*Payment due\*\* — invoice `inv_ord_s_3`, 39.00 USD, due 2027-01-04 14:00 UTC/,
     );
     expect(sub(subscription({ status: 'cancelled', ended_at: T0, cancel_reason: 'order rejected' }))).toMatch(
       /^\*\*Cancelled\*\* at 2026-11-28 14:00 UTC \(order rejected\)/,
@@ -298,7 +357,7 @@ describe('other workflows', () => {
   test('task, procurement, webhook, x402 and reconciliation headlines', () => {
     const task = { orderId: 'ord_t', taskNumber: 2, serviceId: 'task-worker', amountMicros: 15_000_000 };
     expect(taskDetails({ ...task, step: 'charging' })).toMatch(
-      /^\*\*Charging\*\* task 2 of order ord_t — 15.00 USD from the agent wallet/,
+      /^\*\*Charging\*\* task 2 of order `ord_t` — 15.00 USD from the agent wallet/,
     );
     expect(
       taskDetails({
@@ -318,9 +377,9 @@ describe('other workflows', () => {
           failure: { code: 'task_failed', message: 'x' },
         },
       }),
-    ).toMatch(/^\*\*Failed\*\* task 2 of order ord_t — refunded 15.00 USD/);
+    ).toMatch(/^\*\*Failed\*\* task 2 of order `ord_t` — refunded 15.00 USD/);
     expect(procurementDetails({ procurementId: 'prc_1', step: 'paying', serviceId: 's', orderId: 'ord_p' })).toMatch(
-      /^\*\*Paying\*\* order ord_p from the agent wallet/,
+      /^\*\*Paying\*\* order `ord_p` from the agent wallet/,
     );
     expect(
       webhookDetails({
@@ -334,7 +393,7 @@ describe('other workflows', () => {
         nextAt: T0,
       }),
     ).toMatch(
-      /^\*\*Retrying\*\* — attempt 3 of 10 failed \(HTTP 500\), next at 2026-11-28 14:00 UTC\n\n- Event evt_1 → endpoint wep_1/,
+      /^\*\*Retrying\*\* — attempt 3 of 10 failed \(HTTP 500\), next at 2026-11-28 14:00 UTC\n\n- Event `evt_1` → endpoint `wep_1`/,
     );
     expect(
       x402Details({
@@ -348,7 +407,7 @@ describe('other workflows', () => {
       /^\*\*Waiting for settlement\*\* on chain — check 3 at 2026-11-28 14:00 UTC, gives up at 2026-11-29 14:00 UTC/,
     );
     expect(x402Details({ paymentId: 'x4p_1', status: 'settled', orderId: 'ord_x', checks: 0, givesUpAt: T0 })).toMatch(
-      /^\*\*Settled\*\* — order ord_x confirmed/,
+      /^\*\*Settled\*\* — order `ord_x` confirmed/,
     );
     expect(reconciliationDetails({ discrepancy_count: 2, repaired: [1], finished_at: T0 })).toBe(
       '**2 discrepancies need an operator** — reconciled at 2026-11-28 14:00 UTC\n\n- 1 repair made',

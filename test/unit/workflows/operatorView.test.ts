@@ -128,15 +128,15 @@ test('a wallet order: payment due, a refused attempt, review window, refunded af
     const handle = await startOrder(env.client, input, taskQueue);
     expect(await details(handle)).toBe(
       [
-        `**Payment due** — 69.00 USD on linkpay_ncp, x402_usdc or agent_wallet, expires ${utc(input.record.payment_deadline)}`,
+        `**Payment due** — 69.00 USD on \`linkpay_ncp\`, \`x402_usdc\` or \`agent_wallet\`, expires ${utc(input.record.payment_deadline)}`,
         '',
-        `- Order ${input.orderId} · automation-wf · 69.00 USD`,
+        `- Order \`${input.orderId}\` · automation-wf · 69.00 USD`,
       ].join('\n'),
     );
     expect(await waiting(handle)).toEqual({ on: 'payment', since: input.record.created_at });
 
     await expect(handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] })).rejects.toThrow();
-    expect(await details(handle)).toContain('- Last payment attempt refused: insufficient_funds on agent_wallet');
+    expect(await details(handle)).toContain('- Last payment attempt refused: insufficient\\_funds on agent\\_wallet');
 
     wallet.balances.set('agent-o', 100_000_000);
     await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
@@ -149,7 +149,7 @@ test('a wallet order: payment due, a refused attempt, review window, refunded af
       `**Waiting for the buyer's review** — auto-accept at ${utc(autoAccept.toISOString())}`,
     );
     expect(await details(handle)).toContain(
-      `- Paid 69.00 USD on agent_wallet at ${utc(delivered.payment?.paid_at ?? '')}`,
+      `- Paid 69.00 USD on \`agent_wallet\` at ${utc(delivered.payment?.paid_at ?? '')}`,
     );
     expect(await waiting(handle)).toEqual({ on: 'buyer_review', since: at(delivered, 'delivered') });
 
@@ -260,7 +260,7 @@ test('a subscription between renewals waits on its renewal; a refused debit make
       (w) => w.on === 'payment',
     );
     expect(await headline(handle)).toMatch(/^\*\*Payment failed\*\* for period 2 — retry 1 at /);
-    expect(await details(handle)).toContain('- Last charge refused: insufficient_funds');
+    expect(await details(handle)).toContain('- Last charge refused: insufficient\\_funds');
     await handle.terminate('test over');
   });
 });
@@ -304,7 +304,7 @@ test('a webhook delivery waits on its receiver between attempts; an x402 settlem
       args: [{ paymentId: 'x4p_1' }],
     });
     expect((await settlement.result()).status).toBe('settled');
-    expect(await headline(settlement)).toBe('**Settled** — order ord_x confirmed');
+    expect(await headline(settlement)).toBe('**Settled** — order `ord_x` confirmed');
     expect((await waiting(settlement)).on).toBe('nothing');
     expect(acts.confirmX402Order).toHaveBeenCalledTimes(1);
   });
