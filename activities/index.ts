@@ -7,7 +7,7 @@
  * (workflows/shared.ts `FailureType`); everything else is transient and retried by Temporal.
  */
 import type { OrderRepository, OrderPatch } from '../src/repos/orders';
-import { initialOrderDoc } from '../src/repos/orders';
+import { recordCreatedOrder } from '../src/services/orders';
 import type { EventRepository } from '../src/repos/events';
 import type { EventDoc, OrderDoc } from '../src/db';
 import type { WalletRepository } from '../src/repos/wallets';
@@ -75,6 +75,11 @@ export interface TransitionRecord {
   /** Event sequence number (order events are numbered from 1). */
   eventSeq: number;
   eventData: Record<string, unknown>;
+  /**
+   * The order's workflow input, on the first transition of an order its creator records (`recordedAtCreation`): when
+   * the read model does not hold the order (the creator died after starting the workflow), it is written first.
+   */
+  create?: OrderWorkflowInput;
 }
 
 /**
@@ -85,6 +90,8 @@ export interface TransitionRecord {
 export interface PaidChargeRequest extends ChargeRequest {
   serviceId: string;
   paid: { version: number; thenFulfilling: boolean };
+  /** As {@link TransitionRecord.create}: the order to write first when the read model does not hold it. */
+  create?: OrderWorkflowInput;
 }
 
 /**
@@ -171,6 +178,13 @@ export function createActivities(ports: ActivityPorts) {
     ...(ports.x402 ? { x402: ports.x402.payments } : {}),
   };
 
+  /** Writing a new order's record (src/services/orders.ts), as its creator does. */
+  const creation = {
+    orders: ports.orders,
+    events: ports.events,
+    ...(ports.webhooks ? { fanOut: ports.webhooks.fanOut } : {}),
+  };
+
   /**
    * Applies consecutive transitions to the read model in one update. When that applied nothing (a retry, or an earlier
    * worker's code wrote the first of them one by one), each is applied on its own, so the ones not yet written are.
@@ -179,7 +193,14 @@ export function createActivities(ports: ActivityPorts) {
   async function applyAll(ts: readonly TransitionRecord[], patch: OrderPatch): Promise<OrderDoc | null> {
     const last = ts[ts.length - 1];
     if (!last) return null;
-    const merged = await ports.orders.applyTransitions(last.orderId, ts, patch);
+    let merged = await ports.orders.applyTransitions(last.orderId, ts, patch);
+    const create = ts[0]?.create;
+    if (!merged && create && !(await ports.orders.get(create.orderId))) {
+      // The creator died between starting the workflow and writing the order: write it (its event and webhooks
+      // first), then the transitions.
+      await recordCreatedOrder(creation, create);
+      merged = await ports.orders.applyTransitions(last.orderId, ts, patch);
+    }
     if (merged || ts.length === 1) return merged;
     let written: OrderDoc | null = null;
     for (const t of ts) {
@@ -244,20 +265,12 @@ export function createActivities(ports: ActivityPorts) {
   }
 
   return {
-    /** Writes the order's initial read model and its order.created event (idempotent). */
+    /**
+     * Writes the order's record: its order.created event, their webhooks and the initial read model (idempotent).
+     * Orders created before `recordedAtCreation` run it at their start; newer ones have it written by their creator.
+     */
     async recordOrder(input: OrderWorkflowInput): Promise<void> {
-      const doc = initialOrderDoc(input);
-      await ports.orders.ensure(doc);
-      // Event 1 (order.created); later transitions are numbered by their version, from 2.
-      const event = await ports.events.append(
-        input.orderId,
-        1,
-        ORDER_EVENT_TYPES.awaiting_payment,
-        transitionEventData(input.orderId, input.serviceId, 'awaiting_payment'),
-        input.record.created_at,
-      );
-      // The record as built is what was written (or what the API wrote: the same document).
-      await ports.webhooks?.fanOut(event, doc);
+      await recordCreatedOrder(creation, input);
     },
 
     /** Applies one transition to the read model and appends its event; both idempotent. */
@@ -304,7 +317,8 @@ export function createActivities(ports: ActivityPorts) {
       }
       const at = new Date().toISOString();
       const { version, thenFulfilling } = req.paid;
-      const steps = [transitionRecord(req.orderId, req.serviceId, 'paid', version, at, { payment })];
+      const paid = transitionRecord(req.orderId, req.serviceId, 'paid', version, at, { payment });
+      const steps = [req.create ? { ...paid, create: req.create } : paid];
       if (thenFulfilling) steps.push(transitionRecord(req.orderId, req.serviceId, 'fulfilling', version + 1, at));
       try {
         if (await record(steps)) return { payment, at, recorded: true };

@@ -1,52 +1,25 @@
 /**
- * Webhook activities: fan an appended event out to the endpoints that want it (one delivery workflow each), make
- * one signed delivery attempt, and settle a message. Only this module sends webhooks.
+ * Webhook activities: make one signed delivery attempt, and settle a message. Only this module sends webhooks; the
+ * fan-out that creates the messages and starts their delivery workflows is src/webhooks/fanOut.ts.
  *
  * Delivery workflows are started and nudged through the `deliveries` port (the worker wires src/temporal/webhooks.ts
  * `DeliveryWorkflows` on its own connection and task queue), so activities never import the Temporal client layer.
  *
  * Source: issue 5 §2; ../shared/reference/api-conventions.md (Standard Webhooks).
  */
-import type { EventDoc, OrderDoc, WebhookMessageDoc } from '../src/db';
-import { eventMatches } from '../src/domain/events';
 import type { OrderRepository } from '../src/repos/orders';
-import { type WebhookRepository, activeSecrets, messageId } from '../src/repos/webhooks';
-import { buildPayload } from '../src/webhooks/payload';
+import { type WebhookRepository, activeSecrets } from '../src/repos/webhooks';
+import { type DeliveryInput, type FanOutPorts } from '../src/webhooks/fanOut';
 import { sendWebhook } from '../src/webhooks/send';
 import { signatureHeader } from '../src/webhooks/signing';
 import { whileHeartbeating } from './heartbeat';
 
-/**
- * What a delivery workflow carries: workflows/webhooks.ts `DeliveryInput`, restated here so this module does not
- * import workflow code (the workflow imports this module's types; the compiler checks both directions where the
- * worker wires the port and where the workflow calls the activities).
- */
-export interface DeliveryInput {
-  messageId: string;
-  eventId: string;
-  endpointId: string;
-  /** Null for events that belong to no order (no ordering then). */
-  orderId: string | null;
-  seq: number;
-  /** 0 for the original delivery, n for the n-th manual retry. */
-  run: number;
-}
-
-/** Starting and nudging delivery workflows (src/temporal/webhooks.ts `DeliveryWorkflows` implements it). */
-export interface DeliveryStarter {
-  /** Starts the delivery workflow of a message; idempotent (a retried fan-out starts nothing twice). */
-  start(input: DeliveryInput): Promise<void>;
-  /** Tells the original delivery of `eventId` to `endpointId` that its predecessor settled; a no-op when it is not running. */
-  predecessorSettled(eventId: string, endpointId: string): Promise<void>;
-}
+export { createWebhookFanOut, type DeliveryInput, type DeliveryStarter, type FanOutItem } from '../src/webhooks/fanOut';
 
 /** What the webhook activities need. `allowPrivateTargets` is DEV_MODE (SSRF guard off). */
-export interface WebhookPorts {
+export interface WebhookPorts extends FanOutPorts {
   webhooks: WebhookRepository;
   orders: OrderRepository;
-  /** Delivery workflows on the worker's task queue. */
-  deliveries: DeliveryStarter;
-  publicBaseUrl: string;
   allowPrivateTargets: boolean;
 }
 
@@ -55,71 +28,6 @@ export type AttemptOutcome =
   | { kind: 'delivered'; status: number }
   | { kind: 'failed'; status: number | null; retryInMs: number | null }
   | { kind: 'stop'; reason: string };
-
-/** An appended event and the order as it was right after it (absent: read from the database). */
-export interface FanOutItem {
-  event: EventDoc;
-  order?: OrderDoc;
-}
-
-/**
- * The fan-out port of the order activities: after an event is appended, creates one message per matching endpoint
- * (the body fixed now, with the order as it is right after the transition) and starts its delivery workflow.
- * `fanOutAll` does the same for consecutive events of one stream, in order, looking the endpoints up once.
- */
-export function createWebhookFanOut(ports: WebhookPorts): {
-  fanOut(event: EventDoc, order?: OrderDoc): Promise<void>;
-  fanOutAll(items: readonly FanOutItem[]): Promise<void>;
-} {
-  async function fanOutAll(items: readonly FanOutItem[]): Promise<void> {
-    const first = items[0];
-    if (!first) return;
-    const known = items.find((i) => i.order)?.order;
-    const order = known ?? (await ports.orders.get(first.event.order_id));
-    // Streams that are not orders (a procurement) name their agent in the event data.
-    const agentId = order
-      ? order.agent_id
-      : typeof first.event.data.agent_id === 'string'
-        ? first.event.data.agent_id
-        : null;
-    const all = await ports.webhooks.forOrder(first.event.order_id, agentId);
-    for (const { event, order: asOf } of items) {
-      const endpoints = all.filter((e) => eventMatches(e.events, event.type));
-      if (endpoints.length === 0) continue;
-      const payload = JSON.stringify(buildPayload(event, asOf ?? order, ports.publicBaseUrl));
-      for (const endpoint of endpoints) {
-        const now = new Date();
-        const message: WebhookMessageDoc = await ports.webhooks.ensureMessage({
-          _id: messageId(event._id, endpoint._id),
-          event_id: event._id,
-          endpoint_id: endpoint._id,
-          order_id: event.order_id,
-          seq: event.seq,
-          type: event.type,
-          payload,
-          status: 'pending',
-          run: 0,
-          attempts: 0,
-          last_error: null,
-          created_at: now,
-          updated_at: now,
-        });
-        await ports.deliveries.start({
-          messageId: message._id,
-          eventId: event._id,
-          endpointId: endpoint._id,
-          orderId: event.order_id,
-          seq: event.seq,
-          run: 0,
-        });
-      }
-    }
-  }
-  return {
-    fanOut: (event, order) => fanOutAll([{ event, ...(order ? { order } : {}) }]),
-    fanOutAll,
-  };
-}
 
 /** Builds the activities of {@link webhookDeliveryWorkflow} (workflows/webhooks.ts). */
 export function createWebhookActivities(ports: WebhookPorts) {

@@ -79,6 +79,8 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     commerce: {
       quotes: services.quotes,
       orders: services.orders,
+      events: services.events,
+      fanOut: createWebhookFanOut(webhookPorts).fanOut,
       webhooks: services.webhooks,
       startOrderWorkflow: (input, serviceName) => orderWorkflows.start(input, serviceName),
       config: opts.config,

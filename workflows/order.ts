@@ -143,12 +143,23 @@ const OPERATOR_VIEW = 'operator-view';
  */
 const PAID_WITH_CHARGE = 'paid-recorded-with-charge';
 
+/**
+ * Issue 25 §4: an order whose creator writes its record (`input.recordedAtCreation`: the read model, `order.created`
+ * and its webhooks, src/services/orders.ts) runs no `recordOrder` at its start, one activation and one local activity
+ * fewer per order; its first transition carries the input, so the activity writes the record first when the creator
+ * died before it did. Asked only when the input says so (an order created by an older API still records itself); new
+ * runs then record this one marker, which decides PAID_WITH_CHARGE (and through it every older id). A run whose start
+ * an older worker processed has no marker, so it replays as it ran.
+ */
+const RECORDED_AT_CREATION = 'order-recorded-at-creation';
+
 const transitionRefused = (operation: string, status: OrderStatus) =>
   refusal(`Cannot ${operation} while the order is ${status}`, FailureType.invalidTransition, status);
 
 /** Runs an order from creation to its end; returns the final state. */
 export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderState> {
-  const paidWithCharge = patched(PAID_WITH_CHARGE);
+  const atCreation = input.recordedAtCreation === true && patched(RECORDED_AT_CREATION);
+  const paidWithCharge = atCreation || patched(PAID_WITH_CHARGE);
   const view = paidWithCharge || patched(OPERATOR_VIEW);
   const v2 = view || patched(MESSAGES_IN_MAIN);
   /** Whether patch `id` applies: every one does under MESSAGES_IN_MAIN; older runs ask at the point they asked. */
@@ -181,6 +192,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   let paymentInFlight = false;
   /** Set once `recordOrder` has written the order: a payment Update waits for it (see CHARGE_AFTER_RECORD). */
   let orderRecorded = false;
+  /** RECORDED_AT_CREATION: the input, on the first transition (version 2), for the activity to write the order first. */
+  const createWith = (v: number): { create?: OrderWorkflowInput } => (atCreation && v === 2 ? { create: input } : {});
   /** Set at the payment deadline: from then on no capture may start. */
   let paymentClosed = false;
   /** PAID_WITH_CHARGE: when the charge's activity recorded `paid`, and whether it is in the read model. */
@@ -251,6 +264,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
         patch,
         eventSeq: version,
         eventData: transitionEventData(input.orderId, input.serviceId, status, patch),
+        ...createWith(version),
       };
     });
     const on = orderWaitingOn(state.status);
@@ -393,7 +407,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     },
   );
 
-  await withSummary(bookkeeping.recordOrder, S.recordOrder(input.orderId), input);
+  // RECORDED_AT_CREATION: the creator wrote the record; the first transition writes it if the creator could not.
+  if (!atCreation) await withSummary(bookkeeping.recordOrder, S.recordOrder(input.orderId), input);
   orderRecorded = true;
 
   /**
@@ -444,6 +459,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
               ...charge,
               serviceId: input.serviceId,
               paid: { version: version + 1, thenFulfilling },
+              ...createWith(version + 1),
             });
             state.payment = paid.payment;
             paidRecord = { at: paid.at, recorded: paid.recorded };

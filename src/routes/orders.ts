@@ -5,6 +5,8 @@
  */
 import type { OrderCreationPorts } from '../services/orders';
 import type { PaymentRail } from '../domain/order';
+import { DeliveryWorkflows } from '../temporal/webhooks';
+import { createWebhookFanOut } from '../webhooks/fanOut';
 import type { AppDeps } from './context';
 
 /** Default rail when the caller names none: by the shape of the transaction id (documented on the schema). */
@@ -23,9 +25,18 @@ export function preferWaitSeconds(prefer: string): number {
 
 /** The ports of order creation (src/services/orders.ts) from the API's dependencies. */
 export function orderCreationPorts(deps: AppDeps): OrderCreationPorts {
+  // `order.created` is fanned out here, as the worker fans out later events: delivery workflows on its task queue.
+  const fanOut = createWebhookFanOut({
+    webhooks: deps.services.webhooks,
+    orders: deps.services.orders,
+    deliveries: new DeliveryWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
+    publicBaseUrl: deps.config.PUBLIC_BASE_URL,
+  });
   return {
     quotes: deps.services.quotes,
     orders: deps.services.orders,
+    events: deps.services.events,
+    fanOut: fanOut.fanOut,
     webhooks: deps.services.webhooks,
     startOrderWorkflow: (input, serviceName) => deps.orderWorkflows.start(input, serviceName),
     config: deps.config,

@@ -8,26 +8,58 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
-import type { OrderDoc } from '../db';
+import type { EventDoc, OrderDoc } from '../db';
 import { getService, missingInputs, priceMicros, type ServiceDefinition } from '../domain/catalogue';
 import { refuseUnavailableService } from '../products/deliverables/availability';
 import { longRunningTerms } from '../domain/longRunning';
 import { problem } from '../errors';
 import { sha256Hex } from '../hash';
 import { initialOrderDoc, type OrderRepository } from '../repos/orders';
+import type { EventRepository } from '../repos/events';
 import type { QuoteRepository } from '../repos/quotes';
 import type { NewEndpoint, WebhookRepository } from '../repos/webhooks';
 import { missingTextgenSettings } from '../textgen';
 import { checkTarget } from '../webhooks/ssrf';
-import type { OrderWorkflowInput } from '../domain/order';
+import { ORDER_EVENT_TYPES, transitionEventData, type OrderWorkflowInput } from '../domain/order';
+
+/**
+ * What writing a new order's record needs: the order and event stores, and the webhook fan-out of its
+ * `order.created` event (absent: no webhooks are sent, as in the activities without one).
+ */
+export interface CreatedOrderPorts {
+  orders: Pick<OrderRepository, 'ensure'>;
+  events: Pick<EventRepository, 'append'>;
+  fanOut?: (event: EventDoc, order: OrderDoc) => Promise<void>;
+}
+
+/**
+ * Writes a new order's record: event 1 (`order.created`), its webhook messages and deliveries, then the read model
+ * (status `awaiting_payment`, version 1). In that order, so a stored order always has its event and its webhooks: a
+ * writer that finds no order (the first transition of a workflow whose creator died, activities/index.ts) writes all
+ * three again. Each step is idempotent. Returns the read model as written.
+ * @throws what the stores throw (MongoServerError); nothing is half-written that a retry does not complete.
+ */
+export async function recordCreatedOrder(ports: CreatedOrderPorts, input: OrderWorkflowInput): Promise<OrderDoc> {
+  const doc = initialOrderDoc(input);
+  // Event 1 (order.created); later transitions are numbered by their version, from 2.
+  const event = await ports.events.append(
+    input.orderId,
+    1,
+    ORDER_EVENT_TYPES.awaiting_payment,
+    transitionEventData(input.orderId, input.serviceId, 'awaiting_payment'),
+    input.record.created_at,
+  );
+  await ports.fanOut?.(event, doc);
+  await ports.orders.ensure(doc);
+  return doc;
+}
 
 /**
  * What order creation needs, and nothing more: the quote and order stores, the order's webhook registration, a way to
  * start the order workflow, and the configuration it reads.
  */
-export interface OrderCreationPorts {
+export interface OrderCreationPorts extends CreatedOrderPorts {
   quotes: Pick<QuoteRepository, 'get'>;
-  orders: Pick<OrderRepository, 'ensure'>;
   webhooks: Pick<WebhookRepository, 'register'>;
   /**
    * Starts `orderWorkflow` for `input` (id `order-<order_id>`); a second start of the same id must be a no-op, so a
@@ -73,9 +105,10 @@ export function newOrderSecret(): { secret: string; hash: string } {
 }
 
 /**
- * Validates and creates an order: starts its workflow, then writes the read model. The amount is the quote's or the
- * catalogue price for the buyer kind (integer micro-USD). The workflow writes the same record itself, so a crash
- * between the two leaves no half-written order.
+ * Validates and creates an order: starts its workflow, then writes its record ({@link recordCreatedOrder}: event 1,
+ * its webhooks, the read model). The amount is the quote's or the catalogue price for the buyer kind (integer
+ * micro-USD). The workflow's first transition writes the same record when it is missing, so a crash between the two
+ * leaves no half-written order (issue 25 §4: the workflow no longer writes it at its start).
  * With `webhook_url`, registers the order's own webhook endpoint first (it exists before `order.created` is emitted)
  * and returns its secret (shown once). Without `agent_id`, returns the order secret (shown once).
  * @throws ProblemError (src/errors.ts codes) quote_not_found / service_not_found, quote_expired,
@@ -137,13 +170,13 @@ export async function createOrder(ports: OrderCreationPorts, req: NewOrder): Pro
     reviewWindowSeconds: ports.config.REVIEW_WINDOW_SECONDS,
     // Expert SLA clock, monthly subscription terms (issue 6).
     ...longRunningTerms(service),
+    recordedAtCreation: true,
   };
   // The order's own webhook endpoint exists before the workflow emits order.created (issue 5 §1).
   const webhook = req.webhook_url
     ? await ports.webhooks.register({ url: req.webhook_url, agentId: null, orderId, events: [] })
     : undefined;
   await ports.startOrderWorkflow(input, service.name);
-  const doc = initialOrderDoc(input);
-  await ports.orders.ensure(doc);
+  const doc = await recordCreatedOrder(ports, input);
   return { doc, service, ...(webhook ? { webhook } : {}), ...(secret ? { orderSecret: secret.secret } : {}) };
 }

@@ -24,7 +24,9 @@
  * runs of the `operator-view` patch of issue 26 §1 (`WaitingOn` upserts, the kept SLA timer, summaries), written on the
  * time-skipping server by `RECORD_HISTORIES=1 npx jest test/unit/workflows/operatorView.test.ts`;
  * `order-wallet-rejected-paid-with-charge.json` and `expert-paid-with-charge.json`, the same two orders after the
- * `paid-recorded-with-charge` patch of issue 25 §4 (the charge records `paid`), written by that command since.
+ * `paid-recorded-with-charge` patch of issue 25 §4 (the charge records `paid`), written by that command since;
+ * `order-wallet-rejected-recorded-at-creation.json` and `expert-recorded-at-creation.json`, the same two orders after
+ * the `order-recorded-at-creation` patch of issue 25 §4 (the creator records the order; no `recordOrder`).
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -58,6 +60,8 @@ test('the stored histories are there', () => {
       'order-wallet-rejected-messages-in-main.json',
       'order-wallet-rejected-operator-view.json',
       'order-wallet-rejected-paid-with-charge.json',
+      'order-wallet-rejected-recorded-at-creation.json',
+      'expert-recorded-at-creation.json',
       'expert-operator-view.json',
       'expert-paid-with-charge.json',
       'subscription-month-operator-view.json',
@@ -92,6 +96,19 @@ test('replay is not vacuous: a history from other code fails', async () => {
   await expect(
     Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, 'tampered'),
   ).rejects.toThrow(/[Nn]ondetermin/);
+});
+
+test('an order its creator recorded, whose start an older worker ran (recordOrder, no new marker), replays', async () => {
+  // During a rolling deploy the API may be new and the worker old: the input says `recordedAtCreation`, the history
+  // has `recordOrder` and the `paid-recorded-with-charge` marker. The new code must take the path the history took.
+  const history = loadHistory(path.join(dir, 'order-wallet-rejected-paid-with-charge.json'));
+  const payload = history.events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  if (!payload?.data) throw new Error('fixture without input');
+  const input = JSON.parse(Buffer.from(payload.data).toString('utf8')) as Record<string, unknown>;
+  expect(input.recordedAtCreation).toBeUndefined();
+  input.recordedAtCreation = true;
+  payload.data = Buffer.from(JSON.stringify(input));
+  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, 'created-by-new-api');
 });
 
 /**

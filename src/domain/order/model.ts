@@ -42,7 +42,10 @@ export type OrderInputs = Record<string, string | number | boolean | string[]>;
 /** Arguments of `orderWorkflow`; amounts in integer micro-units (1 USD = 1,000,000). */
 export interface OrderWorkflowInput {
   orderId: string;
-  /** Initial read-model record, written idempotently by the workflow's first activity. */
+  /**
+   * Initial read-model record: written by the creator when `recordedAtCreation`, otherwise idempotently by the
+   * workflow's first activity.
+   */
   record: OrderRecordInit;
   serviceId: string;
   /** Ids of the included services when the service is a bundle (seed §2.1 `includes`). */
@@ -61,6 +64,12 @@ export interface OrderWorkflowInput {
   subscription?: SubscriptionTerms;
   /** Set by `npm run orders:repair` only: where a run that replaced a broken one takes over (issue 24 §1). */
   resume?: OrderResume;
+  /**
+   * True when the creator (src/services/orders.ts `createOrder`) writes the read model, event 1 (`order.created`) and
+   * its webhooks itself once the workflow has started (issue 25 §4): the workflow then records nothing at its start,
+   * and its first transition writes them when the creator died before it did. Absent on orders created before.
+   */
+  recordedAtCreation?: boolean;
 }
 
 /**

@@ -70,15 +70,17 @@ test('paid from the wallet, delivered, then accepted automatically once the 72 h
     expect(at('accepted') - at('delivered')).toBeLessThan(input.reviewWindowSeconds * 1000 + 60_000);
     expect(final.deliverables).toEqual([expect.objectContaining({ name: 'README.md', service_id: 'automation-wf' })]);
   });
-  expect(acts.recordOrder).toHaveBeenCalledTimes(1);
+  // The creator wrote the order (issue 25 §4): no record at the start; the first transition carries the input, for
+  // the activity to write the order first if the creator died before it could.
+  expect(acts.recordOrder).not.toHaveBeenCalled();
   expect(await recordedTransitions(acts)).toEqual([
     { status: 'paid', version: 2 },
     { status: 'fulfilling', version: 3 },
     { status: 'delivered', version: 4 },
     { status: 'accepted', version: 5 },
   ]);
-  // Three local activities after the record (issue 9 §3, issue 25 §4): the charge with paid and fulfilling in its
-  // write, production with the delivered record, then the acceptance.
+  // Three local activities (issue 9 §3, issue 25 §4): the charge with paid and fulfilling in its write, production
+  // with the delivered record, then the acceptance.
   expect(acts.chargeAndRecordPaid).toHaveBeenCalledTimes(1);
   expect(acts.chargeAndRecordPaid).toHaveBeenCalledWith(
     expect.objectContaining({
@@ -86,8 +88,11 @@ test('paid from the wallet, delivered, then accepted automatically once the 72 h
       rail: 'agent_wallet',
       serviceId: 'automation-wf',
       paid: { version: 2, thenFulfilling: true },
+      create: input,
     }),
   );
+  expect(acts.deliverService.mock.calls[0]?.[0]).not.toHaveProperty('create');
+  expect(acts.recordTransition.mock.calls[0]?.[0]).not.toHaveProperty('create');
   expect(acts.recordTransitions).not.toHaveBeenCalled();
   expect(acts.deliverService).toHaveBeenCalledWith(
     expect.objectContaining({
@@ -287,7 +292,8 @@ test('a payment Update arriving while the order is still being recorded charges 
   acts.recordOrder.mockImplementation(async () => {
     if (failures-- > 0) throw ApplicationFailure.retryable('connection refused', 'MongoServerSelectionError');
   });
-  const input = buildOrderInput({ agentId: 'agent-r' });
+  // An order created before issue 25 §4: its workflow records it at its start.
+  const input = buildOrderInput({ agentId: 'agent-r', recordedAtCreation: undefined });
   await withWorker(env, acts, async (taskQueue) => {
     // The Update reaches the workflow with its first task (update-with-start): both handlers run side by side.
     const startOp = new WithStartWorkflowOperation(orderWorkflow, {
