@@ -259,3 +259,49 @@ test('chargeAndRecordPaid refused for funds records nothing; a failed record kee
   expect(await services.wallets.balance(agentId)).toBe(101_000_000 - input.amountMicros);
   expect(await services.orders.get(input.orderId)).toMatchObject({ status: 'awaiting_payment', version: 1 });
 });
+
+test('the first transition of an order whose creator died writes the order, order.created and its webhooks first', async () => {
+  // The API started the workflow and died before writing anything (issue 25 §4): no order, no event.
+  const agentId = `acts-orphan-${Date.now()}`;
+  await services.wallets.credit(agentId, 100_000_000, `topup:${agentId}`, 'test top-up', 'test');
+  const input = buildOrderInput({ agentId });
+  const { acts, fannedOut } = activities();
+  const paid = await acts.chargeAndRecordPaid({ ...paidCharge(input, agentId), create: input });
+  expect(paid.recorded).toBe(true);
+  const order = await services.orders.get(input.orderId);
+  expect(order).toMatchObject({ status: 'fulfilling', version: 3, agent_id: agentId, payment: paid.payment });
+  expect(order?.progress.map((p) => p.status)).toEqual(['awaiting_payment', 'paid', 'fulfilling']);
+  expect((await services.events.list(input.orderId)).map((e) => [e.seq, e.type])).toEqual([
+    [1, 'order.created'],
+    [2, 'order.paid'],
+    [3, 'order.fulfillment_started'],
+  ]);
+  // order.created goes out before the events that follow it, with the order as created.
+  expect(fannedOut.map((f) => [f.event.seq, f.order?.status])).toEqual([
+    [1, 'awaiting_payment'],
+    [2, 'paid'],
+    [3, 'fulfilling'],
+  ]);
+  expect(await services.wallets.balance(agentId)).toBe(100_000_000 - input.amountMicros);
+
+  // An order that expires unpaid with no record (recordTransitions): the same, then `expired`.
+  const expiring = buildOrderInput({ agentId });
+  await acts.recordTransition({ ...step(expiring.orderId, 2, 'expired'), create: expiring });
+  expect(await services.orders.get(expiring.orderId)).toMatchObject({ status: 'expired', version: 2 });
+  expect((await services.events.list(expiring.orderId)).map((e) => e.type)).toEqual(['order.created', 'order.expired']);
+});
+
+test('the first transition of an order its creator recorded writes nothing again, also on a retry', async () => {
+  const input = await newOrder();
+  const { acts, fannedOut } = activities();
+  const steps = [
+    { ...step(input.orderId, 2, 'paid', { payment }), create: input },
+    step(input.orderId, 3, 'fulfilling'),
+  ];
+  await acts.recordTransitions(steps);
+  await acts.recordTransitions(steps);
+  expect(await services.orders.get(input.orderId)).toMatchObject({ status: 'fulfilling', version: 3 });
+  // No order.created from the transition: the creator wrote it (newOrder writes the read model only).
+  expect((await services.events.list(input.orderId)).map((e) => e.seq)).toEqual([2, 3]);
+  expect(fannedOut.map((f) => f.event.seq)).toEqual([2, 3, 2, 3]);
+});

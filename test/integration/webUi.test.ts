@@ -143,7 +143,6 @@ beforeAll(async () => {
       'Payment deadline: expires at ',
     ],
     history: [
-      `Record order ${expert}`,
       'Payment deadline: expires at ',
       'Charge 499.00 USD on agent_wallet and record paid → fulfilling',
       'Produce robot-control-system',
@@ -187,7 +186,6 @@ beforeAll(async () => {
     ],
     timeline: ['Review window: auto-accept at ', 'Payment deadline: expires at '],
     history: [
-      `Record order ${review}`,
       'Charge 69.00 USD on agent_wallet and record paid → fulfilling',
       'Produce automation-wf and record delivered',
       'Review window: auto-accept at ',

@@ -126,7 +126,7 @@ test('SIGKILL during fulfillment, restart: the order completes exactly once', as
   ) {
     await new Promise((r) => setTimeout(r, 100));
   }
-  expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]); // 1 = order.created (recordOrder)
+  expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4]); // 1 = order.created (written by the API)
   const verification = await stack.call('GET', `/api/v1/orders/${id}/verification`);
   expect(verification.body.status).toBe('verified');
 }, 120_000);
