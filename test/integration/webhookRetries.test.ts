@@ -10,6 +10,8 @@ import { createActivities } from '../../activities';
 import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from '../../activities/webhooks';
 import { type Services } from '../../src/ports';
 import { OrderWorkflows } from '../../src/temporal/orders';
+import { recordCreatedOrder } from '../../src/services/orders';
+import type { OrderWorkflowInput } from '../../src/domain/order';
 import { DeliveryWorkflows, deliveryWorkflowId } from '../../src/temporal/webhooks';
 import { createWorkflowTestEnv } from '../helpers/workflowTestEnv';
 import { RETRY_JITTER, RETRY_SCHEDULE_MS, type DeliveryResult } from '../../workflows/webhooks';
@@ -36,6 +38,18 @@ afterAll(async () => {
 });
 
 const orderInput = (orderId: string, agentId: string) => buildOrderInput({ orderId, agentId });
+
+/** Creates an order as `createOrder` does: starts its workflow, then writes order.created, its webhooks, the order. */
+async function createOrder(orders: OrderWorkflows, taskQueue: string, input: OrderWorkflowInput): Promise<void> {
+  await orders.start(input, 'Automation workflow');
+  const fanOut = createWebhookFanOut({
+    webhooks: services.webhooks,
+    orders: services.orders,
+    deliveries: new DeliveryWorkflows(env.client, taskQueue),
+    publicBaseUrl: 'http://api.test',
+  });
+  await recordCreatedOrder({ orders: services.orders, events: services.events, fanOut: fanOut.fanOut }, input);
+}
 
 async function withWorker<T>(taskQueue: string, fn: () => Promise<T>): Promise<T> {
   // DEV_MODE: the receiver is on 127.0.0.1.
@@ -111,7 +125,7 @@ test('a receiver down for six hours gets every event once it is up, exactly once
   const eventIds = [1, 2, 3, 4, 5].map((n) => `msg_${orderId}_${n}`);
 
   const results = await withWorker(taskQueue, async () => {
-    await orders.start(orderInput(orderId, agentId), 'Automation workflow');
+    await createOrder(orders, taskQueue, orderInput(orderId, agentId));
     await orders.confirmPayment(orderId, { rail: 'agent_wallet' });
     await waitForStatus(orderId, 'delivered');
     await orders.review(orderId, { action: 'accept' });
@@ -174,7 +188,7 @@ test('Retry-After beyond the schedule is honoured; a receiver that never recover
   const eventId = `msg_${orderId}_1`;
 
   const result = await withWorker(taskQueue, async () => {
-    await orders.start(orderInput(orderId, agentId), 'Automation workflow');
+    await createOrder(orders, taskQueue, orderInput(orderId, agentId));
     return deliveryResult(deliveryWorkflowId(eventId, reg.endpoint._id));
   });
   expect(result).toEqual({ status: 'failed', attempts: 10, reason: 'exhausted' });
