@@ -67,7 +67,9 @@ test('a delivered order without a review is accepted automatically when the 72-h
   expect(await services.wallets.balance('timer-agent')).toBe(31_000_000);
 });
 
-test('an unpaid order expires at its payment deadline and refuses a late payment', async () => {
+test('an unpaid order expires at its payment deadline and refuses a late payment; its creator had died', async () => {
+  // The workflow is started and nothing else (as if the API died right after the start, issue 25 §4): the expiry
+  // writes the order, order.created and order.expired.
   const taskQueue = `timers-${randomBytes(4).toString('hex')}`;
   const orderId = `ord_${randomBytes(16).toString('base64url')}`;
   await services.wallets.credit('late-agent', 100_000_000, 'seed', 'seed', 'test');
@@ -80,5 +82,11 @@ test('an unpaid order expires at its payment deadline and refuses a late payment
   expect(final.payment).toBeUndefined();
   await expect(orders.confirmPayment(orderId, { rail: 'agent_wallet' })).rejects.toMatchObject({ status: 409 });
   expect(await services.wallets.balance('late-agent')).toBe(100_000_000);
-  expect((await services.orders.get(orderId))?.status).toBe('expired');
+  const doc = await services.orders.get(orderId);
+  expect(doc).toMatchObject({ status: 'expired', version: 2, agent_id: 'late-agent' });
+  expect(doc?.progress.map((p) => p.status)).toEqual(['awaiting_payment', 'expired']);
+  expect((await services.events.list(orderId)).map((e) => [e.seq, e.type])).toEqual([
+    [1, 'order.created'],
+    [2, 'order.expired'],
+  ]);
 });
