@@ -69,6 +69,8 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     publicBaseUrl: opts.config.PUBLIC_BASE_URL,
     allowPrivateTargets: opts.config.DEV_MODE,
   };
+  // One fan-out for every emitter on this worker: order activities, long-running orders, procurement.
+  const fanOut = createWebhookFanOut(webhookPorts);
   const x402Ports: X402ActivityPorts = {
     payments: services.x402Payments,
     chain: createSettlementChain(opts.config.X402_RPC_URL, chainIdOfNetwork(opts.config.X402_NETWORK)),
@@ -80,7 +82,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       quotes: services.quotes,
       orders: services.orders,
       events: services.events,
-      fanOut: createWebhookFanOut(webhookPorts).fanOut,
+      fanOut: fanOut.fanOut,
       webhooks: services.webhooks,
       startOrderWorkflow: (input, serviceName) => orderWorkflows.start(input, serviceName),
       config: opts.config,
@@ -88,7 +90,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     confirmPayment: (orderId, req) => orderWorkflows.confirmPayment(orderId, req),
     procurements: new ProcurementRepository(services.db),
     events: services.events,
-    webhooks: createWebhookFanOut(webhookPorts),
+    webhooks: fanOut,
   };
   // The language model of the services that need one (issue 13); undefined when TEXTGEN_* are unset.
   const textgen = createTextGenerator(opts.config);
@@ -124,14 +126,14 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         linkpay: services.linkpay,
         store: services.store,
         x402: x402Ports,
-        webhooks: createWebhookFanOut(webhookPorts),
+        webhooks: fanOut,
         ...(textgen ? { textgen } : {}),
       }),
       ...createWebhookActivities(webhookPorts),
       ...createX402Activities(x402Ports),
       ...createCommissionActivities({ commissions: new CommissionRepository(services.db, services.wallets) }),
       // Long-running orders (issue 6): expert progress, subscriptions, per-task billing.
-      ...createLongRunningActivities(longRunningPorts(services, createWebhookFanOut(webhookPorts), textgen)),
+      ...createLongRunningActivities(longRunningPorts(services, fanOut, textgen)),
       ...createProcurementActivities(procurementPorts),
       // Books reconciliation (issue 24 §3): checks and repairs over the repositories, order workflows and the chain.
       ...createReconciliationActivities({

@@ -52,9 +52,10 @@ export interface FanOutItem {
 }
 
 /**
- * The fan-out port of the order activities: after an event is appended, creates one message per matching endpoint
- * (the body fixed now, with the order as it is right after the transition) and starts its delivery workflow.
- * `fanOutAll` does the same for consecutive events of one stream, in order, looking the endpoints up once.
+ * The fan-out port of every event emitter (order creation, the order activities): after an event is appended, creates
+ * one message per matching endpoint (the body fixed now, with the order as it is right after the transition) and
+ * starts its delivery workflow. `fanOutAll` does the same for consecutive events of one stream, in order, looking the
+ * endpoints up once.
  */
 export function createWebhookFanOut(ports: FanOutPorts): {
   fanOut(event: EventDoc, order?: OrderDoc): Promise<void>;
