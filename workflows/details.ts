@@ -105,8 +105,9 @@ function plural(n: number, noun: string, many = `${noun}s`): string {
 }
 
 /**
- * An identifier as a Markdown code span: `ord_4O_-OY` would otherwise render as emphasis in the Web UI (ids are
- * base64url, so they hold `_` and `-`).
+ * An identifier as a Markdown code span (ids are base64url, so they hold `_` and `-`). The Web UI's renderer
+ * (ui-server 2.55.0) showed `ord_4O_-OY…` as `ord4O-OY…`, reading `_4O_` as emphasis where CommonMark's intraword
+ * rule would not; no upstream report of that was found. A code span is right in any renderer.
  */
 export function mdId(id: string): string {
   return id.includes('`') ? mdText(id) : `\`${id}\``;
