@@ -39,7 +39,7 @@ export interface TemporalDevServerOptions {
   namespace?: string;
   /** File to append the server's stdout and stderr to; kept in memory (tail only) when omitted. */
   logFile?: string;
-  /** Extra `--dynamic-config-value KEY=JSON` settings. */
+  /** Extra `--dynamic-config-value KEY=JSON` settings, over {@link DEV_SERVER_DYNAMIC_CONFIG}. */
   dynamicConfig?: Record<string, unknown>;
   /** Extra command-line arguments for `temporal server start-dev`. */
   extraArgs?: string[];
@@ -197,6 +197,19 @@ export async function ensureSearchAttributes(
 }
 
 /**
+ * Dynamic config every dev server here starts with: one partition per task queue. Partitions (4 by default) spread a
+ * task queue over matching hosts; the dev server has one. With four, a task written to a partition where no poller
+ * waits sits there until a poller comes by or it is forwarded: measured on the CLI 1.5.1 dev server, 3–8 of every 200
+ * hello-world workflows (20 in flight, one worker with the SDK's default pollers) waited 2.1–2.4 s for their first
+ * workflow task, which cut a round's throughput from 58–72/s to 37–41/s; with one partition, none did (p99 367–514 ms).
+ * The order path's task queue paid the same. See docs/benchmarks.md, 2026-11-28.
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, unknown> = {
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+};
+
+/**
  * Starts `temporal server start-dev` on 127.0.0.1 and resolves once its frontend answers
  * `GetSystemInfo` and the namespace exists. In memory unless `dbFile` is given (then with
  * `journal_mode=WAL` and `synchronous=OFF`, without which file-backed SQLite is very slow).
@@ -245,7 +258,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
   for (const [name, type] of Object.entries(opts.searchAttributes ?? {})) {
     args.push('--search-attribute', `${name}=${type}`);
   }
-  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
+  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...opts.dynamicConfig })) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   args.push(...(opts.extraArgs ?? []));
