@@ -23,12 +23,16 @@ const { values: opts } = parseArgs({
 });
 const root = path.resolve(__dirname, '..', '..');
 
-/** utime + stime of a process and its threads, in seconds (0 when it is gone). */
+/**
+ * CPU seconds of a process and its threads, plus those of its children that ended and were waited for (utime + stime
+ * + cutime + cstime; 0 when it is gone). Counting the ended children keeps short-lived processes in the sum:
+ * PostgreSQL runs each connection in a backend process that exits when the connection closes.
+ */
 function cpuSeconds(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // Fields 14 and 15 of stat (utime, stime) are at 11 and 12 after the command name; clock ticks of 1/100 s.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    // Fields 14–17 of stat (utime, stime, cutime, cstime) are at 11–14 after the command name; clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
   } catch {
     return 0;
   }
@@ -116,12 +120,13 @@ async function main(): Promise<void> {
         env: { RATE_LIMIT_BURST_PER_SECOND: '0', RATE_LIMIT_ANONYMOUS_BURST_PER_SECOND: '0' },
       });
       try {
+        // The groups are listed again after the run: processes started during it (database backends) count too.
         const g = groups(stack);
         const before = cpuOf(g);
         const t0 = Date.now();
         const figures = await bench(stack, stack.url);
         const wall = (Date.now() - t0) / 1000;
-        const after = cpuOf(g);
+        const after = cpuOf(groups(stack));
         const cpu = Object.fromEntries(
           Object.keys(g)
             .map((k) => [k, Math.round(((after[k] ?? 0) - (before[k] ?? 0)) * 10) / 10] as const)
