@@ -21,6 +21,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
+import type { DeliveryInput } from '../src/domain/events';
 import { utc, webhookDetails, type WebhookDetailsInput } from './details';
 import { withSummary } from './policies';
 import { SA } from './shared';
@@ -45,17 +46,8 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [
 /** Relative jitter applied to each delay (±). */
 export const RETRY_JITTER = 0.1;
 
-/** Arguments of {@link webhookDeliveryWorkflow}. */
-export interface DeliveryInput {
-  messageId: string;
-  eventId: string;
-  endpointId: string;
-  /** Null for events that belong to no order (no ordering then). */
-  orderId: string | null;
-  seq: number;
-  /** 0 for the original delivery, n for the n-th manual retry (which does not wait for predecessors). */
-  run: number;
-}
+/** Arguments of {@link webhookDeliveryWorkflow} (src/domain/events.ts). */
+export type { DeliveryInput };
 
 /** How a delivery ended. */
 export interface DeliveryResult {

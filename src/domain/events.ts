@@ -131,3 +131,18 @@ export function eventMatches(filters: readonly string[], type: string): boolean 
   if (filters.length === 0) return true;
   return filters.some((f) => f === '*' || f === type || (f.endsWith('.*') && type.startsWith(f.slice(0, -1))));
 }
+
+/**
+ * What one webhook delivery workflow carries (workflows/webhooks.ts `webhookDeliveryWorkflow`; started by the fan-out,
+ * src/webhooks/fanOut.ts). Source: issue 5 §2.
+ */
+export interface DeliveryInput {
+  messageId: string;
+  eventId: string;
+  endpointId: string;
+  /** Null for events that belong to no order (no ordering then). */
+  orderId: string | null;
+  seq: number;
+  /** 0 for the original delivery, n for the n-th manual retry (which does not wait for predecessors). */
+  run: number;
+}

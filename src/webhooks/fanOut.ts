@@ -7,26 +7,12 @@
  * Source: issue 5 §2; ../shared/reference/api-conventions.md (Standard Webhooks).
  */
 import type { EventDoc, OrderDoc, WebhookMessageDoc } from '../db';
-import { eventMatches } from '../domain/events';
+import { eventMatches, type DeliveryInput } from '../domain/events';
 import type { OrderRepository } from '../repos/orders';
 import { type WebhookRepository, messageId } from '../repos/webhooks';
 import { buildPayload } from './payload';
 
-/**
- * What a delivery workflow carries: workflows/webhooks.ts `DeliveryInput`, restated here so this module does not
- * import workflow code (the workflow imports this module's types; the compiler checks both directions where the
- * worker wires the port and where the workflow calls the activities).
- */
-export interface DeliveryInput {
-  messageId: string;
-  eventId: string;
-  endpointId: string;
-  /** Null for events that belong to no order (no ordering then). */
-  orderId: string | null;
-  seq: number;
-  /** 0 for the original delivery, n for the n-th manual retry. */
-  run: number;
-}
+export type { DeliveryInput };
 
 /** Starting and nudging delivery workflows (src/temporal/webhooks.ts `DeliveryWorkflows` implements it). */
 export interface DeliveryStarter {
