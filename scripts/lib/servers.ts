@@ -202,7 +202,9 @@ export async function ensureSearchAttributes(
  * waits sits there until a poller comes by or it is forwarded: measured on the CLI 1.5.1 dev server, 3–8 of every 200
  * hello-world workflows (20 in flight, one worker with the SDK's default pollers) waited 2.1–2.4 s for their first
  * workflow task, which cut a round's throughput from 58–72/s to 37–41/s; with one partition, none did (p99 367–514 ms).
- * The order path's task queue paid the same. See docs/benchmarks.md, 2026-11-28.
+ * The order path's task queue paid the same. See docs/benchmarks.md, 2026-11-28. Upstream: a task can wait long when
+ * pollers are fewer than partitions (temporalio/temporal#881, open; #4981 balances polls over partitions only when
+ * pollers outnumber them).
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, unknown> = {
   'matching.numTaskqueueReadPartitions': 1,
