@@ -71,10 +71,11 @@ async function call(method: string, p: string, body?: unknown, headers: Record<s
   return text ? JSON.parse(text) : undefined;
 }
 
-/** Latencies (ms) and wall time (s) of one measured run. */
+/** Latencies (ms), wall time (s) and the bench client's own CPU (ms, user + system) of one measured run. */
 interface Run {
   latencies: number[];
   seconds: number;
+  clientCpuMs: number;
 }
 
 function line(name: string, ms: number[], seconds?: number): string {
@@ -87,14 +88,19 @@ const rate = (r: Run): number => r.latencies.length / r.seconds;
 
 /** Rounds of one kind as one run: their latencies together, their wall times added (the pauses between not counted). */
 function merge(runs: Run[]): Run {
-  return { latencies: runs.flatMap((r) => r.latencies), seconds: runs.reduce((a, r) => a + r.seconds, 0) };
+  return {
+    latencies: runs.flatMap((r) => r.latencies),
+    seconds: runs.reduce((a, r) => a + r.seconds, 0),
+    clientCpuMs: runs.reduce((a, r) => a + r.clientCpuMs, 0),
+  };
 }
 
-/** Runs `one(i)` `n` times with `c` in flight; returns each call's latency and the wall time. */
+/** Runs `one(i)` `n` times with `c` in flight; returns each call's latency, the wall time and this client's CPU. */
 async function lanes(n: number, c: number, one: (i: number, lane: number) => Promise<void>): Promise<Run> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: c }, async (_, lane) => {
       while (next < n) {
@@ -105,7 +111,8 @@ async function lanes(n: number, c: number, one: (i: number, lane: number) => Pro
       }
     }),
   );
-  return { latencies, seconds: (performance.now() - started) / 1000 };
+  const cpu = process.cpuUsage(cpu0);
+  return { latencies, seconds: (performance.now() - started) / 1000, clientCpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 /**
@@ -304,6 +311,11 @@ async function main(): Promise<void> {
   console.log(line('order (create → delivered)', orders.run.latencies, orders.run.seconds));
   console.log(line('  POST /orders', orders.create));
   console.log(line('  POST confirm_payment', orders.confirm));
+  // The load generator shares the machine's cores with the stack; its cost per workflow of each kind.
+  const perWorkflow = (r: Run) => (r.clientCpuMs / r.latencies.length).toFixed(1);
+  console.log(
+    `bench client CPU per workflow: hello-world ${perWorkflow(hello)} ms, order ${perWorkflow(orders.run)} ms`,
+  );
 
   const throughputRatio = rate(orders.run) / rate(hello);
   const roundRatios = orderRuns.map((o, r) => (rate(o.run) / rate(helloRuns[r]!)) * 100);
