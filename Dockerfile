@@ -15,6 +15,6 @@ RUN npm run build
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data MALLOC_ARENA_MAX=2
 EXPOSE 3000
 # V8 tuned for memory over collection work: about 10 MB less RSS at rest and 10-50 MB less under load, for more
-# collection work on paid paths (scripts/lib/compile.ts).
+# collection work on paid paths; no background V8 threads, whose malloc'd memory varied by start (scripts/lib/compile.ts).
 # Blocks of 64 KB and more mapped on their own in the API (socket read buffers; scripts/lib/compile.ts).
-CMD ["env", "MALLOC_MMAP_THRESHOLD_=65536", "node", "--optimize-for-size", "--max-semi-space-size=4", "dist/src/server.js"]
+CMD ["env", "MALLOC_MMAP_THRESHOLD_=65536", "node", "--optimize-for-size", "--max-semi-space-size=4", "--single-threaded", "dist/src/server.js"]

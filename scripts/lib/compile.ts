@@ -52,6 +52,11 @@ export async function compileServers(root: string, outDir = path.join(root, 'dis
  * - `--max-semi-space-size=4`: the young generation's ceiling without that flag (V8's default is 16 MB). The API's
  *   requests leave little alive, so a small nursery costs little once allocation-site pretenuring is off
  *   (src/v8Flags.ts). Node leaves these sizes to the application (nodejs/node#42511).
+ * - `--single-threaded`: V8 compiles and collects on the main thread, with no background threads. Without them the
+ *   API's RSS at rest no longer varies from one start to the next (122–140 MB over 12 starts, against 121–125 MB with
+ *   the flag; the spread was in `malloc`'d memory, not in V8's heap), nor do its peaks reach 150 MB (151–154 MB in 2 of 7 fresh stacks, against 135–141 MB
+ *   in 9 of 9 with it). API CPU per 300-order run and orders per second were the same within the noise: the API uses a
+ *   fifth of a core and the other core is busy with the worker. Not for the worker: peaks 290–316 MB against 278–303 MB.
  *
  * The worker's: `--heap-growing-percent=50`: V8 runs the next full collection when the old generation reaches 1.5 ×
  * what the last one left alive, instead of a factor it picks up to 4 × while collections are cheap. The worker's main
@@ -63,7 +68,7 @@ export async function compileServers(root: string, outDir = path.join(root, 'dis
  * the order path. Not `--max-semi-space-size=4`: more promotion, peaks 316–370 MB.
  */
 const DEFAULT_NODE_OPTIONS: Record<string, string[]> = {
-  'src/server.ts': ['--optimize-for-size', '--max-semi-space-size=4'],
+  'src/server.ts': ['--optimize-for-size', '--max-semi-space-size=4', '--single-threaded'],
   'worker/index.ts': ['--heap-growing-percent=50'],
 };
 
