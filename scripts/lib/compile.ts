@@ -55,22 +55,23 @@ export async function compileServers(root: string, outDir = path.join(root, 'dis
  * - `--single-threaded`: V8 compiles and collects on the main thread, with no background threads. Without them the
  *   API's RSS at rest no longer varies from one start to the next (122–140 MB over 12 starts, against 121–125 MB with
  *   the flag; the spread was in `malloc`'d memory, not in V8's heap), nor do its peaks reach 150 MB (151–154 MB in 2
- *   of 7 fresh stacks without it, 135–141 MB in 9 of 9 with it). API CPU per 300-order run and orders per second were
+ *   of 7 fresh stacks without it, 135–144 MB in 15 of 15 with it). API CPU per 300-order run and orders per second were
  *   the same within the noise: the API uses a fifth of a core and the other core is busy with the worker. Not for the
  *   worker: peaks 290–316 MB against 278–303 MB.
  *
- * The worker's: `--heap-growing-percent=50`: V8 runs the next full collection when the old generation reaches 1.5 ×
+ * The worker's: `--heap-growing-percent=35`: V8 runs the next full collection when the old generation reaches 1.35 ×
  * what the last one left alive, instead of a factor it picks up to 4 × while collections are cheap. The worker's main
  * heap holds about 47 MB live under the order load and let garbage grow to 114 MB (147 MB committed, `--trace-gc`)
- * before collecting: that set its peak. Measured on `npm start`, two 300-order runs per stack: peak RSS 263–279 MB in
- * four stacks with it against 264–335 MB in ten without; in two interleaved pairs, worker CPU per run 7.1–9.4 against
- * 7.5–11.0 s (the same within noise). Not `--optimize-for-size` as in the API: 181–186 MB, but about 50 % more worker
+ * before collecting: that set its peak. Measured on `npm start`, two 300-order runs per stack: with 50, peak RSS
+ * 263–279 MB in four stacks against 264–335 MB in ten without, worker CPU the same within noise (2026-11-26); 50
+ * still reached 297–303 MB in 3 of 16 stacks on 2026-11-28, when 35 gave 268–273 MB in three stacks interleaved with
+ * three at 50 (283–299 MB), worker CPU per run 8.2–10.8 against 7.8–11.1 s and orders/s the same. Not `--optimize-for-size` as in the API: 181–186 MB, but about 50 % more worker
  * CPU (11.9–12.5 against 7.0–9.2 s per run) and 20 against 24–27 orders/s, the worker being the busiest process of
  * the order path. Not `--max-semi-space-size=4`: more promotion, peaks 316–370 MB.
  */
 const DEFAULT_NODE_OPTIONS: Record<string, string[]> = {
   'src/server.ts': ['--optimize-for-size', '--max-semi-space-size=4', '--single-threaded'],
-  'worker/index.ts': ['--heap-growing-percent=50'],
+  'worker/index.ts': ['--heap-growing-percent=35'],
 };
 
 /** Extra Node options of the API and worker processes (`SERVER_NODE_OPTIONS`, space-separated), replacing the defaults. */
