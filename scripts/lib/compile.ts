@@ -55,7 +55,7 @@ export async function compileServers(root: string, outDir = path.join(root, 'dis
  * - `--single-threaded`: V8 compiles and collects on the main thread, with no background threads. Without them the
  *   API's RSS at rest no longer varies from one start to the next (122–140 MB over 12 starts, against 121–125 MB with
  *   the flag; the spread was in `malloc`'d memory, not in V8's heap), nor do its peaks reach 150 MB (151–154 MB in 2
- *   of 7 fresh stacks without it, 135–144 MB in 15 of 15 with it). API CPU per 300-order run and orders per second were
+ *   of 7 fresh stacks without it, 135–144 MB in 17 of 17 with it). API CPU per 300-order run and orders per second were
  *   the same within the noise: the API uses a fifth of a core and the other core is busy with the worker. Not for the
  *   worker: peaks 290–316 MB against 278–303 MB.
  *
