@@ -18,16 +18,17 @@
  *   --warmup N        unmeasured workflows of each kind first, at the same concurrency, so both are measured warm
  *                     (JIT-compiled code, filled caches; default: the concurrency)
  * Environment: API_URL (default http://127.0.0.1:3000; several, comma-separated, are used in turn), TEMPORAL_ADDRESS (127.0.0.1:7233), OPERATOR_KEY (else
- * .data/operator-key), MONGODB_URI, MONGODB_DB (for --seed).
+ * the running profile's key file, scripts/lib/operatorKey.ts), MONGODB_URI, MONGODB_DB (for --seed).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { helloWorkflow } from './bench/helloWorkflow';
 import { seedCompletedOrders } from './bench/seed';
+import { localOperatorKey } from './lib/operatorKey';
 import { pct } from './bench/stats';
 
 const { values: opts } = parseArgs({
@@ -57,8 +58,6 @@ let turn = 0;
 const nextApi = (): string => apis[turn++ % apis.length]!;
 const temporalAddress = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
-const keyFile = path.resolve(__dirname, '..', '.data', 'operator-key');
-const operatorKey = process.env.OPERATOR_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '');
 
 async function call(method: string, p: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(nextApi() + p, {
@@ -249,6 +248,7 @@ function memoryOf(script: string): { pid: number; rssMb: number; peakMb: number 
 }
 
 async function main(): Promise<void> {
+  const operatorKey = await localOperatorKey(api);
   if (!operatorKey) throw new Error('set OPERATOR_KEY or run npm start first');
   await call('GET', '/health');
   const run = randomBytes(3).toString('hex');

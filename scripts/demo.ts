@@ -3,15 +3,13 @@
  * automation-wf, orders it with real inputs, has its wallet funded by the operator, pays from the wallet,
  * follows progress, downloads each deliverable and checks its sha256, then accepts. Exits non-zero on any failure.
  *
- * Environment: API_URL (default http://127.0.0.1:3000), OPERATOR_KEY (default: .data/operator-key).
+ * Environment: API_URL (default http://127.0.0.1:3000), OPERATOR_KEY (default: the key file of the running `npm start`
+ * or `npm run start:cluster`, scripts/lib/operatorKey.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { localOperatorKey } from './lib/operatorKey';
 
 const api = (process.env.API_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
-const keyFile = path.resolve(__dirname, '..', '.data', 'operator-key');
-const operatorKey = process.env.OPERATOR_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '');
 
 function step(message: string): void {
   console.log(`\n▶ ${message}`);
@@ -35,6 +33,7 @@ async function call(
 }
 
 async function main(): Promise<void> {
+  const operatorKey = await localOperatorKey(api);
   if (!operatorKey)
     throw new Error('No operator key: set OPERATOR_KEY or run npm start first (it writes .data/operator-key)');
   const agentId = `demo-agent-${randomBytes(3).toString('hex')}`;

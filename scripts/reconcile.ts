@@ -5,21 +5,13 @@
  *
  * Options: `--no-repair` (report only), `--grace <seconds>` (in-flight allowance), `--last` (print the last stored
  * report instead of running one), `--json` (the report only, as JSON).
- * Environment: API_URL (default http://127.0.0.1:3000), OPERATOR_KEY (default: DATA_DIR/operator-key, DATA_DIR
- * defaulting to .data, as npm start writes it).
+ * Environment: API_URL (default http://127.0.0.1:3000), OPERATOR_KEY (default: DATA_DIR/operator-key, else the key file
+ * of the running `npm start` or `npm run start:cluster`, scripts/lib/operatorKey.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { ReconciliationReport } from '../src/domain/reconciliation';
+import { localOperatorKey } from './lib/operatorKey';
 
 const api = (process.env.API_URL ?? 'http://127.0.0.1:3000').replace(/\/$/, '');
-const keyFile = path.join(path.resolve(process.env.DATA_DIR ?? path.resolve(__dirname, '..', '.data')), 'operator-key');
-
-/** The operator key from OPERATOR_KEY or the key file; empty when neither exists. */
-function operatorKey(): string {
-  if (process.env.OPERATOR_KEY) return process.env.OPERATOR_KEY;
-  return existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
-}
 
 /** Parses the command line. @throws Error on an unknown option or a bad `--grace`. */
 function parseArgs(argv: string[]): { repair: boolean; graceSeconds?: number; last: boolean; json: boolean } {
@@ -63,9 +55,9 @@ function summary(r: ReconciliationReport): string {
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
-  const key = operatorKey();
+  const key = await localOperatorKey(api);
   if (!key) {
-    console.error(`No operator key: set OPERATOR_KEY or run npm start first (it writes ${keyFile})`);
+    console.error('No operator key: set OPERATOR_KEY or run npm start first (it writes .data/operator-key)');
     return 2;
   }
   const url = `${api}/api/v1/operator/reconciliation`;
