@@ -45,25 +45,16 @@ describe('localOperatorKey', () => {
     await expect(localOperatorKey('http://127.0.0.1:1', root, {})).resolves.toBe('op_cluster');
   });
 
-  it("picks the cluster's key when the running API accepts that one, not the dev server's", async () => {
+  it.each([
+    ["the cluster's key when the running API accepts that one", 'op_cluster', 2],
+    ["the dev server's key when that is the one accepted, asking once", 'op_dev', 1],
+  ])('picks %s', async (_case, accepted, probes) => {
     writeKey('.data', 'op_dev');
     writeKey('.data-cluster', 'op_cluster');
-    const api = await apiAccepting('op_cluster');
+    const api = await apiAccepting(accepted);
     try {
-      await expect(localOperatorKey(api.url, root, {})).resolves.toBe('op_cluster');
-      expect(api.paths).toEqual(['/api/v1/operator/reconciliation', '/api/v1/operator/reconciliation']);
-    } finally {
-      await api.close();
-    }
-  });
-
-  it("picks the dev server's key when that is the one accepted, asking once", async () => {
-    writeKey('.data', 'op_dev');
-    writeKey('.data-cluster', 'op_cluster');
-    const api = await apiAccepting('op_dev');
-    try {
-      await expect(localOperatorKey(api.url, root, {})).resolves.toBe('op_dev');
-      expect(api.paths).toHaveLength(1);
+      await expect(localOperatorKey(api.url, root, {})).resolves.toBe(accepted);
+      expect(api.paths).toEqual(Array(probes).fill('/api/v1/operator/reconciliation'));
     } finally {
       await api.close();
     }
