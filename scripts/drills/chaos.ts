@@ -58,6 +58,7 @@ import {
   since,
   sleep,
   startDrillStack,
+  ordersHeldByClaims,
   unusedAuthorizations,
   until,
   x402Sign,
@@ -660,7 +661,9 @@ export async function run(args: Map<string, string>): Promise<void> {
           audit = undefined; // the database may still be recovering
         }
         if (audit) {
-          const orders = [...audit.notFinal.keys()].filter((id) => !opts.skip?.has(id));
+          // Orders held by an open x402 claim are as final as the claim.
+          const held = opts.claimsBlock ? new Set<string>() : ordersHeldByClaims(audit);
+          const orders = [...audit.notFinal.keys()].filter((id) => !opts.skip?.has(id) && !held.has(id));
           const open = [...audit.unsettled.entries()].filter(
             ([k, state]) => !opts.skip?.has(k) && (opts.claimsBlock || (state !== 'pending' && state !== 'settling')),
           );
@@ -699,7 +702,8 @@ export async function run(args: Map<string, string>): Promise<void> {
         report('the books could not be read from the database', when);
         return;
       }
-      const ids = [...audit.notFinal.keys()].filter((id) => !skip.has(id));
+      const held = claimsBlock ? new Set<string>() : ordersHeldByClaims(audit);
+      const ids = [...audit.notFinal.keys()].filter((id) => !skip.has(id) && !held.has(id));
       const why = await diagnose(ids);
       for (const id of ids) {
         reportedStuck.add(id);
@@ -896,7 +900,10 @@ export async function run(args: Map<string, string>): Promise<void> {
       // service fails them once they expire (plus its grace); used, the money moved and the ledger has not caught up.
       const unused = await unusedAuthorizations(chain.rpcUrl, end.audit?.unsettledX402 ?? []);
       figures.x402_claims_open_at_the_end_nothing_moved = unused.size;
-      await reportNotFinal(end.audit, 'end', unused, true);
+      // Their orders wait for them (expired once the service fails the claim): counted, not reported.
+      const heldOrders = end.audit ? ordersHeldByClaims(end.audit, unused) : new Set<string>();
+      figures.orders_awaiting_those_claims = heldOrders.size;
+      await reportNotFinal(end.audit, 'end', new Set([...unused, ...heldOrders]), true);
     }
 
     // ---- The books, by the drill itself. ----

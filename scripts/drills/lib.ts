@@ -1044,7 +1044,7 @@ export async function unusedAuthorizations(rpcUrl: string, open: X402PaymentDoc[
         args: [p.payer as `0x${string}`, p.nonce as `0x${string}`],
       })
       .catch(() => undefined);
-    if (used === false) unused.add(`x402 ${p._id} (${p.resource})`);
+    if (used === false) unused.add(x402AuditKey(p));
   }
   return unused;
 }
@@ -1123,6 +1123,24 @@ export const RETURNS_PAYMENT = ['rejected', 'refunded', 'cancelled'];
 export const FINAL_ORDER_STATUSES = ['accepted', 'expired', ...RETURNS_PAYMENT];
 /** Expert-delivery orders wait here for an engineer, paid, as long as their SLA allows. */
 export const PARKED_ORDER_STATUSES = ['in_engineering', 'sla_breached'];
+
+/** The key of an x402 ledger entry in {@link BooksAudit.unsettled} and in {@link unusedAuthorizations}' answer. */
+export const x402AuditKey = (p: Pick<X402PaymentDoc, '_id' | 'resource'>): string => `x402 ${p._id} (${p.resource})`;
+
+/**
+ * The orders still `awaiting_payment` because an x402 claim on them is open (`settling` or `pending`), limited to the
+ * claims in `claims` (keys of {@link x402AuditKey}) when given. The order workflow waits for such a claim past the
+ * payment deadline (no charge without goods): it is paid when the claim settles and expires when the claim fails,
+ * which the service does once the authorization can no longer be used. Such an order is as final as its claim.
+ */
+export function ordersHeldByClaims(audit: BooksAudit, claims?: Set<string>): Set<string> {
+  const held = new Set<string>();
+  for (const p of audit.unsettledX402) {
+    if (!p.order_id || (claims && !claims.has(x402AuditKey(p)))) continue;
+    if (audit.notFinal.get(p.order_id) === 'awaiting_payment') held.add(p.order_id);
+  }
+  return held;
+}
 
 /** What {@link auditBooks} found: problems (each a stable sentence), what is not final yet, and the counts. */
 export interface BooksAudit {
@@ -1371,9 +1389,9 @@ export async function auditBooks(
   }
   for (const [tx, n] of byTx) if (n > 1) problems.push(`x402 transaction ${tx} settles ${n} ledger entries`);
   for (const p of x402) {
-    if (p.status === 'settling' || p.status === 'pending') unsettled.set(`x402 ${p._id} (${p.resource})`, p.status);
+    if (p.status === 'settling' || p.status === 'pending') unsettled.set(x402AuditKey(p), p.status);
     else if (p.status === 'settled' && p.confirmation_due)
-      unsettled.set(`x402 ${p._id} (${p.resource})`, 'settled, order confirmation due');
+      unsettled.set(x402AuditKey(p), 'settled, order confirmation due');
   }
   const buyer = opts.buyer?.toLowerCase();
   const settledFromBuyer = settled
