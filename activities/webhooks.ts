@@ -9,12 +9,13 @@
  */
 import type { OrderRepository } from '../src/repos/orders';
 import { type WebhookRepository, activeSecrets } from '../src/repos/webhooks';
-import { type DeliveryInput, type FanOutPorts } from '../src/webhooks/fanOut';
+import type { DeliveryInput } from '../src/domain/events';
+import type { FanOutPorts } from '../src/webhooks/fanOut';
 import { sendWebhook } from '../src/webhooks/send';
 import { signatureHeader } from '../src/webhooks/signing';
 import { whileHeartbeating } from './heartbeat';
 
-export { createWebhookFanOut, type DeliveryInput, type DeliveryStarter, type FanOutItem } from '../src/webhooks/fanOut';
+export { createWebhookFanOut, type DeliveryStarter, type FanOutItem } from '../src/webhooks/fanOut';
 
 /** What the webhook activities need. `allowPrivateTargets` is DEV_MODE (SSRF guard off). */
 export interface WebhookPorts extends FanOutPorts {

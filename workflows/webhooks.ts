@@ -46,9 +46,6 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [
 /** Relative jitter applied to each delay (±). */
 export const RETRY_JITTER = 0.1;
 
-/** Arguments of {@link webhookDeliveryWorkflow} (src/domain/events.ts). */
-export type { DeliveryInput };
-
 /** How a delivery ended. */
 export interface DeliveryResult {
   status: 'delivered' | 'failed';

@@ -649,6 +649,14 @@ export async function run(args: Map<string, string>): Promise<void> {
      * with `claimsBlock`: one whose authorization was never used is failed by the service only after it expires plus
      * a 120 s grace (minutes), so cycles do not wait for it; the end does, then asks the chain.
      */
+    /**
+     * The orders not final that count, `skip` aside. Unless open claims block, an order held by an open x402 claim
+     * is as final as the claim.
+     */
+    const stuckOrders = (audit: BooksAudit, skip: Set<string>, claimsBlock: boolean): string[] => {
+      const held = claimsBlock ? new Set<string>() : ordersHeldByClaims(audit);
+      return [...audit.notFinal.keys()].filter((id) => !skip.has(id) && !held.has(id));
+    };
     const waitFinal = async (
       deadline: number,
       opts: { parkedIsFinal: boolean; claimsBlock: boolean; skip?: Set<string> },
@@ -661,9 +669,7 @@ export async function run(args: Map<string, string>): Promise<void> {
           audit = undefined; // the database may still be recovering
         }
         if (audit) {
-          // Orders held by an open x402 claim are as final as the claim.
-          const held = opts.claimsBlock ? new Set<string>() : ordersHeldByClaims(audit);
-          const orders = [...audit.notFinal.keys()].filter((id) => !opts.skip?.has(id) && !held.has(id));
+          const orders = stuckOrders(audit, opts.skip ?? new Set(), opts.claimsBlock);
           const open = [...audit.unsettled.entries()].filter(
             ([k, state]) => !opts.skip?.has(k) && (opts.claimsBlock || (state !== 'pending' && state !== 'settling')),
           );
@@ -702,8 +708,7 @@ export async function run(args: Map<string, string>): Promise<void> {
         report('the books could not be read from the database', when);
         return;
       }
-      const held = claimsBlock ? new Set<string>() : ordersHeldByClaims(audit);
-      const ids = [...audit.notFinal.keys()].filter((id) => !skip.has(id) && !held.has(id));
+      const ids = stuckOrders(audit, skip, claimsBlock);
       const why = await diagnose(ids);
       for (const id of ids) {
         reportedStuck.add(id);

@@ -54,10 +54,11 @@ export async function compileServers(root: string, outDir = path.join(root, 'dis
  *   (src/v8Flags.ts). Node leaves these sizes to the application (nodejs/node#42511).
  * - `--single-threaded`: V8 compiles and collects on the main thread, with no background threads. Without them the
  *   API's RSS at rest no longer varies from one start to the next (122–140 MB over 12 starts, against 121–125 MB with
- *   the flag; the spread was in `malloc`'d memory, not in V8's heap), nor do its peaks reach 150 MB (151–154 MB in 2
- *   of 7 fresh stacks without it, 135–144 MB in 17 of 17 with it). API CPU per 300-order run and orders per second were
- *   the same within the noise: the API uses a fifth of a core and the other core is busy with the worker. Not for the
- *   worker: peaks 290–316 MB against 278–303 MB.
+ *   the flag). The spread was in `malloc`'d memory, not in V8's heap: likely glibc keeping memory that several threads
+ *   allocated (nodejs/node#21973). Nor do its peaks reach 150 MB (151–154 MB in 2 of 7 fresh stacks without it,
+ *   135–144 MB in 17 of 17 with it). API CPU per 300-order run and orders per second were the same within the noise:
+ *   the API uses a fifth of a core and the other core is busy with the worker. Not for the worker: peaks 290–316 MB
+ *   against 278–303 MB.
  *
  * The worker's: `--heap-growing-percent=35`: V8 runs the next full collection when the old generation reaches 1.35 ×
  * what the last one left alive, instead of a factor it picks up to 4 × while collections are cheap. The worker's main

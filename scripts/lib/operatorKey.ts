@@ -12,16 +12,16 @@ const PROBE_PATH = '/api/v1/operator/reconciliation';
 
 /**
  * The key files to try, in order, without duplicates: `DATA_DIR/operator-key` (if DATA_DIR is set), then
- * `<root>/.data/operator-key` and `<root>/.data-cluster/operator-key`; only those that exist, with their trimmed keys.
+ * `<root>/.data/operator-key` and `<root>/.data-cluster/operator-key`; the trimmed keys of those that exist.
  */
-export function operatorKeyFiles(root: string, env: NodeJS.ProcessEnv = process.env): { file: string; key: string }[] {
+export function operatorKeyFiles(root: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const dirs = [
     ...(env.DATA_DIR ? [path.resolve(env.DATA_DIR)] : []),
     path.join(root, '.data'),
     path.join(root, '.data-cluster'),
   ];
   const files = [...new Set(dirs.map((d) => path.join(d, 'operator-key')))].filter((f) => existsSync(f));
-  return files.map((file) => ({ file, key: readFileSync(file, 'utf8').trim() })).filter((k) => k.key);
+  return files.map((file) => readFileSync(file, 'utf8').trim()).filter(Boolean);
 }
 
 /**
@@ -37,8 +37,8 @@ export async function localOperatorKey(
 ): Promise<string> {
   if (env.OPERATOR_KEY) return env.OPERATOR_KEY;
   const found = operatorKeyFiles(root, env);
-  if (found.length <= 1) return found[0]?.key ?? '';
-  for (const { key } of found) {
+  if (found.length <= 1) return found[0] ?? '';
+  for (const key of found) {
     try {
       const res = await fetch(apiUrl.replace(/\/$/, '') + PROBE_PATH, {
         headers: { authorization: `Bearer ${key}` },
@@ -50,5 +50,5 @@ export async function localOperatorKey(
       break;
     }
   }
-  return found[0]!.key;
+  return found[0]!;
 }

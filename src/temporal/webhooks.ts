@@ -4,7 +4,8 @@
  * activities never import this client layer. Source: issue 5 §2; issue 11 §2.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { predecessorSettledSignal, webhookDeliveryWorkflow, type DeliveryInput } from '../../workflows/webhooks';
+import type { DeliveryInput } from '../domain/events';
+import { predecessorSettledSignal, webhookDeliveryWorkflow } from '../../workflows/webhooks';
 
 /** Workflow id of the delivery of `eventId` to `endpointId` (run 0 = original, n = n-th manual retry). */
 export function deliveryWorkflowId(eventId: string, endpointId: string, run = 0): string {

@@ -12,8 +12,6 @@ import type { OrderRepository } from '../repos/orders';
 import { type WebhookRepository, messageId } from '../repos/webhooks';
 import { buildPayload } from './payload';
 
-export type { DeliveryInput };
-
 /** Starting and nudging delivery workflows (src/temporal/webhooks.ts `DeliveryWorkflows` implements it). */
 export interface DeliveryStarter {
   /** Starts the delivery workflow of a message; idempotent (a retried fan-out starts nothing twice). */

@@ -69,9 +69,6 @@ describe('localOperatorKey', () => {
   it('lists DATA_DIR first and each file once', () => {
     writeKey('.data', 'op_dev');
     writeKey('.data-cluster', 'op_cluster');
-    expect(operatorKeyFiles(root, { DATA_DIR: path.join(root, '.data-cluster') }).map((k) => k.key)).toEqual([
-      'op_cluster',
-      'op_dev',
-    ]);
+    expect(operatorKeyFiles(root, { DATA_DIR: path.join(root, '.data-cluster') })).toEqual(['op_cluster', 'op_dev']);
   });
 });
