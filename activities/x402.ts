@@ -10,6 +10,7 @@ import type { X402PaymentRepository } from '../src/repos/x402Payments';
 import type { SettlementChain } from '../src/x402/settlementChain';
 import { FailureType, type ConfirmPaymentRequest, type OrderState } from '../src/domain/order';
 import { whileHeartbeating } from './heartbeat';
+import { refundX402Settlement, type X402RefundOutcome, type X402RefundPorts } from '../src/services/x402Refunds';
 
 /** What the x402 activities need. */
 export interface X402ActivityPorts {
@@ -21,6 +22,11 @@ export interface X402ActivityPorts {
     /** The order's state (closed workflows too): tells a refusal from an order this payment already paid. */
     state(orderId: string): Promise<OrderState>;
   };
+  /**
+   * Issue 36 §1: refunds settlements nothing kept (src/services/x402Refunds.ts): the refunder (absent: held for an
+   * operator) and the order's payment as its workflow (or, for one that ended without a result, its read model) has it.
+   */
+  refunds?: Pick<X402RefundPorts, 'refunder' | 'orderPayment'>;
 }
 
 /** Outcome of one reconciliation attempt. */
@@ -82,7 +88,23 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
     }): Promise<{ confirmed: boolean; order_status: string | null; reason: string | null }> {
       return whileHeartbeating(() => confirm(input));
     },
+
+    /**
+     * Issue 36 §1: refunds settled x402 payment `paymentId` on chain when no order kept it (another rail paid the
+     * order first, or it ended unpaid); at most once whatever the retries. Run by `x402RefundWorkflow` and after a
+     * refused confirmation. A refund not on chain yet fails the attempt (retried).
+     */
+    async refundX402Payment(input: { paymentId: string; reason: string }): Promise<X402RefundOutcome> {
+      return whileHeartbeating(() => refund(input));
+    },
   };
+
+  /** See `refundX402Payment`. */
+  async function refund(input: { paymentId: string; reason: string }): Promise<X402RefundOutcome> {
+    const { payments, refunds } = need();
+    if (!refunds) return { status: 'due', detail: 'refunds are not configured on this worker: held for an operator' };
+    return refundX402Settlement({ ledger: payments, ...refunds }, input);
+  }
 
   /** One reconciliation step (see `reconcileX402Payment`). */
   async function reconcile(input: { paymentId: string }): Promise<ReconcileResult> {
@@ -194,6 +216,8 @@ export function createX402Activities(ports: X402ActivityPorts | undefined) {
           p._id,
           `order ${p.order_id} not confirmed: ${err.code}: ${err.detail ?? err.message}`,
         );
+        // The money moved and the order will not take it: give it back (issue 36 §1).
+        await refund({ paymentId: p._id, reason: `order ${p.order_id} refused the payment: ${err.code}` });
         return { confirmed: false, order_status: null, reason: err.code };
       }
       throw err;

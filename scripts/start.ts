@@ -26,6 +26,7 @@ import { startLoadBalancer } from './lib/loadBalancer';
 import { findFerretDbV1Data, startEmbeddedDatabase, startTemporalDevServer } from './lib/servers';
 import { startTemporalCluster } from './lib/temporalCluster';
 import { startLocalX402, type LocalX402 } from './lib/x402Local';
+import { ANVIL_KEYS } from './lib/chain';
 import { SEARCH_ATTRIBUTES } from '../workflows/shared';
 import { logger } from '../src/telemetry/logger';
 
@@ -169,6 +170,8 @@ async function main(): Promise<void> {
         stops.push(local.stop);
         env.X402_FACILITATOR_URL = local.facilitatorUrl;
         env.X402_RPC_URL = local.rpcUrl;
+        // The local chain's pay-to key: x402 payments no order kept are refunded on chain (issue 36 §1).
+        if (!process.env.X402_PAY_TO) env.X402_REFUND_PRIVATE_KEY = ANVIL_KEYS.payTo;
       }),
     );
   }

@@ -309,6 +309,18 @@ export const ConfigSchema = z.object({
   X402_FACILITATOR_URL: z.string().url().default('http://127.0.0.1:4020'),
   /** `maxTimeoutSeconds` of the requirements: how long a signed authorization stays valid. */
   X402_MAX_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(60),
+  /**
+   * Issue 36 §1: key of the X402_PAY_TO account, held by the worker only. With it, an x402 settlement that no order
+   * kept (another rail paid first, the order ended unpaid) is refunded on chain automatically; without it such a
+   * refund is held for an operator (reconciliation discrepancy). `npm start` sets the local chain's pay-to key.
+   */
+  X402_REFUND_PRIVATE_KEY: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{64}$/, 'a 32-byte hex private key')
+      .optional(),
+  ),
   /** JSON-RPC endpoint of the settlement chain, read by the worker to reconcile pending settlements. */
   X402_RPC_URL: z.string().url().default('http://127.0.0.1:8545'),
   /**

@@ -364,6 +364,18 @@ export interface X402PaymentDoc {
   created_at: Date;
   updated_at: Date;
   settled_at: Date | null;
+  /**
+   * Issue 36 §1: set on a settled payment that no order or item kept (another rail paid the order first, the order
+   * ended unpaid, the goods were never delivered). `due` until the on-chain refund is seen (`sent`, its transaction);
+   * stays `due` (held for an operator) where no refund key is configured.
+   */
+  refund?: {
+    status: 'due' | 'sent';
+    reason: string;
+    transaction: string | null;
+    requested_at: Date;
+    sent_at: Date | null;
+  };
 }
 
 /**

@@ -41,6 +41,7 @@ export type ErrorCode =
   | 'payment_required'
   | 'invalid_payment_header'
   | 'payment_in_progress'
+  | 'payment_refunded'
   | 'payment_identifier_conflict'
   | 'item_not_found'
   | 'template_not_found'
@@ -116,6 +117,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   payment_required: { status: 402, title: 'Payment required' },
   invalid_payment_header: { status: 400, title: 'Malformed payment header' },
   payment_in_progress: { status: 409, title: 'A payment for this is already being settled' },
+  payment_refunded: { status: 409, title: 'Already paid: this payment was given back' },
   payment_identifier_conflict: { status: 409, title: 'Payment identifier reused with another payment' },
   item_not_found: { status: 404, title: 'Item not found' },
   template_not_found: { status: 404, title: 'Template not found' },

@@ -17,6 +17,10 @@ import { createX402Activities, type X402ActivityPorts } from '../activities/x402
 import { loadConfig, type Config } from '../src/config';
 import { chainIdOfNetwork } from '../src/x402/chain';
 import { createSettlementChain } from '../src/x402/settlementChain';
+import { createX402Refunder } from '../src/x402/refund';
+import { refundX402Settlement, type X402RefundPorts } from '../src/services/x402Refunds';
+import { HTTPFacilitatorClient } from '@x402/core/server';
+import type { Hex } from 'viem';
 import { createServices, type Services } from '../src/ports';
 import { createTextGenerator } from '../src/textgen';
 import { createReconciliationActivities } from '../activities/reconciliation';
@@ -71,10 +75,34 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   };
   // One fan-out for every emitter on this worker: order activities, long-running orders, procurement.
   const fanOut = createWebhookFanOut(webhookPorts);
+  const settlementChain = createSettlementChain(opts.config.X402_RPC_URL, chainIdOfNetwork(opts.config.X402_NETWORK));
+  const orderStates = orderWorkflowPort(client);
+  const x402RefundPorts: Pick<X402RefundPorts, 'refunder' | 'orderPayment'> = {
+    ...(opts.config.X402_REFUND_PRIVATE_KEY
+      ? {
+          refunder: createX402Refunder({
+            privateKey: opts.config.X402_REFUND_PRIVATE_KEY as Hex,
+            assetName: opts.config.X402_ASSET_NAME,
+            assetVersion: opts.config.X402_ASSET_VERSION,
+            facilitator: new HTTPFacilitatorClient({ url: opts.config.X402_FACILITATOR_URL }),
+            chain: settlementChain,
+          }),
+        }
+      : {}),
+    // The workflow's own state; an order that ended without a result (terminated) by its read model.
+    async orderPayment(orderId) {
+      const wf = await orderStates.orderWorkflowState(orderId);
+      if (wf?.state) return { payment: wf.state.payment, open: wf.running && wf.state.status === 'awaiting_payment' };
+      const doc = await services.orders.get(orderId);
+      if (!wf && !doc) return null;
+      return { payment: doc?.payment ?? undefined, open: wf?.running === true };
+    },
+  };
   const x402Ports: X402ActivityPorts = {
     payments: services.x402Payments,
-    chain: createSettlementChain(opts.config.X402_RPC_URL, chainIdOfNetwork(opts.config.X402_NETWORK)),
+    chain: settlementChain,
     orderWorkflows,
+    refunds: x402RefundPorts,
   };
   // Quotes and orders of procurements are made by the application layer (src/services), as the API makes them.
   const procurementPorts: ProcurementPorts = {
@@ -141,7 +169,9 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         wallets: services.wallets,
         linkpay: services.linkpay,
         orders: services.orders,
-        workflows: orderWorkflowPort(client),
+        workflows: orderStates,
+        x402Refund: (paymentId, reason) =>
+          refundX402Settlement({ ledger: services.x402Payments, ...x402RefundPorts }, { paymentId, reason }),
         chain: createReceivedTotals(opts.config.X402_RPC_URL, opts.config.X402_NETWORK),
         reports: new ReconciliationReportRepository(services.db),
         graceSeconds: opts.config.RECONCILE_GRACE_SECONDS,

@@ -3,6 +3,7 @@ import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import { orderWorkflow, fulfillmentWorkflow } from './order';
 import { procurementWorkflow } from './procurement';
 import { x402ReconcileWorkflow } from './x402Reconcile';
+import { x402RefundWorkflow } from './x402Refund';
 import { webhookDeliveryWorkflow } from './webhooks';
 import { subscriptionWorkflow } from './subscription';
 import { taskWorkflow } from './tasks';
@@ -14,6 +15,7 @@ export {
   fulfillmentWorkflow,
   procurementWorkflow,
   x402ReconcileWorkflow,
+  x402RefundWorkflow,
   webhookDeliveryWorkflow,
   subscriptionWorkflow,
   taskWorkflow,
@@ -28,6 +30,7 @@ const WORKFLOW_TYPES: Record<keyof typeof VERSIONING_BEHAVIOR, (...args: never[]
   fulfillmentWorkflow,
   procurementWorkflow,
   x402ReconcileWorkflow,
+  x402RefundWorkflow,
   webhookDeliveryWorkflow,
   subscriptionWorkflow,
   taskWorkflow,

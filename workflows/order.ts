@@ -27,7 +27,14 @@ import {
 import type { Activities } from '../activities';
 import type { CommissionActivities } from '../activities/commissions';
 import { orderDetails, orderSummaries as S, orderWaitingOn, type WaitingOn } from './details';
-import { SA, confirmPaymentUpdate, getStateQuery, recoverPaymentSignal, reviewUpdate } from './shared';
+import {
+  SA,
+  confirmPaymentUpdate,
+  getStateQuery,
+  holdPaymentUpdate,
+  recoverPaymentSignal,
+  reviewUpdate,
+} from './shared';
 import {
   FailureType,
   TERMINAL_STATUSES,
@@ -202,6 +209,13 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   const paymentAsks: PaymentAsk[] = [];
   /** MESSAGES_IN_MAIN: a `recoverPayment` Signal asked the main coroutine to look for money already taken. */
   let recoveryAsked = false;
+  /** MESSAGES_IN_MAIN: a queued payment is being charged by the main coroutine. */
+  let charging = false;
+  /**
+   * Issue 36 §1: an x402 settlement holds the order until this time (ms, workflow clock): payments on other rails are
+   * refused before their money moves. Set and released by `holdPayment`, which writes no command.
+   */
+  let x402HeldUntil = 0;
   const snapshot = (): OrderState => copyJson(state);
   /** What the Web UI shows (issue 26 §1): set at every change of `state` below. */
   const shown: { autoAcceptAt?: string; lastPaymentFailure?: string } = {};
@@ -362,6 +376,13 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     },
     {
       validator: (req) => {
+        if (!state.payment && req.rail !== 'x402_usdc' && x402HeldUntil > Date.now()) {
+          throw refusal(
+            'An x402 payment of this order is being settled; nothing was charged',
+            FailureType.paymentInProgress,
+            state.status,
+          );
+        }
         if (!input.rails.includes(req.rail)) {
           throw ApplicationFailure.create({
             message: `${input.serviceId} is not sold on ${req.rail}; rails: ${input.rails.join(', ')}`,
@@ -377,6 +398,36 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
               req.transaction_id === state.payment.transaction_id);
           if (!same) throw transitionRefused('confirm another payment', state.status);
           return;
+        }
+        if (!canTransition(state.status, 'paid') || paymentClosed) {
+          throw transitionRefused('confirm payment', paymentClosed ? 'expired' : state.status);
+        }
+      },
+    },
+  );
+
+  setHandler(
+    holdPaymentUpdate,
+    (req) => {
+      x402HeldUntil = req.seconds > 0 ? Date.now() + req.seconds * 1000 : 0;
+      return snapshot();
+    },
+    {
+      validator: (req) => {
+        if (!v2 || !Number.isFinite(req.seconds) || req.seconds < 0 || req.seconds > 600) {
+          throw refusal('holdPayment takes 0 to 600 seconds', FailureType.invalidRequest, state.status);
+        }
+        if (req.seconds === 0) return;
+        if (!input.rails.includes('x402_usdc')) {
+          throw ApplicationFailure.create({
+            message: `${input.serviceId} is not sold on x402_usdc; rails: ${input.rails.join(', ')}`,
+            type: FailureType.railNotOffered,
+            details: [{ rails: input.rails }],
+          });
+        }
+        if (state.payment) throw transitionRefused('confirm another payment', state.status);
+        if (paymentAsks.length > 0 || charging) {
+          throw refusal('Another payment of this order is being charged', FailureType.paymentInProgress, state.status);
         }
         if (!canTransition(state.status, 'paid') || paymentClosed) {
           throw transitionRefused('confirm payment', paymentClosed ? 'expired' : state.status);
@@ -442,6 +493,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       await condition(() => paymentAsks.length > 0 || recoveryAsked || deadlinePassed);
       const ask = paymentAsks.shift();
       if (ask) {
+        charging = true;
         try {
           const charge = {
             orderId: input.orderId,
@@ -468,8 +520,10 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
             state.payment = await withSummary(payments.chargePayment, summary, charge);
           }
           ask.done = true;
+          charging = false;
           break;
         } catch (err) {
+          charging = false;
           ask.failure = asUpdateFailure(err, FailureType.paymentFailed);
           ask.done = true;
           const refused = ask.failure instanceof ApplicationFailure ? ask.failure : undefined;

@@ -13,6 +13,7 @@ import type {
   ClaimRequest,
   ConfirmPaymentRequest,
   DeliverableUpload,
+  HoldPaymentRequest,
   OrderState,
   ReadyRequest,
   RecoverPaymentRequest,
@@ -21,6 +22,11 @@ import type {
 
 /** Update: verify a payment on the given rail and mark the order paid. Returns the new state. */
 export const confirmPaymentUpdate = defineUpdate<OrderState, [ConfirmPaymentRequest]>('confirmPayment');
+/**
+ * Update (API, x402 rail): hold the order for an x402 settlement about to move money, for `seconds` (0 releases).
+ * While held, payments on other rails are refused before they move money (409 `payment_in_progress`). Issue 36 §1.
+ */
+export const holdPaymentUpdate = defineUpdate<OrderState, [HoldPaymentRequest]>('holdPayment');
 /** Update: record the buyer's accept / reject decision. Returns the final state. */
 export const reviewUpdate = defineUpdate<OrderState, [ReviewRequest]>('review');
 /** Update (operator): an engineer claims an expert-delivery order from the queue. */

@@ -27,6 +27,7 @@ export const VERSIONING_BEHAVIOR = {
   webhookDeliveryWorkflow: 'PINNED',
   /** One x402 settlement's confirmation: minutes. */
   x402ReconcileWorkflow: 'PINNED',
+  x402RefundWorkflow: 'PINNED',
   /** One run of the books reconciliation Schedule: seconds. */
   booksReconciliationWorkflow: 'PINNED',
 } as const satisfies Record<string, VersioningBehavior>;

@@ -469,7 +469,13 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
     LOG_LEVEL: 'info',
     DEV_MODE: 'true',
     HOST: '127.0.0.1',
-    ...(x402 ? { X402_FACILITATOR_URL: x402.facilitatorUrl, X402_RPC_URL: x402.rpcUrl } : {}),
+    ...(x402
+      ? {
+          X402_FACILITATOR_URL: x402.facilitatorUrl,
+          X402_RPC_URL: x402.rpcUrl,
+          X402_REFUND_PRIVATE_KEY: ANVIL_KEYS.payTo,
+        }
+      : {}),
     ...opts.env,
   });
   await stack.startAll();

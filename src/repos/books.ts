@@ -52,6 +52,7 @@ export type X402View = Pick<
   | 'lease_until'
   | 'created_at'
   | 'settled_at'
+  | 'refund'
 >;
 
 /** A commission record as the books reconciliation reads it. */
@@ -86,6 +87,7 @@ const ORDER_VIEW = {
 
 const X402_VIEW = {
   status: 1,
+  refund: 1,
   resource: 1,
   resource_kind: 1,
   resource_ref: 1,

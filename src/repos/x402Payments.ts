@@ -255,6 +255,33 @@ export class X402PaymentRepository {
   }
 
   /**
+   * Marks settled entry `id` as owing its payer a refund (issue 36 §1); keeps an earlier request's reason and time.
+   * @returns the entry after the write, or null when it is not settled.
+   */
+  async requestRefund(id: string, reason: string): Promise<X402PaymentDoc | null> {
+    const now = new Date();
+    await this.d.x402Payments.updateOne(
+      { _id: id, status: 'settled', refund: { $exists: false } },
+      {
+        $set: {
+          refund: { status: 'due', reason, transaction: null, requested_at: now, sent_at: null },
+          updated_at: now,
+        },
+      },
+    );
+    return this.d.x402Payments.findOne({ _id: id, status: 'settled' });
+  }
+
+  /** Records that the refund of entry `id` is on chain in `transaction` (idempotent). */
+  async markRefunded(id: string, transaction: string): Promise<void> {
+    const now = new Date();
+    await this.d.x402Payments.updateOne(
+      { _id: id, 'refund.status': 'due' },
+      { $set: { 'refund.status': 'sent', 'refund.transaction': transaction, 'refund.sent_at': now, updated_at: now } },
+    );
+  }
+
+  /**
    * Deletes a `settling` claim whose money never moved (its payment failed verification, the facilitator could not
    * be asked, or settlement refused it before sending anything): the authorization may then be claimed again.
    * No-op for any other status.

@@ -20,6 +20,7 @@
  * recorded on the order; a read model whose status differs from its closed workflow's final state is rewritten to it.
  * Ledger entries a crashed process left unwritten are rewritten from the wallet's recent movements on every run.
  */
+import type { X402RefundOutcome } from './x402Refunds';
 import type { OrderState, PaymentRecord } from '../domain/order';
 import { TERMINAL_STATUSES, type OrderStatus } from '../domain/order/status';
 import {
@@ -90,6 +91,11 @@ export interface ReconciliationPorts {
   workflows: OrderWorkflowPort;
   /** Absent: the chain check (c) is skipped. */
   chain?: ChainTotalsPort;
+  /**
+   * Issue 36 §1: refunds a settled x402 payment nothing kept (src/services/x402Refunds.ts `refundX402Settlement`);
+   * absent, such payments are reported for an operator.
+   */
+  x402Refund?: (paymentId: string, reason: string) => Promise<X402RefundOutcome>;
   /** The clock (tests). */
   now?: () => Date;
 }
@@ -696,8 +702,30 @@ async function checkX402(
   started: Date,
   out: ReportBuilder,
 ): Promise<void> {
-  const settled = await ports.books.x402Entries(['settled']);
-  out.checked.x402_settlements = settled.length;
+  const all = await ports.books.x402Entries(['settled']);
+  out.checked.x402_settlements = all.length;
+  // A settlement refunded on chain is accounted for (issue 36 §1): the money went back to its payer.
+  const settled = all.filter((p) => p.refund?.status !== 'sent');
+  /**
+   * An unmatched settlement: refunded on chain when a refunder is configured and the repair runs (a repair), else
+   * reported for an operator with `detail` (a discrepancy). A refund that fails now is reported and retried next run.
+   */
+  const unmatched = async (p: X402View, base: { order_id?: string; amount_micros: number }, detail: string) => {
+    if (repair && ports.x402Refund) {
+      try {
+        const r = await ports.x402Refund(p._id, detail);
+        if (r.status === 'sent') {
+          out.repair({ kind: 'x402_refund', ...base, action: `refunded on chain to the payer in ${r.transaction}` });
+          return;
+        }
+        if (r.status === 'not_due') return;
+        detail = `${detail} (${r.detail})`;
+      } catch (err) {
+        detail = `${detail} (refund failed, retried next run: ${err instanceof Error ? err.message : String(err)})`;
+      }
+    }
+    out.discrepancy({ kind: 'x402_unmatched_settlement', ...base, detail });
+  };
   const perOrder = new Map<string, X402View[]>();
   for (const p of settled) if (p.order_id) perOrder.set(p.order_id, [...(perOrder.get(p.order_id) ?? []), p]);
   const orders = byId(await ports.books.orders([...perOrder.keys()]));
@@ -714,12 +742,8 @@ async function checkX402(
   for (const p of settled) {
     const base = { ...(p.order_id ? { order_id: p.order_id } : {}), amount_micros: p.amount_micros };
     if (!p.order_id) {
-      if (p.error_reason === 'delivery_failed') {
-        out.discrepancy({
-          kind: 'x402_unmatched_settlement',
-          ...base,
-          detail: `x402 payment ${p._id} for ${p.resource} settled (${p.transaction}) and nothing was delivered: refund or deliver by hand`,
-        });
+      if (p.error_reason === 'delivery_failed' && (p.settled_at ?? p.created_at) < cutoff) {
+        await unmatched(p, base, `x402 payment ${p._id} settled (${p.transaction}) and nothing was delivered`);
       }
       continue;
     }
@@ -727,11 +751,11 @@ async function checkX402(
     const tx = (p.transaction ?? '').toLowerCase();
     if (order?.payment) {
       if (order.payment.rail !== 'x402_usdc' || order.payment.transaction_id.toLowerCase() !== tx) {
-        out.discrepancy({
-          kind: 'x402_unmatched_settlement',
-          ...base,
-          detail: `x402 payment ${p._id} settled (${p.transaction}), but the order was paid ${describePayment(order.payment)}: an on-chain refund is due`,
-        });
+        await unmatched(
+          p,
+          base,
+          `x402 payment ${p._id} settled (${p.transaction}), but the order was paid ${describePayment(order.payment)}: an on-chain refund is due`,
+        );
       }
       continue;
     }
@@ -752,11 +776,11 @@ async function checkX402(
     const paid = wf?.state?.payment;
     if (paid) {
       if (paid.rail !== 'x402_usdc' || paid.transaction_id.toLowerCase() !== tx) {
-        out.discrepancy({
-          kind: 'x402_unmatched_settlement',
-          ...base,
-          detail: `x402 payment ${p._id} settled, but the workflow holds the payment ${describePayment(paid)}: an on-chain refund is due`,
-        });
+        await unmatched(
+          p,
+          base,
+          `x402 payment ${p._id} settled, but the workflow holds the payment ${describePayment(paid)}: an on-chain refund is due`,
+        );
       }
       continue;
     }
@@ -781,13 +805,19 @@ async function checkX402(
         continue;
       }
     }
-    out.discrepancy({
-      kind: 'x402_unmatched_settlement',
-      ...base,
-      detail: wf?.running
-        ? `x402 payment ${p._id} settled; the running order holds no payment (a repair signals recoverPayment)`
-        : `x402 payment ${p._id} settled (${p.transaction}) for an order that ended ${wf?.state?.status ?? order?.status ?? 'unknown'} unpaid: an on-chain refund is due (operator transfer)`,
-    });
+    if (wf?.running) {
+      out.discrepancy({
+        kind: 'x402_unmatched_settlement',
+        ...base,
+        detail: `x402 payment ${p._id} settled; the running order holds no payment (a repair signals recoverPayment)`,
+      });
+      continue;
+    }
+    await unmatched(
+      p,
+      base,
+      `x402 payment ${p._id} settled (${p.transaction}) for an order that ended ${wf?.state?.status ?? order?.status ?? 'unknown'} unpaid: an on-chain refund is due`,
+    );
   }
   if (ports.chain && settled.length > 0) await checkChain(ports.chain, settled, ports, out);
 }

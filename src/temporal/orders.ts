@@ -5,8 +5,15 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { type ProblemError, problem, unavailable, type ErrorCode } from '../errors';
-import { SA, confirmPaymentUpdate, getStateQuery, orderWorkflowId, reviewUpdate } from '../../workflows/shared';
+import { ProblemError, problem, unavailable, type ErrorCode } from '../errors';
+import {
+  SA,
+  confirmPaymentUpdate,
+  getStateQuery,
+  orderWorkflowId,
+  reviewUpdate,
+  holdPaymentUpdate,
+} from '../../workflows/shared';
 import {
   type ConfirmPaymentRequest,
   type OrderState,
@@ -26,6 +33,7 @@ export const FAILURE_TYPES: readonly ErrorCode[] = [
   'transaction_already_used',
   'transaction_amount_mismatch',
   'invalid_request',
+  'payment_in_progress',
 ];
 
 /**
@@ -97,6 +105,29 @@ export class OrderWorkflows {
     return this.update(orderId, () =>
       this.client.workflow.getHandle(orderWorkflowId(orderId)).executeUpdate(confirmPaymentUpdate, { args: [req] }),
     );
+  }
+
+  /**
+   * Holds the order for an x402 settlement for `seconds` (0 releases; issue 36 §1). A worker without the Update
+   * (an older build) answers `null`: the settlement then goes ahead unheld, and a refusal after it is refunded.
+   * @throws ProblemError 409 `payment_in_progress` (another rail is paying) or `invalid_state_transition`.
+   */
+  async holdPayment(orderId: string, seconds: number): Promise<OrderState | null> {
+    try {
+      return await this.update(orderId, () =>
+        this.client.workflow
+          .getHandle(orderWorkflowId(orderId))
+          .executeUpdate(holdPaymentUpdate, { args: [{ seconds }] }),
+      );
+    } catch (err) {
+      if (
+        err instanceof ProblemError &&
+        err.code === 'internal_error' &&
+        /no registered handler for update/i.test(err.message)
+      )
+        return null;
+      throw err;
+    }
   }
 
   /** Runs the `review` Update and returns the final state. */

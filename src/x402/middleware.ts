@@ -117,10 +117,26 @@ async function settleVerified(
     await answerRefusedClaim(deps, session, refusal, result);
     return false;
   }
+  const { ctx, resource, quote } = session.sale;
+  let unreserve: (() => Promise<void>) | null = null;
+  if (resource.reserve && session.claim) {
+    try {
+      unreserve = await resource.reserve(ctx, quote, session.claim);
+    } catch (err) {
+      // Refused before any money moved (another rail is paying the order): the claim goes, nothing is kept.
+      await session.withdraw();
+      await result.cancellationDispatcher.cancel({ reason: 'handler_threw', error: err }).catch(() => undefined);
+      throw err;
+    }
+  }
+  let answered = false;
   try {
-    return await session.settle(result);
+    answered = await session.settle(result);
+    return answered;
   } finally {
     session.release();
+    // A settlement that did not go through (402 written) releases what it reserved; a settled or pending one keeps it.
+    if (!answered && ctx.status === 402 && unreserve) await unreserve().catch(() => undefined);
   }
 }
 

@@ -68,6 +68,13 @@ export interface PaidResource {
   /** Builds the goods (a JSON object). Must not write anything: it runs before settlement. */
   produce(ctx: Context, quote: PaidQuote): Promise<Record<string, unknown>> | Record<string, unknown>;
   /**
+   * Runs after the payment is verified and claimed, just before settlement moves the money: reserves what is sold
+   * (an order is held against payments on other rails, issue 36 §1). Throwing a ProblemError refuses the payment
+   * before anything moves (the claim is withdrawn). Returns the release, called when the settlement did not go
+   * through (nothing to release: a no-op).
+   */
+  reserve?(ctx: Context, quote: PaidQuote, claim: X402PaymentDoc): Promise<() => Promise<void>>;
+  /**
    * Runs after a successful settlement, with the settled ledger entry; its answer becomes the body. For effects
    * that must follow the payment (confirming an order).
    */

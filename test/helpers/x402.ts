@@ -60,6 +60,7 @@ export async function startX402Chain(
         X402_FACILITATOR_URL: facilitator.url,
         X402_PAY_TO: ANVIL_ADDRESSES.payTo,
         X402_RPC_URL: anvil.rpcUrl,
+        X402_REFUND_PRIVATE_KEY: ANVIL_KEYS.payTo,
       },
       async stop() {
         await facilitator.stop().catch(() => undefined);

@@ -228,6 +228,12 @@ export interface ConfirmPaymentRequest {
   transaction_id?: string;
 }
 
+/** Argument of the `holdPayment` Update (issue 36 §1): how long an x402 settlement holds the order, 0 to release. */
+export interface HoldPaymentRequest {
+  /** Seconds, at most 600. */
+  seconds: number;
+}
+
 /** Argument of the `review` Update (seed §2.5). */
 export interface ReviewRequest {
   action: 'accept' | 'reject';
@@ -247,6 +253,7 @@ export const FailureType = {
   transactionAlreadyUsed: 'transaction_already_used',
   transactionAmountMismatch: 'transaction_amount_mismatch',
   invalidRequest: 'invalid_request',
+  paymentInProgress: 'payment_in_progress',
   alreadyClaimed: 'already_claimed',
   notClaimed: 'engineering_not_claimed',
   deliverableConflict: 'deliverable_conflict',

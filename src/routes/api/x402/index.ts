@@ -31,7 +31,8 @@ import {
   paidResource,
 } from '../../../products/x402/resources';
 import { TEMPLATES, getTemplate, templatePriceRange } from '../../../products/x402/templates';
-import { badRequest, invalidTransition, notFound, problem, unprocessable } from '../../../errors';
+import { ProblemError, badRequest, invalidTransition, notFound, problem, unprocessable } from '../../../errors';
+import type { X402PaymentDoc } from '../../../db';
 import type { RequestTelemetry } from '../../../http/telemetry';
 import { sha256Hex as sha256 } from '../../../hash';
 import {
@@ -43,6 +44,8 @@ import {
   type X402Settings,
 } from '../../../x402/koa';
 import { x402ReconcileWorkflow } from '../../../../workflows/x402Reconcile';
+import { x402RefundWorkflow } from '../../../../workflows/x402Refund';
+import type { X402RefundOutcome } from '../../../services/x402Refunds';
 import { requestBody, type AppDeps } from '../../context';
 import { OperationRouter, gated } from '../../operation';
 import { buyerGate } from '../orders/policy';
@@ -57,6 +60,9 @@ export interface X402RouteDeps {
 }
 
 /** Workflow id of the reconciliation of a pending settlement (workflows/x402Reconcile.ts). */
+/** How long a refused order payment's answer waits for its on-chain refund (anvil: well under a second). */
+const REFUND_WAIT_MS = 10_000;
+
 export const x402ReconcileWorkflowId = (paymentId: string): string => `x402-reconcile-${paymentId}`;
 
 /** x402 settings from the configuration. */
@@ -275,18 +281,77 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
       };
     },
     produce: () => ({}),
+    async reserve(_ctx, quote, claim) {
+      // Held while the authorization can still settle (plus a margin), at most 10 minutes (issue 36 §1).
+      const seconds = Math.min(600, Math.max(30, claim.valid_before - Math.floor(Date.now() / 1000) + 60));
+      const orderId = quote.orderId as string;
+      const held = await deps.orderWorkflows.holdPayment(orderId, seconds);
+      return async () => {
+        if (held) await deps.orderWorkflows.holdPayment(orderId, 0);
+      };
+    },
     async deliver(_ctx, quote, payment) {
       const orderId = quote.orderId as string;
-      const state = await deps.orderWorkflows.confirmPayment(orderId, {
-        rail: 'x402_usdc',
-        transaction_id: payment.transaction ?? '',
-      });
+      let state;
+      try {
+        state = await deps.orderWorkflows.confirmPayment(orderId, {
+          rail: 'x402_usdc',
+          transaction_id: payment.transaction ?? '',
+        });
+      } catch (err) {
+        // Settled, then refused (another rail paid first, or the order ended): the money goes back (issue 36 §1).
+        if (err instanceof ProblemError && err.status < 500) throw await refundRefused(payment, err);
+        throw err;
+      }
       const doc = await deps.services.orders.get(orderId);
       if (!doc) throw notFound('order_not_found', `No order ${orderId}`);
       return { order: orderView(doc, deps, state) };
     },
   };
   router.use(ops.payOrder, payGate, gateway.middleware(orderResource));
+
+  /**
+   * Refunds a settled payment the order refused, through `x402RefundWorkflow` (id `x402-refund-<payment_id>`, one per
+   * payment), waiting up to {@link REFUND_WAIT_MS} for it. Returns the problem to answer: 409 `payment_refunded` with
+   * the refund's transaction once it is on chain; the order's own refusal (with `refund: {status}`) otherwise. A
+   * refund not confirmed in time stays with its workflow, and the books reconciliation repairs any that never started.
+   */
+  async function refundRefused(payment: X402PaymentDoc, refusal: ProblemError): Promise<ProblemError> {
+    const reason = `order ${payment.order_id ?? '?'} refused the payment: ${refusal.code}`;
+    let outcome: X402RefundOutcome | null = null;
+    try {
+      const handle = await deps.temporal.workflow.start(x402RefundWorkflow, {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: `x402-refund-${payment._id}`,
+        args: [{ paymentId: payment._id, reason }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        staticSummary: `Refund x402 payment ${payment._id}: ${reason}`,
+      });
+      outcome = await Promise.race([
+        handle.result(),
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), REFUND_WAIT_MS).unref()),
+      ]);
+    } catch (err) {
+      deps.log?.(err);
+    }
+    if (outcome?.status === 'sent') {
+      return new ProblemError(
+        409,
+        'payment_refunded',
+        `The order was already paid or has ended (${refusal.detail ?? refusal.code}); this payment of ${payment.amount_micros} micro-USDC was refunded on chain in ${outcome.transaction}`,
+        { ...refusal.extra, refund: { status: 'sent', transaction: outcome.transaction } },
+      );
+    }
+    const status = outcome?.status === 'not_due' ? 'not_due' : 'pending';
+    return new ProblemError(
+      refusal.status,
+      refusal.code,
+      status === 'pending'
+        ? `${refusal.detail ?? refusal.message}; this payment is being refunded on chain`
+        : (refusal.detail ?? refusal.message),
+      { ...refusal.extra, refund: { status } },
+    );
+  }
 
   // --- pending deliveries -------------------------------------------------------------------------------------
 

@@ -1,0 +1,134 @@
+/**
+ * Issue 36 §1: one order, one charge, whatever the rails and however they race. An order paid over x402 (the
+ * unmodified `@x402/fetch` client) and from the buyer's wallet at once is charged once: the second rail is refused
+ * before its money moves, or (where a settlement was already in flight) given back on chain. Money is read where it
+ * is: the buyer's USDC on chain and the wallet's balance. Also the refunder alone: at most one refund per payment.
+ */
+import { HTTPFacilitatorClient } from '@x402/core/server';
+import { randomBytes } from 'node:crypto';
+import { ANVIL_ADDRESSES, ANVIL_KEYS } from '../../scripts/lib/chain';
+import { createX402Refunder } from '../../src/x402/refund';
+import { createSettlementChain } from '../../src/x402/settlementChain';
+import { fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
+import { payingFetch, startX402Chain, type X402Chain } from '../helpers/x402';
+
+jest.setTimeout(180_000);
+
+let chain: X402Chain;
+let stack: Stack;
+const pay = payingFetch();
+
+beforeAll(async () => {
+  chain = await startX402Chain();
+  stack = await startStack(chain.stackConfig);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await chain?.stop();
+});
+
+const walletMicros = async (agentId: string, key: string): Promise<number> => {
+  const w = await stack.call('GET', `/api/v1/wallets/${agentId}`, undefined, { authorization: `Bearer ${key}` });
+  return w.body.balance_micros as number;
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('x402 and the wallet racing on one order', () => {
+  it('charges each order once: the other rail is refused before its money moves, or refunded', async () => {
+    const agentId = `agent-race-${randomBytes(3).toString('hex')}`;
+    const key = await fundedAgent(stack, agentId, 2000);
+    const auth = { authorization: `Bearer ${key}` };
+    const delays = [0, 0, 50, 150, 300, 500, 800, 0];
+    const orders: { id: string; amount: number; x402: number; xCode?: string; wallet: number; wCode?: string }[] = [];
+    const chainBefore = await chain.balance(ANVIL_ADDRESSES.buyer);
+    const walletBefore = await walletMicros(agentId, key);
+    await Promise.all(
+      delays.map(async (delay, i) => {
+        const created = await stack.call(
+          'POST',
+          '/api/v1/orders',
+          { service_id: 'smart-consultation', agent_id: agentId, inputs: { type: 'visa', description: `Race ${i}` } },
+          auth,
+        );
+        expect(created.status).toBe(201);
+        const id = created.body.order_id as string;
+        expect(created.body.payment_options.rails).toEqual(expect.arrayContaining(['agent_wallet', 'x402_usdc']));
+        const x = pay(`${stack.url}/x402/orders/${id}`, { method: 'POST', headers: auth });
+        const w = sleep(delay).then(() => stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, auth));
+        const [xr, wr] = await Promise.all([x, w]);
+        const xBody = (await xr.json()) as { code?: string; refund?: { status: string } };
+        orders.push({
+          id,
+          amount: created.body.amount_micros as number,
+          x402: xr.status,
+          ...(xBody.code ? { xCode: xBody.code } : {}),
+          wallet: wr.status,
+          ...(wr.body.code ? { wCode: wr.body.code as string } : {}),
+        });
+      }),
+    );
+    for (const o of orders) {
+      // Never a 5xx, never a plain refusal while the money moved: 200, payment_in_progress (nothing moved) or
+      // payment_refunded (given back).
+      expect([200, 409]).toContain(o.x402);
+      expect([200, 409]).toContain(o.wallet);
+      if (o.x402 === 409)
+        expect(['payment_in_progress', 'payment_refunded', 'invalid_state_transition']).toContain(o.xCode);
+      if (o.wallet === 409) expect(['payment_in_progress', 'invalid_state_transition']).toContain(o.wCode);
+      // Exactly one rail holds the order.
+      expect(o.x402 === 200 || o.wallet === 200).toBe(true);
+      const done = await waitForOrder(stack, o.id, (b) => ['delivered', 'accepted'].includes(b.status as string));
+      expect(['x402_usdc', 'agent_wallet']).toContain(done.payment.rail);
+    }
+    // The books: each order's net charge across both rails is its price (refunds included), to the micro-unit.
+    const total = orders.reduce((s, o) => s + o.amount, 0);
+    const deadline = Date.now() + 60_000;
+    let spent = 0;
+    while (Date.now() < deadline) {
+      const onChain = Number(chainBefore - (await chain.balance(ANVIL_ADDRESSES.buyer)));
+      const fromWallet = walletBefore - (await walletMicros(agentId, key));
+      spent = onChain + fromWallet;
+      if (spent === total) break;
+      await sleep(500);
+    }
+    expect(spent).toBe(total);
+  });
+});
+
+describe('the on-chain refunder', () => {
+  it('refunds a settled payment once, however often it is asked', async () => {
+    // The pay-to account holds what the orders above paid over x402.
+    const settlementChain = createSettlementChain(chain.rpcUrl, 8453);
+    const refunder = createX402Refunder({
+      privateKey: ANVIL_KEYS.payTo,
+      assetName: 'USD Coin',
+      assetVersion: '2',
+      facilitator: new HTTPFacilitatorClient({ url: chain.facilitatorUrl }),
+      chain: settlementChain,
+    });
+    const payTo = await chain.balance(ANVIL_ADDRESSES.payTo);
+    expect(payTo).toBeGreaterThan(1_000_000n);
+    const before = await chain.balance(ANVIL_ADDRESSES.buyer);
+    const p = {
+      id: `x4p_test_${randomBytes(6).toString('hex')}`,
+      payer: ANVIL_ADDRESSES.buyer.toLowerCase(),
+      amount_micros: 1_000_000,
+      asset: chain.asset,
+      network: 'eip155:8453',
+      pay_to: ANVIL_ADDRESSES.payTo,
+    };
+    // Three concurrent asks and one after: one transfer.
+    const results = await Promise.allSettled([refunder.refund(p), refunder.refund(p), refunder.refund(p)]);
+    const again = await refunder.refund(p);
+    const sent = results.filter((r) => r.status === 'fulfilled').map((r) => r.value.transaction);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const tx of sent) expect(tx).toBe(again.transaction);
+    expect((await chain.balance(ANVIL_ADDRESSES.buyer)) - before).toBe(1_000_000n);
+    // A payment paid to another address is not refunded from this account.
+    await expect(refunder.refund({ ...p, id: `${p.id}-other`, pay_to: ANVIL_ADDRESSES.buyer })).rejects.toThrow(
+      /not to the refund account/,
+    );
+  });
+});
