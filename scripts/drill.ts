@@ -28,6 +28,7 @@ import * as serverKill from './drills/serverKill';
 import * as soak from './drills/soak';
 import * as stackKill from './drills/stackKill';
 import * as twoOfEach from './drills/twoOfEach';
+import * as model from './drills/model';
 
 const DRILLS: Record<string, { run(args: Map<string, string>): Promise<void> }> = {
   'server-kill': serverKill,
@@ -38,6 +39,7 @@ const DRILLS: Record<string, { run(args: Map<string, string>): Promise<void> }> 
   'duplicate-updates': duplicateUpdates,
   'pay-kill': payKill,
   deploy,
+  model,
 };
 
 /** `--name value` and bare `--flag` pairs. */

@@ -1303,7 +1303,8 @@ export async function auditBooks(
         ref: p.transaction ?? p._id,
         amount: p.amount_micros,
         isPayment,
-        returned: isPayment && o.refund?.rail === 'x402_usdc',
+        // Given back: the order's own refund, or the entry's on-chain refund (issue 36 §1: a settlement nothing kept).
+        returned: (isPayment && o.refund?.rail === 'x402_usdc') || p.refund?.status === 'sent',
       });
     }
     const where = `order ${o._id} (${o.service_id}, ${o.status})`;
@@ -1379,7 +1380,8 @@ export async function auditBooks(
     if (p.order_id && !orderIds.has(p.order_id))
       problems.push(`x402 payment ${p._id} settled for an unknown order ${p.order_id}`);
     if (!p.order_id && !p.resource_ref) problems.push(`x402 payment ${p._id} settled for nothing (${p.resource})`);
-    if (p.error_reason === 'delivery_failed') {
+    // A settlement refunded on chain is accounted for: its note says why it was refunded.
+    if (p.error_reason === 'delivery_failed' && p.refund?.status !== 'sent') {
       // The ledger tells the operator that the buyer paid and got nothing (a refund may be due): wrong when the entry
       // is its order's recorded payment, a money problem otherwise; both are discrepancies of the books.
       const o = p.order_id ? orders.find((x) => x._id === p.order_id) : undefined;
@@ -1400,9 +1402,10 @@ export async function auditBooks(
       unsettled.set(x402AuditKey(p), 'settled, order confirmation due');
   }
   const buyer = opts.buyer?.toLowerCase();
+  // Net of the refunds sent back on chain (issue 36 §1).
   const settledFromBuyer = settled
     .filter((p) => buyer !== undefined && p.payer.toLowerCase() === buyer)
-    .reduce((s, p) => s + p.amount_micros, 0);
+    .reduce((s, p) => s + (p.refund?.status === 'sent' ? 0 : p.amount_micros), 0);
   if (buyer !== undefined && opts.buyerSpentMicros !== undefined && BigInt(settledFromBuyer) !== opts.buyerSpentMicros)
     problems.push(
       `the buyer ${opts.buyer} spent ${opts.buyerSpentMicros} micro-USDC on chain; the x402 ledger holds ${settledFromBuyer} settled from it`,

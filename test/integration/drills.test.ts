@@ -60,3 +60,10 @@ test('drill pay-kill (12 orders on the three rails, 20 s deadline) passes within
     180_000,
   );
 }, 200_000);
+
+// Issue 36 §2: the model-based checker, bounded for npm test (4 sequences of at most 10 commands, a fixed seed so a
+// failure replays with `npm run drill -- model --seed 36 --runs 4 --commands 10`; longer runs by hand).
+test('drill model (seed 36, 4 sequences) passes within 4 minutes', () => {
+  drill(['model', '--seed', '36', '--runs', '4', '--commands', '10', '--time-limit-ms', '200000'], 240_000);
+}, 260_000);
+

@@ -1,0 +1,411 @@
+/**
+ * Drill `model` (issue 36 §2): a model-based checker of the books and of who sees what. fast-check generates command
+ * sequences (`fc.commands`, run by `fc.asyncModelRun`) against a stack of separate processes (API, worker, Temporal,
+ * FerretDB, the local chain and facilitator), through the public interfaces only: REST, x402 through `@x402/fetch`,
+ * the hosted payment page. Commands: buyers create orders; pay them on each rail (wallet, x402, payment link), twice
+ * at once on one rail or on two rails at once; review them as the buyer, a stranger or nobody; strangers read the
+ * public x402 ledger; malformed input; an operator terminates an order's workflow; the API or the worker is
+ * SIGKILLed and restarted at random points.
+ *
+ * Invariants, checked after every run once the stack is quiet:
+ * - each order's net charge (chain + wallet + link − refunds) is its price when it holds goods and 0 otherwise;
+ * - the books audit of scripts/drills/lib.ts finds nothing (wallets = their movements, every charge that is not an
+ *   order's payment given back, the buyer's on-chain spend = the x402 ledger net of refunds);
+ * - no answer to anyone but the owner carries another buyer's order id or agent key (strangers and the public ledger);
+ * - no 5xx but the documented retryable 503 (answers cut by a kill count as none);
+ * - the service's own reconciliation reports 0 discrepancies.
+ * A failing run prints the seed, its path and the shortest command sequence fast-check shrank it to.
+ *
+ * Options: --runs N (default 5), --seed S (default: time), --commands M (max per run, default 12), --path P (replay).
+ */
+import { Client, Connection } from '@temporalio/client';
+import fc from 'fast-check';
+import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
+import {
+  AUTOMATION,
+  KEEPS_PAYMENT,
+  auditBooks,
+  call,
+  finish,
+  fundedAgent,
+  logger,
+  operatorReconciliation,
+  payingFetch,
+  postForm,
+  sleep,
+  startDrillStack,
+  type Answer,
+  type DrillStack,
+} from './lib';
+
+/** One order as the model knows it: whose it is and what the model expects of it. */
+interface ModelOrder {
+  id: string;
+  buyer: number;
+  /** Its workflow was terminated by an operator: every action must answer 4xx from now on. */
+  terminated: boolean;
+}
+
+/** The model: the run's buyers (agent ids and keys) and their orders. */
+interface Model {
+  buyers: { id: string; key: string }[];
+  orders: ModelOrder[];
+}
+
+/** The real system: the stack, a Temporal client for operator actions, and what the run observed. */
+interface Real {
+  stack: DrillStack;
+  temporal: Client;
+  pay: typeof fetch;
+  /** Violations seen while commands ran (5xx, a stranger shown another buyer's order). */
+  violations: string[];
+  /** Every order id created in this run and its owner's key: what strangers must never be shown. */
+  secrets: Map<string, string>;
+}
+
+type Cmd = fc.AsyncCommand<Model, Real>;
+
+const base = (r: Real): string => r.stack.url;
+
+/** Records a 5xx other than the retryable 503 (status 0: the answer was cut by a kill, allowed). */
+function expectNo5xx(r: Real, what: string, a: { status: number; body?: unknown }): void {
+  if (a.status >= 500 && a.status !== 503) {
+    r.violations.push(`${what}: ${a.status} ${JSON.stringify(a.body ?? {}).slice(0, 300)}`);
+  }
+}
+
+/** Records any order id or agent key of this run in an answer given to someone who does not own it. */
+function expectNothingOf(r: Real, what: string, text: string, owner?: string): void {
+  for (const [orderId, key] of r.secrets) {
+    if (orderId === owner) continue;
+    if (text.includes(orderId)) r.violations.push(`${what}: shows order ${orderId} to a stranger`);
+    if (text.includes(key) && key !== owner) r.violations.push(`${what}: shows another buyer's key`);
+  }
+}
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** Pays order `o` on `rail` as its buyer would; answers the status (0: no answer). */
+async function payOn(m: Model, r: Real, o: ModelOrder, rail: Rail): Promise<Answer> {
+  const key = m.buyers[o.buyer]!.key;
+  if (rail === 'wallet') {
+    return call(base(r), 'POST', `/api/v1/orders/${o.id}/confirm_payment`, {}, auth(key), 30_000);
+  }
+  if (rail === 'link') return postForm(`${base(r)}/pay/orders/${o.id}`, { email: 'buyer@example.com' }, 30_000);
+  const t0 = Date.now();
+  try {
+    const res = await r.pay(`${base(r)}/x402/orders/${o.id}`, {
+      method: 'POST',
+      headers: auth(key),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, headers: res.headers, body, ms: Date.now() - t0 };
+  } catch (err) {
+    return { status: 0, headers: new Headers(), body: {}, ms: Date.now() - t0, error: String(err) };
+  }
+}
+
+type Rail = 'wallet' | 'x402' | 'link';
+const RAILS: Rail[] = ['wallet', 'x402', 'link'];
+
+/** Checks a payment's answer: never 5xx; on a terminated order never 2xx. */
+function checkPay(r: Real, o: ModelOrder, rail: Rail, a: Answer): void {
+  expectNo5xx(r, `pay ${o.id} on ${rail}`, a);
+  if (o.terminated && a.status >= 200 && a.status < 300 && rail !== 'link') {
+    r.violations.push(`pay ${o.id} on ${rail}: ${a.status} after its workflow was terminated`);
+  }
+}
+
+class CreateOrder implements Cmd {
+  constructor(readonly buyer: number) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    const b = m.buyers[this.buyer % m.buyers.length]!;
+    const a = await call(
+      base(r),
+      'POST',
+      '/api/v1/orders',
+      { service_id: AUTOMATION.service_id, agent_id: b.id, inputs: AUTOMATION.inputs },
+      auth(b.key),
+      30_000,
+    );
+    expectNo5xx(r, 'create order', a);
+    if (a.status === 201) {
+      const id = a.body.order_id as string;
+      m.orders.push({ id, buyer: this.buyer % m.buyers.length, terminated: false });
+      r.secrets.set(id, b.key);
+    }
+  }
+  toString = () => `CreateOrder(buyer ${this.buyer})`;
+}
+
+class Pay implements Cmd {
+  constructor(
+    readonly order: number,
+    readonly rails: Rail[],
+  ) {}
+  check = (m: Readonly<Model>) => m.orders.length > 0;
+  async run(m: Model, r: Real) {
+    const o = m.orders[this.order % m.orders.length]!;
+    // Sent at the same instant: duplicates on one rail, or a race of two rails.
+    const answers = await Promise.all(this.rails.map((rail) => payOn(m, r, o, rail)));
+    answers.forEach((a, i) => checkPay(r, o, this.rails[i]!, a));
+  }
+  toString = () => `Pay(order ${this.order}, ${this.rails.join(' ∥ ')})`;
+}
+
+class Review implements Cmd {
+  constructor(
+    readonly order: number,
+    readonly as: 'owner' | 'stranger' | 'nobody',
+    readonly action: 'accept' | 'reject',
+  ) {}
+  check = (m: Readonly<Model>) => m.orders.length > 0;
+  async run(m: Model, r: Real) {
+    const o = m.orders[this.order % m.orders.length]!;
+    const owner = m.buyers[o.buyer]!;
+    const stranger = m.buyers[(o.buyer + 1) % m.buyers.length]!;
+    const headers = this.as === 'owner' ? auth(owner.key) : this.as === 'stranger' ? auth(stranger.key) : {};
+    const a = await call(base(r), 'POST', `/api/v1/orders/${o.id}/review`, { action: this.action }, headers, 30_000);
+    expectNo5xx(r, `review ${o.id} as ${this.as}`, a);
+    if (this.as === 'nobody' && a.status !== 0 && a.status !== 401)
+      r.violations.push(`review ${o.id} without a credential: ${a.status}, not 401`);
+    if (this.as === 'stranger' && stranger.key !== owner.key && a.status !== 0 && a.status !== 403)
+      r.violations.push(`review ${o.id} with a stranger's key: ${a.status}, not 403`);
+    if (this.as !== 'owner') expectNothingOf(r, `review as ${this.as}`, JSON.stringify(a.body), o.id);
+  }
+  toString = () => `Review(order ${this.order}, as ${this.as}, ${this.action})`;
+}
+
+class StrangerLooks implements Cmd {
+  constructor(readonly order: number) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    // The public ledger, and a lookup by each settlement hash a chain watcher can see.
+    const list = await call(base(r), 'GET', '/api/v1/x402/payments', undefined, {}, 15_000);
+    expectNo5xx(r, 'public ledger', list);
+    expectNothingOf(r, 'GET /api/v1/x402/payments', JSON.stringify(list.body));
+    const o = m.orders.length > 0 ? m.orders[this.order % m.orders.length] : undefined;
+    if (!o) return;
+    const mine = await call(base(r), 'GET', `/api/v1/orders/${o.id}`, undefined, auth(m.buyers[o.buyer]!.key));
+    const tx = (mine.body.payment as { transaction_id?: string } | undefined)?.transaction_id;
+    if (!tx?.startsWith('0x')) return;
+    for (const path of [`/api/v1/x402/payments?transaction=${tx}`]) {
+      const a = await call(base(r), 'GET', path, undefined, {}, 15_000);
+      expectNo5xx(r, path, a);
+      expectNothingOf(r, `GET ${path}`, JSON.stringify(a.body));
+      const pid = (a.body.payments as { payment_id?: string }[] | undefined)?.[0]?.payment_id ?? a.body.payment_id;
+      if (typeof pid === 'string') {
+        const one = await call(base(r), 'GET', `/api/v1/x402/payments/${pid}`, undefined, {}, 15_000);
+        expectNo5xx(r, 'GET /api/v1/x402/payments/{id}', one);
+        expectNothingOf(r, 'GET /api/v1/x402/payments/{id}', JSON.stringify(one.body));
+      }
+    }
+  }
+  toString = () => `StrangerLooks(order ${this.order})`;
+}
+
+const MALFORMED: { method: string; path: (o?: string) => string; body: unknown }[] = [
+  { method: 'POST', path: () => '/api/v1/orders', body: { service_id: 42, inputs: 'x' } },
+  { method: 'POST', path: () => '/api/v1/orders', body: { service_id: 'automation-wf', agent_id: { $gt: '' } } },
+  { method: 'POST', path: (o) => `/api/v1/orders/${o ?? 'ord_x'}/confirm_payment`, body: { rail: 'bitcoin' } },
+  { method: 'POST', path: (o) => `/api/v1/orders/${o ?? 'ord_x'}/review`, body: { action: 'maybe' } },
+  { method: 'GET', path: () => '/api/v1/x402/payments?transaction=0xzz&limit=-3', body: undefined },
+  { method: 'GET', path: () => '/api/v1/orders/%E0%A4%A', body: undefined },
+];
+
+class Malformed implements Cmd {
+  constructor(
+    readonly kind: number,
+    readonly order: number,
+  ) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    const k = MALFORMED[this.kind % MALFORMED.length]!;
+    const o = m.orders.length > 0 ? m.orders[this.order % m.orders.length] : undefined;
+    const headers = o ? auth(m.buyers[o.buyer]!.key) : {};
+    const a = await call(base(r), k.method, k.path(o?.id), k.body, headers, 15_000);
+    expectNo5xx(r, `malformed ${k.method} ${k.path(o?.id)}`, a);
+    if (a.status >= 200 && a.status < 300 && k.method === 'POST')
+      r.violations.push(`malformed ${k.method} ${k.path(o?.id)} accepted: ${a.status}`);
+  }
+  toString = () => `Malformed(${this.kind}, order ${this.order})`;
+}
+
+class Terminate implements Cmd {
+  constructor(readonly order: number) {}
+  check = (m: Readonly<Model>) => m.orders.length > 0;
+  async run(m: Model, r: Real) {
+    const o = m.orders[this.order % m.orders.length]!;
+    // An operator's `temporal workflow terminate`: the order's later actions must answer 4xx, never 5xx.
+    await r.temporal.workflow
+      .getHandle(`order-${o.id}`)
+      .terminate('model checker: operator terminates')
+      .catch(() => undefined);
+    o.terminated = true;
+  }
+  toString = () => `Terminate(order ${this.order})`;
+}
+
+class Kill implements Cmd {
+  constructor(
+    readonly which: 'api' | 'worker',
+    readonly afterMs: number,
+  ) {}
+  check = () => true;
+  async run(_m: Model, r: Real) {
+    await sleep(this.afterMs);
+    if (this.which === 'api') {
+      await r.stack.apis[0]!.kill();
+      r.stack.apis[0] = await r.stack.startApi(0);
+    } else {
+      await r.stack.workers[0]!.kill();
+      r.stack.workers[0] = await r.stack.startWorker(0);
+    }
+  }
+  toString = () => `Kill(${this.which} after ${this.afterMs} ms)`;
+}
+
+/** A payment and a kill at once: the kill falls at a random point of the payment. */
+class PayDuringKill implements Cmd {
+  constructor(
+    readonly pay: Pay,
+    readonly kill: Kill,
+  ) {}
+  check = (m: Readonly<Model>) => m.orders.length > 0;
+  async run(m: Model, r: Real) {
+    await Promise.all([this.pay.run(m, r), this.kill.run(m, r)]);
+  }
+  toString = () => `${this.pay.toString()} ∥ ${this.kill.toString()}`;
+}
+
+const railArb = fc.constantFrom<Rail>(...RAILS);
+const payArb = fc
+  .tuple(fc.nat(20), fc.oneof(fc.tuple(railArb), fc.tuple(railArb, railArb)))
+  .map(([o, rails]) => new Pay(o, [...rails]));
+const killArb = fc
+  .tuple(fc.constantFrom<'api' | 'worker'>('api', 'worker'), fc.integer({ min: 0, max: 800 }))
+  .map(([w, ms]) => new Kill(w, ms));
+
+/** Every command the model generates, weighted toward money. */
+export const commandArbs: fc.Arbitrary<Cmd>[] = [
+  fc.nat(3).map((b) => new CreateOrder(b)),
+  fc.nat(3).map((b) => new CreateOrder(b)),
+  payArb,
+  payArb,
+  payArb,
+  fc
+    .tuple(fc.nat(20), fc.constantFrom('owner', 'stranger', 'nobody'), fc.constantFrom('accept', 'reject'))
+    .map(([o, as, action]) => new Review(o, as as 'owner', action as 'accept')),
+  fc.nat(20).map((o) => new StrangerLooks(o)),
+  fc.tuple(fc.nat(10), fc.nat(20)).map(([k, o]) => new Malformed(k, o)),
+  fc.nat(20).map((o) => new Terminate(o)),
+  killArb,
+  fc.tuple(payArb, killArb).map(([p, k]) => new PayDuringKill(p, k)),
+];
+
+/** Waits until no x402 payment is settling and no order is between paid and delivered, at most `ms`. */
+async function quiet(stack: DrillStack, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const audit = await auditBooks(stack);
+    const moving = audit.orders.filter((o) => o.status === 'paid' || o.status === 'fulfilling');
+    if (audit.unsettled.size === 0 && moving.length === 0) return;
+    await sleep(1000);
+  }
+}
+
+/** The invariants of the module comment over the books as they stand; returns what is broken. */
+async function checkInvariants(r: Real, spentBefore: bigint): Promise<string[]> {
+  const chain = r.stack.x402!;
+  await quiet(r.stack, 90_000);
+  // The reconciliation repairs (refunds, adoptions) first; the audit then reads the books it left.
+  const rec = await operatorReconciliation(base(r));
+  await quiet(r.stack, 60_000);
+  const spentNow = await usdcBalanceOf(chain.rpcUrl, chain.asset as `0x${string}`, ANVIL_ADDRESSES.buyer);
+  const audit = await auditBooks(r.stack, { buyer: ANVIL_ADDRESSES.buyer, buyerSpentMicros: spentBefore - spentNow });
+  const broken = [...r.violations, ...audit.problems];
+  for (const o of audit.orders) {
+    if (!r.secrets.has(o._id)) continue;
+    const kept = (audit.charges.get(o._id) ?? []).filter((c) => !c.returned).reduce((s, c) => s + c.amount, 0);
+    const holdsGoods = KEEPS_PAYMENT.includes(o.status);
+    const due = holdsGoods ? o.amount_micros : 0;
+    if (kept !== due) broken.push(`order ${o._id} (${o.status}): net charge ${kept} micro-USD, expected ${due}`);
+  }
+  if (rec.status !== 200) broken.push(`reconciliation answered ${rec.status}`);
+  else {
+    const again = await operatorReconciliation(base(r));
+    const d = Array.isArray(again.body.discrepancies) ? (again.body.discrepancies as unknown[]) : [];
+    for (const x of d.slice(0, 10)) broken.push(`reconciliation discrepancy: ${JSON.stringify(x).slice(0, 300)}`);
+  }
+  return broken;
+}
+
+/** Runs the drill; exits the process with its verdict. */
+export async function run(args: Map<string, string>): Promise<void> {
+  const t0 = Date.now();
+  const log = logger(t0);
+  const runs = Number(args.get('runs') ?? 5);
+  const seed = Number(args.get('seed') ?? Date.now() % 2 ** 31);
+  const maxCommands = Number(args.get('commands') ?? 12);
+  const replayPath = args.get('path');
+  log(`model: seed ${seed}, ${runs} runs of at most ${maxCommands} commands`);
+  const stack = await startDrillStack({
+    x402: true,
+    env: { RATE_LIMIT_BURST_PER_SECOND: '0', RECONCILE_GRACE_SECONDS: '5', PAYMENT_DEADLINE_SECONDS: '30' },
+  });
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  const temporal = new Client({ connection });
+  let runIndex = 0;
+  let commandsRun = 0;
+  const figures: Record<string, unknown> = { seed, runs, max_commands: maxCommands };
+  const problems: string[] = [];
+  try {
+    const property = fc.asyncProperty(fc.commands(commandArbs, { maxCommands }), async (cmds) => {
+      runIndex++;
+      const buyers: Model['buyers'] = [];
+      for (let b = 0; b < 3; b++) {
+        const id = `model-${seed}-${runIndex}-${b}`;
+        buyers.push({ id, key: await fundedAgent(stack.url, id, 1000) });
+      }
+      const model: Model = { buyers, orders: [] };
+      const real: Real = { stack, temporal, pay: payingFetch(), violations: [], secrets: new Map() };
+      const spentBefore = await usdcBalanceOf(
+        stack.x402!.rpcUrl,
+        stack.x402!.asset as `0x${string}`,
+        ANVIL_ADDRESSES.buyer,
+      );
+      await fc.asyncModelRun(() => ({ model, real }), cmds);
+      commandsRun += [...cmds].length;
+      const broken = await checkInvariants(real, spentBefore);
+      if (broken.length > 0) log(`run ${runIndex} (${String(cmds)}): ${broken.length} broken: ${broken[0]}`);
+      if (broken.length > 0) throw new Error(broken.join('\n'));
+    });
+    const out = await fc.check(property, {
+      seed,
+      numRuns: runs,
+      ...(replayPath ? { path: replayPath } : {}),
+      endOnFailure: args.has('no-shrink'),
+      interruptAfterTimeLimit: Number(args.get('time-limit-ms') ?? 30 * 60_000),
+    });
+    figures.sequences = runIndex;
+    figures.commands = commandsRun;
+    if (out.failed) {
+      problems.push(
+        `counterexample (seed ${seed}, path ${out.counterexamplePath ?? '?'}): ${String(out.counterexample?.[0] ?? '')}`,
+      );
+      problems.push(String(out.errorInstance ?? '').slice(0, 4000));
+    }
+  } finally {
+    await connection.close().catch(() => undefined);
+    await stack.stop();
+  }
+  finish('model', figures, problems);
+}
