@@ -104,9 +104,10 @@ export async function verifyX402Payment(
   const p = await ledger.getByTransaction(req.transactionId);
   if (!p) throw problem('transaction_not_found', `No x402 settlement with transaction ${req.transactionId}`);
   if (p.order_id !== req.orderId) {
+    // Never which order: transaction hashes are public on chain, and an order id reads its order (issue 36 §2).
     throw problem(
       'transaction_already_used',
-      `Transaction ${req.transactionId} paid ${p.order_id ? `order ${p.order_id}` : p.resource}, not this order`,
+      `Transaction ${req.transactionId} paid ${p.order_id ? 'another order' : 'a paid resource'}, not this order`,
     );
   }
   if (p.status !== 'settled') throw problem('payment_failed', `x402 payment ${p._id} is ${p.status}, not settled`);

@@ -535,8 +535,15 @@ describe('ledger, discovery and catalogue', () => {
     const own = await stack.call('GET', `/api/v1/x402/payments?transaction=${mine.transaction}`);
     expect(own.status).toBe(200);
     expect(own.body.payments).toEqual([
-      expect.objectContaining({ transaction: mine.transaction, amount_micros: mine.amount_micros, order_id: null }),
+      expect.objectContaining({
+        transaction: mine.transaction,
+        amount_micros: mine.amount_micros,
+        resource: `${stack.url}/x402/orders/{order_id}`,
+        resource_ref: null,
+      }),
     ]);
+    expect(own.body.payments[0]).not.toHaveProperty('order_id');
+    expect(own.body.payments[0]).not.toHaveProperty('error_message');
   });
 
   it('serves the discovery document of seed 2.13 with a live facilitator check', async () => {

@@ -52,7 +52,7 @@ import { buyerGate } from '../orders/policy';
 import { orderView } from '../orders/view';
 import { itemOfPath, ledgerReader, templateOfQuery } from './policy';
 import { type ListQuery, x402Operations as ops } from './schema';
-import { paymentView } from './view';
+import { paymentView, publicPaymentView } from './view';
 
 /** Extra dependencies of the x402 routes, built by `createApp`. */
 export interface X402RouteDeps {
@@ -438,14 +438,14 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
   });
 
   // The full ledger is the operator's view; anyone may look up one payment by its transaction hash (public on chain
-  // anyway), without the order it paid (issue 10 §2).
+  // anyway), in the public form: nothing that names the order it paid (issue 10 §2, issue 36 §2).
   router.on(ops.payments, { authorize: ledgerReader }, async (ctx, input, _none, access) => {
     const query = input.query;
-    const operator = access.as === 'operator';
+    const view = access.as === 'operator' ? paymentView : publicPaymentView;
     ctx.set('Cache-Control', 'no-store');
     if (query.transaction) {
       const p = await deps.services.x402Payments.getByTransaction(query.transaction);
-      const payments = p ? [operator ? paymentView(p, base) : { ...paymentView(p, base), order_id: null }] : [];
+      const payments = p ? [view(p, base)] : [];
       ctx.body = { payments, count: payments.length, next_cursor: null, next: null };
       return;
     }
@@ -458,7 +458,7 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
       throw err;
     }
     ctx.body = {
-      payments: page.payments.map((p) => paymentView(p, base)),
+      payments: page.payments.map((p) => view(p, base)),
       count: page.payments.length,
       next_cursor: page.next_cursor,
       next: page.next_cursor
@@ -473,9 +473,10 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
     if (!p) throw notFound('not_found', `No x402 payment ${input.params.payment_id}`);
     return p;
   };
-  router.on(ops.payment, { load: paymentOfPath }, (ctx, _input, p) => {
+  // Anyone who has the payment id (a transaction lookup gives it) sees the public form; the operator key, every field.
+  router.on(ops.payment, { load: paymentOfPath }, (ctx, _input, p, access) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = paymentView(p, base);
+    ctx.body = access.actor.operator ? paymentView(p, base) : publicPaymentView(p, base);
   });
 
   return router;

@@ -3,7 +3,8 @@
  * - the goods a paid request names (a micro item by its path, a template by its `sku`), looked up as sent: an id that
  *   cannot exist finds nothing (404), as an unknown one does, and no payment is asked for it;
  * - the ledger: the full list is the operator's; anyone may look up one payment by its transaction hash (public on
- *   chain anyway), shown without the order it paid.
+ *   chain anyway) or its payment id, shown in the public form (./view.ts `publicPaymentView`: no order id, no
+ *   resource path naming the order, no internal error text; issue 36 §2).
  */
 import { z } from 'zod';
 import { getMicroItem } from '../../../products/micro';

@@ -43,10 +43,19 @@ const LedgerEntry = z
   .object({
     payment_id: z.string(),
     status: z.enum(X402_STATUSES),
-    resource: z.string(),
+    resource: z.string().meta({
+      description:
+        'The resource paid; an order payment shows it as {base}/x402/orders/{order_id}, the template, except to the operator',
+    }),
     resource_kind: z.string(),
-    resource_ref: z.string().nullable(),
-    order_id: z.string().nullable(),
+    resource_ref: z.string().nullable().meta({
+      description: 'The item id or sku bought; null for an order payment except to the operator',
+    }),
+    order_id: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'The order paid (null: none); the operator view only, since an order id reads the order' }),
     amount: z.number(),
     amount_micros: z.number().int(),
     currency: z.literal('USDC'),
@@ -55,13 +64,24 @@ const LedgerEntry = z
     pay_to: z.string(),
     payer: z.string(),
     transaction: z.string().nullable(),
-    error_reason: z.string().nullable(),
-    error_message: z.string().nullable(),
+    error_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'Stable reason code of a failure or a pending settlement' }),
+    error_message: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({ description: 'Internal text of the failure; the operator view only' }),
     created_at: z.string(),
     updated_at: z.string(),
     settled_at: z.string().nullable(),
   })
-  .meta({ id: 'X402LedgerEntry' });
+  .meta({
+    id: 'X402LedgerEntry',
+    description:
+      'A ledger entry. Without the operator key: no order_id, no error_message, and an order payment named by its template only (issue 36 §2)',
+  });
 
 const Ledger = z
   .object({
@@ -360,7 +380,7 @@ export const x402Operations = {
     path: '/api/v1/x402/payments',
     summary: 'The x402 payments ledger, newest first (operator key); anyone may look up one payment by ?transaction=',
     description:
-      'Without the operator key only `transaction` lookups are answered, and their entries show no order_id.',
+      'Without the operator key only `transaction` lookups are answered, in the public form of an entry: no order_id, no error_message, an order payment named by its path template (transaction hashes are public on chain; an order id reads its order).',
     auth: ['none', 'operator'],
     request: { query: ListQuery },
     responses: { '200': { description: 'One page', json: Ledger } },
@@ -371,6 +391,8 @@ export const x402Operations = {
     method: 'get',
     path: '/api/v1/x402/payments/{payment_id}',
     summary: 'One ledger entry',
+    description:
+      'Anyone: the public form of the entry (status, amount, transaction, reason code; no order_id, no error_message, an order payment named by its path template). The operator key: every field.',
     auth: 'none',
     request: { params: z.object({ payment_id: z.string() }) },
     responses: { '200': { description: 'Entry', json: LedgerEntry } },
