@@ -47,11 +47,12 @@ export function orderCreationPorts(deps: AppDeps): OrderCreationPorts {
 }
 
 /**
- * Runs `confirm` (the `confirmPayment` Update of order `orderId` with payment-link transaction `transactionId`). When it
- * meets the order's workflow closed or gone (src/temporal/closed.ts), the transaction, bound to this order and never
- * captured by it, is refunded at the provider (issue 36: the hosted form takes the money before the Update) and the
+ * Runs `confirm` (the `confirmPayment` Update of order `orderId` with payment-link transaction `transactionId`).
+ * When it meets the order's workflow closed or gone (src/temporal/closed.ts), the transaction (bound to this order, never
+ * captured by it) is refunded at the provider (issue 36: the hosted form takes the money before the Update) and the
  * problem rethrown carries it as `refund` (a RefundRecord). Any other outcome is `confirm`'s own.
- * @throws ProblemError 409 `invalid_state_transition` / `order_closed`, 410 `order_gone`, with `refund` when one was made.
+ * @throws ProblemError 409 `invalid_state_transition` / `order_closed`, 410 `order_gone`, with `refund` when one was
+ *   made.
  */
 export async function confirmLinkPayment<T>(
   deps: Pick<AppDeps, 'services'>,

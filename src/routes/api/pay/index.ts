@@ -22,10 +22,10 @@ import { linkHolder, linkServiceOfPath, orderSecretHolder, secretOf } from './po
 import { payOperations as ops } from './schema';
 
 /** What the payer is told of a payment given back. */
-const refundWords = (r: RefundRecord): string =>
-  r.status === 'completed'
-    ? `Your payment of ${formatUsd(r.amount_micros)} (transaction ${r.transaction_id}) was refunded.`
-    : `Your payment of ${formatUsd(r.amount_micros)} (transaction ${r.transaction_id}) is owed back to you; we will refund it.`;
+const refundWords = (r: RefundRecord): string => {
+  const payment = `Your payment of ${formatUsd(r.amount_micros)} (transaction ${r.transaction_id})`;
+  return r.status === 'completed' ? `${payment} was refunded.` : `${payment} is owed back to you; we will refund it.`;
+};
 
 /**
  * The local hosted payment-link provider's pages (rail `linkpay_ncp`), HTML for humans (rendered in `pages.ts`):
