@@ -6,8 +6,10 @@
  * (a PostgreSQL cluster with DocumentDB in .data/database/postgres, FerretDB v2 on it); and, unless
  * X402_FACILITATOR_URL is set, the local x402 settlement stack (anvil with chain id 8453
  * and its state in .data/anvil-state.json, the USDC look-alike, the facilitator on :4020, a funded test buyer whose
- * key is printed). Then runs the worker and the API as separate processes. Everything persists in .data, so a
- * restart keeps every order and balance. Ctrl-C stops it all.
+ * key is printed). Then runs the worker and the API as separate processes under a supervisor
+ * (scripts/lib/supervisor.ts): one that dies is restarted after a second while the rest keep running, in this profile
+ * as in the cluster's.
+ * Everything persists in .data, so a restart keeps every order and balance. Ctrl-C stops it all.
  *
  * `npm run start:cluster` (`--cluster`, issue 25): the production topology on this machine, data in .data-cluster.
  * A Temporal cluster (scripts/lib/temporalCluster.ts: frontend, 2 history, 2 matching and worker services as separate
@@ -16,7 +18,7 @@
  * empty DATA_DIR of its own (deliverables and signing keys live in the database). A process that dies is restarted
  * after a second, as a supervisor would; the others keep serving.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { compileServers, compiledCommand } from './lib/compile';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,6 +29,7 @@ import { findFerretDbV1Data, startEmbeddedDatabase, startTemporalDevServer } fro
 import { startTemporalCluster } from './lib/temporalCluster';
 import { startLocalX402, type LocalX402 } from './lib/x402Local';
 import { ANVIL_KEYS } from './lib/chain';
+import { Supervisor } from './lib/supervisor';
 import { SEARCH_ATTRIBUTES } from '../workflows/shared';
 import { logger } from '../src/telemetry/logger';
 
@@ -63,24 +66,18 @@ function operatorKey(): string {
 async function main(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const stops: Array<() => Promise<void>> = [];
-  const children: ChildProcess[] = [];
+  // The APIs and workers: one that dies is restarted after a second, the others keep serving (both profiles).
+  const supervisor = new Supervisor({
+    onRestart: ({ name, code, signal }) =>
+      log.error({ process: name, code, signal }, `start: ${name} exited; restarting it in 1 s`),
+  });
   let stopping = false;
 
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     log.info({ code }, 'start: stopping');
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null || c.signalCode !== null) return resolve();
-            c.once('exit', () => resolve());
-            c.kill('SIGTERM');
-            setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
-          }),
-      ),
-    );
+    await supervisor.stop();
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     process.exit(code);
   };
@@ -187,23 +184,7 @@ async function main(): Promise<void> {
   const outDir = await compileServers(root);
   const run = (name: string, script: string, extra: Record<string, string> = {}) => {
     const { command, args, env: compiled } = compiledCommand(outDir, script);
-    const spawnOne = () => {
-      const child = spawn(command, args, { env: { ...env, ...compiled, ...extra }, stdio: 'inherit' });
-      child.on('exit', (code, signal) => {
-        if (stopping) return;
-        if (!cluster) {
-          log.error({ process: name, code, signal }, `start: ${name} exited; stopping everything`);
-          void shutdown(1);
-          return;
-        }
-        // Replicas: the others keep serving while this one comes back.
-        log.error({ process: name, code, signal }, `start: ${name} exited; restarting it in 1 s`);
-        children.splice(children.indexOf(child), 1);
-        setTimeout(() => stopping || spawnOne(), 1_000);
-      });
-      children.push(child);
-    };
-    spawnOne();
+    supervisor.run(name, () => spawn(command, args, { env: { ...env, ...compiled, ...extra }, stdio: 'inherit' }));
   };
   // The workflow bundle is built by a short-lived process, so the worker never loads webpack.
   // Deliverables of earlier versions (files in .data/deliverables) are copied into the shared store once (issue 25 §2),

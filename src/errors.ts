@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'missing_inputs'
   | 'rail_not_offered'
   | 'invalid_state_transition'
+  | 'order_closed'
+  | 'order_gone'
   | 'payment_failed'
   | 'insufficient_funds'
   | 'transaction_not_found'
@@ -98,6 +100,8 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   missing_inputs: { status: 422, title: 'Required inputs missing' },
   rail_not_offered: { status: 422, title: 'Payment rail not offered' },
   invalid_state_transition: { status: 409, title: 'Operation not allowed in the current state' },
+  order_closed: { status: 409, title: "The order's workflow has ended" },
+  order_gone: { status: 410, title: "The order's workflow history is gone" },
   payment_failed: { status: 402, title: 'Payment failed' },
   insufficient_funds: { status: 402, title: 'Insufficient wallet balance' },
   transaction_not_found: { status: 402, title: 'Transaction not found' },

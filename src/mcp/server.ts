@@ -524,7 +524,8 @@ function amend(answer: unknown, opts: McpOptions): unknown {
  * 2026-07-28 through `createMcpHandler` of `@modelcontextprotocol/server` v2 (issue 27 §6), a fresh low-level Server
  * per request (mcpServer). The SDK checks the envelope (`_meta` protocol version and client capabilities, else
  * 400 / -32602), the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers (SEP-2243, 400 / -32020) and the
- * version (400 / -32022 with the supported versions); answers `server/discover`, `subscriptions/listen`, removed and
+ * version (400 / -32022 with the supported versions; a request naming no version at all is 400 / -32602, answered
+ * here); answers `server/discover`, `subscriptions/listen`, removed and
  * unknown methods (404 / -32601); stamps `resultType`, caching fields (`ttlMs`, `cacheScope`) and the server identity
  * in `_meta`; answers JSON, or an event stream when a handler sends a notification (progress, `_meta` logLevel)
  * before its result. -32021 (a missing client capability) is answered with HTTP 400.
@@ -535,6 +536,25 @@ export async function handleStateless(
   dispatch: Dispatch,
   opts: McpOptions = { fixtures: false },
 ): Promise<void> {
+  // A request that names no protocol version at all (a `server/discover` without the header and without `_meta`) is
+  // malformed: 2026-07-28 basic/index, "A request missing any required field is malformed; the server MUST reject it
+  // with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status MUST be 400 Bad Request." The SDK
+  // answers it -32022, which the revision keeps for a version it names and the server does not implement.
+  const msg = paramsOf(body);
+  const meta = paramsOf(paramsOf(msg.params)._meta);
+  if (ctx.get('mcp-protocol-version') === '' && meta[PROTOCOL_VERSION_META_KEY] === undefined) {
+    ctx.status = 400;
+    ctx.body = {
+      jsonrpc: '2.0',
+      id: typeof msg.id === 'string' || typeof msg.id === 'number' ? msg.id : null,
+      error: {
+        code: -32602,
+        message: `Invalid params: the request names no protocol version; send params._meta["${PROTOCOL_VERSION_META_KEY}"] and the MCP-Protocol-Version header`,
+        data: { envelope: { missing: Object.keys(meta).length === 0 ? ['_meta'] : [PROTOCOL_VERSION_META_KEY] } },
+      },
+    };
+    return;
+  }
   const request = webRequest(ctx);
   exchanges.set(request, dispatch);
   await sendResponse(ctx, await modernHandler(opts).fetch(request, { parsedBody: body }), opts);

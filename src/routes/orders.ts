@@ -3,7 +3,10 @@
  * (src/services/orders.ts); {@link orderCreationPorts} wires it to the API's dependencies. The public view is
  * src/routes/api/orders/view.ts; loading and who may act, src/routes/api/orders/policy.ts.
  */
+import { problem } from '../errors';
 import type { OrderCreationPorts } from '../services/orders';
+import { refundStrandedLinkPayment } from '../services/payments';
+import { isClosedWorkflowProblem } from '../temporal/closed';
 import type { PaymentRail } from '../domain/order';
 import { DeliveryWorkflows } from '../temporal/webhooks';
 import { createWebhookFanOut } from '../webhooks/fanOut';
@@ -41,4 +44,44 @@ export function orderCreationPorts(deps: AppDeps): OrderCreationPorts {
     startOrderWorkflow: (input, serviceName) => deps.orderWorkflows.start(input, serviceName),
     config: deps.config,
   };
+}
+
+/**
+ * Runs `confirm` (the `confirmPayment` Update of order `orderId` with payment-link transaction `transactionId`).
+ * When it meets the order's workflow closed or gone (src/temporal/closed.ts), the transaction (bound to this order, never
+ * captured by it) is refunded at the provider (issue 36: the hosted form takes the money before the Update) and the
+ * problem rethrown carries it as `refund` (a RefundRecord). Any other outcome is `confirm`'s own.
+ * @throws ProblemError 409 `invalid_state_transition` / `order_closed`, 410 `order_gone`, with `refund` when one was
+ *   made.
+ */
+export async function confirmLinkPayment<T>(
+  deps: Pick<AppDeps, 'services'>,
+  orderId: string,
+  transactionId: string,
+  confirm: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await confirm();
+  } catch (err) {
+    if (!isClosedWorkflowProblem(err)) throw err;
+    // The read model of a closed order is final: its payment, if any, is the one transaction never to give back.
+    const order = await deps.services.orders.get(orderId);
+    const refund = await refundStrandedLinkPayment(deps.services.linkpay, {
+      orderId,
+      transactionId,
+      ...(order?.payment ? { capturedTransactionId: order.payment.transaction_id } : {}),
+      reason: `order ${orderId} has ended (${String(err.extra.workflow_status)}) without taking this payment`,
+      at: new Date().toISOString(),
+    });
+    if (!refund) throw err;
+    throw problem(
+      err.code,
+      `${err.detail ?? err.message}; payment ${transactionId} was refunded`,
+      { ...err.extra, refund },
+      {
+        status: err.status,
+        headers: err.headers,
+      },
+    );
+  }
 }

@@ -284,3 +284,34 @@ export async function refundOrder(
   }
   return { ...base, status: 'due' };
 }
+
+/** A payment-link transaction to give back because its order can no longer take it (`at` ISO 8601). */
+export interface StrandedLinkPayment {
+  orderId: string;
+  transactionId: string;
+  /** The order's captured payment's transaction id, if it has one (its read model): that one is never returned. */
+  capturedTransactionId?: string;
+  reason: string;
+  at: string;
+}
+
+/**
+ * Refunds a payment-link transaction taken for an order whose workflow has closed without it (issue 36: the hosted
+ * form records the payment before the `confirmPayment` Update, which then meets the closed order). Only a transaction
+ * bound to that order, succeeded, and not the order's captured payment is refunded; the provider's refund is keyed
+ * by the transaction id, so a retry refunds nothing twice.
+ * @returns the refund (`completed`, also when an earlier call refunded it; `due` when the provider refused it), or
+ *   null when there is nothing to return (unknown, another order's, or the order's own payment).
+ */
+export async function refundStrandedLinkPayment(
+  linkpay: Pick<PaymentLinkProvider, 'getTransaction' | 'refund'>,
+  req: StrandedLinkPayment,
+): Promise<RefundRecord | null> {
+  const tx = await linkpay.getTransaction(req.transactionId);
+  if (!tx || tx.order_id !== req.orderId || tx.id === req.capturedTransactionId) return null;
+  const base = { rail: 'linkpay_ncp' as const, amount_micros: tx.amount_micros, reason: req.reason, at: req.at };
+  // Refunded by an earlier attempt: the same answer again.
+  return tx.status === 'refunded' || (await linkpay.refund(tx.id))
+    ? { ...base, status: 'completed', transaction_id: tx.id }
+    : { ...base, status: 'due', transaction_id: tx.id };
+}

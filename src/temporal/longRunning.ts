@@ -10,6 +10,8 @@ import {
   type Client,
 } from '@temporalio/client';
 import { type ProblemError, problem, type ErrorCode } from '../errors';
+import { CancelledFailure, TerminatedFailure, TimeoutFailure } from '@temporalio/common';
+import { closedWorkflowProblem, type WorkflowEnd } from './closed';
 import { FAILURE_TYPES as ORDER_FAILURE_TYPES, updateProblem as orderUpdateProblem } from './orders';
 import {
   addDeliverableUpdate,
@@ -49,6 +51,14 @@ const FAILURE_TYPES: readonly ErrorCode[] = [
   'no_deliverables',
   'invoice_not_found',
 ];
+
+/** How a task workflow ended, from the failure `result()` threw. */
+function workflowEndOf(err: WorkflowFailedError): WorkflowEnd {
+  if (err.cause instanceof TerminatedFailure) return 'terminated';
+  if (err.cause instanceof CancelledFailure) return 'cancelled';
+  if (err.cause instanceof TimeoutFailure) return 'timed_out';
+  return 'failed';
+}
 
 const updateProblem = (err: WorkflowUpdateFailedError): ProblemError => orderUpdateProblem(err, FAILURE_TYPES);
 
@@ -114,7 +124,13 @@ export class LongRunningWorkflows {
     try {
       return await Promise.race([handle.result(), timeout]);
     } catch (err) {
-      if (err instanceof WorkflowFailedError) throw problem('internal_error', err.message);
+      // A task workflow stopped from outside (terminated, cancelled, timed out) or failed will not run: 409, not 500.
+      if (err instanceof WorkflowFailedError) {
+        const end = workflowEndOf(err);
+        throw problem('order_closed', `Task ${input.taskNumber}'s workflow was ${end.replace('_', ' ')}`, {
+          workflow_status: end,
+        });
+      }
       throw err;
     } finally {
       clearTimeout(timer);
@@ -125,25 +141,19 @@ export class LongRunningWorkflows {
     orderId: string,
     run: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
   ): Promise<T> {
-    return this.update(orderWorkflowId(orderId), `No order ${orderId}`, 'order_not_found', run);
+    return this.update(orderWorkflowId(orderId), 'The order', run);
   }
 
   private subscriptionUpdate<T>(
     orderId: string,
     run: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
   ): Promise<T> {
-    return this.update(
-      subscriptionWorkflowId(orderId),
-      `Order ${orderId} has no subscription`,
-      'subscription_not_found',
-      run,
-    );
+    return this.update(subscriptionWorkflowId(orderId), 'The subscription', run);
   }
 
   private async update<T>(
     workflowId: string,
-    notFound: string,
-    code: ErrorCode,
+    subject: string,
     run: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
   ): Promise<T> {
     const handle = this.client.workflow.getHandle(workflowId);
@@ -151,17 +161,8 @@ export class LongRunningWorkflows {
       return await run(handle);
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) throw updateProblem(err);
-      if (err instanceof WorkflowNotFoundError) {
-        // An Update to a closed workflow answers NotFound: report the state it ended in.
-        const closed = await handle
-          .describe()
-          .then((d) => d.status.name !== 'RUNNING')
-          .catch(() => false);
-        if (!closed) throw problem(code, notFound);
-        const final = (await handle.result().catch(() => null)) as { status?: string } | null;
-        const status = final?.status ?? 'ended';
-        throw problem('invalid_state_transition', `It has ended (${status})`, { current_status: status });
-      }
+      // An Update to a closed workflow answers NotFound: 409 with the state it ended in, 410 when it is gone.
+      if (err instanceof WorkflowNotFoundError) throw await closedWorkflowProblem(handle, subject);
       throw err;
     }
   }

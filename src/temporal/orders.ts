@@ -22,6 +22,7 @@ import {
 } from '../domain/order';
 import { orderWorkflow } from '../../workflows/order';
 import { formatUsd } from '../domain/money';
+import { closedWorkflowProblem } from './closed';
 
 /** The failure types the order workflow raises: error codes, answered with their status (src/errors.ts). */
 export const FAILURE_TYPES: readonly ErrorCode[] = [
@@ -58,7 +59,8 @@ export function updateProblem(
 
 /**
  * The API's side of the order workflows: start one per order, send it Updates, query it.
- * Every method throws {@link ProblemError}s (404 unknown order, 409 wrong state, 402 payment refused).
+ * Every method throws {@link ProblemError}s (404 unknown order, 409 wrong state, 402 payment refused; an Update to a
+ * closed workflow 409 `invalid_state_transition` or `order_closed`, 410 `order_gone`: ./closed.ts).
  */
 export class OrderWorkflows {
   constructor(
@@ -152,20 +154,9 @@ export class OrderWorkflows {
       return await run();
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) throw updateProblem(err);
-      if (err instanceof WorkflowNotFoundError) {
-        // Temporal answers NotFound for an Update sent to a closed workflow: the order has ended.
-        const handle = this.client.workflow.getHandle<typeof orderWorkflow>(orderWorkflowId(orderId));
-        const closed = await handle
-          .describe()
-          .then((d) => d.status.name !== 'RUNNING')
-          .catch(() => false);
-        if (!closed) throw problem('order_not_found', `No order ${orderId}`);
-        // The closed workflow's result is its final state; reading it needs no worker.
-        const final = await handle.result();
-        throw problem('invalid_state_transition', `The order has ended (${final.status})`, {
-          current_status: final.status,
-        });
-      }
+      // Temporal answers NotFound for an Update sent to a closed workflow: 409 with the state it ended in, 410 gone.
+      if (err instanceof WorkflowNotFoundError)
+        throw await closedWorkflowProblem(this.client.workflow.getHandle(orderWorkflowId(orderId)), 'The order');
       throw err;
     }
   }

@@ -411,6 +411,29 @@ describe('raw HTTP', () => {
     );
     expect(noMeta.status).toBe(400);
     expect(noMeta.body).toMatchObject({ id: 1, error: { code: -32602 } });
+    // No version anywhere (neither header nor _meta): malformed, -32602, not -32022 (issue 36 §C; basic/index
+    // "A request missing any required field is malformed ... -32602"). The SDK answers -32022 there.
+    const noVersion = await stack.call(
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', id: 11, method: 'server/discover', params: {} },
+      { 'mcp-method': 'server/discover' },
+    );
+    expect(noVersion.status).toBe(400);
+    expect(noVersion.body).toMatchObject({
+      id: 11,
+      error: { code: -32602, data: { envelope: { missing: ['_meta'] } } },
+    });
+    // server/discover is a request like any other: without the MCP-Protocol-Version header, 400 / -32020
+    // (streamable-http "Server Validation": a required standard header is missing).
+    const noHeader = await stack.call(
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', id: 12, method: 'server/discover', params: { _meta: META } },
+      { 'mcp-method': 'server/discover' },
+    );
+    expect(noHeader.status).toBe(400);
+    expect(noHeader.body.error.code).toBe(-32020);
 
     const mismatch = await rpc(2, 'tools/list', {}, { 'mcp-protocol-version': '2025-11-25' });
     expect(mismatch.status).toBe(400);

@@ -27,6 +27,16 @@ export const Time = (description: string) => z.string().meta({ description: `${d
 export const OrderPath = z.object({ order_id: z.string().min(1).max(128).meta({ description: 'Order id (ord_...)' }) });
 
 /**
+ * The refusals of an operation that sends the order's workflow a message, once that workflow has closed (issue 36,
+ * src/temporal/closed.ts): `workflow_status` says how it ended, `current_status` the last order status known. A
+ * completed workflow is `invalid_state_transition` with its final status.
+ */
+export const CLOSED_ORDER_ERRORS = {
+  order_closed: "The order's workflow was terminated, failed, timed out or cancelled (workflow_status, current_status)",
+  order_gone: "The order's workflow history is gone (deleted after its retention period)",
+} as const;
+
+/**
  * The answers of a deliverable download (an order's or a task's), streamed in the deliverable's own media type:
  * whole, one range (RFC 9110 §14), or not modified (issue 25 §2).
  */

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { defineOperation } from '../../operation';
-import { OrderPath, Time } from '../fields';
+import { CLOSED_ORDER_ERRORS, OrderPath, Time } from '../fields';
 
 const Engineer = z
   .string()
@@ -65,6 +65,7 @@ const conflict = {
   engineering_not_claimed: 'Not the claimer',
   deliverable_conflict: 'Name taken',
   no_deliverables: 'Nothing uploaded',
+  ...CLOSED_ORDER_ERRORS,
 } as const;
 
 /** The engineer queue operations. */

@@ -13,7 +13,7 @@ import type { AppDeps } from '../../context';
 import { LongRunningWorkflows } from '../../../temporal/longRunning';
 import { OperationRouter } from '../../operation';
 import { createOrder } from '../../../services/orders';
-import { orderCreationPorts, preferWaitSeconds } from '../../orders';
+import { confirmLinkPayment, orderCreationPorts, preferWaitSeconds } from '../../orders';
 import { endpointView } from '../webhooks/view';
 import { buyerGate, orderOfPath, paymentGate } from './policy';
 import { orderOperations as ops } from './schema';
@@ -72,10 +72,13 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
         ctx.body = view.body;
       })
       .on(ops.confirmPayment, paymentGate(deps), async (ctx, input, { order: doc, rail }) => {
-        const state = await deps.orderWorkflows.confirmPayment(doc._id, {
-          rail,
-          ...(input.body.transaction_id ? { transaction_id: input.body.transaction_id } : {}),
-        });
+        const txId = input.body.transaction_id;
+        const confirm = () =>
+          deps.orderWorkflows.confirmPayment(doc._id, { rail, ...(txId ? { transaction_id: txId } : {}) });
+        // A link payment taken for an order that has closed is given back (issue 36).
+        const state = await (rail === 'linkpay_ncp' && txId
+          ? confirmLinkPayment(deps, doc._id, txId, confirm)
+          : confirm());
         ctx.body = orderView(doc, deps, state);
       })
       .on(ops.review, buyerGate(deps, 'review'), async (ctx, input, doc) => {

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ORDER_STATUSES, PAYMENT_RAILS } from '../../../domain/order';
 import { IdempotencyKeyHeader, defineOperation } from '../../operation';
-import { DELIVERABLE_DOWNLOAD_RESPONSES, Id, Micros, OrderPath, Time, Usd } from '../fields';
+import { CLOSED_ORDER_ERRORS, DELIVERABLE_DOWNLOAD_RESPONSES, Id, Micros, OrderPath, Time, Usd } from '../fields';
 import { WebhookEndpoint } from '../webhooks/schema';
 import { EngineeringView } from '../engineering/schema';
 import { CancelBody, SubscriptionView } from '../subscriptions/schema';
@@ -328,6 +328,7 @@ export const orderOperations = {
       invalid_state_transition: 'Order not awaiting payment',
       transaction_already_used: 'Transaction used by another order',
       rail_not_offered: 'Rail not offered; or agent_wallet on an order without agent_id (payment_failed)',
+      ...CLOSED_ORDER_ERRORS,
     },
     mcp: {
       name: 'confirm_payment',
@@ -363,7 +364,11 @@ export const orderOperations = {
     auth: 'buyer',
     request: { params: OrderPath, body: ReviewRequest, headers: IdempotencyKeyHeader },
     responses: { '200': { description: 'Review recorded; final order', json: Order } },
-    errors: { order_not_found: 'Unknown order', invalid_state_transition: 'Order not delivered' },
+    errors: {
+      order_not_found: 'Unknown order',
+      invalid_state_transition: 'Order not delivered',
+      ...CLOSED_ORDER_ERRORS,
+    },
     mcp: {
       name: 'review_order',
       title: 'Review a delivery',
@@ -406,6 +411,10 @@ export const orderOperations = {
     auth: 'buyer',
     request: { params: OrderPath, body: CancelBody },
     responses: { '200': { description: 'The cancelled, refunded order', json: z.record(z.string(), z.unknown()) } },
-    errors: { order_not_found: 'Unknown order', invalid_state_transition: 'Not past its SLA, or already delivered' },
+    errors: {
+      order_not_found: 'Unknown order',
+      invalid_state_transition: 'Not past its SLA, or already delivered',
+      ...CLOSED_ORDER_ERRORS,
+    },
   }),
 };

@@ -3,7 +3,9 @@ import { getService, missingInputs, priceMicros } from '../../../domain/catalogu
 import { ProblemError, badRequest } from '../../../errors';
 import { toProblem } from '../../../http/errors';
 import { createOrder } from '../../../services/orders';
-import { orderCreationPorts } from '../../orders';
+import { confirmLinkPayment, orderCreationPorts } from '../../orders';
+import type { RefundRecord } from '../../../domain/order';
+import { formatUsd } from '../../../domain/money';
 import type { AppDeps } from '../../context';
 import {
   checkoutBody,
@@ -19,12 +21,19 @@ import { orderOfPath } from '../orders/policy';
 import { linkHolder, linkServiceOfPath, orderSecretHolder, secretOf } from './policy';
 import { payOperations as ops } from './schema';
 
+/** What the payer is told of a payment given back. */
+const refundWords = (r: RefundRecord): string => {
+  const payment = `Your payment of ${formatUsd(r.amount_micros)} (transaction ${r.transaction_id})`;
+  return r.status === 'completed' ? `${payment} was refunded.` : `${payment} is owed back to you; we will refund it.`;
+};
+
 /**
  * The local hosted payment-link provider's pages (rail `linkpay_ncp`), HTML for humans (rendered in `pages.ts`):
  * - `GET /pay/orders/{order_id}`: the checkout while the order awaits payment on this rail; otherwise the order page
  *   (status and progress; with the order secret also the files with size and sha256, and accept / reject).
  * - `POST /pay/orders/{order_id}`: records the provider transaction and confirms the order through the same
- *   workflow Update the API uses, then shows the receipt with the link to the order page.
+ *   workflow Update the API uses, then shows the receipt with the link to the order page; an order whose workflow has
+ *   closed refunds that transaction and says so (409 / 410, issue 36).
  * - `GET|POST /pay/services/{service_id}`: the service's `linkpay_url`; a human enters the inputs (labelled in words,
  *   `src/domain/inputLabels.ts`) and is sent to the checkout of a new order at the human price.
  * - The human's credential is the order secret carried in the link `/pay/orders/{order_id}?secret=os_...` (a capability
@@ -57,14 +66,22 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     const email = typeof body.email === 'string' && body.email.includes('@') ? body.email.slice(0, 254) : null;
     try {
       const tx = await deps.services.linkpay.createTransaction(doc._id, doc.amount_micros, doc.currency, email);
-      const state = await deps.orderWorkflows.confirmPayment(doc._id, { rail: 'linkpay_ncp', transaction_id: tx.id });
+      // The money is taken before the Update: an order found closed gives it back (issue 36).
+      const state = await confirmLinkPayment(deps, doc._id, tx.id, () =>
+        deps.orderWorkflows.confirmPayment(doc._id, { rail: 'linkpay_ncp', transaction_id: tx.id }),
+      );
       sendPage(ctx, 'Paid', receiptBody(doc, tx.id, state.status, secret));
     } catch (err) {
       const problem = toProblem(err);
+      const refund = problem.extra.refund as RefundRecord | undefined;
       sendPage(
         ctx,
         'Payment not completed',
-        messageBody('Payment not completed', problem.status < 500 ? problem.message : 'Please try again.'),
+        messageBody(
+          'Payment not completed',
+          problem.status < 500 ? problem.message : 'Please try again.',
+          ...(refund ? [refundWords(refund)] : []),
+        ),
       );
       ctx.status = problem.status;
     }

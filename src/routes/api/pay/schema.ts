@@ -49,7 +49,12 @@ export const payOperations = {
       params: OrderPath,
       content: form(z.object({ email: z.string().optional(), secret: z.string().optional() })),
     },
-    responses: { '200': html('Receipt'), '402': html('Payment refused'), '409': html('Not awaiting payment') },
+    responses: {
+      '200': html('Receipt'),
+      '402': html('Payment refused'),
+      '409': html("Not awaiting payment, or the order's workflow has ended: a payment taken is refunded, and said"),
+      '410': html("The order's workflow history is gone: a payment taken is refunded, and said"),
+    },
     errors: { order_not_found: 'Unknown order', rail_not_offered: 'No payment link for this service' },
   }),
   review: defineOperation({
@@ -66,7 +71,8 @@ export const payOperations = {
     },
     responses: {
       '200': html('Recorded: the outcome and the link back to the order page'),
-      '409': html('Order not delivered'),
+      '409': html("Order not delivered, or the order's workflow has ended"),
+      '410': html("The order's workflow history is gone"),
     },
     errors: {
       order_not_found: 'Unknown order',

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { defineOperation } from '../../operation';
-import { OrderPath } from '../fields';
+import { CLOSED_ORDER_ERRORS, OrderPath } from '../fields';
 
 const Reason = z.string().max(1000);
 
@@ -93,6 +93,7 @@ export const subscriptionOperations = {
       order_not_found: 'Unknown order',
       subscription_not_found: 'Not a subscription',
       invalid_state_transition: 'Already ended, or not started',
+      ...CLOSED_ORDER_ERRORS,
     },
   }),
   payInvoice: defineOperation({
@@ -112,6 +113,7 @@ export const subscriptionOperations = {
       transaction_amount_mismatch: 'Transaction for another amount',
       transaction_already_used: 'Transaction bound to something else',
       invalid_state_transition: 'The subscription takes no payment now',
+      ...CLOSED_ORDER_ERRORS,
     },
   }),
 };

@@ -62,6 +62,7 @@ export const taskOperations = {
       invalid_state_transition: 'The order is not delivered or accepted',
       task_not_supported: 'Not a per-task service, or no agent wallet pays it',
       missing_inputs: 'task_prompt missing',
+      order_closed: "The task's workflow was terminated, failed, timed out or cancelled (workflow_status)",
     },
   }),
   list: defineOperation({
