@@ -3,7 +3,8 @@ import { getService, missingInputs, priceMicros } from '../../../domain/catalogu
 import { ProblemError, badRequest } from '../../../errors';
 import { toProblem } from '../../../http/errors';
 import { createOrder } from '../../../services/orders';
-import { orderCreationPorts } from '../../orders';
+import { idempotentOrder, orderCreationPorts } from '../../orders';
+import { idempotentCreation } from '../../../http/idempotency';
 import type { AppDeps } from '../../context';
 import {
   checkoutBody,
@@ -97,7 +98,13 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     }
     let created: Awaited<ReturnType<typeof createOrder>>;
     try {
-      created = await createOrder(orderCreationPorts(deps), { service_id: service.id, email, inputs, is_agent: false });
+      created = await createOrder(orderCreationPorts(deps), {
+        service_id: service.id,
+        email,
+        inputs,
+        is_agent: false,
+        ...idempotentOrder(idempotentCreation(ctx)),
+      });
     } catch (err) {
       // A refusal (e.g. text_generation_unavailable) is said on a page, as a human reads it, not as JSON.
       const problem = toProblem(err);
