@@ -181,6 +181,7 @@ test('a 5xx keeps the claim for the retry: it is taken over at once with the sam
     ctx.body = { ok: true };
   });
   const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/things`;
     const post = (key?: string) =>
