@@ -148,6 +148,12 @@ export interface IdempotencyDoc {
   created_at: Date;
   /** While `in_flight`: the claim is taken over by a retry after this time; renewed while the request runs. */
   lease_until?: Date;
+  /**
+   * 32 random bytes (base64url) drawn by the first request and kept by every retry that takes the claim over: the
+   * ids and secrets of what the request creates are derived from it (issue 36), so a retry after a crash or a 5xx
+   * names the same resources. Absent on records written before.
+   */
+  seed?: string;
 }
 
 /** An order event as emitted by the workflow, numbered per order. */
@@ -449,6 +455,11 @@ export interface TaskDoc {
   failure: TaskResult['failure'];
   requested_at: Date;
   completed_at: Date | null;
+  /**
+   * Set when the task was submitted with an `Idempotency-Key`: a name derived from the key's claim (issue 36), unique
+   * per order, so a retry after a crash finds this task (and its number, hence its charge `task:<order_id>:<n>`).
+   */
+  idempotency_token?: string;
 }
 
 /** The last books reconciliation's report (issue 24 §3), `_id` `last`; replaced by every run. */
@@ -690,7 +701,16 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
   ],
   webhookDeliveries: [{ key: { endpoint_id: 1, at: -1 }, why: 'delivery log of an endpoint, newest first' }],
   subscriptions: [{ key: { status: 1, next_charge_at: 1 }, why: 'operators: what renews when' }],
-  tasks: [{ key: { order_id: 1, number: 1 }, why: 'tasks of one order in number order' }],
+  tasks: [
+    { key: { order_id: 1, number: 1 }, why: 'tasks of one order in number order' },
+    {
+      key: { order_id: 1, idempotency_token: 1 },
+      name: 'one_task_per_idempotency_key',
+      unique: true,
+      partialFilterExpression: { idempotency_token: { $gt: '' } },
+      why: 'one task per Idempotency-Key: a retry after a crash found no task and charged a second one (issue 36)',
+    },
+  ],
 };
 
 /** Indexes earlier versions created that no query needs any more and every write paid for; dropped at start. */

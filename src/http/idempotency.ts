@@ -1,5 +1,6 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { sha256Hex as sha256 } from '../hash';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { isDuplicateKey, type Database } from '../db';
 import { badRequest, problem } from '../errors';
 import { renderProblem, toProblem } from './errors';
@@ -17,11 +18,41 @@ const LEGACY_LEASE_MS = 30_000;
 /** Response headers kept with a stored answer. */
 const KEPT_HEADERS = ['location', 'content-type'];
 
+const CREATION = Symbol('idempotentCreation');
+
+/**
+ * What a request with an `Idempotency-Key` creates is named from its claim (issue 36, Stripe's rule: same key, same
+ * object): the first request draws a random seed, every retry that takes its claim over (after a crash or a 5xx)
+ * gets the same one, so it derives the same ids, secrets and creation time and finds or continues what the first
+ * one made instead of making a second. Ids stay as unguessable as random ones: the seed never leaves the database.
+ */
+export interface IdempotentCreation {
+  /** `n` (≤ 32) bytes of HMAC-SHA256(seed, purpose): the same for every retry with the key. */
+  bytes(purpose: string, n?: number): Buffer;
+  /** {@link bytes} as base64url (`n` 16 by default: an id's 128 bits). */
+  name(purpose: string, n?: number): string;
+  /** When the first request with this key arrived: the creation time a retry reuses. */
+  at: Date;
+}
+
+/** The request's {@link IdempotentCreation}, or undefined when it carries no `Idempotency-Key` (fresh ids then). */
+export function idempotentCreation(ctx: Context): IdempotentCreation | undefined {
+  return (ctx.state as Record<symbol, IdempotentCreation | undefined>)[CREATION];
+}
+
+function creationOf(seed: string, at: Date): IdempotentCreation {
+  const bytes = (purpose: string, n = 16): Buffer =>
+    createHmac('sha256', Buffer.from(seed, 'base64url')).update(purpose).digest().subarray(0, n);
+  return { bytes, name: (purpose, n) => bytes(purpose, n).toString('base64url'), at };
+}
+
 /**
  * `Idempotency-Key` on every POST, as the Agentic Commerce Protocol specifies (../shared/reference/api-conventions.md):
  * scoped to caller (credentials) and path, kept `ttlSeconds`; a replay returns the original status and body with
  * `Idempotent-Replayed: true`; the same key with another body is 422 `idempotency_conflict`; the same key while
- * the first request runs is 409 `idempotency_in_flight` with `Retry-After`; 5xx answers are not stored.
+ * the first request runs is 409 `idempotency_in_flight` with `Retry-After`; 5xx answers are not stored: the claim is
+ * released for the retry at once, keeping its seed, so the retry creates what the first request would have
+ * ({@link idempotentCreation}).
  */
 export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middleware {
   return async (ctx, next) => {
@@ -32,8 +63,10 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
     const id = sha256(`${caller}\n${ctx.path}\n${key}`);
     const requestHash = sha256(JSON.stringify((ctx.request as { body?: unknown }).body ?? null));
     const now = new Date();
+    const fresh = randomBytes(32).toString('base64url');
+    let creation: IdempotentCreation | undefined;
 
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0; !creation; attempt++) {
       try {
         await db.idempotencyKeys.insertOne({
           _id: id,
@@ -42,8 +75,9 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
           response: null,
           created_at: now,
           lease_until: new Date(now.getTime() + IN_FLIGHT_LEASE_SECONDS * 1000),
+          seed: fresh,
         });
-        break;
+        creation = creationOf(fresh, now);
       } catch (err) {
         if (!isDuplicateKey(err) || attempt > 3) throw err;
         const existing = await db.idempotencyKeys.findOne({ _id: id });
@@ -55,15 +89,19 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
         if (existing.request_hash !== requestHash) {
           throw problem('idempotency_conflict', 'This Idempotency-Key was used with a different request body');
         }
-        // A first request whose process died (or whose database went away) stops renewing its claim: once the
-        // lease has run out it is taken over, so a client retrying after a crash is not refused for the whole TTL.
+        // A first request whose process died (or whose database went away, or that answered 5xx) stops renewing
+        // its claim: once the lease has run out the retry takes it over with the first request's seed, so it names
+        // (and finds) the same resources, and is not refused for the whole TTL.
         const leaseEnd = existing.lease_until?.getTime() ?? existing.created_at.getTime() + LEGACY_LEASE_MS;
         if (existing.state === 'in_flight' && leaseEnd < now.getTime()) {
-          await db.idempotencyKeys.deleteOne(
+          const seed = existing.seed ?? fresh;
+          const taken = await db.idempotencyKeys.updateOne(
             existing.lease_until
               ? { _id: id, state: 'in_flight', lease_until: existing.lease_until }
-              : { _id: id, state: 'in_flight', created_at: existing.created_at },
+              : { _id: id, state: 'in_flight', created_at: existing.created_at, lease_until: { $exists: false } },
+            { $set: { lease_until: new Date(now.getTime() + IN_FLIGHT_LEASE_SECONDS * 1000), seed } },
           );
+          if (taken.matchedCount === 1) creation = creationOf(seed, existing.created_at);
           continue;
         }
         if (existing.state === 'in_flight' || !existing.response) {
@@ -81,6 +119,7 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
         return;
       }
     }
+    (ctx.state as Record<symbol, IdempotentCreation>)[CREATION] = creation;
 
     const renewal = setInterval(() => {
       db.idempotencyKeys
@@ -91,12 +130,20 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
         .catch(() => undefined); // a missed renewal only shortens the lease; the next one or the final write follows
     }, RENEW_EVERY_MS);
     renewal.unref();
+    // Not stored, and not deleted either: the lease ends now, so the retry takes the claim (and its seed) at once.
+    // A failed release only leaves the lease to run out.
+    const release = async (): Promise<void> => {
+      clearInterval(renewal);
+      await db.idempotencyKeys
+        .updateOne({ _id: id, state: 'in_flight' }, { $set: { lease_until: new Date(0) } })
+        .catch(() => undefined);
+    };
     try {
       await next();
     } catch (err) {
       const problem = toProblem(err);
       if (problem.status >= 500) {
-        await db.idempotencyKeys.deleteOne({ _id: id });
+        await release();
         throw err;
       }
       renderProblem(ctx, problem);
@@ -104,7 +151,7 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
       clearInterval(renewal);
     }
     if (ctx.status >= 500) {
-      await db.idempotencyKeys.deleteOne({ _id: id });
+      await release();
       return;
     }
     const headers: Record<string, string> = {};

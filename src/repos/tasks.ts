@@ -10,8 +10,19 @@ export class TaskRepository {
   /**
    * Claims the next task number of an order by inserting `<order_id>#<n>` (a unique `_id` insert is the atomic
    * claim; a lost race moves on to the next number) and returns the new task.
+   * With `idempotent` (a request's `Idempotency-Key`, issue 36): the task already created under its `token` is
+   * returned instead (the unique index on it makes the claim atomic), and a new one is requested at `at`.
    */
-  async create(orderId: string, inputs: OrderInputs, amountMicros: number): Promise<TaskDoc> {
+  async create(
+    orderId: string,
+    inputs: OrderInputs,
+    amountMicros: number,
+    idempotent?: { token: string; at: Date },
+  ): Promise<TaskDoc> {
+    const ofToken = () =>
+      idempotent ? this.d.tasks.findOne({ order_id: orderId, idempotency_token: idempotent.token }) : null;
+    const earlier = await ofToken();
+    if (earlier) return earlier;
     const newest = await this.d.tasks.findOne({ order_id: orderId }, { sort: { number: -1 } });
     for (let n = Math.max(2, (newest?.number ?? 1) + 1); n < 100_000; n++) {
       const doc: TaskDoc = {
@@ -26,14 +37,18 @@ export class TaskRepository {
         deliverables: [],
         refund: null,
         failure: null,
-        requested_at: new Date(),
+        requested_at: idempotent?.at ?? new Date(),
         completed_at: null,
+        ...(idempotent ? { idempotency_token: idempotent.token } : {}),
       };
       try {
         await this.d.tasks.insertOne(doc);
         return doc;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
+        // Either number n was taken, or a concurrent retry with the same key created the task.
+        const raced = await ofToken();
+        if (raced) return raced;
       }
     }
     throw new Error(`order ${orderId}: no task number left`);

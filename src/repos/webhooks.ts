@@ -36,20 +36,24 @@ export class WebhookRepository {
   /**
    * Registers an endpoint with a new secret (and a management token unless the agent's key manages it).
    * With `orderId` (an order's own `webhook_url`) the id is `we_<order_id>` and a second call returns the first.
+   * With `named` (a request's Idempotency-Key, issue 36) the id (unless the order's), the secret's 32 bytes and the
+   * token's 24 are those given, so a retried registration returns the first one with the same credentials.
    */
   async register(input: {
     url: string;
     agentId: string | null;
     orderId?: string;
     events: string[];
+    named?: { id?: string; secret: Buffer; token: Buffer };
   }): Promise<NewEndpoint> {
     const now = new Date();
-    const secret = newSigningSecret();
+    const secret = newSigningSecret(input.named?.secret);
     const owner: WebhookEndpointDoc['owner'] = input.orderId ? 'order' : input.agentId ? 'agent' : 'token';
-    const token = owner === 'agent' ? undefined : `wht_${randomBytes(24).toString('base64url')}`;
+    const token =
+      owner === 'agent' ? undefined : `wht_${(input.named?.token ?? randomBytes(24)).toString('base64url')}`;
     const endpoint: WebhookEndpointDoc = {
       // An order's endpoint has a derived id, so a retried order creation registers it once.
-      _id: input.orderId ? `we_${input.orderId}` : `we_${randomBytes(16).toString('base64url')}`,
+      _id: input.orderId ? `we_${input.orderId}` : `we_${input.named?.id ?? randomBytes(16).toString('base64url')}`,
       url: input.url,
       agent_id: input.agentId,
       order_id: input.orderId ?? null,
@@ -67,8 +71,10 @@ export class WebhookRepository {
     } catch (err) {
       const existing = isDuplicateKey(err) ? await this.get(endpoint._id) : null;
       if (!existing?.secrets[0]) throw err;
-      // Retried creation: the same secret again; the token cannot be shown twice (only its hash is kept).
-      return { endpoint: existing, secret: existing.secrets[0].secret };
+      // Retried creation: the same secret again; the token only when this call derived the same one (only its hash
+      // is kept).
+      const same = token !== undefined && existing.token_hash === hashToken(token);
+      return { endpoint: existing, secret: existing.secrets[0].secret, ...(same ? { token } : {}) };
     }
     return { endpoint, secret, ...(token ? { token } : {}) };
   }

@@ -4,9 +4,10 @@
  * src/routes/api/orders/view.ts; loading and who may act, src/routes/api/orders/policy.ts.
  */
 import { problem } from '../errors';
-import type { OrderCreationPorts } from '../services/orders';
+import type { NewOrder, OrderCreationPorts } from '../services/orders';
 import { refundStrandedLinkPayment } from '../services/payments';
 import { isClosedWorkflowProblem } from '../temporal/closed';
+import type { IdempotentCreation } from '../http/idempotency';
 import type { PaymentRail } from '../domain/order';
 import { DeliveryWorkflows } from '../temporal/webhooks';
 import { createWebhookFanOut } from '../webhooks/fanOut';
@@ -24,6 +25,14 @@ export function inferRail(transactionId: string | undefined): PaymentRail {
 export function preferWaitSeconds(prefer: string): number {
   const m = /(?:^|[,;\s])wait=(\d{1,5})(?:$|[,;\s])/i.exec(prefer);
   return m ? Math.min(60, Number(m[1])) : 0;
+}
+
+/**
+ * The fixed parts of an order created under an Idempotency-Key (issue 36): its id, time and secrets come from the
+ * key's claim, so a retry after a crash or a 5xx finds the order the first request made. Nothing without a key.
+ */
+export function idempotentOrder(c: IdempotentCreation | undefined): Pick<NewOrder, 'order_id' | 'retry'> {
+  return c ? { order_id: `ord_${c.name('order')}`, retry: { at: c.at, bytes: c.bytes } } : {};
 }
 
 /** The ports of order creation (src/services/orders.ts) from the API's dependencies. */

@@ -83,6 +83,11 @@ export interface NewOrder {
   is_agent: boolean;
   /** Fixed order id, so a retried creation (procurement activity) makes one order; default a new random id. */
   order_id?: string;
+  /**
+   * A retried creation (a request's Idempotency-Key, issue 36): the first request's time, and the bytes its order
+   * secret and webhook credentials are made of, so the retry writes and answers what the first one did.
+   */
+  retry?: { at: Date; bytes(purpose: string, n: number): Buffer };
 }
 
 /** What {@link createOrder} returns: the initial read model, its service, and the credentials shown this once. */
@@ -98,9 +103,9 @@ export interface CreatedOrder {
 /** New order id: `ord_` + 128 random bits (the id is a capability: whoever holds it can follow the order). */
 export const newOrderId = (): string => `ord_${randomBytes(16).toString('base64url')}`;
 
-/** A new order secret (`os_` + 256 random bits) and the sha256 hex stored on the order in its place (issue 10 §1). */
-export function newOrderSecret(): { secret: string; hash: string } {
-  const secret = `os_${randomBytes(32).toString('base64url')}`;
+/** A new order secret (`os_` + 256 random bits, or the 32 bytes of `key`) and the sha256 hex stored on the order in its place (issue 10 §1). */
+export function newOrderSecret(key: Buffer = randomBytes(32)): { secret: string; hash: string } {
+  const secret = `os_${key.toString('base64url')}`;
   return { secret, hash: sha256Hex(secret) };
 }
 
@@ -110,12 +115,14 @@ export function newOrderSecret(): { secret: string; hash: string } {
  * micro-USD). The workflow's first transition writes the same record when it is missing, so a crash between the two
  * leaves no half-written order (issue 25 §4: the workflow no longer writes it at its start).
  * With `webhook_url`, registers the order's own webhook endpoint first (it exists before `order.created` is emitted)
- * and returns its secret (shown once). Without `agent_id`, returns the order secret (shown once).
+ * and returns its secret (shown once). Without `agent_id`, returns the order secret (shown once). With `order_id` and
+ * `retry` fixed (an Idempotency-Key), a second call answers what the first did and creates nothing more: every step
+ * is keyed by the order id.
  * @throws ProblemError (src/errors.ts codes) quote_not_found / service_not_found, quote_expired,
  *   quote_service_mismatch / missing_inputs / text_generation_unavailable / webhook_target_forbidden.
  */
 export async function createOrder(ports: OrderCreationPorts, req: NewOrder): Promise<CreatedOrder> {
-  const now = new Date();
+  const now = req.retry?.at ?? new Date();
   if (req.webhook_url) await checkTarget(req.webhook_url, ports.config.DEV_MODE, 'webhook_url');
   const quote = req.quote_id ? await ports.quotes.get(req.quote_id) : null;
   if (req.quote_id && !quote) throw problem('quote_not_found', `No quote ${req.quote_id}`);
@@ -143,7 +150,7 @@ export async function createOrder(ports: OrderCreationPorts, req: NewOrder): Pro
   refuseUnavailableService(service, missingTextgenSettings(ports.config));
   const orderId = req.order_id ?? newOrderId();
   // Without an agent wallet, the buyer's credential is a secret of this order, shown once (issue 10 §1).
-  const secret = req.agent_id ? undefined : newOrderSecret();
+  const secret = req.agent_id ? undefined : newOrderSecret(req.retry?.bytes('order secret', 32));
   const input: OrderWorkflowInput = {
     orderId,
     record: {
@@ -174,7 +181,21 @@ export async function createOrder(ports: OrderCreationPorts, req: NewOrder): Pro
   };
   // The order's own webhook endpoint exists before the workflow emits order.created (issue 5 §1).
   const webhook = req.webhook_url
-    ? await ports.webhooks.register({ url: req.webhook_url, agentId: null, orderId, events: [] })
+    ? await ports.webhooks.register({
+        url: req.webhook_url,
+        agentId: null,
+        orderId,
+        events: [],
+        ...(req.retry
+          ? {
+              named: {
+                id: orderId,
+                secret: req.retry.bytes('webhook secret', 32),
+                token: req.retry.bytes('webhook token', 24),
+              },
+            }
+          : {}),
+      })
     : undefined;
   await ports.startOrderWorkflow(input, service.name);
   const doc = await recordCreatedOrder(ports, input);

@@ -101,7 +101,8 @@ export class LongRunningWorkflows {
 
   /**
    * Starts task `input.taskNumber` (id `task-<order>-<n>`, a second start is a no-op) and waits up to `waitMs` for
-   * its outcome; null when it is still running then.
+   * its outcome; null when it is still running then. A task that has ended is never run again (a retried submission
+   * gets its outcome: issue 36).
    */
   async runTask(input: TaskInput, waitMs: number): Promise<TaskResult | null> {
     const workflowId = taskWorkflowId(input.orderId, input.taskNumber);
@@ -111,6 +112,7 @@ export class LongRunningWorkflows {
         workflowId,
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
         staticSummary: `Task ${input.taskNumber} of order ${input.orderId}`,
       });
     } catch (err) {

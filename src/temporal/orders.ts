@@ -79,6 +79,8 @@ export class OrderWorkflows {
         workflowId: orderWorkflowId(input.orderId),
         args: [input],
         workflowIdConflictPolicy: 'USE_EXISTING',
+        // An order that has ended is never run again by a retried creation (issue 36).
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
         typedSearchAttributes: [
           { key: SA.orderStatus, value: 'awaiting_payment' },
           { key: SA.serviceId, value: input.serviceId },

@@ -1,4 +1,4 @@
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { ERRORS, problem, type ErrorCode, type ProblemError } from '../errors';
 import { SA } from '../../workflows/shared';
@@ -34,12 +34,25 @@ export class ProcurementWorkflows {
     private readonly taskQueue: string,
   ) {}
 
-  /** Starts `procurementWorkflow` with id `procurement-<id>` (a second start of the same id is rejected by Temporal). */
+  /**
+   * Starts `procurementWorkflow` with id `procurement-<id>`; a second start of the same id (a retried request with an
+   * Idempotency-Key, issue 36) is a no-op, whether the first run still runs or has ended: never a second run.
+   */
   async start(input: ProcurementWorkflowInput): Promise<void> {
+    try {
+      await this.launch(input);
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  private async launch(input: ProcurementWorkflowInput): Promise<void> {
     await this.client.workflow.start(procurementWorkflow, {
       taskQueue: this.taskQueue,
       workflowId: procurementWorkflowId(input.procurementId),
       args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [
         { key: SA.procurementStatus, value: 'planning' },
         ...(input.agentId ? [{ key: SA.agentId, value: input.agentId }] : []),

@@ -11,9 +11,12 @@ import { createHmac, randomBytes } from 'node:crypto';
 /** Prefix of signing secrets. */
 export const SECRET_PREFIX = 'whsec_';
 
-/** A new signing secret: `whsec_` + base64 of 32 random bytes (the spec allows 24 to 64). */
-export function newSigningSecret(): string {
-  return SECRET_PREFIX + randomBytes(32).toString('base64');
+/**
+ * A new signing secret: `whsec_` + base64 of 32 random bytes (the spec allows 24 to 64); `key` gives those bytes
+ * instead (a retried registration's, derived from its Idempotency-Key claim).
+ */
+export function newSigningSecret(key: Buffer = randomBytes(32)): string {
+  return SECRET_PREFIX + key.toString('base64');
 }
 
 /** The key bytes of a `whsec_` secret. @throws TypeError when the secret is not `whsec_<base64>`. */

@@ -95,9 +95,14 @@ beforeAll(async () => {
     ),
     d.db.collection('x402_payment_ids').insertMany(range((i) => ({ _id: `pid-${i}` }))),
     d.db.collection('subscriptions').insertMany(range((i) => ({ _id: `ord_${i}`, status: 'active' }))),
-    d.db
-      .collection('order_tasks')
-      .insertMany(range((i) => ({ _id: `ord_${i % 100}#${i}`, order_id: `ord_${i % 100}`, number: i }))),
+    d.db.collection('order_tasks').insertMany(
+      range((i) => ({
+        _id: `ord_${i % 100}#${i}`,
+        order_id: `ord_${i % 100}`,
+        number: i,
+        ...(i % 2 ? { idempotency_token: `t${i}` } : {}),
+      })),
+    ),
     d.db.collection('webhook_messages').insertMany(
       range((i) => ({
         _id: `m${i}`,
@@ -185,6 +190,10 @@ const hotQueries: Array<[string, () => FindCursor<Document>]> = [
   [
     'newest task of an order',
     () => d.tasks.find({ order_id: 'ord_3' }).sort({ number: -1 }).limit(1) as FindCursor<Document>,
+  ],
+  [
+    'the task of an Idempotency-Key',
+    () => d.tasks.find({ order_id: 'ord_3', idempotency_token: 't103' }) as FindCursor<Document>,
   ],
   [
     'the engineer queue',

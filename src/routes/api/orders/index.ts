@@ -13,7 +13,8 @@ import type { AppDeps } from '../../context';
 import { LongRunningWorkflows } from '../../../temporal/longRunning';
 import { OperationRouter } from '../../operation';
 import { createOrder } from '../../../services/orders';
-import { confirmLinkPayment, orderCreationPorts, preferWaitSeconds } from '../../orders';
+import { confirmLinkPayment, idempotentOrder, orderCreationPorts, preferWaitSeconds } from '../../orders';
+import { idempotentCreation } from '../../../http/idempotency';
 import { endpointView } from '../webhooks/view';
 import { buyerGate, orderOfPath, paymentGate } from './policy';
 import { orderOperations as ops } from './schema';
@@ -27,7 +28,11 @@ export function orderRoutes(deps: AppDeps): OperationRouter {
   return (
     new OperationRouter(deps)
       .on(ops.create, async (ctx, input) => {
-        const { doc, webhook, orderSecret } = await createOrder(creation, { ...input.body, is_agent: true });
+        const { doc, webhook, orderSecret } = await createOrder(creation, {
+          ...input.body,
+          is_agent: true,
+          ...idempotentOrder(idempotentCreation(ctx)),
+        });
         ctx.status = 201;
         ctx.set('Location', `/api/v1/orders/${doc._id}`);
         ctx.set('Cache-Control', 'no-store');

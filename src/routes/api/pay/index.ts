@@ -3,9 +3,10 @@ import { getService, missingInputs, priceMicros } from '../../../domain/catalogu
 import { ProblemError, badRequest } from '../../../errors';
 import { toProblem } from '../../../http/errors';
 import { createOrder } from '../../../services/orders';
-import { confirmLinkPayment, orderCreationPorts } from '../../orders';
+import { confirmLinkPayment, idempotentOrder, orderCreationPorts } from '../../orders';
 import type { RefundRecord } from '../../../domain/order';
 import { formatUsd } from '../../../domain/money';
+import { idempotentCreation } from '../../../http/idempotency';
 import type { AppDeps } from '../../context';
 import {
   checkoutBody,
@@ -114,7 +115,13 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     }
     let created: Awaited<ReturnType<typeof createOrder>>;
     try {
-      created = await createOrder(orderCreationPorts(deps), { service_id: service.id, email, inputs, is_agent: false });
+      created = await createOrder(orderCreationPorts(deps), {
+        service_id: service.id,
+        email,
+        inputs,
+        is_agent: false,
+        ...idempotentOrder(idempotentCreation(ctx)),
+      });
     } catch (err) {
       // A refusal (e.g. text_generation_unavailable) is said on a page, as a human reads it, not as JSON.
       const problem = toProblem(err);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { notFound, problem, unprocessable, type ErrorCode } from '../../../errors';
 import { ProcurementRepository } from '../../../repos/procurements';
+import { idempotentCreation } from '../../../http/idempotency';
 import { ProcurementWorkflows } from '../../../temporal/procurements';
 import type { ProcurementWorkflowInput } from '../../../domain/procurement';
 import type { AppDeps } from '../../context';
@@ -47,8 +48,11 @@ export function procurementRoutes(deps: AppDeps): OperationRouter {
 
   return new OperationRouter(deps)
     .on(ops.procure, procurementGate(deps), async (ctx, _request, { req, budgetMicros }) => {
+      // With an Idempotency-Key the id (hence the workflow, its quote and order, and the order's payment) and the
+      // time come from the key's claim: a retry after a crash continues or answers the first run (issue 36).
+      const creation = idempotentCreation(ctx);
       const input: ProcurementWorkflowInput = {
-        procurementId: newProcurementId(),
+        procurementId: creation ? `prc_${creation.name('procurement')}` : newProcurementId(),
         ...(req.objective?.trim() ? { objective: req.objective.trim() } : {}),
         requirements: req.requirements,
         budgetMicros,
@@ -58,7 +62,7 @@ export function procurementRoutes(deps: AppDeps): OperationRouter {
         ...(req.email ? { email: req.email } : {}),
         inputs: req.inputs,
         walletSpendAuthorized: req.auto_purchase,
-        createdAt: new Date().toISOString(),
+        createdAt: (creation?.at ?? new Date()).toISOString(),
       };
       await workflows.start(input);
       const result = await workflows.result(input.procurementId, PROCURE_WAIT_MS);

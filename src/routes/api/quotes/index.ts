@@ -5,6 +5,7 @@
  */
 import { notFound } from '../../../errors';
 import { createQuote } from '../../../services/quotes';
+import { idempotentCreation } from '../../../http/idempotency';
 import { signedQuoteView } from './view';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
@@ -20,7 +21,13 @@ export function quoteRoutes(deps: AppDeps): OperationRouter {
   };
   return new OperationRouter(deps)
     .on(ops.create, async (ctx, input) => {
-      const quote = await createQuote({ quotes: deps.services.quotes, config: deps.config }, input.body);
+      // With an Idempotency-Key the quote id comes from the key's claim: a retry returns the stored quote (issue 36).
+      const creation = idempotentCreation(ctx);
+      const quote = await createQuote(
+        { quotes: deps.services.quotes, config: deps.config },
+        input.body,
+        creation ? `quo_${creation.name('quote')}` : undefined,
+      );
       ctx.status = 201;
       ctx.set('Location', `/api/v1/quotes/${quote._id}`);
       ctx.body = await signedQuoteView(deps, quote);

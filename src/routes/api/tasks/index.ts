@@ -9,6 +9,7 @@
  */
 import { missingInputs } from '../../../domain/catalogue';
 import { invalidTransition, notFound, problem, unprocessable } from '../../../errors';
+import { idempotentCreation } from '../../../http/idempotency';
 import { TaskRepository } from '../../../repos/tasks';
 import { LongRunningWorkflows } from '../../../temporal/longRunning';
 import type { AppDeps } from '../../context';
@@ -41,15 +42,23 @@ export function taskRoutes(deps: AppDeps): OperationRouter {
       const missing = missingInputs(service, inputs);
       if (missing.length > 0)
         throw unprocessable('missing_inputs', `${service.id} needs inputs: ${missing.join(', ')}`, { missing });
-      const task = await tasks.create(doc._id, inputs, doc.amount_micros);
+      // With an Idempotency-Key, a retry after a crash finds the task the first request created (issue 36): the
+      // same number, so the same workflow and the same charge `task:<order_id>:<n>`, never a second one.
+      const creation = idempotentCreation(ctx);
+      const task = await tasks.create(
+        doc._id,
+        inputs,
+        doc.amount_micros,
+        creation ? { token: creation.name('task'), at: creation.at } : undefined,
+      );
       const result = await workflows.runTask(
         {
           orderId: doc._id,
           taskNumber: task.number,
           serviceId: doc.service_id,
           agentId,
-          amountMicros: doc.amount_micros,
-          inputs,
+          amountMicros: task.amount_micros,
+          inputs: task.inputs,
           requestedAt: task.requested_at.toISOString(),
         },
         TASK_WAIT_MS,

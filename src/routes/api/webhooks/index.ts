@@ -12,12 +12,20 @@ import { EVENT_CATALOGUE } from '../../../domain/events';
 import { notFound, problem } from '../../../errors';
 import { deliveryWorkflowId, startDelivery } from '../../../temporal/webhooks';
 import { checkTarget } from '../../../webhooks/ssrf';
+import { idempotentCreation, type IdempotentCreation } from '../../../http/idempotency';
 import { RETRY_SCHEDULE_MS } from '../../../../workflows/webhooks';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { endpointGate, listGate, registrationGate } from './policy';
 import { webhookOperations as ops } from './schema';
 import { deliveryView, endpointView } from './view';
+
+/** The id, secret and token bytes of an endpoint registered under an Idempotency-Key (issue 36). */
+export const webhookNames = (c: IdempotentCreation) => ({
+  id: c.name('webhook'),
+  secret: c.bytes('webhook secret', 32),
+  token: c.bytes('webhook token', 24),
+});
 
 /** The webhook routes. */
 export function webhookRoutes(deps: AppDeps): OperationRouter {
@@ -40,10 +48,13 @@ export function webhookRoutes(deps: AppDeps): OperationRouter {
     .on(ops.register, registrationGate(deps), async (ctx, input) => {
       const req = input.body;
       await checkTarget(req.url, deps.config.DEV_MODE);
+      // With an Idempotency-Key, a retry after a crash returns the endpoint (and credentials) the first one made.
+      const creation = idempotentCreation(ctx);
       const created = await webhooks.register({
         url: req.url,
         agentId: req.agent_id ?? null,
         events: [...new Set(req.events ?? [])],
+        ...(creation ? { named: webhookNames(creation) } : {}),
       });
       ctx.status = 200;
       ctx.set('Location', `/api/v1/webhooks/${created.endpoint._id}`);
