@@ -5,6 +5,7 @@
  */
 import type { ReconciliationReport } from '../src/domain/reconciliation';
 import type { ReconciliationReportRepository } from '../src/repos/reconciliationReports';
+import { logger } from '../src/telemetry/logger';
 import { reconcileBooks, type ReconciliationPorts } from '../src/services/reconciliation';
 import { whileHeartbeating } from './heartbeat';
 
@@ -64,6 +65,11 @@ export function createReconciliationActivities(ports: ReconciliationActivityPort
           ...(await scopeOf(ports.reports, req, graceSeconds, ports.now?.() ?? new Date())),
         });
         await ports.reports.save(report);
+        // What no repair could settle is held for an operator: each discrepancy is an alert in the logs (besides the
+        // workflow's ReconcileDiscrepancies search attribute and GET /api/v1/operator/reconciliation). Issue 36 §1.
+        for (const d of report.discrepancies) {
+          logger().error({ alert: 'money_astray', discrepancy: d }, `reconciliation: ${d.kind} held for an operator`);
+        }
         return report;
       });
     },

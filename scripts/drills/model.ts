@@ -65,6 +65,9 @@ interface Real {
 
 type Cmd = fc.AsyncCommand<Model, Real>;
 
+/** The reconciliation's grace period on the drill's stack, seconds. */
+const GRACE_SECONDS = 5;
+
 const base = (r: Real): string => r.stack.url;
 
 /** Records a 5xx other than the retryable 503 (status 0: the answer was cut by a kill, allowed). */
@@ -326,7 +329,9 @@ async function quiet(stack: DrillStack, ms: number): Promise<void> {
 async function checkInvariants(r: Real, spentBefore: bigint): Promise<string[]> {
   const chain = r.stack.x402!;
   await quiet(r.stack, 90_000);
-  // The reconciliation repairs (refunds, adoptions) first; the audit then reads the books it left.
+  // The reconciliation counts only what is older than its grace period (RECONCILE_GRACE_SECONDS below): wait it out,
+  // as its schedule would. It repairs (refunds, adoptions) first; the audit then reads the books it left.
+  await sleep((GRACE_SECONDS + 1) * 1000);
   const rec = await operatorReconciliation(base(r));
   await quiet(r.stack, 60_000);
   const spentNow = await usdcBalanceOf(chain.rpcUrl, chain.asset as `0x${string}`, ANVIL_ADDRESSES.buyer);
@@ -359,16 +364,26 @@ export async function run(args: Map<string, string>): Promise<void> {
   log(`model: seed ${seed}, ${runs} runs of at most ${maxCommands} commands`);
   const stack = await startDrillStack({
     x402: true,
-    env: { RATE_LIMIT_BURST_PER_SECOND: '0', RECONCILE_GRACE_SECONDS: '5', PAYMENT_DEADLINE_SECONDS: '30' },
+    env: {
+      RATE_LIMIT_BURST_PER_SECOND: '0',
+      RECONCILE_GRACE_SECONDS: String(GRACE_SECONDS),
+      PAYMENT_DEADLINE_SECONDS: '30',
+    },
   });
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const temporal = new Client({ connection });
+  // The audit reads the whole ledger, so the buyer's spend is counted from the drill's start, not the run's.
+  const spentBefore = await usdcBalanceOf(
+    stack.x402!.rpcUrl,
+    stack.x402!.asset as `0x${string}`,
+    ANVIL_ADDRESSES.buyer,
+  );
   let runIndex = 0;
   let commandsRun = 0;
   const figures: Record<string, unknown> = { seed, runs, max_commands: maxCommands };
   const problems: string[] = [];
   try {
-    const property = fc.asyncProperty(fc.commands(commandArbs, { maxCommands }), async (cmds) => {
+    const property = fc.asyncProperty(fc.commands(commandArbs, { maxCommands, size: 'max' }), async (cmds) => {
       runIndex++;
       const buyers: Model['buyers'] = [];
       for (let b = 0; b < 3; b++) {
@@ -377,13 +392,10 @@ export async function run(args: Map<string, string>): Promise<void> {
       }
       const model: Model = { buyers, orders: [] };
       const real: Real = { stack, temporal, pay: payingFetch(), violations: [], secrets: new Map() };
-      const spentBefore = await usdcBalanceOf(
-        stack.x402!.rpcUrl,
-        stack.x402!.asset as `0x${string}`,
-        ANVIL_ADDRESSES.buyer,
-      );
+      const runT0 = Date.now();
       await fc.asyncModelRun(() => ({ model, real }), cmds);
       commandsRun += [...cmds].length;
+      log(`run ${runIndex}: ${String(cmds)} (${Date.now() - runT0} ms)`);
       const broken = await checkInvariants(real, spentBefore);
       if (broken.length > 0) log(`run ${runIndex} (${String(cmds)}): ${broken.length} broken: ${broken[0]}`);
       if (broken.length > 0) throw new Error(broken.join('\n'));

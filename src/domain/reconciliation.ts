@@ -55,6 +55,8 @@ export const REPAIR_KINDS = [
   'orphan_debit',
   /** A settled x402 payment of a running order that holds no payment: the workflow was signalled `recoverPayment`. */
   'orphan_x402_settlement',
+  /** An `order:<id>` debit its order does not keep (paid otherwise, or refunded without its credit): credited back. */
+  'returned_debit',
   /** A settled x402 payment no order or item kept (paid otherwise, ended unpaid, never delivered): refunded on chain. */
   'x402_refund',
   /** A succeeded payment-link transaction of an order that holds no payment: signalled `recoverPayment` or refunded. */

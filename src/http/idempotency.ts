@@ -54,12 +54,24 @@ function creationOf(seed: string, at: Date): IdempotentCreation {
  * released for the retry at once, keeping its seed, so the retry creates what the first request would have
  * ({@link idempotentCreation}).
  */
+/** Shortest `Idempotency-Key` taken from a caller without a credential (a UUID v4 has 36 characters). */
+export const ANONYMOUS_KEY_MIN_LENGTH = 32;
+
 export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
     if (ctx.method !== 'POST' || !key) return next();
     if (key.length > 255) throw badRequest('Idempotency-Key is at most 255 characters', 'Idempotency-Key');
-    const caller = sha256(ctx.get('authorization') || ctx.get('x-operator-key') || 'anonymous');
+    const credential = ctx.get('authorization') || ctx.get('x-operator-key');
+    // Callers without a credential share one scope: a guessable key would hand the first caller's answer (an order
+    // id, its secret) to anyone who guesses it. Their keys must be unguessable, as a UUID v4 is (issue 36).
+    if (!credential && key.length < ANONYMOUS_KEY_MIN_LENGTH) {
+      throw badRequest(
+        `Without a credential, an Idempotency-Key must be at least ${ANONYMOUS_KEY_MIN_LENGTH} characters of randomness (a UUID v4)`,
+        'Idempotency-Key',
+      );
+    }
+    const caller = sha256(credential || 'anonymous');
     const id = sha256(`${caller}\n${ctx.path}\n${key}`);
     const requestHash = sha256(JSON.stringify((ctx.request as { body?: unknown }).body ?? null));
     const now = new Date();

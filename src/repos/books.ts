@@ -29,6 +29,7 @@ export type OrderView = Pick<
   | 'refund'
   | 'version'
   | 'payment_deadline'
+  | 'progress'
   | 'created_at'
   | 'updated_at'
 >;
@@ -81,6 +82,7 @@ const ORDER_VIEW = {
   refund: 1,
   version: 1,
   payment_deadline: 1,
+  progress: 1,
   created_at: 1,
   updated_at: 1,
 } as const;

@@ -367,7 +367,12 @@ export class X402PaymentRepository {
   /** The order's settled payment, if any (`order_key` is unique: one payment in flight or settled per order). */
   async getSettledForOrder(orderId: string): Promise<X402PaymentDoc | null> {
     await this.flush();
-    return this.d.x402Payments.findOne({ order_key: `order:${orderId}`, status: 'settled' });
+    // A settlement given back (issue 36 §1) never pays the order again.
+    return this.d.x402Payments.findOne({
+      order_key: `order:${orderId}`,
+      status: 'settled',
+      refund: { $exists: false },
+    });
   }
 
   /** Whether a claim on the order is still `settling` or `pending` (its money may yet move). */

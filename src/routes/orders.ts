@@ -3,7 +3,7 @@
  * (src/services/orders.ts); {@link orderCreationPorts} wires it to the API's dependencies. The public view is
  * src/routes/api/orders/view.ts; loading and who may act, src/routes/api/orders/policy.ts.
  */
-import { problem } from '../errors';
+import { ProblemError, problem } from '../errors';
 import type { NewOrder, OrderCreationPorts } from '../services/orders';
 import { refundStrandedLinkPayment } from '../services/payments';
 import { isClosedWorkflowProblem } from '../temporal/closed';
@@ -63,8 +63,11 @@ export function orderCreationPorts(deps: AppDeps): OrderCreationPorts {
  * @throws ProblemError 409 `invalid_state_transition` / `order_closed`, 410 `order_gone`, with `refund` when one was
  *   made.
  */
+/** Refusals of a running order after which a link payment it did not take is given back (issue 36 §1). */
+const REFUSALS_TO_REFUND = new Set(['invalid_state_transition', 'payment_in_progress']);
+
 export async function confirmLinkPayment<T>(
-  deps: Pick<AppDeps, 'services'>,
+  deps: Pick<AppDeps, 'services' | 'orderWorkflows'>,
   orderId: string,
   transactionId: string,
   confirm: () => Promise<T>,
@@ -72,14 +75,24 @@ export async function confirmLinkPayment<T>(
   try {
     return await confirm();
   } catch (err) {
-    if (!isClosedWorkflowProblem(err)) throw err;
-    // The read model of a closed order is final: its payment, if any, is the one transaction never to give back.
+    const closed = isClosedWorkflowProblem(err);
+    // A running order that refused this payment (paid on another rail, or an x402 settlement holding it) did not
+    // take it either: given back at once (issue 36 §1), not left for the reconciliation.
+    const refused = err instanceof ProblemError && REFUSALS_TO_REFUND.has(err.code);
+    if (!closed && !refused) throw err;
+    // The read model of a closed order is final; a running order's own state names the payment it holds.
     const order = await deps.services.orders.get(orderId);
+    const held = closed ? order?.payment : (await deps.orderWorkflows.state(orderId).catch(() => undefined))?.payment;
+    // A running order that holds no payment may still take this one (its lookup at the deadline adopts link payments):
+    // left to it, or to the reconciliation, which refunds it once the order is paid otherwise or has ended.
+    if (!closed && !held) throw err;
     const refund = await refundStrandedLinkPayment(deps.services.linkpay, {
       orderId,
       transactionId,
-      ...(order?.payment ? { capturedTransactionId: order.payment.transaction_id } : {}),
-      reason: `order ${orderId} has ended (${String(err.extra.workflow_status)}) without taking this payment`,
+      ...(held ? { capturedTransactionId: held.transaction_id } : {}),
+      reason: closed
+        ? `order ${orderId} has ended (${String(err.extra.workflow_status)}) without taking this payment`
+        : `order ${orderId} refused this payment: ${(err as ProblemError).code}`,
       at: new Date().toISOString(),
     });
     if (!refund) throw err;

@@ -111,6 +111,7 @@ export async function verifyX402Payment(
     );
   }
   if (p.status !== 'settled') throw problem('payment_failed', `x402 payment ${p._id} is ${p.status}, not settled`);
+  if (p.refund) throw problem('payment_failed', `x402 payment ${p._id} was given back to its payer`);
   if (p.amount_micros !== req.amountMicros) {
     throw problem(
       'transaction_amount_mismatch',

@@ -35,7 +35,7 @@ import { commissionReversalTxId } from '../repos/commissions';
 import type { BooksRepository, LedgerEntryView, OrderView, X402View } from '../repos/books';
 import type { OrderRepository } from '../repos/orders';
 import type { WalletRepository } from '../repos/wallets';
-import { refundOrder } from './payments';
+import { refundOrder, refundToWallet } from './payments';
 
 /** Default seconds a debit, settlement or order change may be in flight before it counts (issue 24 §3 b). */
 export const DEFAULT_GRACE_SECONDS = 20;
@@ -364,23 +364,24 @@ async function checkOrderDebits(
     if (order?.payment) {
       if (!isThisDebit(order.payment, debit)) {
         if (!moving)
-          out.discrepancy({
-            kind: 'debit_not_order_payment',
-            order_id: orderId,
-            agent_id: debit.agent_id,
-            amount_micros: debit.amount_micros,
-            detail: `debit ${debit.tx_id} of ${debit.amount_micros} micro-USD, but the order was paid ${describePayment(order.payment)}`,
-          });
+          await returnDebit(
+            ports,
+            repair,
+            debit,
+            `debit ${debit.tx_id} of ${debit.amount_micros} micro-USD, but the order was paid ${describePayment(order.payment)}`,
+            out,
+          );
         continue;
       }
       if (REFUNDED.includes(order.status) && !moving && !(await ports.books.entry(debit.agent_id, refundTx))) {
-        out.discrepancy({
-          kind: 'refund_missing',
-          order_id: orderId,
-          agent_id: debit.agent_id,
-          amount_micros: debit.amount_micros,
-          detail: `the order is ${order.status} but its debit has no ${refundTx} credit`,
-        });
+        await returnDebit(
+          ports,
+          repair,
+          debit,
+          `the order is ${order.status} but its debit has no ${refundTx} credit`,
+          out,
+          'refund_missing',
+        );
       }
       continue;
     }
@@ -441,6 +442,36 @@ const isThisDebit = (payment: PaymentRecord, debit: LedgerEntryView): boolean =>
 const describePayment = (p: PaymentRecord): string =>
   `on ${p.rail} (${p.transaction_id}, ${p.amount_micros} micro-USD)`;
 
+/**
+ * Gives an `order:<id>` debit that its order does not keep back to the wallet it came from, under `refund:<id>` (a
+ * wallet credits one transaction id once, so a second run or a racing refund credits nothing more). Safe because the
+ * order's own refund of another rail never credits the wallet, and a refunded wallet order's refund is this very
+ * credit. Reported as a discrepancy of `kind` when the repair does not run. Issue 36 §1.
+ */
+async function returnDebit(
+  ports: ReconciliationPorts,
+  repair: boolean,
+  debit: LedgerEntryView,
+  detail: string,
+  out: ReportBuilder,
+  kind: 'debit_not_order_payment' | 'refund_missing' = 'debit_not_order_payment',
+): Promise<void> {
+  const orderId = orderIdOf(debit.tx_id);
+  const base = { order_id: orderId, agent_id: debit.agent_id, amount_micros: debit.amount_micros };
+  if (!repair) {
+    out.discrepancy({ kind, ...base, detail });
+    return;
+  }
+  await refundToWallet(ports.wallets, {
+    agentId: debit.agent_id,
+    amountMicros: debit.amount_micros,
+    txId: `${REFUND_CREDIT}${orderId}`,
+    memo: `Refund of order ${orderId}: ${detail}`,
+    source: `${REFUND_CREDIT}${orderId}`,
+  });
+  out.repair({ kind: 'returned_debit', ...base, action: `credited back under ${REFUND_CREDIT}${orderId}: ${detail}` });
+}
+
 /** An `order:<id>` debit whose order's read model holds no payment, past the grace period. */
 async function handleOrphanDebit(
   ports: ReconciliationPorts,
@@ -473,11 +504,13 @@ async function handleOrphanDebit(
     // The workflow holds a payment the read model does not show yet: not an orphan (the order check rewrites a
     // closed workflow's stale read model).
     if (!isThisDebit(wf.state.payment, debit)) {
-      out.discrepancy({
-        kind: 'debit_not_order_payment',
-        ...base,
-        detail: `debit ${debit.tx_id}, but the workflow holds the payment ${describePayment(wf.state.payment)}`,
-      });
+      await returnDebit(
+        ports,
+        repair,
+        debit,
+        `debit ${debit.tx_id}, but the workflow holds the payment ${describePayment(wf.state.payment)}`,
+        out,
+      );
     }
     return;
   }
@@ -573,6 +606,29 @@ async function checkOrders(
       return;
     }
     if (!wf?.state) {
+      // Ended without a result (terminated, failed, timed out) while awaiting payment: nothing can pay it any more, and
+      // money taken for it is given back by the checks of debits, link payments and settlements. Its read model is
+      // closed as expired (issue 36 §1). Anything further along is held for an operator.
+      if (opts.repair && order.status === 'awaiting_payment' && !order.payment) {
+        const at = new Date().toISOString();
+        const rewritten = await ports.orders.rewriteStatus(
+          order._id,
+          { status: order.status, version: order.version },
+          {
+            status: 'expired',
+            progress: [...(order.progress ?? []), { status: 'expired', at }],
+            failure: wf ? 'the order workflow ended without a result (terminated)' : 'the order workflow is gone',
+          },
+        );
+        if (rewritten) {
+          out.repair({
+            kind: 'read_model_status',
+            order_id: order._id,
+            action: `awaiting_payment → expired: the workflow ${wf ? 'ended without a result' : 'is gone'}, nothing was kept`,
+          });
+          return;
+        }
+      }
       out.discrepancy({
         kind: 'workflow_missing',
         order_id: order._id,
@@ -742,8 +798,14 @@ async function checkX402(
   for (const p of settled) {
     const base = { ...(p.order_id ? { order_id: p.order_id } : {}), amount_micros: p.amount_micros };
     if (!p.order_id) {
-      if (p.error_reason === 'delivery_failed' && (p.settled_at ?? p.created_at) < cutoff) {
-        await unmatched(p, base, `x402 payment ${p._id} settled (${p.transaction}) and nothing was delivered`);
+      // Held for an operator, never refunded blindly: catalogue goods go out before their record is written, so a
+      // settlement noted this way may well have delivered them.
+      if (p.error_reason === 'delivery_failed') {
+        out.discrepancy({
+          kind: 'x402_unmatched_settlement',
+          ...base,
+          detail: `x402 payment ${p._id} for ${p.resource} settled (${p.transaction}); its delivery is not recorded: refund or deliver by hand`,
+        });
       }
       continue;
     }
@@ -819,7 +881,8 @@ async function checkX402(
       `x402 payment ${p._id} settled (${p.transaction}) for an order that ended ${wf?.state?.status ?? order?.status ?? 'unknown'} unpaid: an on-chain refund is due`,
     );
   }
-  if (ports.chain && settled.length > 0) await checkChain(ports.chain, settled, ports, out);
+  // The chain's incoming transfers include the refunded settlements: the sum to compare is every settled entry's.
+  if (ports.chain && all.length > 0) await checkChain(ports.chain, all, ports, out);
 }
 
 /** The chain's transfers to each pay-to address against the settled ledger total (payments still settling may differ). */

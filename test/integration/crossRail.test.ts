@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { ANVIL_ADDRESSES, ANVIL_KEYS } from '../../scripts/lib/chain';
 import { createX402Refunder } from '../../src/x402/refund';
 import { createSettlementChain } from '../../src/x402/settlementChain';
-import { fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
+import { OPERATOR_KEY, fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
+import type { X402PaymentDoc } from '../../src/db';
 import { payingFetch, startX402Chain, type X402Chain } from '../helpers/x402';
 
 jest.setTimeout(180_000);
@@ -136,5 +137,104 @@ describe('the on-chain refunder', () => {
     await expect(refunder.refund({ ...p, id: `${p.id}-other`, pay_to: ANVIL_ADDRESSES.buyer })).rejects.toThrow(
       /not to the refund account/,
     );
+  });
+});
+
+describe('a settlement that no order kept', () => {
+  it('is refunded on chain by the reconciliation, once, and leaves the books at 0 discrepancies', async () => {
+    // An order paid from the wallet, and a settlement for it already on chain (as one that was in flight when the
+    // wallet paid, from a process that died before confirming it): the buyer really paid twice.
+    const agentId = `agent-late-${randomBytes(3).toString('hex')}`;
+    const key = await fundedAgent(stack, agentId, 200);
+    const auth = { authorization: `Bearer ${key}` };
+    const created = await stack.call(
+      'POST',
+      '/api/v1/orders',
+      { service_id: 'smart-consultation', agent_id: agentId, inputs: { type: 'visa', description: 'Late settlement' } },
+      auth,
+    );
+    const id = created.body.order_id as string;
+    const amount = created.body.amount_micros as number;
+    expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, auth)).status).toBe(200);
+    await waitForOrder(stack, id, (o) => o.status === 'delivered');
+    const settlementChain = createSettlementChain(chain.rpcUrl, 8453);
+    // The buyer's transfer to the pay-to address, through the facilitator (an EIP-3009 authorization the buyer signs).
+    const buyerPays = createX402Refunder({
+      privateKey: ANVIL_KEYS.buyer,
+      assetName: 'USD Coin',
+      assetVersion: '2',
+      facilitator: new HTTPFacilitatorClient({ url: chain.facilitatorUrl }),
+      chain: settlementChain,
+    });
+    const paymentId = `x4p_late_${randomBytes(6).toString('hex')}`;
+    const before = await chain.balance(ANVIL_ADDRESSES.buyer);
+    const paid = await buyerPays.refund({
+      id: paymentId,
+      payer: ANVIL_ADDRESSES.payTo,
+      amount_micros: amount,
+      asset: chain.asset,
+      network: 'eip155:8453',
+      pay_to: ANVIL_ADDRESSES.buyer,
+    });
+    expect(before - (await chain.balance(ANVIL_ADDRESSES.buyer))).toBe(BigInt(amount));
+    const at = new Date(Date.now() - 60_000);
+    const doc: X402PaymentDoc = {
+      _id: paymentId,
+      status: 'settled',
+      resource: `/x402/orders/${id}`,
+      resource_kind: 'order',
+      resource_ref: id,
+      order_id: id,
+      amount_micros: amount,
+      asset: chain.asset,
+      network: 'eip155:8453',
+      pay_to: ANVIL_ADDRESSES.payTo,
+      payer: ANVIL_ADDRESSES.buyer.toLowerCase(),
+      auth_key: `eip155:8453|${ANVIL_ADDRESSES.buyer.toLowerCase()}|${paymentId}`,
+      nonce: paymentId,
+      valid_before: 0,
+      transaction: paid.transaction,
+      tx_key: paid.transaction.toLowerCase(),
+      order_key: `order:${id}`,
+      payment_id: null,
+      error_reason: 'delivery_failed',
+      error_message: 'order refused the payment: invalid_state_transition',
+      delivery_token_hash: null,
+      delivery: null,
+      created_at: at,
+      updated_at: at,
+      settled_at: at,
+    };
+    await stack.services.db.x402Payments.insertOne(doc);
+    const reconcile = async () => {
+      const r = await stack.call(
+        'POST',
+        '/api/v1/operator/reconciliation',
+        { grace_seconds: 1 },
+        { authorization: `Bearer ${OPERATOR_KEY}` },
+      );
+      expect(r.status).toBe(200);
+      return r.body as { ok: boolean; repaired: { kind: string; order_id?: string }[]; discrepancies: unknown[] };
+    };
+    const first = await reconcile();
+    expect(first.repaired).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 'x402_refund', order_id: id })]),
+    );
+    expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(before);
+    // Once given back, nothing more moves and nothing is left: the chain's received total counts the refunded entry.
+    const second = await reconcile();
+    expect(second.repaired.filter((r) => r.order_id === id)).toEqual([]);
+    expect(second.discrepancies).toEqual([]);
+    expect(second.ok).toBe(true);
+    expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(before);
+    // A refunded settlement never pays the order again: its transaction hash is refused.
+    const again = await stack.call(
+      'POST',
+      `/api/v1/orders/${id}/confirm_payment`,
+      { rail: 'x402_usdc', transaction_id: paid.transaction },
+      auth,
+    );
+    expect(again.status).toBeGreaterThanOrEqual(400);
+    expect(again.status).toBeLessThan(500);
   });
 });

@@ -92,13 +92,13 @@ test('an order retried after a crash is the same order, with the same secrets an
     webhook_url: 'http://127.0.0.1:9/hook',
     inputs: automationInputs,
   };
-  const headers = { 'idempotency-key': 'order-crash-1' };
+  const headers = { 'idempotency-key': 'order-crash-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70' };
   const first = await stack.call('POST', path, body, headers);
   expect(first.status).toBe(201);
   expect(first.body.order_secret).toMatch(/^os_/);
   expect(first.body.webhook.management_token).toMatch(/^wht_/);
 
-  await asIfCrashed(path, 'order-crash-1');
+  await asIfCrashed(path, 'order-crash-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70');
   const retry = await stack.call('POST', path, body, headers);
   expect(retry.headers.get('idempotent-replayed')).toBeNull();
   expect(retry.status).toBe(201);
@@ -138,20 +138,28 @@ test('a procurement retried after a crash is the same procurement and order, pai
 
 test('a quote and a webhook endpoint retried after a crash are the same ones', async () => {
   const quoteBody = { service_id: 'automation-wf', is_agent: true };
-  const q1 = await stack.call('POST', '/api/v1/quote', quoteBody, { 'idempotency-key': 'quote-crash-1' });
+  const q1 = await stack.call('POST', '/api/v1/quote', quoteBody, {
+    'idempotency-key': 'quote-crash-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70',
+  });
   expect(q1.status).toBe(201);
-  await asIfCrashed('/api/v1/quote', 'quote-crash-1');
-  const q2 = await stack.call('POST', '/api/v1/quote', quoteBody, { 'idempotency-key': 'quote-crash-1' });
+  await asIfCrashed('/api/v1/quote', 'quote-crash-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70');
+  const q2 = await stack.call('POST', '/api/v1/quote', quoteBody, {
+    'idempotency-key': 'quote-crash-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70',
+  });
   expect(q2.headers.get('idempotent-replayed')).toBeNull();
   expect(q2.status).toBe(201);
   expect(q2.body).toEqual(q1.body);
 
   const hookBody = { url: 'http://127.0.0.1:9/idem-endpoint', events: ['order.delivered'] };
-  const w1 = await stack.call('POST', '/api/v1/webhooks', hookBody, { 'idempotency-key': 'hook-crash-1' });
+  const w1 = await stack.call('POST', '/api/v1/webhooks', hookBody, {
+    'idempotency-key': 'hook-crash-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70',
+  });
   expect(w1.status).toBe(200);
   expect(w1.body.management_token).toMatch(/^wht_/);
-  await asIfCrashed('/api/v1/webhooks', 'hook-crash-1');
-  const w2 = await stack.call('POST', '/api/v1/webhooks', hookBody, { 'idempotency-key': 'hook-crash-1' });
+  await asIfCrashed('/api/v1/webhooks', 'hook-crash-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70');
+  const w2 = await stack.call('POST', '/api/v1/webhooks', hookBody, {
+    'idempotency-key': 'hook-crash-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70',
+  });
   expect(w2.headers.get('idempotent-replayed')).toBeNull();
   expect(w2.status).toBe(200);
   expect(w2.body).toEqual(w1.body);
@@ -186,13 +194,13 @@ test('a 5xx keeps the claim for the retry: it is taken over at once with the sam
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/things`;
     const post = (key?: string) =>
       fetch(url, { method: 'POST', headers: key ? { 'idempotency-key': key } : {} }).then((r) => r.status);
-    expect(await post('five-hundred')).toBe(503);
-    expect(await post('five-hundred')).toBe(201);
+    expect(await post('five-hundred-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70')).toBe(503);
+    expect(await post('five-hundred-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70')).toBe(201);
     expect(seen).toHaveLength(2);
     expect(seen[1]).toEqual(seen[0]);
     expect(seen[0]!.name).toMatch(/^[A-Za-z0-9_-]{22}$/);
     // Another key names another thing; no key, nothing derived.
-    expect(await post('another')).toBe(201);
+    expect(await post('another-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70')).toBe(201);
     expect(seen[2]!.name).not.toBe(seen[0]!.name);
     expect(await post()).toBe(201);
     expect(seen[3]!.name).toBe('none');

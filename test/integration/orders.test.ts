@@ -268,8 +268,12 @@ describe('orders', () => {
 
   test('Idempotency-Key: a retry returns the same order; another body with the key is 422', async () => {
     const body = { service_id: 'automation-wf', agent_id: 'agent-idem', inputs: automationInputs };
-    const first = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-1' });
-    const second = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-1' });
+    const first = await stack.call('POST', '/api/v1/orders', body, {
+      'idempotency-key': 'key-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70',
+    });
+    const second = await stack.call('POST', '/api/v1/orders', body, {
+      'idempotency-key': 'key-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70',
+    });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.body.order_id).toBe(first.body.order_id);
@@ -278,16 +282,36 @@ describe('orders', () => {
       'POST',
       '/api/v1/orders',
       { ...body, agent_id: 'other' },
-      { 'idempotency-key': 'key-1' },
+      { 'idempotency-key': 'key-1-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70' },
     );
     expect(conflict.status).toBe(422);
     expect(conflict.body.code).toBe('idempotency_conflict');
     expect(await stack.services.db.orders.countDocuments({ agent_id: 'agent-idem' })).toBe(1);
   });
 
+  // Issue 36: callers without a credential share one scope, so their keys must be unguessable; with a credential
+  // (the buyer's own scope) a short key is fine.
+  test('Idempotency-Key: without a credential a guessable key is 400; with one it is taken', async () => {
+    const body = { service_id: 'automation-wf', inputs: automationInputs };
+    const guessable = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'demo-1' });
+    expect(guessable.status).toBe(400);
+    expect(guessable.body.code).toBe('invalid_request');
+    expect(guessable.body.detail).toMatch(/at least 32 characters/);
+    const key = await fundedAgent(stack, 'agent-idem-short', 0);
+    const mine = await stack.call(
+      'POST',
+      '/api/v1/orders',
+      { ...body, agent_id: 'agent-idem-short' },
+      { 'idempotency-key': 'demo-1', authorization: `Bearer ${key}` },
+    );
+    expect(mine.status).toBe(201);
+  });
+
   test('Idempotency-Key: a claim in flight answers 409 while its lease runs, and is taken over once it has lapsed', async () => {
     const body = { service_id: 'automation-wf', agent_id: 'agent-idem-lease', inputs: automationInputs };
-    const first = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-lease' });
+    const first = await stack.call('POST', '/api/v1/orders', body, {
+      'idempotency-key': 'key-lease-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70',
+    });
     expect(first.status).toBe(201);
     const keys = stack.services.db.idempotencyKeys;
     const claim = await keys.findOne({ 'response.body.order_id': first.body.order_id });
@@ -297,15 +321,21 @@ describe('orders', () => {
       { _id: claim!._id },
       { $set: { state: 'in_flight', response: null, lease_until: new Date(Date.now() + 60_000) } },
     );
-    const during = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-lease' });
+    const during = await stack.call('POST', '/api/v1/orders', body, {
+      'idempotency-key': 'key-lease-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70',
+    });
     expect(during.status).toBe(409);
     expect(during.body.code).toBe('idempotency_in_flight');
     expect(during.headers.get('retry-after')).toBe('1');
     await keys.updateOne({ _id: claim!._id }, { $set: { lease_until: new Date(Date.now() - 1) } });
-    const after = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-lease' });
+    const after = await stack.call('POST', '/api/v1/orders', body, {
+      'idempotency-key': 'key-lease-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70',
+    });
     expect(after.status).toBe(201);
     expect(after.headers.get('idempotent-replayed')).toBeNull();
-    const replay = await stack.call('POST', '/api/v1/orders', body, { 'idempotency-key': 'key-lease' });
+    const replay = await stack.call('POST', '/api/v1/orders', body, {
+      'idempotency-key': 'key-lease-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70',
+    });
     expect(replay.body.order_id).toBe(after.body.order_id);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
   });

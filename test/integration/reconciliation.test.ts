@@ -248,6 +248,34 @@ test('a payment-link payment whose confirmation never came is adopted by its run
   expect((await stack.services.linkpay.getTransaction(tx.id))?.status).toBe('succeeded');
 });
 
+// Issue 36 §1: a wallet debit of an order that another rail paid is given back, once, by the repair itself.
+test('a wallet debit of an order paid on another rail is credited back exactly once', async () => {
+  const key = await fundedAgent(stack, 'rec-twice', 200);
+  const id = await createOrder('rec-twice');
+  const tx = await stack.services.linkpay.createTransaction(id, PRICE_MICROS, 'USD', null);
+  const paid = await stack.call(
+    'POST',
+    `/api/v1/orders/${id}/confirm_payment`,
+    { rail: 'linkpay_ncp', transaction_id: tx.id },
+    { authorization: `Bearer ${key}` },
+  );
+  expect(paid.status).toBe(200);
+  await waitForOrder(stack, id, (o) => o.status === 'delivered');
+  // A debit under the order's id, as a wallet charge that lost its race would leave.
+  await orphanDebit('rec-twice', id);
+  const before = (await stack.services.wallets.snapshot('rec-twice'))?.balance_micros;
+  await sleep(1_200);
+  const first = await repairNow();
+  expect(first.repaired).toEqual(
+    expect.arrayContaining([expect.objectContaining({ kind: 'returned_debit', order_id: id })]),
+  );
+  expect(first.discrepancies.filter((d) => d.order_id === id)).toEqual([]);
+  const second = await repairNow();
+  expect(second.repaired.filter((r) => r.order_id === id)).toEqual([]);
+  expect(second.discrepancies.filter((d) => d.order_id === id)).toEqual([]);
+  expect((await stack.services.wallets.snapshot('rec-twice'))?.balance_micros).toBe((before ?? 0) + PRICE_MICROS);
+});
+
 test('a running order whose read model shows a payment its workflow lacks is signalled, adopts it and is delivered', async () => {
   await fundedAgent(stack, 'rec-ahead', 200);
   const id = await createOrder('rec-ahead');
