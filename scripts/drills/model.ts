@@ -4,8 +4,9 @@
  * FerretDB, the local chain and facilitator), through the public interfaces only: REST, x402 through `@x402/fetch`,
  * the hosted payment page. Commands: buyers create orders; pay them on each rail (wallet, x402, payment link), twice
  * at once on one rail or on two rails at once; review them as the buyer, a stranger or nobody; strangers read the
- * public x402 ledger; malformed input; an operator terminates an order's workflow; the API or the worker is
- * SIGKILLed and restarted at random points.
+ * public x402 ledger; partner quotes; the MCP tools (the owner pays, a stranger reviews); malformed input; an operator
+ * terminates an order's workflow; the API, the worker, Temporal or the database is SIGKILLed and restarted at random
+ * points, alone or during a payment.
  *
  * Invariants, checked after every run once the stack is quiet:
  * - each order's net charge (chain + wallet + link − refunds) is its price when it holds goods and 0 otherwise;
@@ -13,12 +14,20 @@
  *   order's payment given back, the buyer's on-chain spend = the x402 ledger net of refunds);
  * - no answer to anyone but the owner carries another buyer's order id or agent key (strangers and the public ledger);
  * - no 5xx but the documented retryable 503 (answers cut by a kill count as none);
+ * - every closed order history of the run replays against the workflow code;
  * - the service's own reconciliation reports 0 discrepancies.
  * A failing run prints the seed, its path and the shortest command sequence fast-check shrank it to.
  *
  * Options: --runs N (default 5), --seed S (default: time), --commands M (max per run, default 12), --path P (replay).
  */
 import { Client, Connection } from '@temporalio/client';
+import {
+  DefaultLogger,
+  Runtime,
+  Worker,
+  bundleWorkflowCode,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import fc from 'fast-check';
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
 import {
@@ -61,6 +70,10 @@ interface Real {
   violations: string[];
   /** Every order id created in this run and its owner's key: what strangers must never be shown. */
   secrets: Map<string, string>;
+  /** The workflow bundle closed histories are replayed against (built once). */
+  bundle?: WorkflowBundleWithSourceMap;
+  /** Histories replayed so far. */
+  replayed: number;
 }
 
 type Cmd = fc.AsyncCommand<Model, Real>;
@@ -147,6 +160,87 @@ class CreateOrder implements Cmd {
     }
   }
   toString = () => `CreateOrder(buyer ${this.buyer})`;
+}
+
+/** An order through a partner's quote (20 % commission, credited only once the order is accepted). */
+class PartnerOrder implements Cmd {
+  constructor(readonly buyer: number) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    const b = m.buyers[this.buyer % m.buyers.length]!;
+    const partner = m.buyers[(this.buyer + 1) % m.buyers.length]!;
+    const q = await call(base(r), 'POST', '/api/v1/quote', {
+      service_id: AUTOMATION.service_id,
+      partner_id: partner.id,
+    });
+    expectNo5xx(r, 'partner quote', q);
+    if (q.status !== 201 && q.status !== 200) return;
+    const a = await call(
+      base(r),
+      'POST',
+      '/api/v1/orders',
+      { quote_id: q.body.quote_id, agent_id: b.id, inputs: AUTOMATION.inputs },
+      auth(b.key),
+      30_000,
+    );
+    expectNo5xx(r, 'create partner order', a);
+    if (a.status === 201) {
+      const id = a.body.order_id as string;
+      m.orders.push({ id, buyer: this.buyer % m.buyers.length, terminated: false });
+      r.secrets.set(id, b.key);
+    }
+  }
+  toString = () => `PartnerOrder(buyer ${this.buyer})`;
+}
+
+/** The MCP tools of the same operations (2026-07-28): the owner pays, a stranger tries to review. */
+class Mcp implements Cmd {
+  constructor(
+    readonly order: number,
+    readonly as: 'owner' | 'stranger',
+  ) {}
+  check = (m: Readonly<Model>) => m.orders.length > 0;
+  async run(m: Model, r: Real) {
+    const o = m.orders[this.order % m.orders.length]!;
+    const owner = m.buyers[o.buyer]!;
+    const stranger = m.buyers[(o.buyer + 1) % m.buyers.length]!;
+    const [name, args] =
+      this.as === 'owner'
+        ? ['confirm_payment', { order_id: o.id, agent_key: owner.key }]
+        : ['review_order', { order_id: o.id, action: 'reject', agent_key: stranger.key }];
+    const a = await call(
+      base(r),
+      'POST',
+      '/mcp',
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name,
+          arguments: args,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      },
+      {
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': name,
+      },
+      30_000,
+    );
+    expectNo5xx(r, `MCP ${name} as ${this.as}`, a);
+    const result = a.body.result as { isError?: boolean; structuredContent?: { status?: number } } | undefined;
+    if (this.as === 'stranger') {
+      if (result && !result.isError) r.violations.push(`MCP review_order by a stranger succeeded on ${o.id}`);
+      expectNothingOf(r, 'MCP as a stranger', JSON.stringify(a.body), o.id);
+    }
+  }
+  toString = () => `Mcp(order ${this.order}, as ${this.as})`;
 }
 
 class Pay implements Cmd {
@@ -257,9 +351,12 @@ class Terminate implements Cmd {
   toString = () => `Terminate(order ${this.order})`;
 }
 
+/** A process the model SIGKILLs (the chain and facilitator are not ours: they stay). */
+type Victim = 'api' | 'worker' | 'temporal' | 'database';
+
 class Kill implements Cmd {
   constructor(
-    readonly which: 'api' | 'worker',
+    readonly which: Victim,
     readonly afterMs: number,
   ) {}
   check = () => true;
@@ -268,9 +365,15 @@ class Kill implements Cmd {
     if (this.which === 'api') {
       await r.stack.apis[0]!.kill();
       r.stack.apis[0] = await r.stack.startApi(0);
-    } else {
+    } else if (this.which === 'worker') {
       await r.stack.workers[0]!.kill();
       r.stack.workers[0] = await r.stack.startWorker(0);
+    } else if (this.which === 'temporal') {
+      await r.stack.killTemporal();
+      await r.stack.startTemporal();
+    } else {
+      await r.stack.killDatabase();
+      await r.stack.startDatabase();
     }
   }
   toString = () => `Kill(${this.which} after ${this.afterMs} ms)`;
@@ -294,7 +397,10 @@ const payArb = fc
   .tuple(fc.nat(20), fc.oneof(fc.tuple(railArb), fc.tuple(railArb, railArb)))
   .map(([o, rails]) => new Pay(o, [...rails]));
 const killArb = fc
-  .tuple(fc.constantFrom<'api' | 'worker'>('api', 'worker'), fc.integer({ min: 0, max: 800 }))
+  .tuple(
+    fc.constantFrom<Victim>('api', 'api', 'worker', 'worker', 'temporal', 'database'),
+    fc.integer({ min: 0, max: 800 }),
+  )
   .map(([w, ms]) => new Kill(w, ms));
 
 /** Every command the model generates, weighted toward money. */
@@ -310,6 +416,8 @@ export const commandArbs: fc.Arbitrary<Cmd>[] = [
   fc.nat(20).map((o) => new StrangerLooks(o)),
   fc.tuple(fc.nat(10), fc.nat(20)).map(([k, o]) => new Malformed(k, o)),
   fc.nat(20).map((o) => new Terminate(o)),
+  fc.nat(3).map((b) => new PartnerOrder(b)),
+  fc.tuple(fc.nat(20), fc.constantFrom<'owner' | 'stranger'>('owner', 'stranger')).map(([o, as]) => new Mcp(o, as)),
   killArb,
   fc.tuple(payArb, killArb).map(([p, k]) => new PayDuringKill(p, k)),
 ];
@@ -323,6 +431,28 @@ async function quiet(stack: DrillStack, ms: number): Promise<void> {
     if (audit.unsettled.size === 0 && moving.length === 0) return;
     await sleep(1000);
   }
+}
+
+/** Replays the closed order workflows of this run against the workflow code; returns those that do not replay. */
+async function replayClosed(r: Real): Promise<string[]> {
+  const histories = [];
+  for (const id of r.secrets.keys()) {
+    const handle = r.temporal.workflow.getHandle(`order-${id}`);
+    const d = await handle.describe().catch(() => undefined);
+    if (!d || d.status.name === 'RUNNING') continue;
+    histories.push({ workflowId: `order-${id}`, history: await handle.fetchHistory() });
+  }
+  if (histories.length === 0) return [];
+  r.bundle ??= await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
+  });
+  const failed: string[] = [];
+  for await (const res of Worker.runReplayHistories({ workflowBundle: r.bundle }, histories)) {
+    if (res.error) failed.push(`history ${res.workflowId} does not replay: ${String(res.error).slice(0, 300)}`);
+  }
+  r.replayed += histories.length;
+  return failed;
 }
 
 /** The invariants of the module comment over the books as they stand; returns what is broken. */
@@ -344,6 +474,7 @@ async function checkInvariants(r: Real, spentBefore: bigint): Promise<string[]> 
     const due = holdsGoods ? o.amount_micros : 0;
     if (kept !== due) broken.push(`order ${o._id} (${o.status}): net charge ${kept} micro-USD, expected ${due}`);
   }
+  broken.push(...(await replayClosed(r)));
   if (rec.status !== 200) broken.push(`reconciliation answered ${rec.status}`);
   else {
     const again = await operatorReconciliation(base(r));
@@ -378,6 +509,9 @@ export async function run(args: Map<string, string>): Promise<void> {
     stack.x402!.asset as `0x${string}`,
     ANVIL_ADDRESSES.buyer,
   );
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  let bundle: WorkflowBundleWithSourceMap | undefined;
+  let replayed = 0;
   let runIndex = 0;
   let commandsRun = 0;
   const figures: Record<string, unknown> = { seed, runs, max_commands: maxCommands };
@@ -391,12 +525,22 @@ export async function run(args: Map<string, string>): Promise<void> {
         buyers.push({ id, key: await fundedAgent(stack.url, id, 1000) });
       }
       const model: Model = { buyers, orders: [] };
-      const real: Real = { stack, temporal, pay: payingFetch(), violations: [], secrets: new Map() };
+      const real: Real = {
+        stack,
+        temporal,
+        pay: payingFetch(),
+        violations: [],
+        secrets: new Map(),
+        replayed: 0,
+        ...(bundle ? { bundle } : {}),
+      };
       const runT0 = Date.now();
       await fc.asyncModelRun(() => ({ model, real }), cmds);
       commandsRun += [...cmds].length;
       log(`run ${runIndex}: ${String(cmds)} (${Date.now() - runT0} ms)`);
       const broken = await checkInvariants(real, spentBefore);
+      bundle = real.bundle;
+      replayed += real.replayed;
       if (broken.length > 0) log(`run ${runIndex} (${String(cmds)}): ${broken.length} broken: ${broken[0]}`);
       if (broken.length > 0) throw new Error(broken.join('\n'));
     });
@@ -409,6 +553,7 @@ export async function run(args: Map<string, string>): Promise<void> {
     });
     figures.sequences = runIndex;
     figures.commands = commandsRun;
+    figures.histories_replayed = replayed;
     if (out.failed) {
       problems.push(
         `counterexample (seed ${seed}, path ${out.counterexamplePath ?? '?'}): ${String(out.counterexample?.[0] ?? '')}`,
