@@ -413,6 +413,8 @@ export const commandArbs: fc.Arbitrary<Cmd>[] = [
   fc
     .tuple(fc.nat(20), fc.constantFrom('owner', 'stranger', 'nobody'), fc.constantFrom('accept', 'reject'))
     .map(([o, as, action]) => new Review(o, as as 'owner', action as 'accept')),
+  // The owner's acceptance closes an order's workflow: its history is then replayed.
+  fc.nat(20).map((o) => new Review(o, 'owner', 'accept')),
   fc.nat(20).map((o) => new StrangerLooks(o)),
   fc.tuple(fc.nat(10), fc.nat(20)).map(([k, o]) => new Malformed(k, o)),
   fc.nat(20).map((o) => new Terminate(o)),
@@ -420,6 +422,18 @@ export const commandArbs: fc.Arbitrary<Cmd>[] = [
   fc.tuple(fc.nat(20), fc.constantFrom<'owner' | 'stranger'>('owner', 'stranger')).map(([o, as]) => new Mcp(o, as)),
   killArb,
   fc.tuple(payArb, killArb).map(([p, k]) => new PayDuringKill(p, k)),
+];
+
+/**
+ * Sequences the checker found (shrunk), run before the random ones on every invocation: each is a regression test.
+ * - 2026-12-02, on b3c8b48 (seed 7): an order paid over x402, then two Pay presses on its hosted page at once: a link
+ *   payment refused by the paid order was kept (net charge twice the price).
+ * - 2026-12-02, on 25dcb59 (seed 7): an order's workflow terminated, then wallet, x402 and link payments: 500s, and
+ *   the x402 settlement kept for an order that would never deliver.
+ */
+export const REGRESSIONS: (() => Cmd[])[] = [
+  () => [new CreateOrder(0), new Pay(0, ['x402']), new Pay(0, ['link', 'link'])],
+  () => [new CreateOrder(1), new Terminate(0), new Pay(0, ['wallet']), new Pay(0, ['x402', 'link'])],
 ];
 
 /** Waits until no x402 payment is settling and no order is between paid and delivered, at most `ms`. */
@@ -517,7 +531,7 @@ export async function run(args: Map<string, string>): Promise<void> {
   const figures: Record<string, unknown> = { seed, runs, max_commands: maxCommands };
   const problems: string[] = [];
   try {
-    const property = fc.asyncProperty(fc.commands(commandArbs, { maxCommands, size: 'max' }), async (cmds) => {
+    const sequence = async (cmds: Iterable<Cmd>): Promise<void> => {
       runIndex++;
       const buyers: Model['buyers'] = [];
       for (let b = 0; b < 3; b++) {
@@ -543,7 +557,16 @@ export async function run(args: Map<string, string>): Promise<void> {
       replayed += real.replayed;
       if (broken.length > 0) log(`run ${runIndex} (${String(cmds)}): ${broken.length} broken: ${broken[0]}`);
       if (broken.length > 0) throw new Error(broken.join('\n'));
-    });
+    };
+    for (const [i, regression] of REGRESSIONS.entries()) {
+      try {
+        await sequence(regression());
+      } catch (err) {
+        problems.push(`regression ${i + 1} fails: ${String(err).slice(0, 4000)}`);
+      }
+    }
+    figures.regressions = REGRESSIONS.length;
+    const property = fc.asyncProperty(fc.commands(commandArbs, { maxCommands, size: 'max' }), sequence);
     const out = await fc.check(property, {
       seed,
       numRuns: runs,
