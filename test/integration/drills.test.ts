@@ -66,4 +66,3 @@ test('drill pay-kill (12 orders on the three rails, 20 s deadline) passes within
 test('drill model (seed 36, 4 sequences) passes within 4 minutes', () => {
   drill(['model', '--seed', '36', '--runs', '4', '--commands', '10', '--time-limit-ms', '200000'], 240_000);
 }, 260_000);
-
