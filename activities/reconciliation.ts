@@ -65,9 +65,9 @@ export function createReconciliationActivities(ports: ReconciliationActivityPort
           ...(await scopeOf(ports.reports, req, graceSeconds, ports.now?.() ?? new Date())),
         });
         await ports.reports.save(report);
-        // What no repair could settle is held for an operator: each discrepancy is an alert in the logs (besides the
+        // What a repairing run could not settle is held for an operator: each discrepancy is an alert in the logs (besides the
         // workflow's ReconcileDiscrepancies search attribute and GET /api/v1/operator/reconciliation). Issue 36 §1.
-        for (const d of report.discrepancies) {
+        for (const d of req.repair ? report.discrepancies : []) {
           logger().error({ alert: 'money_astray', discrepancy: d }, `reconciliation: ${d.kind} held for an operator`);
         }
         return report;

@@ -49,6 +49,16 @@ export const RECORD_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 second
 export const CAPTURE_OPTIONS: ActivityOptions = { startToCloseTimeout: '10 seconds', retry: CAPTURE };
 
 /**
+ * Options of chain work (x402 settlement checks, on-chain refunds, the order Update they lead to): heartbeating, so
+ * an attempt lost with its worker is retried after 10 s (issue 14); retried until done, at most a minute apart.
+ */
+export const CHAIN_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+};
+
+/**
  * Options of producers ({@link PRODUCE}): they heartbeat per stored file, so an attempt lost with its worker is
  * retried after 10 s, not after the minute of its start-to-close timeout.
  */

@@ -7,7 +7,7 @@
 import { patched, proxyActivities, setCurrentDetails, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ReconcileResult, X402Activities } from '../activities/x402';
 import { utc, x402Details } from './details';
-import { withSummary } from './policies';
+import { CHAIN_OPTIONS, withSummary } from './policies';
 import { SA } from './shared';
 
 /**
@@ -16,12 +16,8 @@ import { SA } from './shared';
  */
 const OPERATOR_VIEW = 'operator-view';
 
-/** Chain reads and the order's Update: heartbeating, so an attempt lost with its worker is retried after 10 s (issue 14). */
-const chain = proxyActivities<X402Activities>({
-  startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+/** Chain reads and writes, and the order's Update: CHAIN_OPTIONS (workflows/policies.ts). */
+const chain = proxyActivities<X402Activities>(CHAIN_OPTIONS);
 
 /** Input of {@link x402ReconcileWorkflow}. */
 export interface X402ReconcileInput {

@@ -7,13 +7,10 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { X402Activities } from '../activities/x402';
 import type { X402RefundOutcome } from '../src/services/x402Refunds';
-import { withSummary } from './policies';
+import { CHAIN_OPTIONS, withSummary } from './policies';
 
-const chain = proxyActivities<X402Activities>({
-  startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+/** Chain reads and writes, and the order's Update: CHAIN_OPTIONS (workflows/policies.ts). */
+const chain = proxyActivities<X402Activities>(CHAIN_OPTIONS);
 
 /** Input of {@link x402RefundWorkflow}: the ledger entry and why it is refunded (kept on the entry). */
 export interface X402RefundInput {

@@ -139,26 +139,39 @@ function checkPay(r: Real, o: ModelOrder, rail: Rail, a: Answer): void {
   }
 }
 
+/**
+ * Creates an order of automation-wf for buyer `buyer` (through partner `partner`'s quote when given) and adds it to
+ * the model; records a 5xx.
+ */
+async function createOrder(m: Model, r: Real, buyer: number, partner?: string): Promise<void> {
+  const i = buyer % m.buyers.length;
+  const b = m.buyers[i]!;
+  let quote: { quote_id?: unknown } = {};
+  if (partner) {
+    const q = await call(base(r), 'POST', '/api/v1/quote', { service_id: AUTOMATION.service_id, partner_id: partner });
+    expectNo5xx(r, 'partner quote', q);
+    if (q.status !== 201 && q.status !== 200) return;
+    quote = { quote_id: q.body.quote_id };
+  }
+  const a = await call(
+    base(r),
+    'POST',
+    '/api/v1/orders',
+    { ...(partner ? quote : { service_id: AUTOMATION.service_id }), agent_id: b.id, inputs: AUTOMATION.inputs },
+    auth(b.key),
+    30_000,
+  );
+  expectNo5xx(r, partner ? 'create partner order' : 'create order', a);
+  if (a.status !== 201) return;
+  const id = a.body.order_id as string;
+  m.orders.push({ id, buyer: i, terminated: false });
+  r.secrets.set(id, b.key);
+}
+
 class CreateOrder implements Cmd {
   constructor(readonly buyer: number) {}
   check = () => true;
-  async run(m: Model, r: Real) {
-    const b = m.buyers[this.buyer % m.buyers.length]!;
-    const a = await call(
-      base(r),
-      'POST',
-      '/api/v1/orders',
-      { service_id: AUTOMATION.service_id, agent_id: b.id, inputs: AUTOMATION.inputs },
-      auth(b.key),
-      30_000,
-    );
-    expectNo5xx(r, 'create order', a);
-    if (a.status === 201) {
-      const id = a.body.order_id as string;
-      m.orders.push({ id, buyer: this.buyer % m.buyers.length, terminated: false });
-      r.secrets.set(id, b.key);
-    }
-  }
+  run = (m: Model, r: Real) => createOrder(m, r, this.buyer);
   toString = () => `CreateOrder(buyer ${this.buyer})`;
 }
 
@@ -166,30 +179,7 @@ class CreateOrder implements Cmd {
 class PartnerOrder implements Cmd {
   constructor(readonly buyer: number) {}
   check = () => true;
-  async run(m: Model, r: Real) {
-    const b = m.buyers[this.buyer % m.buyers.length]!;
-    const partner = m.buyers[(this.buyer + 1) % m.buyers.length]!;
-    const q = await call(base(r), 'POST', '/api/v1/quote', {
-      service_id: AUTOMATION.service_id,
-      partner_id: partner.id,
-    });
-    expectNo5xx(r, 'partner quote', q);
-    if (q.status !== 201 && q.status !== 200) return;
-    const a = await call(
-      base(r),
-      'POST',
-      '/api/v1/orders',
-      { quote_id: q.body.quote_id, agent_id: b.id, inputs: AUTOMATION.inputs },
-      auth(b.key),
-      30_000,
-    );
-    expectNo5xx(r, 'create partner order', a);
-    if (a.status === 201) {
-      const id = a.body.order_id as string;
-      m.orders.push({ id, buyer: this.buyer % m.buyers.length, terminated: false });
-      r.secrets.set(id, b.key);
-    }
-  }
+  run = (m: Model, r: Real) => createOrder(m, r, this.buyer, m.buyers[(this.buyer + 1) % m.buyers.length]!.id);
   toString = () => `PartnerOrder(buyer ${this.buyer})`;
 }
 

@@ -36,6 +36,16 @@ const walletMicros = async (agentId: string, key: string): Promise<number> => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** EIP-3009 transfers signed by `key`, through the test chain's facilitator (the refunder is one). */
+const transfersFrom = (key: `0x${string}`) =>
+  createX402Refunder({
+    privateKey: key,
+    assetName: 'USD Coin',
+    assetVersion: '2',
+    facilitator: new HTTPFacilitatorClient({ url: chain.facilitatorUrl }),
+    chain: createSettlementChain(chain.rpcUrl, 8453),
+  });
+
 describe('x402 and the wallet racing on one order', () => {
   it('charges each order once: the other rail is refused before its money moves, or refunded', async () => {
     const agentId = `agent-race-${randomBytes(3).toString('hex')}`;
@@ -102,14 +112,7 @@ describe('x402 and the wallet racing on one order', () => {
 describe('the on-chain refunder', () => {
   it('refunds a settled payment once, however often it is asked', async () => {
     // The pay-to account holds what the orders above paid over x402.
-    const settlementChain = createSettlementChain(chain.rpcUrl, 8453);
-    const refunder = createX402Refunder({
-      privateKey: ANVIL_KEYS.payTo,
-      assetName: 'USD Coin',
-      assetVersion: '2',
-      facilitator: new HTTPFacilitatorClient({ url: chain.facilitatorUrl }),
-      chain: settlementChain,
-    });
+    const refunder = transfersFrom(ANVIL_KEYS.payTo);
     const payTo = await chain.balance(ANVIL_ADDRESSES.payTo);
     expect(payTo).toBeGreaterThanOrEqual(100_000n);
     const before = await chain.balance(ANVIL_ADDRESSES.buyer);
@@ -157,15 +160,8 @@ describe('a settlement that no order kept', () => {
     const amount = created.body.amount_micros as number;
     expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, auth)).status).toBe(200);
     await waitForOrder(stack, id, (o) => o.status === 'delivered');
-    const settlementChain = createSettlementChain(chain.rpcUrl, 8453);
     // The buyer's transfer to the pay-to address, through the facilitator (an EIP-3009 authorization the buyer signs).
-    const buyerPays = createX402Refunder({
-      privateKey: ANVIL_KEYS.buyer,
-      assetName: 'USD Coin',
-      assetVersion: '2',
-      facilitator: new HTTPFacilitatorClient({ url: chain.facilitatorUrl }),
-      chain: settlementChain,
-    });
+    const buyerPays = transfersFrom(ANVIL_KEYS.buyer);
     const paymentId = `x4p_late_${randomBytes(6).toString('hex')}`;
     const before = await chain.balance(ANVIL_ADDRESSES.buyer);
     const paid = await buyerPays.refund({
