@@ -45,6 +45,7 @@ import {
   type OrderState,
   type OrderStatus,
   type OrderWorkflowInput,
+  type PaymentRail,
   type PaymentRecord,
   type RefundRecord,
   transitionEventData,
@@ -212,10 +213,12 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   /** MESSAGES_IN_MAIN: a queued payment is being charged by the main coroutine. */
   let charging = false;
   /**
-   * Issue 36 §1: an x402 settlement holds the order until this time (ms, workflow clock): payments on other rails are
-   * refused before their money moves. Set and released by `holdPayment`, which writes no command.
+   * Issue 36 §1: a payment about to move money outside the workflow (an x402 settlement, a hosted-form card payment)
+   * holds the order for its rail until `until` (ms, workflow clock): payments on other rails are refused before their
+   * money moves. Set and released by `holdPayment`, which writes no command.
    */
-  let x402HeldUntil = 0;
+  let hold: { rail: PaymentRail; until: number } | undefined;
+  const heldFor = (): PaymentRail | undefined => (hold && hold.until > Date.now() ? hold.rail : undefined);
   const snapshot = (): OrderState => copyJson(state);
   /** What the Web UI shows (issue 26 §1): set at every change of `state` below. */
   const shown: { autoAcceptAt?: string; lastPaymentFailure?: string } = {};
@@ -376,9 +379,10 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
     },
     {
       validator: (req) => {
-        if (!state.payment && req.rail !== 'x402_usdc' && x402HeldUntil > Date.now()) {
+        const held = heldFor();
+        if (!state.payment && held !== undefined && held !== req.rail) {
           throw refusal(
-            'An x402 payment of this order is being settled; nothing was charged',
+            `A payment of this order on ${held} is being taken; nothing was charged`,
             FailureType.paymentInProgress,
             state.status,
           );
@@ -409,23 +413,38 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   setHandler(
     holdPaymentUpdate,
     (req) => {
-      x402HeldUntil = req.seconds > 0 ? Date.now() + req.seconds * 1000 : 0;
+      const rail = req.rail ?? 'x402_usdc';
+      if (req.seconds > 0) hold = { rail, until: Date.now() + req.seconds * 1000 };
+      else if (hold?.rail === rail) hold = undefined;
       return snapshot();
     },
     {
       validator: (req) => {
-        if (!v2 || !Number.isFinite(req.seconds) || req.seconds < 0 || req.seconds > 600) {
-          throw refusal('holdPayment takes 0 to 600 seconds', FailureType.invalidRequest, state.status);
+        const rail = req.rail ?? 'x402_usdc';
+        if (!v2 || !Number.isFinite(req.seconds) || req.seconds < 0 || req.seconds > 600 || rail === 'agent_wallet') {
+          throw refusal(
+            'holdPayment takes 0 to 600 seconds for x402_usdc or linkpay_ncp',
+            FailureType.invalidRequest,
+            state.status,
+          );
         }
         if (req.seconds === 0) return;
-        if (!input.rails.includes('x402_usdc')) {
+        if (!input.rails.includes(rail)) {
           throw ApplicationFailure.create({
-            message: `${input.serviceId} is not sold on x402_usdc; rails: ${input.rails.join(', ')}`,
+            message: `${input.serviceId} is not sold on ${rail}; rails: ${input.rails.join(', ')}`,
             type: FailureType.railNotOffered,
             details: [{ rails: input.rails }],
           });
         }
         if (state.payment) throw transitionRefused('confirm another payment', state.status);
+        const held = heldFor();
+        if (held !== undefined && held !== rail) {
+          throw refusal(
+            `A payment of this order on ${held} is being taken`,
+            FailureType.paymentInProgress,
+            state.status,
+          );
+        }
         if (paymentAsks.length > 0 || charging) {
           throw refusal('Another payment of this order is being charged', FailureType.paymentInProgress, state.status);
         }

@@ -16,6 +16,7 @@ import {
 } from '../../workflows/shared';
 import {
   type ConfirmPaymentRequest,
+  type HoldPaymentRequest,
   type OrderState,
   type OrderWorkflowInput,
   type ReviewRequest,
@@ -112,16 +113,21 @@ export class OrderWorkflows {
   }
 
   /**
-   * Holds the order for an x402 settlement for `seconds` (0 releases; issue 36 §1). A worker without the Update
+   * Holds the order for a payment on `rail` about to move money outside the workflow, for `seconds` (0 releases;
+   * issue 36 §1). A worker without the Update
    * (an older build) answers `null`: the settlement then goes ahead unheld, and a refusal after it is refunded.
    * @throws ProblemError 409 `payment_in_progress` (another rail is paying) or `invalid_state_transition`.
    */
-  async holdPayment(orderId: string, seconds: number): Promise<OrderState | null> {
+  async holdPayment(
+    orderId: string,
+    seconds: number,
+    rail: HoldPaymentRequest['rail'] = 'x402_usdc',
+  ): Promise<OrderState | null> {
     try {
       return await this.update(orderId, () =>
         this.client.workflow
           .getHandle(orderWorkflowId(orderId))
-          .executeUpdate(holdPaymentUpdate, { args: [{ seconds }] }),
+          .executeUpdate(holdPaymentUpdate, { args: [{ seconds, rail }] }),
       );
     } catch (err) {
       if (

@@ -84,32 +84,23 @@ describe('an order whose workflow was terminated while awaiting payment', () => 
     expect(await stack.services.wallets.balance('agent-closed')).toBe(100_000_000);
   });
 
-  test('the hosted form refunds the link payment it took, and says so; confirm_payment with a link id too', async () => {
+  test('the hosted form takes no money from a closed order; a link payment confirmed through the API is refunded', async () => {
     const { id, secret } = await awaitingOrder();
     expect(secret).toMatch(/^os_/);
     await terminate(orderWorkflowId(id));
 
-    const pay = await fetch(`${stack.url}/pay/orders/${id}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ secret: secret ?? '', email: 'buyer@example.com' }),
-    });
-    expect(pay.status).toBe(409);
-    const page = await pay.text();
-    const [taken] = await linkTransactions(id);
-    expect(taken).toMatchObject({ status: 'refunded', amount_micros: 69_000_000 });
-    expect(taken?.refunded_at).toBeInstanceOf(Date);
-    expect(page).toContain('was refunded');
-    expect(page).toContain(taken?._id);
-
-    // The form again: a new transaction, refunded as well; nothing stays taken.
-    const again = await fetch(`${stack.url}/pay/orders/${id}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ secret: secret ?? '' }),
-    });
-    expect(again.status).toBe(409);
-    expect((await linkTransactions(id)).map((t) => t.status)).toEqual(['refunded', 'refunded']);
+    // The form holds the order before it takes the card payment (issue 36 §1): a closed order refuses the hold, so
+    // nothing is taken, and the page says why. Twice: still nothing.
+    for (let i = 0; i < 2; i++) {
+      const pay = await fetch(`${stack.url}/pay/orders/${id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ secret: secret ?? '', email: 'buyer@example.com' }),
+      });
+      expect(pay.status).toBe(409);
+      expect(await pay.text()).toContain('Payment not completed');
+    }
+    expect(await linkTransactions(id)).toEqual([]);
 
     // A link payment taken in another tab, confirmed through the API: 409 with the refund made.
     const other = await stack.services.linkpay.createTransaction(id, 69_000_000, 'USD', null);

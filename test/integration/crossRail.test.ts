@@ -109,6 +109,59 @@ describe('x402 and the wallet racing on one order', () => {
   });
 });
 
+describe('x402 and the hosted payment form racing on one order', () => {
+  it('charges each order once, counting card payments and their refunds', async () => {
+    const agentId = `agent-form-${randomBytes(3).toString('hex')}`;
+    const key = await fundedAgent(stack, agentId, 0);
+    const auth = { authorization: `Bearer ${key}` };
+    const chainBefore = await chain.balance(ANVIL_ADDRESSES.buyer);
+    const delays = [0, 0, 100, 300, 600];
+    const ids = await Promise.all(
+      delays.map(async (delay, i) => {
+        const created = await stack.call(
+          'POST',
+          '/api/v1/orders',
+          { service_id: 'smart-consultation', agent_id: agentId, inputs: { type: 'visa', description: `Form ${i}` } },
+          auth,
+        );
+        const id = created.body.order_id as string;
+        const form = () =>
+          fetch(`${stack.url}/pay/orders/${id}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ email: 'human@example.com' }),
+          });
+        const [x, f] = await Promise.all([
+          pay(`${stack.url}/x402/orders/${id}`, { method: 'POST', headers: auth }),
+          sleep(delay).then(form),
+        ]);
+        expect(x.status).toBeLessThan(500);
+        expect(f.status).toBeLessThan(500);
+        return { id, amount: created.body.amount_micros as number };
+      }),
+    );
+    let total = 0;
+    for (const { id, amount } of ids) {
+      const done = await waitForOrder(stack, id, (b) => ['delivered', 'accepted'].includes(b.status as string));
+      expect(['x402_usdc', 'linkpay_ncp']).toContain(done.payment.rail);
+      // Card money kept for this order: succeeded, not refunded; it must be the order's payment or nothing.
+      const kept = await stack.services.db.linkpayTransactions.find({ order_id: id, status: 'succeeded' }).toArray();
+      if (done.payment.rail === 'linkpay_ncp') expect(kept.map((t) => t._id)).toEqual([done.payment.transaction_id]);
+      else expect(kept).toEqual([]);
+      total += done.payment.rail === 'x402_usdc' ? amount : 0;
+    }
+    // On chain the buyer paid exactly the orders x402 won (a settlement that lost was refunded).
+    const deadline = Date.now() + 60_000;
+    let onChain = -1;
+    while (Date.now() < deadline) {
+      onChain = Number(chainBefore - (await chain.balance(ANVIL_ADDRESSES.buyer)));
+      if (onChain === total) break;
+      await sleep(500);
+    }
+    expect(onChain).toBe(total);
+  });
+});
+
 describe('the on-chain refunder', () => {
   it('refunds a settled payment once, however often it is asked', async () => {
     // The pay-to account holds what the orders above paid over x402.

@@ -232,6 +232,8 @@ export interface ConfirmPaymentRequest {
 export interface HoldPaymentRequest {
   /** Seconds, at most 600. */
   seconds: number;
+  /** The rail about to take money outside the workflow; default `x402_usdc` (a wallet is charged inside it). */
+  rail?: 'x402_usdc' | 'linkpay_ncp';
 }
 
 /** Argument of the `review` Update (seed §2.5). */

@@ -42,6 +42,9 @@ const refundWords = (r: RefundRecord): string => {
  *   (`POST /pay/orders/{order_id}/review`, a form). Issue 10 §1, issue 13.
  * Registered from the definitions in src/routes/api/pay/schema.ts; who the human is, ./policy.ts.
  */
+/** Seconds the hosted form holds an order while it takes the card payment and confirms it (issue 36 §1). */
+const LINK_HOLD_SECONDS = 60;
+
 export function payRoutes(deps: AppDeps): OperationRouter {
   const router = new OperationRouter(deps);
   const order = { load: orderOfPath(deps) };
@@ -65,14 +68,20 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     const body = (input.body ?? {}) as { email?: unknown; secret?: unknown };
     const secret = linkHolder(doc, body.secret) === 'buyer' ? secretOf(body.secret) : undefined;
     const email = typeof body.email === 'string' && body.email.includes('@') ? body.email.slice(0, 254) : null;
+    let held = false;
     try {
+      // Reserve the order for this card payment before taking it: another rail paying meanwhile (an x402 settlement
+      // in flight) is refused here, with nothing charged (issue 36 §1). An older worker without the Update: unheld.
+      held = (await deps.orderWorkflows.holdPayment(doc._id, LINK_HOLD_SECONDS, 'linkpay_ncp')) !== null;
       const tx = await deps.services.linkpay.createTransaction(doc._id, doc.amount_micros, doc.currency, email);
       // The money is taken before the Update: an order found closed gives it back (issue 36).
       const state = await confirmLinkPayment(deps, doc._id, tx.id, () =>
         deps.orderWorkflows.confirmPayment(doc._id, { rail: 'linkpay_ncp', transaction_id: tx.id }),
       );
+      held = false;
       sendPage(ctx, 'Paid', receiptBody(doc, tx.id, state.status, secret));
     } catch (err) {
+      if (held) await deps.orderWorkflows.holdPayment(doc._id, 0, 'linkpay_ncp').catch(() => undefined);
       const problem = toProblem(err);
       const refund = problem.extra.refund as RefundRecord | undefined;
       sendPage(
