@@ -3,7 +3,7 @@
  * `CheckoutSessionDoc`) over one catalogue service, priced by a binding quote; complete creates the session's one order
  * through {@link createOrder} (its id fixed when the session was made) and pays it through the order workflow's
  * `confirmPayment` (agent wallet, by a delegated-payment token), or hands the buyer the hosted payment page.
- * Decision: docs/decisions/0040-acp-session-document-order-at-complete.md.
+ * Decision: docs/decisions/0029-acp-session-is-a-document-its-order-starts-at-complete.md.
  *
  * Source: ../shared/reference/protocols/acp-2026-04-17 (openapi.agentic_checkout.yaml, openapi.delegate_payment.yaml,
  * rfcs/rfc.agentic_checkout.md).
@@ -316,6 +316,8 @@ export async function completeCheckoutSession(
 ): Promise<CheckoutSessionDoc> {
   if (doc.status === 'completed' || doc.status === 'awaiting_payment') return doc;
   const now = new Date();
+  if (doc.status === 'canceled')
+    throw problem('checkout_session_closed', 'Cannot complete a canceled checkout session');
   if (doc.status === 'open') {
     requireOpen(doc, now, 'complete');
     const messages = sessionMessages(doc);
@@ -362,7 +364,11 @@ export async function completeCheckoutSession(
     retry: { at: current.completed_at ?? now, bytes: (purpose, n) => seedBytes(current.seed, purpose, n) },
   });
   if (current.payment?.handler_id === 'hosted_link') {
-    return (await ports.sessions.update(current, { status: 'awaiting_payment' })) ?? current;
+    return (
+      (await ports.sessions.update(current, { status: 'awaiting_payment' })) ??
+      (await ports.sessions.get(current._id)) ??
+      current
+    );
   }
   const order = await ports.order(current.order_id);
   if (!order?.payment) {
@@ -374,7 +380,11 @@ export async function completeCheckoutSession(
       if (!(err instanceof ProblemError && err.code === 'invalid_state_transition' && paid)) throw err;
     }
   }
-  return (await ports.sessions.update(current, { status: 'completed' })) ?? current;
+  return (
+    (await ports.sessions.update(current, { status: 'completed' })) ??
+    (await ports.sessions.get(current._id)) ??
+    current
+  );
 }
 
 /**
