@@ -261,6 +261,7 @@ export const checkoutOperations = {
       },
       ...acpErrors(),
       '402': { description: 'The wallet is short (insufficient_funds) or the payment failed', json: AcpError },
+      '410': { description: "The order's workflow history is gone (order_gone)", json: AcpError },
     },
   }),
   cancel: defineOperation({
