@@ -67,10 +67,13 @@ export const AcpBuyer = z.object({
   phone_number: z.string().max(64).optional(),
 });
 
+/** A metadata or input name: plain, so it is a safe field name in the database. */
+const Key = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+const InputValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)]);
 const Metadata = z
-  .record(z.string().max(128), z.unknown())
+  .record(Key, z.union([z.string().max(2_000), z.number(), z.boolean(), z.null(), z.record(Key, InputValue)]))
   .optional()
-  .meta({ description: "Merchant metadata; `inputs` (object) carries the service's inputs (seed §2.1)" });
+  .meta({ description: "Merchant metadata, flat; `inputs` (an object) carries the service's inputs (seed §2.1)" });
 
 /** `CheckoutSessionCreateRequest` (the fields this service reads; the rest are accepted and ignored). */
 export const CreateSessionBody = z.object({
@@ -215,7 +218,7 @@ export const DelegatePaymentBody = z.object({
     .meta({ description: 'Omit, or {type: agent_wallet}: the wallet of the agent key sent; cards are not taken' }),
   allowance: AllowanceSchema,
   risk_signals: z.array(z.record(z.string(), z.unknown())).max(20).optional(),
-  metadata: z.record(z.string().max(128), z.string().max(500)).optional(),
+  metadata: z.record(Key, z.string().max(500)).optional(),
 });
 
 /** The ACP operations. */
