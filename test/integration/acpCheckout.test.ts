@@ -263,6 +263,45 @@ test('buys automation-wf with a delegated wallet token: one order, one debit, ho
   expect((await acp('POST', `/checkout_sessions/${id}`, { metadata: { inputs: {} } })).status).toBe(409);
 }, 90_000);
 
+test('a complete that died after its commitment, or after the charge, is finished by the next: one order, one debit', async () => {
+  const agentKey = await fundedAgent(stack, 'acp-crash', 100);
+  const session = await readySession();
+  const id = session.id as string;
+  const token = await delegate(agentKey, id, 6900);
+  // As a process that died right after recording the commitment (before the order existed) leaves it.
+  await stack.services.db.checkoutSessions.updateOne(
+    { _id: id },
+    {
+      $set: {
+        status: 'complete_in_progress',
+        payment: { handler_id: 'agent_wallet', token_id: token, agent_id: 'acp-crash' },
+        completed_at: new Date(),
+      },
+      $inc: { version: 1 },
+    },
+  );
+  const stuck = await acp('GET', `/checkout_sessions/${id}`);
+  conforms('checkout#/$defs/CheckoutSession', stuck.body);
+  expect(stuck.body.status).toBe('complete_in_progress');
+  expect((await acp('POST', `/checkout_sessions/${id}/cancel`, {})).status).toBe(405);
+
+  const done = await acp('POST', `/checkout_sessions/${id}/complete`, walletPayment(token));
+  expect(done.status).toBe(200);
+  conforms('checkout#/$defs/CheckoutSessionWithOrder', done.body);
+  expect(done.body.status).toBe('completed');
+  expect(await stack.services.wallets.balance('acp-crash')).toBe(31_000_000);
+
+  // As a process that died after the charge, before the session said completed: finished without a second debit.
+  await stack.services.db.checkoutSessions.updateOne(
+    { _id: id },
+    { $set: { status: 'complete_in_progress' }, $inc: { version: 1 } },
+  );
+  const again = await acp('POST', `/checkout_sessions/${id}/complete`, walletPayment(token));
+  expect(again.body).toMatchObject({ status: 'completed', order: { id: done.body.order.id } });
+  expect(await stack.services.wallets.balance('acp-crash')).toBe(31_000_000);
+  expect(await stack.services.db.orders.countDocuments({ agent_id: 'acp-crash' })).toBe(1);
+}, 90_000);
+
 test('buys automation-wf through the hosted link: requires_escalation with continue_url, completed once paid', async () => {
   const session = await readySession();
   const id = session.id as string;
