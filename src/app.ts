@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
+import { acpErrorMiddleware } from './http/acp';
 import { idempotencyMiddleware } from './http/idempotency';
 import { ResponseCache } from './http/cachedJson';
 import { problemMiddleware } from './http/errors';
@@ -134,6 +135,8 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
     }
     await next();
   });
+  // Issue 37 §1: ACP's paths answer ACP's errors, the limits', body parser's and idempotency's refusals included.
+  app.use(acpErrorMiddleware((err) => log(err)));
   // Issue 10 §4: limits per credential / client address (cache hits above are not counted), then one body parser.
   app.use(
     rateLimitMiddleware(

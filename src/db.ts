@@ -506,6 +506,70 @@ export interface SigningKeySetDoc {
   updated_at: Date;
 }
 
+/**
+ * An agent platform allowed to open ACP checkout sessions (issue 37 §1): issued by the operator, its API key stored
+ * as a sha256 hex in `key_hash` (the key itself is shown once), `_id` `plat_…`.
+ */
+export interface AcpPlatformDoc {
+  _id: string;
+  name: string;
+  key_hash: string;
+  created_at: Date;
+}
+
+/** A catalogue service in a checkout session: its id and the units asked for (only 1 can be bought). */
+export interface CheckoutLineDoc {
+  service_id: string;
+  quantity: number;
+}
+
+/**
+ * An ACP checkout session (issue 37 §1), `_id` `cs_…`: the platform's cart over one catalogue service, priced by a
+ * binding quote; `order_id` is fixed at creation, so every complete (and every retry of one) makes that one order.
+ * Written by the API only; the order's own state stays the order workflow's.
+ */
+export interface CheckoutSessionDoc {
+  _id: string;
+  platform_id: string;
+  status: 'open' | 'complete_in_progress' | 'awaiting_payment' | 'completed' | 'canceled';
+  line: CheckoutLineDoc;
+  /** The service's inputs collected so far (`metadata.inputs` of the requests). */
+  inputs: Record<string, string | number | boolean | string[]>;
+  buyer: Record<string, unknown> | null;
+  metadata: Record<string, unknown>;
+  quote_id: string;
+  /** The quote's amount for one unit, integer micro-USD. */
+  unit_amount_micros: number;
+  currency: string;
+  order_id: string;
+  /** Seed of the order's secret and creation time on complete (base64url, 32 bytes): a retry derives the same. */
+  seed: string;
+  /** How complete paid: the handler, and the wallet for the agent wallet's. */
+  payment: { handler_id: 'agent_wallet' | 'hosted_link'; token_id?: string; agent_id?: string } | null;
+  completed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  expires_at: Date;
+  version: number;
+}
+
+/**
+ * A delegated-payment token (`vt_…`) issued at `POST /agentic_commerce/delegate_payment` against an agent wallet: it
+ * lets the checkout session `checkout_session_id` charge that wallet once, at most `max_amount` minor units, until
+ * `expires_at`.
+ */
+export interface AcpPaymentTokenDoc {
+  _id: string;
+  agent_id: string;
+  checkout_session_id: string;
+  max_amount: number;
+  currency: string;
+  merchant_id: string;
+  expires_at: Date;
+  metadata: Record<string, string>;
+  created_at: Date;
+}
+
 /** Handle on the database: the client and every typed collection. */
 export interface Database {
   client: MongoClient;
@@ -531,6 +595,9 @@ export interface Database {
   tasks: Collection<TaskDoc>;
   reconciliationReports: Collection<ReconciliationReportDoc>;
   signingKeys: Collection<SigningKeySetDoc>;
+  acpPlatforms: Collection<AcpPlatformDoc>;
+  checkoutSessions: Collection<CheckoutSessionDoc>;
+  acpPaymentTokens: Collection<AcpPaymentTokenDoc>;
   close(): Promise<void>;
 }
 
@@ -584,6 +651,9 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     tasks: db.collection<TaskDoc>('order_tasks'),
     reconciliationReports: db.collection<ReconciliationReportDoc>('reconciliation_reports'),
     signingKeys: db.collection<SigningKeySetDoc>('signing_keys'),
+    acpPlatforms: db.collection<AcpPlatformDoc>('acp_platforms'),
+    checkoutSessions: db.collection<CheckoutSessionDoc>('checkout_sessions'),
+    acpPaymentTokens: db.collection<AcpPaymentTokenDoc>('acp_payment_tokens'),
     close: () => client.close(),
   };
   await ensureIndexes(database);
@@ -648,6 +718,7 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
     },
   ],
   idempotencyKeys: [{ key: { created_at: 1 }, why: 'expired idempotency records are swept by age' }],
+  acpPlatforms: [{ key: { key_hash: 1 }, unique: true, why: 'the platform an ACP API key names (every ACP request)' }],
   x402Payments: [
     {
       key: { auth_key: 1 },

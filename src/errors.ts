@@ -66,6 +66,13 @@ export type ErrorCode =
   | 'rate_limited'
   | 'signing_unavailable'
   | 'text_generation_unavailable'
+  | 'checkout_session_not_found'
+  | 'checkout_session_not_cancelable'
+  | 'checkout_session_not_ready'
+  | 'checkout_session_closed'
+  | 'unsupported_api_version'
+  | 'idempotency_key_required'
+  | 'payment_token_invalid'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -144,6 +151,13 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   rate_limited: { status: 429, title: 'Too many requests' },
   text_generation_unavailable: { status: 422, title: 'No text-generation model is configured for this service' },
   signing_unavailable: { status: 503, title: 'Signing keys unavailable' },
+  checkout_session_not_found: { status: 404, title: 'Checkout session not found' },
+  checkout_session_not_cancelable: { status: 405, title: 'The checkout session can no longer be canceled' },
+  checkout_session_not_ready: { status: 409, title: 'The checkout session is not ready for payment' },
+  checkout_session_closed: { status: 409, title: 'The checkout session is canceled or expired' },
+  unsupported_api_version: { status: 400, title: 'Unsupported API-Version' },
+  idempotency_key_required: { status: 400, title: 'Idempotency-Key header is required' },
+  payment_token_invalid: { status: 422, title: 'The delegated payment token does not pay this session' },
   internal_error: { status: 500, title: 'Internal server error' },
 };
 

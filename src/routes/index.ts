@@ -25,6 +25,7 @@ import { subscriptionRoutes } from './api/subscriptions';
 import { taskRoutes } from './api/tasks';
 import { signingRoutes } from './api/signing';
 import { reconciliationRoutes } from './api/reconciliation';
+import { checkoutRoutes } from './api/checkout';
 
 /** What some routes need beside the dependencies: the request recorders `createApp` builds. */
 export interface RouteExtras {
@@ -61,6 +62,8 @@ export function apiRouter(deps: AppDeps, extras: RouteExtras): Router {
     signingRoutes(deps),
     // Books reconciliation: run now, the last report (issue 24 §3).
     reconciliationRoutes(deps),
+    // Agent platforms' checkouts: ACP 2026-04-17 sessions on the same orders (issue 37 §1).
+    checkoutRoutes(deps),
   ];
   for (const r of routers) root.use((r instanceof Router ? r : r.router).routes());
   return root;

@@ -15,7 +15,8 @@ export { Problem } from './operation';
 
 /** One operation; every operation can also answer 500 (details not exposed). */
 function op(o: ZodOpenApiOperationObject & { responses: ZodOpenApiResponsesObject }): ZodOpenApiOperationObject {
-  return { ...o, responses: { ...o.responses, '500': problem('Internal error (details not exposed)') } };
+  // An operation that words its own 500 (the ACP operations' Error) keeps it.
+  return { ...o, responses: { '500': problem('Internal error (details not exposed)'), ...o.responses } };
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;

@@ -33,11 +33,13 @@ export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
  * - `operator`: the operator key;
  * - `endpoint_owner`: a webhook endpoint's management token, or the agent key of the agent that owns it;
  * - `order_secret`: the human buyer, by the order secret of the link, sent in the form (`/pay` pages);
- * - `x402`: paid per request (the x402 payment middleware asks and settles).
+ * - `x402`: paid per request (the x402 payment middleware asks and settles);
+ * - `platform`: an agent platform, by the ACP API key the operator issued it (`acp_…`; issue 37 §1).
  * The router enforces them (issue 27 §1): `operator` alone before anything else; every other kind but `none` and
  * `x402` through the policy the route is mounted with ({@link Gate}).
  */
-export type Auth = 'none' | 'buyer' | 'agent_key' | 'operator' | 'endpoint_owner' | 'order_secret' | 'x402';
+export type Auth =
+  'none' | 'buyer' | 'agent_key' | 'operator' | 'endpoint_owner' | 'order_secret' | 'x402' | 'platform';
 
 /** One documented answer: a JSON body (`json`), other media types (`content`) or none. */
 export interface ResponseSpec {
@@ -406,18 +408,21 @@ const AUTH_HEADER: Partial<Record<Auth, string>> = {
   agent_key: 'Bearer <agent key> (ak_...)',
   operator: 'Bearer <operator key> (or X-Operator-Key)',
   endpoint_owner: 'Bearer <management token> (wht_...) or the agent key (ak_...)',
+  platform: 'Bearer <ACP platform API key> (acp_...)',
 };
 const AUTH_401: Partial<Record<Auth, string>> = {
   buyer: "No credential: send the buyer's",
   agent_key: 'Agent key missing',
   operator: 'Operator key required',
   endpoint_owner: 'Management token or agent key required',
+  platform: 'Platform API key required',
 };
 const AUTH_403: Partial<Record<Auth, string>> = {
   buyer: "Not the buyer's credential",
   agent_key: 'Wrong agent key',
   operator: 'Not the operator key',
   endpoint_owner: 'The token does not manage this endpoint',
+  platform: 'Not a platform API key',
 };
 
 const responseObject = (r: ResponseSpec): ZodOpenApiResponseObject => ({

@@ -21,6 +21,7 @@ import { openApiOperations } from './api/openapi/schema';
 import { signingOperations } from './api/signing/schema';
 import { payOperations } from './api/pay/schema';
 import { reconciliationOperations } from './api/reconciliation/schema';
+import { checkoutOperations } from './api/checkout/schema';
 
 /** The definitions, resource by resource. */
 export const API_OPERATIONS: readonly OperationDefinition[] = [
@@ -42,4 +43,5 @@ export const API_OPERATIONS: readonly OperationDefinition[] = [
   signingOperations,
   payOperations,
   reconciliationOperations,
+  checkoutOperations,
 ].flatMap((ops) => Object.values(ops));

@@ -347,6 +347,23 @@ const PROBES: Record<string, (w: World) => Probe> = {
   runReconciliation: () => ({ body: {} }),
   getReconciliation: () => ({}),
   listX402Payments: () => ({}),
+  // ACP (issue 37 §1): a platform's API key; an agent key is none, whatever session the path names.
+  createCheckoutSession: () => ({ body: { line_items: [{ id: 'automation-wf' }], currency: 'usd', capabilities: {} } }),
+  getCheckoutSession: () => ({ params: { checkout_session_id: 'cs_AAAAAAAAAAAAAAAAAAAAAA' } }),
+  updateCheckoutSession: () => ({ params: { checkout_session_id: 'cs_AAAAAAAAAAAAAAAAAAAAAA' }, body: {} }),
+  completeCheckoutSession: () => ({
+    params: { checkout_session_id: 'cs_AAAAAAAAAAAAAAAAAAAAAA' },
+    body: { payment_data: { handler_id: 'hosted_link' } },
+  }),
+  cancelCheckoutSession: () => ({ params: { checkout_session_id: 'cs_AAAAAAAAAAAAAAAAAAAAAA' }, body: {} }),
+  delegatePayment: () => ({
+    body: {},
+    stranger: {
+      status: 400,
+      why: "any agent key delegates its own wallet (nobody else's): let in, the probe is refused for its missing API-Version",
+    },
+  }),
+  createAcpPlatform: () => ({ body: { name: 'probe' } }),
   payReview: (w) => ({
     params: { order_id: w.humanOrder },
     form: (secret) => new URLSearchParams({ ...(secret ? { secret } : {}), action: 'reject' }),

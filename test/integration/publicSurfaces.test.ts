@@ -107,6 +107,7 @@ const PROBES: Record<string, (w: World) => Probe[]> = {
     mcp('tools/call', { name: 'trust_status', arguments: {} }),
   ],
   mcpGet: () => [{}],
+  acpDiscovery: () => [{}],
   mcpDelete: () => [{}],
   discoverServices: () => [{}, { query: 'payment_rail=x402_usdc' }],
   negotiateCapabilities: () => [{ body: { required_capabilities: ['automation'] } }],

@@ -1,0 +1,145 @@
+/**
+ * ACP 2026-04-17 merchant routes (issue 37 §1), registered from their definitions in ./schema.ts behind their gates
+ * (./policy.ts: the platform, the ACP headers, its own session). The sessions are src/services/checkoutSessions.ts;
+ * their ACP form ./view.ts. Errors are ACP's `{type, code, message, param}` (src/http/acp.ts).
+ */
+import type { Context } from 'koa';
+import type { CheckoutSessionDoc } from '../../../db';
+import { problem } from '../../../errors';
+import { idempotentCreation } from '../../../http/idempotency';
+import { CheckoutSessionRepository } from '../../../repos/checkoutSessions';
+import {
+  ACP_VERSION,
+  cancelCheckoutSession,
+  completeCheckoutSession,
+  createCheckoutSession,
+  delegateWalletPayment,
+  freshSessionIds,
+  updateCheckoutSession,
+  type CheckoutPorts,
+  type SessionIds,
+} from '../../../services/checkoutSessions';
+import type { AppDeps } from '../../context';
+import { OperationRouter } from '../../operation';
+import { orderCreationPorts } from '../../orders';
+import { platformGate, sessionGate, walletGate, type AcpCaller, type SessionCaller } from './policy';
+import { checkoutOperations as ops } from './schema';
+import { sessionView } from './view';
+
+/** Ids of a new session from the request's Idempotency-Key claim (a retry after a crash names the same ones). */
+function sessionIds(ctx: Context): SessionIds {
+  const c = idempotentCreation(ctx);
+  if (!c) return freshSessionIds();
+  return {
+    sessionId: `cs_${c.name('checkout session')}`,
+    quoteId: `quo_${c.name('quote')}`,
+    orderId: `ord_${c.name('order')}`,
+    seed: c.name('order seed', 32),
+    at: c.at,
+  };
+}
+
+/** The session and platform a session gate let through. */
+const checked = (caller: AcpCaller): SessionCaller => caller as SessionCaller;
+
+/** The ACP routes. */
+export function checkoutRoutes(deps: AppDeps): OperationRouter {
+  const repo = new CheckoutSessionRepository(deps.services.db);
+  const base = deps.config.PUBLIC_BASE_URL;
+  const ports: CheckoutPorts = {
+    sessions: repo,
+    quotes: { quotes: deps.services.quotes, config: deps.config },
+    creation: orderCreationPorts(deps),
+    order: (id) => deps.services.orders.get(id),
+    confirmWalletPayment: (id) => deps.orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
+  };
+  const answer = async (ctx: Context, doc: CheckoutSessionDoc, status = 200) => {
+    const order =
+      doc.status === 'open' || doc.status === 'canceled' ? null : await deps.services.orders.get(doc.order_id);
+    ctx.status = status;
+    ctx.set('Cache-Control', 'no-store');
+    const key = ctx.get('idempotency-key');
+    if (key) ctx.set('Idempotency-Key', key);
+    ctx.body = sessionView(doc, order, base);
+  };
+  return new OperationRouter(deps)
+    .on(ops.create, platformGate(repo, true), async (ctx, input, caller) => {
+      const { line_items, currency, buyer, metadata } = input.body;
+      if (currency.toLowerCase() !== 'usd')
+        throw problem('invalid_request', 'Sessions are in usd', { param: '$.currency' });
+      const item = line_items[0] as (typeof line_items)[number];
+      const doc = await createCheckoutSession(
+        ports,
+        checked(caller).platform._id,
+        { item, buyer, metadata },
+        sessionIds(ctx),
+      );
+      ctx.set('Location', `/checkout_sessions/${doc._id}`);
+      await answer(ctx, doc, 201);
+    })
+    .on(ops.get, sessionGate(repo, false), async (ctx, _input, caller) => {
+      await answer(ctx, checked(caller).session);
+    })
+    .on(ops.update, sessionGate(repo, true), async (ctx, input, caller) => {
+      const { line_items, buyer, metadata } = input.body;
+      const doc = await updateCheckoutSession(ports, checked(caller).session, {
+        item: line_items?.[0],
+        buyer,
+        metadata,
+      });
+      await answer(ctx, doc);
+    })
+    .on(ops.complete, sessionGate(repo, true), async (ctx, input, caller) => {
+      const { payment_data, buyer } = input.body;
+      const doc = await completeCheckoutSession(ports, checked(caller).session, {
+        handler_id: payment_data.handler_id,
+        token: payment_data.instrument?.credential.token,
+        buyer,
+      });
+      await answer(ctx, doc);
+    })
+    .on(ops.cancel, sessionGate(repo, true), async (ctx, _input, caller) => {
+      await answer(ctx, await cancelCheckoutSession(ports, checked(caller).session));
+    })
+    .on(ops.delegatePayment, walletGate(deps), async (ctx, input, caller) => {
+      const c = idempotentCreation(ctx);
+      const token = await delegateWalletPayment(
+        repo,
+        caller.agentId ?? '',
+        { allowance: input.body.allowance, metadata: input.body.metadata },
+        c ? `vt_${c.name('delegated token')}` : undefined,
+        c?.at,
+      );
+      ctx.status = 201;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = {
+        id: token._id,
+        created: token.created_at.toISOString(),
+        metadata: { ...token.metadata, source: 'agent_wallet', merchant_id: token.merchant_id },
+      };
+    })
+    .on(ops.createPlatform, async (ctx, input) => {
+      const { platform, apiKey } = await repo.createPlatform(input.body.name);
+      ctx.status = 201;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = {
+        id: platform._id,
+        name: platform.name,
+        api_key: apiKey,
+        created_at: platform.created_at.toISOString(),
+      };
+    })
+    .on(ops.discovery, (ctx) => {
+      ctx.body = {
+        protocol: {
+          name: 'acp',
+          version: ACP_VERSION,
+          supported_versions: [ACP_VERSION],
+          documentation_url: `${base}/api/v1/openapi.json`,
+        },
+        api_base_url: base,
+        transports: ['rest'],
+        capabilities: { services: ['checkout', 'delegate_payment'], supported_currencies: ['usd'] },
+      };
+    });
+}

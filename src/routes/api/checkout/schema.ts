@@ -1,0 +1,338 @@
+/**
+ * ACP 2026-04-17, merchant side (issue 37 §1): checkout sessions over catalogue services, the delegated payment of an
+ * agent wallet, the platforms' API keys and the discovery document. Schemas and operation definitions
+ * (src/routes/operation.ts). Request and answer shapes follow
+ * ../shared/reference/protocols/acp-2026-04-17/spec/2026-04-17/openapi/openapi.agentic_checkout.yaml and
+ * openapi.delegate_payment.yaml; where this service departs (a line item's `quantity`, the service's inputs in
+ * `metadata.inputs`, a wallet instead of a card) docs/agent-checkouts.md says so.
+ */
+import { z } from 'zod';
+import { defineOperation, type ResponseSpec } from '../../operation';
+
+/** ACP's protocol-level error (`Error`): what every ACP operation answers instead of problem details. */
+export const AcpError = z
+  .object({
+    type: z.enum(['invalid_request', 'processing_error', 'service_unavailable']),
+    code: z.string(),
+    message: z.string(),
+    param: z.string().optional().meta({ description: 'RFC 9535 JSONPath of the offending input (or a header name)' }),
+  })
+  .meta({ id: 'AcpError' });
+
+/** ACP's request headers beside `Authorization` (which the policies read too). */
+export const AcpHeaders = z.object({
+  Authorization: z.string().optional().meta({ description: 'Bearer <ACP platform API key> (acp_...)' }),
+  'API-Version': z.string().optional().meta({ description: 'ACP version; required, only 2026-04-17 is served' }),
+  'Idempotency-Key': z
+    .string()
+    .max(255)
+    .optional()
+    .meta({ description: 'Required on every POST (ACP); a retry answers as the first request did' }),
+});
+
+/** The ACP error answers of an operation, by status. */
+function acpErrors(): Record<`4${string}` | `5${string}`, ResponseSpec> {
+  const e = (description: string): ResponseSpec => ({ description, json: AcpError });
+  return {
+    '400': e('Malformed request, a missing or unsupported API-Version, a missing Idempotency-Key'),
+    '401': e('No platform API key'),
+    '403': e('Not a platform API key'),
+    '404': e('No such checkout session of this platform'),
+    '409': e('In flight (idempotency_in_flight), or the session cannot take this operation'),
+    '413': e('Request body too large'),
+    '415': e('The body is not JSON'),
+    '422': e('Idempotency-Key reused with another body, or the payment token does not pay this session'),
+    '429': e('Rate limited'),
+    '500': e('Processing error'),
+    '503': e('A dependency is unavailable: retry after Retry-After seconds'),
+  };
+}
+
+/** A line item as requested: a catalogue service id (GET /api/v1/services) and, beyond the schema, `quantity`. */
+export const AcpItem = z.object({
+  id: z.string().min(1).max(128).meta({ description: 'Catalogue service id (automation-wf, ...)' }),
+  name: z.string().max(500).optional(),
+  unit_amount: z.number().int().optional().meta({ description: 'Ignored: the quote prices the item' }),
+  quantity: z.number().int().min(1).max(1000).optional().meta({
+    description: 'Units (default 1; not in the 2026-04-17 schema). One session buys one unit: more is a message',
+  }),
+});
+
+/** The buyer (ACP `Buyer`). */
+export const AcpBuyer = z.object({
+  email: z.email().max(320),
+  first_name: z.string().max(200).optional(),
+  last_name: z.string().max(200).optional(),
+  full_name: z.string().max(400).optional(),
+  phone_number: z.string().max(64).optional(),
+});
+
+/** A metadata or input name: plain, so it is a safe field name in the database. */
+const Key = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+const InputValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)]);
+const Metadata = z
+  .record(Key, z.union([z.string().max(2_000), z.number(), z.boolean(), z.null(), z.record(Key, InputValue)]))
+  .optional()
+  .meta({ description: "Merchant metadata, flat; `inputs` (an object) carries the service's inputs (seed §2.1)" });
+
+/** `CheckoutSessionCreateRequest` (the fields this service reads; the rest are accepted and ignored). */
+export const CreateSessionBody = z.object({
+  line_items: z.array(AcpItem).min(1).max(1).meta({ description: 'One catalogue service per session' }),
+  currency: z.string().min(3).max(3).meta({ description: 'usd' }),
+  capabilities: z.record(z.string(), z.unknown()),
+  buyer: AcpBuyer.optional(),
+  metadata: Metadata,
+  locale: z.string().max(35).optional(),
+  timezone: z.string().max(64).optional(),
+});
+
+/** `CheckoutSessionUpdateRequest`, plus `metadata` (the service's inputs). */
+export const UpdateSessionBody = z.object({
+  line_items: z.array(AcpItem).min(1).max(1).optional(),
+  buyer: AcpBuyer.optional(),
+  metadata: Metadata,
+});
+
+/** `CheckoutSessionCompleteRequest`: the handler and its credential. */
+export const CompleteSessionBody = z.object({
+  payment_data: z.object({
+    handler_id: z.string().min(1).max(64).meta({ description: 'agent_wallet or hosted_link' }),
+    instrument: z
+      .object({
+        type: z.string().max(64),
+        credential: z.object({
+          type: z.string().max(64),
+          token: z.string().max(512).meta({ description: 'agent_wallet: the delegated-payment token (vt_...)' }),
+        }),
+      })
+      .optional(),
+  }),
+  buyer: AcpBuyer.optional(),
+});
+
+/** `CancelSessionRequest`. */
+export const CancelSessionBody = z.object({ intent_trace: z.record(z.string(), z.unknown()).optional() });
+
+const Total = z.object({
+  type: z.enum(['items_base_amount', 'subtotal', 'total']),
+  display_text: z.string(),
+  amount: z.number().int(),
+});
+
+const PaymentHandler = z.object({
+  id: z.string(),
+  name: z.string(),
+  display_name: z.string(),
+  version: z.string(),
+  spec: z.string(),
+  requires_delegate_payment: z.boolean(),
+  requires_pci_compliance: z.boolean(),
+  psp: z.string(),
+  config_schema: z.string(),
+  instrument_schemas: z.array(z.string()),
+  config: z.record(z.string(), z.unknown()),
+});
+
+/** ACP `Order` as a session carries it. */
+export const AcpOrder = z.object({
+  type: z.literal('order'),
+  id: z.string(),
+  checkout_session_id: z.string(),
+  permalink_url: z.string(),
+  status: z.string(),
+});
+
+/** ACP `CheckoutSession` as this service answers it. */
+export const AcpCheckoutSession = z
+  .object({
+    id: z.string(),
+    protocol: z.object({ version: z.string() }),
+    capabilities: z.object({ payment: z.object({ handlers: z.array(PaymentHandler) }) }),
+    buyer: AcpBuyer.optional(),
+    status: z.enum([
+      'not_ready_for_payment',
+      'ready_for_payment',
+      'requires_escalation',
+      'complete_in_progress',
+      'completed',
+      'canceled',
+      'expired',
+    ]),
+    currency: z.string(),
+    line_items: z.array(
+      z.object({
+        id: z.string(),
+        item: z.object({ id: z.string(), name: z.string(), unit_amount: z.number().int() }),
+        quantity: z.number().int(),
+        name: z.string(),
+        description: z.string(),
+        unit_amount: z.number().int(),
+        product_id: z.string(),
+        totals: z.array(Total),
+      }),
+    ),
+    totals: z.array(Total),
+    fulfillment_options: z.array(z.unknown()),
+    messages: z.array(
+      z.object({
+        type: z.literal('error'),
+        code: z.enum(['missing', 'quantity_exceeded']),
+        severity: z.literal('high'),
+        resolution: z.enum(['requires_buyer_input', 'recoverable']),
+        param: z.string(),
+        content_type: z.literal('plain'),
+        content: z.string(),
+      }),
+    ),
+    links: z.array(z.object({ type: z.literal('support'), title: z.string(), url: z.string() })),
+    created_at: z.string(),
+    updated_at: z.string(),
+    expires_at: z.string(),
+    continue_url: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()),
+    quote_id: z.string(),
+    quote_expires_at: z.string(),
+    order: AcpOrder.optional(),
+  })
+  .meta({ id: 'AcpCheckoutSession' });
+
+const SessionPath = z.object({
+  checkout_session_id: z.string().min(1).max(128).meta({ description: 'Checkout session id (cs_...)' }),
+});
+
+/** `Allowance` of a delegated payment. */
+export const AllowanceSchema = z.object({
+  reason: z.literal('one_time'),
+  max_amount: z.number().int().min(1).max(100_000_000).meta({ description: 'Minor units (cents)' }),
+  currency: z.string().regex(/^[a-z]{3}$/),
+  checkout_session_id: z.string().min(1).max(128),
+  merchant_id: z.string().max(256),
+  expires_at: z.iso.datetime({ offset: true }),
+});
+
+/** `DelegatePaymentRequest`, for an agent wallet: no card (`payment_method`, when sent, must be the wallet). */
+export const DelegatePaymentBody = z.object({
+  payment_method: z
+    .object({ type: z.literal('agent_wallet') })
+    .optional()
+    .meta({ description: 'Omit, or {type: agent_wallet}: the wallet of the agent key sent; cards are not taken' }),
+  allowance: AllowanceSchema,
+  risk_signals: z.array(z.record(z.string(), z.unknown())).max(20).optional(),
+  metadata: z.record(Key, z.string().max(500)).optional(),
+});
+
+/** The ACP operations. */
+export const checkoutOperations = {
+  create: defineOperation({
+    id: 'createCheckoutSession',
+    method: 'post',
+    path: '/checkout_sessions',
+    summary: 'ACP: open a checkout session over one catalogue service, priced by a binding quote',
+    auth: 'platform',
+    request: { headers: AcpHeaders, body: CreateSessionBody },
+    responses: { '201': { description: 'Created', json: AcpCheckoutSession }, ...acpErrors() },
+  }),
+  get: defineOperation({
+    id: 'getCheckoutSession',
+    method: 'get',
+    path: '/checkout_sessions/{checkout_session_id}',
+    summary: 'ACP: the checkout session',
+    auth: 'platform',
+    request: { params: SessionPath, headers: AcpHeaders },
+    responses: { '200': { description: 'Current session', json: AcpCheckoutSession }, ...acpErrors() },
+  }),
+  update: defineOperation({
+    id: 'updateCheckoutSession',
+    method: 'post',
+    path: '/checkout_sessions/{checkout_session_id}',
+    summary: "ACP: change the session's item, buyer or the service's inputs (metadata.inputs)",
+    auth: 'platform',
+    request: { params: SessionPath, headers: AcpHeaders, body: UpdateSessionBody },
+    responses: { '200': { description: 'Updated session', json: AcpCheckoutSession }, ...acpErrors() },
+  }),
+  complete: defineOperation({
+    id: 'completeCheckoutSession',
+    method: 'post',
+    path: '/checkout_sessions/{checkout_session_id}/complete',
+    summary: "ACP: create the session's order and pay it (agent_wallet token), or hand the buyer the hosted page",
+    auth: 'platform',
+    request: { params: SessionPath, headers: AcpHeaders, body: CompleteSessionBody },
+    responses: {
+      '200': {
+        description: 'Completed (agent_wallet) or requires_escalation with continue_url (hosted_link); with the order',
+        json: AcpCheckoutSession,
+      },
+      ...acpErrors(),
+      '402': { description: 'The wallet is short (insufficient_funds) or the payment failed', json: AcpError },
+      '410': { description: "The order's workflow history is gone (order_gone)", json: AcpError },
+    },
+  }),
+  cancel: defineOperation({
+    id: 'cancelCheckoutSession',
+    method: 'post',
+    path: '/checkout_sessions/{checkout_session_id}/cancel',
+    summary: 'ACP: cancel a session that complete has not started',
+    auth: 'platform',
+    request: { params: SessionPath, headers: AcpHeaders, body: CancelSessionBody },
+    responses: {
+      '200': { description: 'Canceled session', json: AcpCheckoutSession },
+      ...acpErrors(),
+      '405': { description: 'Not cancelable: completed, being completed or already canceled', json: AcpError },
+    },
+  }),
+  delegatePayment: defineOperation({
+    id: 'delegatePayment',
+    method: 'post',
+    path: '/agentic_commerce/delegate_payment',
+    summary: "ACP delegated payment: a token that lets one checkout session charge the agent key's wallet once",
+    auth: 'agent_key',
+    request: { headers: AcpHeaders, body: DelegatePaymentBody },
+    responses: {
+      '201': {
+        description: 'The token',
+        json: z.object({ id: z.string(), created: z.string(), metadata: z.record(z.string(), z.string()) }),
+      },
+      ...acpErrors(),
+    },
+  }),
+  createPlatform: defineOperation({
+    id: 'createAcpPlatform',
+    method: 'post',
+    path: '/api/v1/acp/platforms',
+    summary: 'Issue an agent platform its ACP API key (shown once)',
+    auth: 'operator',
+    request: { body: z.object({ name: z.string().trim().min(1).max(200) }) },
+    responses: {
+      '201': {
+        description: 'The platform and its API key',
+        json: z.object({ id: z.string(), name: z.string(), api_key: z.string(), created_at: z.string() }),
+      },
+    },
+  }),
+  discovery: defineOperation({
+    id: 'acpDiscovery',
+    method: 'get',
+    path: '/.well-known/acp.json',
+    summary: 'ACP discovery: protocol version, API base URL, transports and services',
+    auth: 'none',
+    responses: {
+      '200': {
+        description: 'The discovery document (rfc.discovery.md)',
+        json: z.object({
+          protocol: z.object({
+            name: z.literal('acp'),
+            version: z.string(),
+            supported_versions: z.array(z.string()),
+            documentation_url: z.string(),
+          }),
+          api_base_url: z.string(),
+          transports: z.array(z.literal('rest')),
+          capabilities: z.object({
+            services: z.array(z.enum(['checkout', 'delegate_payment'])),
+            supported_currencies: z.array(z.string()),
+          }),
+        }),
+      },
+    },
+  }),
+};

@@ -1,0 +1,135 @@
+/**
+ * The ACP form of a checkout session (issue 37 §1): `CheckoutSession` of openapi.agentic_checkout.yaml, from the
+ * session document, its service and its order's read model.
+ */
+import type { z } from 'zod';
+import type { CheckoutSessionDoc, OrderDoc } from '../../../db';
+import { getService } from '../../../domain/catalogue';
+import type { OrderStatus } from '../../../domain/order';
+import {
+  ACP_VERSION,
+  acpStatus,
+  centsOfMicros,
+  sessionMessages,
+  sessionOrderSecret,
+  sessionTotalCents,
+} from '../../../services/checkoutSessions';
+import type { AcpCheckoutSession } from './schema';
+
+type SessionView = z.infer<typeof AcpCheckoutSession>;
+
+/** ACP's order status of an order status (the values the spec defines). */
+export function acpOrderStatus(status: OrderStatus): string {
+  switch (status) {
+    case 'awaiting_payment':
+      return 'created';
+    case 'paid':
+      return 'confirmed';
+    case 'fulfilling':
+    case 'in_engineering':
+    case 'sla_breached':
+      return 'processing';
+    case 'delivered':
+    case 'accepted':
+      return 'completed';
+    case 'rejected':
+    case 'expired':
+    case 'failed':
+    case 'refunded':
+    case 'cancelled':
+      return 'canceled';
+  }
+}
+
+/** The payment handlers every session offers (`capabilities.payment.handlers`). */
+export function paymentHandlers(baseUrl: string): SessionView['capabilities']['payment']['handlers'] {
+  const docs = `${baseUrl}/api/v1/openapi.json`;
+  return [
+    {
+      id: 'agent_wallet',
+      name: 'dev.agent_commerce.agent_wallet',
+      display_name: 'Agent wallet',
+      version: ACP_VERSION,
+      spec: `${baseUrl}/docs/agent-checkouts.md`,
+      requires_delegate_payment: true,
+      requires_pci_compliance: false,
+      psp: 'agent_commerce',
+      config_schema: docs,
+      instrument_schemas: [docs],
+      config: { delegate_payment_url: `${baseUrl}/agentic_commerce/delegate_payment`, credential_type: 'spt' },
+    },
+    {
+      id: 'hosted_link',
+      name: 'dev.agent_commerce.hosted_link',
+      display_name: 'Pay on the hosted page',
+      version: ACP_VERSION,
+      spec: `${baseUrl}/docs/agent-checkouts.md`,
+      requires_delegate_payment: false,
+      requires_pci_compliance: false,
+      psp: 'agent_commerce',
+      config_schema: docs,
+      instrument_schemas: [docs],
+      config: {},
+    },
+  ];
+}
+
+/** The public form of a session; `order` is its order's read model once complete created it. */
+export function sessionView(doc: CheckoutSessionDoc, order: OrderDoc | null, baseUrl: string): SessionView {
+  const service = getService(doc.line.service_id);
+  const unit = centsOfMicros(doc.unit_amount_micros);
+  const total = sessionTotalCents(doc);
+  const totals = (amount: number) => [
+    { type: 'items_base_amount' as const, display_text: 'Items', amount },
+    { type: 'subtotal' as const, display_text: 'Subtotal', amount },
+    { type: 'total' as const, display_text: 'Total', amount },
+  ];
+  const status = acpStatus(doc, order);
+  const name = service?.name ?? doc.line.service_id;
+  return {
+    id: doc._id,
+    protocol: { version: ACP_VERSION },
+    capabilities: { payment: { handlers: paymentHandlers(baseUrl) } },
+    ...(doc.buyer ? { buyer: doc.buyer as SessionView['buyer'] } : {}),
+    status,
+    currency: doc.currency,
+    line_items: [
+      {
+        id: `li_${doc.line.service_id}`,
+        item: { id: doc.line.service_id, name, unit_amount: unit },
+        quantity: doc.line.quantity,
+        name,
+        description: service?.description ?? '',
+        unit_amount: unit,
+        product_id: doc.line.service_id,
+        totals: totals(total),
+      },
+    ],
+    totals: totals(total),
+    fulfillment_options: [],
+    messages: doc.status === 'open' ? sessionMessages(doc) : [],
+    links: [{ type: 'support', title: 'Service catalogue', url: `${baseUrl}/api/v1/services/${doc.line.service_id}` }],
+    created_at: doc.created_at.toISOString(),
+    updated_at: doc.updated_at.toISOString(),
+    expires_at: doc.expires_at.toISOString(),
+    ...(status === 'requires_escalation'
+      ? {
+          continue_url: `${baseUrl}/pay/orders/${doc.order_id}?secret=${encodeURIComponent(sessionOrderSecret(doc))}`,
+        }
+      : {}),
+    metadata: doc.metadata,
+    quote_id: doc.quote_id,
+    quote_expires_at: doc.expires_at.toISOString(),
+    ...(order
+      ? {
+          order: {
+            type: 'order' as const,
+            id: order._id,
+            checkout_session_id: doc._id,
+            permalink_url: `${baseUrl}/api/v1/orders/${order._id}`,
+            status: acpOrderStatus(order.status),
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,357 @@
+/**
+ * ACP 2026-04-17, merchant side (issue 37 §1), against the real API, worker, Temporal server and database: a platform
+ * the operator issued a key buys catalogue services through checkout sessions, paying with a delegated agent-wallet
+ * token or on the hosted page. Every ACP request and answer is validated against the specification's own JSON schemas
+ * (test/fixtures/acp-2026-04-17, copied unchanged; ajv 2020-12), beside the service's OpenAPI document (stack.call).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { fundedAgent, OPERATOR_KEY, startStack, waitForOrder, type ApiResponse, type Stack } from '../helpers/stack';
+
+const FIXTURES = path.join(__dirname, '..', 'fixtures', 'acp-2026-04-17');
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema(JSON.parse(fs.readFileSync(path.join(FIXTURES, 'schema.agentic_checkout.json'), 'utf8')), 'checkout');
+ajv.addSchema(JSON.parse(fs.readFileSync(path.join(FIXTURES, 'schema.delegate_payment.json'), 'utf8')), 'delegate');
+
+/** Throws with ajv's errors unless `value` is valid against `ref` (`checkout#/$defs/CheckoutSession`, …). */
+function conforms(ref: string, value: unknown): void {
+  const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+  if (!validate(value))
+    throw new Error(`${ref}: ${JSON.stringify(validate.errors?.slice(0, 5))}\n${JSON.stringify(value).slice(0, 2000)}`);
+}
+
+const VERSION = '2026-04-17';
+const automationInputs = { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' };
+
+let stack: Stack;
+let platformKey: string;
+let otherPlatformKey: string;
+let n = 0;
+
+/** An ACP request: validated against the spec's request schema `requestRef` (when given) before it is sent. */
+async function acp(
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  opts: { key?: string | null; version?: string | null; idem?: string | null; requestRef?: string } = {},
+): Promise<ApiResponse> {
+  if (opts.requestRef) conforms(opts.requestRef, body);
+  const key = opts.key === undefined ? platformKey : opts.key;
+  const version = opts.version === undefined ? VERSION : opts.version;
+  const idem = opts.idem === undefined ? (method === 'POST' ? `acp-test-${process.pid}-${++n}` : null) : opts.idem;
+  const res = await stack.call(method, urlPath, body, {
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+    ...(version ? { 'api-version': version } : {}),
+    ...(idem ? { 'idempotency-key': idem } : {}),
+  });
+  if (res.status >= 400) {
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    conforms('checkout#/$defs/Error', res.body);
+  }
+  return res;
+}
+
+const createBody = (inputs?: Record<string, string>, item: Record<string, unknown> = { id: 'automation-wf' }) => ({
+  line_items: [item],
+  currency: 'usd',
+  capabilities: {},
+  ...(inputs ? { metadata: { inputs } } : {}),
+});
+
+/** A session of automation-wf with every input: ready for payment. */
+async function readySession(): Promise<Record<string, any>> {
+  const res = await acp('POST', '/checkout_sessions', createBody(automationInputs), {
+    requestRef: 'checkout#/$defs/CheckoutSessionCreateRequest',
+  });
+  expect(res.status).toBe(201);
+  conforms('checkout#/$defs/CheckoutSession', res.body);
+  expect(res.body.status).toBe('ready_for_payment');
+  return res.body;
+}
+
+/** A delegated token of `agentKey`'s wallet for `sessionId`, allowing `maxAmount` cents. */
+async function delegate(agentKey: string, sessionId: string, maxAmount: number): Promise<string> {
+  const body = {
+    allowance: {
+      reason: 'one_time',
+      max_amount: maxAmount,
+      currency: 'usd',
+      checkout_session_id: sessionId,
+      merchant_id: 'agent-commerce',
+      expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+    },
+    risk_signals: [],
+    metadata: { source: 'test' },
+  };
+  const res = await acp('POST', '/agentic_commerce/delegate_payment', body, { key: agentKey });
+  expect(res.status).toBe(201);
+  conforms('delegate#/$defs/DelegatePaymentResponse', res.body);
+  return res.body.id as string;
+}
+
+const walletPayment = (token: string) => ({
+  payment_data: {
+    handler_id: 'agent_wallet',
+    instrument: { type: 'wallet_token', credential: { type: 'spt', token } },
+  },
+});
+
+beforeAll(async () => {
+  stack = await startStack();
+  const issue = async (name: string) => {
+    const res = await stack.call(
+      'POST',
+      '/api/v1/acp/platforms',
+      { name },
+      { authorization: `Bearer ${OPERATOR_KEY}` },
+    );
+    expect(res.status).toBe(201);
+    expect(res.body.api_key).toMatch(/^acp_/);
+    return res.body.api_key as string;
+  };
+  platformKey = await issue('platform-a');
+  otherPlatformKey = await issue('platform-b');
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+});
+
+test('discovery at /.well-known/acp.json conforms to DiscoveryResponse', async () => {
+  const res = await stack.call('GET', '/.well-known/acp.json');
+  expect(res.status).toBe(200);
+  conforms('checkout#/$defs/DiscoveryResponse', res.body);
+  expect(res.body).toMatchObject({ protocol: { name: 'acp', version: VERSION }, api_base_url: stack.url });
+});
+
+test('headers: an unsupported or missing API-Version is 400 naming the supported one; POST needs Idempotency-Key', async () => {
+  const wrong = await acp('POST', '/checkout_sessions', createBody(automationInputs), { version: '2026-01-30' });
+  expect(wrong.status).toBe(400);
+  expect(wrong.body).toMatchObject({ type: 'invalid_request', code: 'unsupported_api_version', param: 'API-Version' });
+  expect(wrong.body.message).toContain('2026-04-17');
+  expect((await acp('GET', '/checkout_sessions/cs_x', undefined, { version: null })).body.code).toBe(
+    'unsupported_api_version',
+  );
+  const noKey = await acp('POST', '/checkout_sessions', createBody(automationInputs), { idem: null });
+  expect(noKey.status).toBe(400);
+  expect(noKey.body.code).toBe('idempotency_key_required');
+});
+
+test('credentials: none 401, an agent key 403, another platform finds no session (404)', async () => {
+  const session = await readySession();
+  const none = await acp('GET', `/checkout_sessions/${session.id}`, undefined, { key: null });
+  expect(none.status).toBe(401);
+  expect(none.body.code).toBe('unauthorized');
+  const agentKey = await fundedAgent(stack, 'acp-not-a-platform', 0);
+  expect((await acp('GET', `/checkout_sessions/${session.id}`, undefined, { key: agentKey })).status).toBe(403);
+  const other = await acp('GET', `/checkout_sessions/${session.id}`, undefined, { key: otherPlatformKey });
+  expect(other.status).toBe(404);
+  expect(other.body.code).toBe('checkout_session_not_found');
+  const otherComplete = await acp('POST', `/checkout_sessions/${session.id}/cancel`, {}, { key: otherPlatformKey });
+  expect(otherComplete.status).toBe(404);
+  // Untouched by the stranger.
+  expect((await acp('GET', `/checkout_sessions/${session.id}`)).body.status).toBe('ready_for_payment');
+});
+
+test('missing inputs: not_ready_for_payment with a message naming each, until an update gives them', async () => {
+  const created = await acp('POST', '/checkout_sessions', createBody(), {
+    requestRef: 'checkout#/$defs/CheckoutSessionCreateRequest',
+  });
+  expect(created.status).toBe(201);
+  conforms('checkout#/$defs/CheckoutSession', created.body);
+  expect(created.body.status).toBe('not_ready_for_payment');
+  expect(created.body.messages.map((m: { code: string; param: string }) => `${m.code} ${m.param}`)).toEqual([
+    'missing $.metadata.inputs.workflow_type',
+    'missing $.metadata.inputs.source_app',
+    'missing $.metadata.inputs.target_app',
+  ]);
+  // Priced by a binding quote: $69 agent price = 6900 cents.
+  expect(created.body.totals.find((t: { type: string }) => t.type === 'total').amount).toBe(6900);
+  expect(created.body.quote_id).toMatch(/^quo_/);
+  const id = created.body.id as string;
+
+  const early = await acp('POST', `/checkout_sessions/${id}/complete`, { payment_data: { handler_id: 'hosted_link' } });
+  expect(early.status).toBe(409);
+  expect(early.body).toMatchObject({ code: 'checkout_session_not_ready', param: '$.metadata.inputs.workflow_type' });
+
+  const partial = await acp('POST', `/checkout_sessions/${id}`, {
+    metadata: { inputs: { workflow_type: 'lead_sync', source_app: 'Typeform' } },
+  });
+  expect(partial.status).toBe(200);
+  conforms('checkout#/$defs/CheckoutSession', partial.body);
+  expect(partial.body.messages.map((m: { param: string }) => m.param)).toEqual(['$.metadata.inputs.target_app']);
+  const ready = await acp('POST', `/checkout_sessions/${id}`, { metadata: { inputs: { target_app: 'HubSpot' } } });
+  expect(ready.body).toMatchObject({ status: 'ready_for_payment', messages: [] });
+});
+
+test('quantity above 1 is a quantity_exceeded message; two line items are refused', async () => {
+  const res = await acp(
+    'POST',
+    '/checkout_sessions',
+    createBody(automationInputs, { id: 'automation-wf', quantity: 2 }),
+  );
+  expect(res.status).toBe(201);
+  conforms('checkout#/$defs/CheckoutSession', res.body);
+  expect(res.body.status).toBe('not_ready_for_payment');
+  expect(res.body.messages).toEqual([
+    expect.objectContaining({ code: 'quantity_exceeded', param: '$.line_items[0].quantity' }),
+  ]);
+  const two = await acp('POST', '/checkout_sessions', {
+    ...createBody(automationInputs),
+    line_items: [{ id: 'automation-wf' }, { id: 'task-worker' }],
+  });
+  expect(two.status).toBe(400);
+  expect(two.body.param).toBe('$.line_items');
+  const unknown = await acp('POST', '/checkout_sessions', createBody(automationInputs, { id: 'no-such-service' }));
+  expect(unknown.status).toBe(400);
+  expect(unknown.body.param).toBe('$.line_items[0].id');
+});
+
+test('buys automation-wf with a delegated wallet token: one order, one debit, however often complete is retried', async () => {
+  const agentKey = await fundedAgent(stack, 'acp-buyer', 100);
+  const session = await readySession();
+  const id = session.id as string;
+
+  // A token that allows less than the total, or was issued for another session, does not pay it.
+  const small = await delegate(agentKey, id, 6899);
+  const refused = await acp('POST', `/checkout_sessions/${id}/complete`, walletPayment(small));
+  expect(refused.status).toBe(422);
+  expect(refused.body).toMatchObject({
+    code: 'payment_token_invalid',
+    param: '$.payment_data.instrument.credential.token',
+  });
+  const elsewhere = await delegate(agentKey, 'cs_another_session', 10_000);
+  expect((await acp('POST', `/checkout_sessions/${id}/complete`, walletPayment(elsewhere))).status).toBe(422);
+  expect(await stack.services.wallets.balance('acp-buyer')).toBe(100_000_000);
+
+  const token = await delegate(agentKey, id, 6900);
+  const completeBody = walletPayment(token);
+  conforms('checkout#/$defs/CheckoutSessionCompleteRequest', completeBody);
+  const first = await acp('POST', `/checkout_sessions/${id}/complete`, completeBody, { idem: 'acp-complete-1' });
+  expect(first.status).toBe(200);
+  conforms('checkout#/$defs/CheckoutSessionWithOrder', first.body);
+  expect(first.body.status).toBe('completed');
+  const orderId = first.body.order.id as string;
+  expect(first.body.order).toMatchObject({
+    checkout_session_id: id,
+    permalink_url: `${stack.url}/api/v1/orders/${orderId}`,
+  });
+  expect(await stack.services.wallets.balance('acp-buyer')).toBe(31_000_000);
+
+  // The same request again (replayed), and a new one with another key: the same order, no second debit.
+  const replay = await acp('POST', `/checkout_sessions/${id}/complete`, completeBody, { idem: 'acp-complete-1' });
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body.order.id).toBe(orderId);
+  const again = await acp('POST', `/checkout_sessions/${id}/complete`, completeBody);
+  expect(again.status).toBe(200);
+  expect(again.body.order.id).toBe(orderId);
+  expect(await stack.services.wallets.balance('acp-buyer')).toBe(31_000_000);
+  expect(await stack.services.db.orders.countDocuments({ agent_id: 'acp-buyer' })).toBe(1);
+
+  const order = await waitForOrder(stack, orderId, (o) => o.status === 'delivered');
+  expect(order).toMatchObject({ service_id: 'automation-wf', agent_id: 'acp-buyer' });
+  const got = await acp('GET', `/checkout_sessions/${id}`);
+  conforms('checkout#/$defs/CheckoutSessionWithOrder', got.body);
+  expect(got.body.order.status).toBe('completed');
+
+  // Completed: no longer cancelable (405), nor changeable (409).
+  const cancel = await acp('POST', `/checkout_sessions/${id}/cancel`, {});
+  expect(cancel.status).toBe(405);
+  expect(cancel.body.code).toBe('checkout_session_not_cancelable');
+  expect((await acp('POST', `/checkout_sessions/${id}`, { metadata: { inputs: {} } })).status).toBe(409);
+}, 90_000);
+
+test('a complete that died after its commitment, or after the charge, is finished by the next: one order, one debit', async () => {
+  const agentKey = await fundedAgent(stack, 'acp-crash', 100);
+  const session = await readySession();
+  const id = session.id as string;
+  const token = await delegate(agentKey, id, 6900);
+  // As a process that died right after recording the commitment (before the order existed) leaves it.
+  await stack.services.db.checkoutSessions.updateOne(
+    { _id: id },
+    {
+      $set: {
+        status: 'complete_in_progress',
+        payment: { handler_id: 'agent_wallet', token_id: token, agent_id: 'acp-crash' },
+        completed_at: new Date(),
+      },
+      $inc: { version: 1 },
+    },
+  );
+  const stuck = await acp('GET', `/checkout_sessions/${id}`);
+  conforms('checkout#/$defs/CheckoutSession', stuck.body);
+  expect(stuck.body.status).toBe('complete_in_progress');
+  expect((await acp('POST', `/checkout_sessions/${id}/cancel`, {})).status).toBe(405);
+
+  const done = await acp('POST', `/checkout_sessions/${id}/complete`, walletPayment(token));
+  expect(done.status).toBe(200);
+  conforms('checkout#/$defs/CheckoutSessionWithOrder', done.body);
+  expect(done.body.status).toBe('completed');
+  expect(await stack.services.wallets.balance('acp-crash')).toBe(31_000_000);
+
+  // As a process that died after the charge, before the session said completed: finished without a second debit.
+  await stack.services.db.checkoutSessions.updateOne(
+    { _id: id },
+    { $set: { status: 'complete_in_progress' }, $inc: { version: 1 } },
+  );
+  const again = await acp('POST', `/checkout_sessions/${id}/complete`, walletPayment(token));
+  expect(again.body).toMatchObject({ status: 'completed', order: { id: done.body.order.id } });
+  expect(await stack.services.wallets.balance('acp-crash')).toBe(31_000_000);
+  expect(await stack.services.db.orders.countDocuments({ agent_id: 'acp-crash' })).toBe(1);
+}, 90_000);
+
+test('buys automation-wf through the hosted link: requires_escalation with continue_url, completed once paid', async () => {
+  const session = await readySession();
+  const id = session.id as string;
+  const body = {
+    payment_data: {
+      handler_id: 'hosted_link',
+      instrument: { type: 'hosted_link', credential: { type: 'none', token: 'none' } },
+    },
+    buyer: { email: 'human@example.com' },
+  };
+  conforms('checkout#/$defs/CheckoutSessionCompleteRequest', body);
+  const res = await acp('POST', `/checkout_sessions/${id}/complete`, body);
+  expect(res.status).toBe(200);
+  conforms('checkout#/$defs/CheckoutSessionWithOrder', res.body);
+  expect(res.body.status).toBe('requires_escalation');
+  const orderId = res.body.order.id as string;
+  expect(res.body.order.status).toBe('created');
+  const link = new URL(res.body.continue_url as string);
+  expect(link.pathname).toBe(`/pay/orders/${orderId}`);
+  const secret = link.searchParams.get('secret') ?? '';
+  expect(secret).toMatch(/^os_/);
+
+  const pay = await fetch(`${stack.url}/pay/orders/${orderId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ secret, email: 'human@example.com' }),
+  });
+  expect(pay.status).toBe(200);
+  await waitForOrder(stack, orderId, (o) => o.status !== 'awaiting_payment');
+  const done = await acp('GET', `/checkout_sessions/${id}`);
+  conforms('checkout#/$defs/CheckoutSessionWithOrder', done.body);
+  expect(done.body.status).toBe('completed');
+  expect(done.body.continue_url).toBeUndefined();
+  expect((await acp('POST', `/checkout_sessions/${id}/cancel`, {})).status).toBe(405);
+}, 90_000);
+
+test('cancel: an open session is canceled once; then 405, and it takes no update or complete', async () => {
+  const session = await readySession();
+  const id = session.id as string;
+  const canceled = await acp('POST', `/checkout_sessions/${id}/cancel`, {
+    intent_trace: { reason_code: 'buyer_cancelled' },
+  });
+  expect(canceled.status).toBe(200);
+  conforms('checkout#/$defs/CheckoutSession', canceled.body);
+  expect(canceled.body.status).toBe('canceled');
+  expect((await acp('POST', `/checkout_sessions/${id}/cancel`, {})).status).toBe(405);
+  expect((await acp('POST', `/checkout_sessions/${id}`, { buyer: { email: 'a@example.com' } })).status).toBe(409);
+  const complete = await acp('POST', `/checkout_sessions/${id}/complete`, {
+    payment_data: { handler_id: 'hosted_link' },
+  });
+  expect(complete.status).toBe(409);
+  expect(complete.body.code).toBe('checkout_session_closed');
+});
