@@ -5,7 +5,7 @@
  * the hosted payment page. Commands: buyers create orders; pay them on each rail (wallet, x402, payment link), twice
  * at once on one rail or on two rails at once; review them as the buyer, a stranger or nobody; strangers read the
  * public x402 ledger; partner quotes; the MCP tools (the owner pays, a stranger reviews); malformed input; an operator
- * terminates an order's workflow; the API, the worker, Temporal or the database is SIGKILLed and restarted at random
+ * terminates an order's workflow; per-task orders take further tasks under Idempotency-Keys, retried by their client; the API, the worker, Temporal or the database is SIGKILLed and restarted at random
  * points, alone or during a payment.
  *
  * Invariants, checked after every run once the stack is quiet:
@@ -14,6 +14,7 @@
  *   order's payment given back, the buyer's on-chain spend = the x402 ledger net of refunds);
  * - no answer to anyone but the owner carries another buyer's order id or agent key (strangers and the public ledger);
  * - no 5xx but the documented retryable 503 (answers cut by a kill count as none);
+ * - a task order holds no more task debits than distinct Idempotency-Keys its tasks were sent with;
  * - every closed order history of the run replays against the workflow code;
  * - the service's own reconciliation reports 0 discrepancies, but one the model expects: an order whose workflow an
  *   operator terminated after payment is held for that operator (`workflow_missing`).
@@ -30,6 +31,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import fc from 'fast-check';
+import { startFakeTextModel } from '../../test/helpers/fakeTextModel';
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
 import {
   AUTOMATION,
@@ -54,6 +56,8 @@ interface ModelOrder {
   buyer: number;
   /** Its workflow was terminated by an operator: every action must answer 4xx from now on. */
   terminated: boolean;
+  /** A task-worker order (per-task billing): the `Idempotency-Key`s its further tasks were sent with. */
+  taskKeys?: Set<string>;
 }
 
 /** The model: the run's buyers (agent ids and keys) and their orders. */
@@ -151,7 +155,7 @@ function checkPay(r: Real, o: ModelOrder, rail: Rail, a: Answer): void {
  * Creates an order of automation-wf for buyer `buyer` (through partner `partner`'s quote when given) and adds it to
  * the model; records a 5xx.
  */
-async function createOrder(m: Model, r: Real, buyer: number, partner?: string): Promise<void> {
+async function createOrder(m: Model, r: Real, buyer: number, partner?: string, tasks = false): Promise<void> {
   const i = buyer % m.buyers.length;
   const b = m.buyers[i]!;
   let quote: { quote_id?: unknown } = {};
@@ -165,14 +169,16 @@ async function createOrder(m: Model, r: Real, buyer: number, partner?: string): 
     base(r),
     'POST',
     '/api/v1/orders',
-    { ...(partner ? quote : { service_id: AUTOMATION.service_id }), agent_id: b.id, inputs: AUTOMATION.inputs },
+    tasks
+      ? { service_id: 'task-worker', agent_id: b.id, inputs: TASK_INPUTS }
+      : { ...(partner ? quote : { service_id: AUTOMATION.service_id }), agent_id: b.id, inputs: AUTOMATION.inputs },
     auth(b.key),
     30_000,
   );
   expectNo5xx(r, partner ? 'create partner order' : 'create order', a);
   if (a.status !== 201) return;
   const id = a.body.order_id as string;
-  m.orders.push({ id, buyer: i, terminated: false });
+  m.orders.push({ id, buyer: i, terminated: false, ...(tasks ? { taskKeys: new Set<string>() } : {}) });
   r.secrets.set(id, b.key);
 }
 
@@ -181,6 +187,52 @@ class CreateOrder implements Cmd {
   check = () => true;
   run = (m: Model, r: Real) => createOrder(m, r, this.buyer);
   toString = () => `CreateOrder(buyer ${this.buyer})`;
+}
+
+const TASK_INPUTS = { task_prompt: 'Compare three CRM tools for a 5-person agency', format: 'markdown' };
+
+/** A task-worker order: its first task is the order; further tasks are charged one by one from the wallet. */
+class CreateTaskOrder implements Cmd {
+  constructor(readonly buyer: number) {}
+  check = () => true;
+  run = (m: Model, r: Real) => createOrder(m, r, this.buyer, undefined, true);
+  toString = () => `CreateTaskOrder(buyer ${this.buyer})`;
+}
+
+/**
+ * A further task under an `Idempotency-Key`, sent by a client that retries with the same key when its answer was cut
+ * or 5xx (a kill of the API may fall in the middle, `kill`): whatever happens, one key is at most one charge.
+ */
+class Task implements Cmd {
+  constructor(
+    readonly order: number,
+    readonly key: number,
+    readonly kill?: Kill,
+  ) {}
+  check = (m: Readonly<Model>) => m.orders.some((o) => o.taskKeys);
+  async run(m: Model, r: Real) {
+    const mine = m.orders.filter((o) => o.taskKeys);
+    const o = mine[this.order % mine.length]!;
+    const key = `task-${this.key}`;
+    o.taskKeys!.add(key);
+    const send = () =>
+      call(
+        base(r),
+        'POST',
+        `/api/v1/orders/${o.id}/tasks`,
+        { task_prompt: `Task ${this.key}: summarise a lead list`, format: 'markdown' },
+        { ...auth(m.buyers[o.buyer]!.key), 'idempotency-key': key },
+        60_000,
+      );
+    let [a] = await Promise.all([send(), this.kill?.run(m, r)]);
+    for (let retry = 0; retry < 3 && (a.status === 0 || a.status >= 500 || a.status === 409); retry++) {
+      // 409: the first request still holds the key (its lease runs), or the order is not ready: asked again later.
+      await sleep(a.status === 409 ? 2_000 : 500);
+      a = await send();
+    }
+    expectNo5xx(r, `task ${key} of ${o.id}`, a);
+  }
+  toString = () => `Task(order ${this.order}, key ${this.key}${this.kill ? `, ${this.kill.toString()}` : ''})`;
 }
 
 /** An order through a partner's quote (20 % commission, credited only once the order is accepted). */
@@ -418,6 +470,8 @@ export const commandArbs: fc.Arbitrary<Cmd>[] = [
   fc.tuple(fc.nat(10), fc.nat(20)).map(([k, o]) => new Malformed(k, o)),
   fc.nat(20).map((o) => new Terminate(o)),
   fc.nat(3).map((b) => new PartnerOrder(b)),
+  fc.nat(3).map((b) => new CreateTaskOrder(b)),
+  fc.tuple(fc.nat(5), fc.nat(3), fc.option(killArb, { nil: undefined })).map(([o, k, kill]) => new Task(o, k, kill)),
   fc.tuple(fc.nat(20), fc.constantFrom<'owner' | 'stranger'>('owner', 'stranger')).map(([o, as]) => new Mcp(o, as)),
   killArb,
   fc.tuple(payArb, killArb).map(([p, k]) => new PayDuringKill(p, k)),
@@ -429,10 +483,19 @@ export const commandArbs: fc.Arbitrary<Cmd>[] = [
  *   payment refused by the paid order was kept (net charge twice the price).
  * - 2026-12-02, on 25dcb59 (seed 7): an order's workflow terminated, then wallet, x402 and link payments: 500s, and
  *   the x402 settlement kept for an order that would never deliver.
+ * - the outside tester's hole 3, as a sequence: tasks under Idempotency-Keys with the API and the worker killed.
  */
 export const REGRESSIONS: (() => Cmd[])[] = [
   () => [new CreateOrder(0), new Pay(0, ['x402']), new Pay(0, ['link', 'link'])],
   () => [new CreateOrder(1), new Terminate(0), new Pay(0, ['wallet']), new Pay(0, ['x402', 'link'])],
+  // The tester's hole 3 (25dcb59): a task under an Idempotency-Key, the API killed while it ran, the same key again.
+  () => [
+    new CreateTaskOrder(2),
+    new Pay(0, ['wallet']),
+    new Task(0, 1, new Kill('api', 150)),
+    new Task(0, 1),
+    new Task(0, 2, new Kill('worker', 300)),
+  ],
 ];
 
 /** Waits until no x402 payment is settling and no order is between paid and delivered, at most `ms`. */
@@ -444,6 +507,21 @@ async function quiet(stack: DrillStack, ms: number): Promise<void> {
     if (audit.unsettled.size === 0 && moving.length === 0) return;
     await sleep(1000);
   }
+}
+
+/** Each task order: no more `task:<order>:<n>` debits than distinct keys its further tasks were sent with. */
+async function taskCharges(r: Real, m: Model): Promise<string[]> {
+  const db = (await r.stack.mongo()).db(r.stack.dbName);
+  const broken: string[] = [];
+  for (const o of m.orders) {
+    if (!o.taskKeys) continue;
+    const debits = await db
+      .collection('wallet_entries')
+      .countDocuments({ type: 'debit', tx_id: { $regex: `^task:${o.id}:` } });
+    if (debits > o.taskKeys.size)
+      broken.push(`task order ${o.id}: ${debits} task debits for ${o.taskKeys.size} Idempotency-Keys`);
+  }
+  return broken;
 }
 
 /** Replays the closed order workflows of this run against the workflow code; returns those that do not replay. */
@@ -469,7 +547,7 @@ async function replayClosed(r: Real): Promise<string[]> {
 }
 
 /** The invariants of the module comment over the books as they stand; returns what is broken. */
-async function checkInvariants(r: Real, spentBefore: bigint): Promise<string[]> {
+async function checkInvariants(r: Real, m: Model, spentBefore: bigint): Promise<string[]> {
   const chain = r.stack.x402!;
   await quiet(r.stack, 90_000);
   // The reconciliation counts only what is older than its grace period (RECONCILE_GRACE_SECONDS below): wait it out,
@@ -487,6 +565,7 @@ async function checkInvariants(r: Real, spentBefore: bigint): Promise<string[]> 
     const due = holdsGoods ? o.amount_micros : 0;
     if (kept !== due) broken.push(`order ${o._id} (${o.status}): net charge ${kept} micro-USD, expected ${due}`);
   }
+  broken.push(...(await taskCharges(r, m)));
   broken.push(...(await replayClosed(r)));
   if (rec.status !== 200) broken.push(`reconciliation answered ${rec.status}`);
   else {
@@ -510,9 +589,13 @@ export async function run(args: Map<string, string>): Promise<void> {
   const maxCommands = Number(args.get('commands') ?? 12);
   const replayPath = args.get('path');
   log(`model: seed ${seed}, ${runs} runs of at most ${maxCommands} commands`);
+  // The stand-in text model of the tests: task-worker orders need one.
+  const textModel = await startFakeTextModel();
   const stack = await startDrillStack({
     x402: true,
     env: {
+      TEXTGEN_BASE_URL: textModel.baseUrl,
+      TEXTGEN_MODEL: 'fake-model',
       RATE_LIMIT_BURST_PER_SECOND: '0',
       RECONCILE_GRACE_SECONDS: String(GRACE_SECONDS),
       PAYMENT_DEADLINE_SECONDS: '30',
@@ -557,7 +640,7 @@ export async function run(args: Map<string, string>): Promise<void> {
       await fc.asyncModelRun(() => ({ model, real }), cmds);
       commandsRun += [...cmds].length;
       log(`run ${runIndex}: ${String(cmds)} (${Date.now() - runT0} ms)`);
-      const broken = await checkInvariants(real, spentBefore);
+      const broken = await checkInvariants(real, model, spentBefore);
       bundle = real.bundle;
       replayed += real.replayed;
       if (broken.length > 0) log(`run ${runIndex} (${String(cmds)}): ${broken.length} broken: ${broken[0]}`);
@@ -582,6 +665,9 @@ export async function run(args: Map<string, string>): Promise<void> {
     figures.sequences = runIndex;
     figures.commands = commandsRun;
     figures.histories_replayed = replayed;
+    const db = (await stack.mongo()).db(stack.dbName);
+    figures.task_debits = await db.collection('wallet_entries').countDocuments({ type: 'debit', tx_id: /^task:/ });
+    figures.x402_refunds_sent = await db.collection('x402_payments').countDocuments({ 'refund.status': 'sent' });
     if (out.failed) {
       problems.push(
         `counterexample (seed ${seed}, path ${out.counterexamplePath ?? '?'}): ${String(out.counterexample?.[0] ?? '')}`,
@@ -591,6 +677,7 @@ export async function run(args: Map<string, string>): Promise<void> {
   } finally {
     await connection.close().catch(() => undefined);
     await stack.stop();
+    await textModel.stop().catch(() => undefined);
   }
   finish('model', figures, problems);
 }
