@@ -5,7 +5,7 @@
  * the hosted payment page. Commands: buyers create orders; pay them on each rail (wallet, x402, payment link), twice
  * at once on one rail or on two rails at once; review them as the buyer, a stranger or nobody; strangers read the
  * public x402 ledger; partner quotes; the MCP tools (the owner pays, a stranger reviews); malformed input; an operator
- * terminates an order's workflow; per-task orders take further tasks under Idempotency-Keys, retried by their client; the API, the worker, Temporal or the database is SIGKILLed and restarted at random
+ * terminates an order's workflow; ACP checkout sessions paid by a delegated wallet token; per-task orders take further tasks under Idempotency-Keys, retried by their client; the API, the worker, Temporal or the database is SIGKILLed and restarted at random
  * points, alone or during a payment.
  *
  * Invariants, checked after every run once the stack is quiet:
@@ -35,6 +35,7 @@ import { startFakeTextModel } from '../../test/helpers/fakeTextModel';
 import { ANVIL_ADDRESSES, usdcBalanceOf } from '../lib/chain';
 import {
   AUTOMATION,
+  OPERATOR_KEY,
   KEEPS_PAYMENT,
   auditBooks,
   call,
@@ -79,6 +80,8 @@ interface Real {
   bundle?: WorkflowBundleWithSourceMap;
   /** Histories replayed so far. */
   replayed: number;
+  /** The ACP platform key the operator issued for the drill. */
+  platformKey: string;
   /**
    * Orders whose workflow an operator terminated, over the whole drill: one past awaiting payment is held for an
    * operator (`workflow_missing`), which is that action's expected outcome, not a broken book.
@@ -233,6 +236,122 @@ class Task implements Cmd {
     expectNo5xx(r, `task ${key} of ${o.id}`, a);
   }
   toString = () => `Task(order ${this.order}, key ${this.key}${this.kill ? `, ${this.kill.toString()}` : ''})`;
+}
+
+/**
+ * An ACP 2026-04-17 checkout (issue 37) by a platform for buyer `buyer`: a session, a delegated token of the buyer's
+ * wallet, then complete, sent `completes` times at once (a platform retrying), a kill possibly in the middle; a cut
+ * answer is retried with the same Idempotency-Key. The session's order joins the model: one charge, like any other.
+ */
+class AcpCheckout implements Cmd {
+  constructor(
+    readonly buyer: number,
+    readonly completes: 1 | 2,
+    readonly kill?: Kill,
+  ) {}
+  check = () => true;
+  async run(m: Model, r: Real) {
+    const i = this.buyer % m.buyers.length;
+    const b = m.buyers[i]!;
+    const headers = (idem: string) => ({
+      authorization: `Bearer ${r.platformKey}`,
+      'api-version': '2026-04-17',
+      'idempotency-key': idem,
+    });
+    const tag = `${b.id}-${m.orders.length}-${Date.now()}`;
+    const created = await call(
+      base(r),
+      'POST',
+      '/checkout_sessions',
+      {
+        line_items: [{ id: AUTOMATION.service_id }],
+        currency: 'usd',
+        capabilities: {},
+        metadata: { inputs: AUTOMATION.inputs },
+      },
+      headers(`acp-create-${tag}`),
+      30_000,
+    );
+    expectNo5xx(r, 'ACP create', created);
+    // A valid session answers 201 (0: cut by a kill of another command).
+    if (created.status !== 201) {
+      if (created.status !== 0 && created.status < 500)
+        r.violations.push(`ACP create: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
+      return;
+    }
+    const session = created.body.id as string;
+    const token = await call(
+      base(r),
+      'POST',
+      '/agentic_commerce/delegate_payment',
+      {
+        allowance: {
+          reason: 'one_time',
+          max_amount: 10_000,
+          currency: 'usd',
+          checkout_session_id: session,
+          merchant_id: 'agent-commerce',
+          expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+        },
+        risk_signals: [],
+        metadata: { source: 'model' },
+      },
+      { authorization: `Bearer ${b.key}`, 'api-version': '2026-04-17', 'idempotency-key': `acp-token-${tag}` },
+      30_000,
+    );
+    expectNo5xx(r, 'ACP delegate_payment', token);
+    if (token.status !== 201) {
+      if (token.status !== 0 && token.status < 500)
+        r.violations.push(`ACP delegate_payment: ${token.status} ${JSON.stringify(token.body).slice(0, 300)}`);
+      return;
+    }
+    const body = {
+      payment_data: {
+        handler_id: 'agent_wallet',
+        instrument: { type: 'wallet_token', credential: { type: 'spt', token: token.body.id } },
+      },
+    };
+    const complete = (n: number) => async () => {
+      let a = await call(
+        base(r),
+        'POST',
+        `/checkout_sessions/${session}/complete`,
+        body,
+        headers(`acp-complete-${tag}-${n}`),
+        60_000,
+      );
+      for (let retry = 0; retry < 3 && (a.status === 0 || a.status >= 500 || a.status === 409); retry++) {
+        await sleep(1_000);
+        a = await call(
+          base(r),
+          'POST',
+          `/checkout_sessions/${session}/complete`,
+          body,
+          headers(`acp-complete-${tag}-${n}`),
+          60_000,
+        );
+      }
+      expectNo5xx(r, `ACP complete ${session}`, a);
+    };
+    await Promise.all([...Array.from({ length: this.completes }, (_, n) => complete(n)()), this.kill?.run(m, r)]);
+    const got = await call(
+      base(r),
+      'GET',
+      `/checkout_sessions/${session}`,
+      undefined,
+      headers(`acp-get-${tag}`),
+      30_000,
+    );
+    const orderId = (got.body.order as { id?: string } | undefined)?.id;
+    if (got.status === 200 && got.body.status !== 'completed')
+      r.violations.push(`ACP session ${session} is ${String(got.body.status)} after complete`);
+    if (typeof orderId === 'string') {
+      m.orders.push({ id: orderId, buyer: i, terminated: false });
+      r.secrets.set(orderId, b.key);
+    }
+  }
+  toString = () =>
+    `AcpCheckout(buyer ${this.buyer}, ${this.completes} complete${this.kill ? `, ${this.kill.toString()}` : ''})`;
 }
 
 /** An order through a partner's quote (20 % commission, credited only once the order is accepted). */
@@ -471,6 +590,9 @@ export const commandArbs: fc.Arbitrary<Cmd>[] = [
   fc.nat(20).map((o) => new Terminate(o)),
   fc.nat(3).map((b) => new PartnerOrder(b)),
   fc.nat(3).map((b) => new CreateTaskOrder(b)),
+  fc
+    .tuple(fc.nat(3), fc.constantFrom<1 | 2>(1, 2), fc.option(killArb, { nil: undefined }))
+    .map(([b, n, kill]) => new AcpCheckout(b, n, kill)),
   fc.tuple(fc.nat(5), fc.nat(3), fc.option(killArb, { nil: undefined })).map(([o, k, kill]) => new Task(o, k, kill)),
   fc.tuple(fc.nat(20), fc.constantFrom<'owner' | 'stranger'>('owner', 'stranger')).map(([o, as]) => new Mcp(o, as)),
   killArb,
@@ -496,6 +618,8 @@ export const REGRESSIONS: (() => Cmd[])[] = [
     new Task(0, 1),
     new Task(0, 2, new Kill('worker', 300)),
   ],
+  // Issue 37: an ACP complete sent twice at once with the API killed under it: one order, one charge.
+  () => [new AcpCheckout(0, 2, new Kill('api', 200)), new AcpCheckout(1, 1)],
 ];
 
 /** Waits until no x402 payment is settling and no order is between paid and delivered, at most `ms`. */
@@ -613,6 +737,15 @@ export async function run(args: Map<string, string>): Promise<void> {
   let bundle: WorkflowBundleWithSourceMap | undefined;
   let replayed = 0;
   const terminated = new Set<string>();
+  const platform = await call(
+    stack.url,
+    'POST',
+    '/api/v1/acp/platforms',
+    { name: 'model-platform' },
+    { authorization: `Bearer ${OPERATOR_KEY}` },
+  );
+  if (platform.status !== 201) throw new Error(`ACP platform key: ${platform.status} ${JSON.stringify(platform.body)}`);
+  const platformKey = platform.body.api_key as string;
   let runIndex = 0;
   let commandsRun = 0;
   const figures: Record<string, unknown> = { seed, runs, max_commands: maxCommands };
@@ -633,6 +766,7 @@ export async function run(args: Map<string, string>): Promise<void> {
         violations: [],
         secrets: new Map(),
         terminated,
+        platformKey,
         replayed: 0,
         ...(bundle ? { bundle } : {}),
       };
