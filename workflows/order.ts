@@ -218,6 +218,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
    * money moves. Set and released by `holdPayment`, which writes no command.
    */
   let hold: { rail: PaymentRail; until: number } | undefined;
+  /** Set when the payment deadline fires: from then on no hold is granted (nothing new may start taking money). */
+  let paymentDeadlinePassed = false;
   const heldFor = (): PaymentRail | undefined => (hold && hold.until > Date.now() ? hold.rail : undefined);
   const snapshot = (): OrderState => copyJson(state);
   /** What the Web UI shows (issue 26 §1): set at every change of `state` below. */
@@ -437,6 +439,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
           });
         }
         if (state.payment) throw transitionRefused('confirm another payment', state.status);
+        if (paymentDeadlinePassed) throw transitionRefused('take a payment', 'expired');
         const held = heldFor();
         if (held !== undefined && held !== rail) {
           throw refusal(
@@ -494,7 +497,10 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
       sleep(input.paymentDeadlineSeconds * 1000, { summary: S.paymentDeadline(input.record.payment_deadline) }),
     );
     timer.then(
-      () => (deadlinePassed = true),
+      () => {
+        deadlinePassed = true;
+        paymentDeadlinePassed = true;
+      },
       () => undefined,
     );
     // At the deadline (`final`), an x402 settlement still in flight is waited for (the activity retries until it

@@ -161,6 +161,13 @@ function serviceOf(item: ItemRequest): ServiceDefinition {
     throw problem('invalid_request', `No service ${item.id}; see GET /api/v1/services`, {
       param: '$.line_items[0].id',
     });
+  // A session's payment is one charge: a subscription would renew from the wallet past the delegated allowance.
+  if (service.billing === 'monthly')
+    throw problem(
+      'invalid_request',
+      `${service.id} is billed monthly; checkout sessions sell one-time purchases (order it through /api/v1/orders)`,
+      { param: '$.line_items[0].id' },
+    );
   return service;
 }
 

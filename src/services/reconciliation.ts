@@ -462,6 +462,25 @@ async function returnDebit(
     out.discrepancy({ kind, ...base, detail });
     return;
   }
+  if (kind === 'debit_not_order_payment') {
+    // The read model may lag its workflow: credited back only when the workflow too holds another payment.
+    let wf: Awaited<ReturnType<OrderWorkflowPort['orderWorkflowState']>>;
+    try {
+      wf = await ports.workflows.orderWorkflowState(orderId);
+    } catch (err) {
+      out.discrepancy({ kind: 'check_failed', ...base, detail: `${detail}; workflow not readable: ${String(err)}` });
+      return;
+    }
+    const held = wf?.state?.payment;
+    if (!held || isThisDebit(held, debit)) {
+      out.discrepancy({
+        kind,
+        ...base,
+        detail: `${detail}; the workflow ${held ? 'holds this debit' : 'shows no payment'}: held for an operator`,
+      });
+      return;
+    }
+  }
   await refundToWallet(ports.wallets, {
     agentId: debit.agent_id,
     amountMicros: debit.amount_micros,

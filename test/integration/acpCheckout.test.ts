@@ -207,6 +207,11 @@ test('quantity above 1 is a quantity_exceeded message; two line items are refuse
   const unknown = await acp('POST', '/checkout_sessions', createBody(automationInputs, { id: 'no-such-service' }));
   expect(unknown.status).toBe(400);
   expect(unknown.body.param).toBe('$.line_items[0].id');
+  // A monthly subscription would renew from the wallet past a one-time allowance: not sold through a session.
+  const monthly = await acp('POST', '/checkout_sessions', createBody(undefined, { id: 'ai-receptionist' }));
+  expect(monthly.status).toBe(400);
+  expect(monthly.body.param).toBe('$.line_items[0].id');
+  expect(monthly.body.message).toMatch(/billed monthly/);
 });
 
 test('buys automation-wf with a delegated wallet token: one order, one debit, however often complete is retried', async () => {

@@ -74,11 +74,13 @@ export function payRoutes(deps: AppDeps): OperationRouter {
       // in flight) is refused here, with nothing charged (issue 36 §1). An older worker without the Update: unheld.
       held = (await deps.orderWorkflows.holdPayment(doc._id, LINK_HOLD_SECONDS, 'linkpay_ncp')) !== null;
       const tx = await deps.services.linkpay.createTransaction(doc._id, doc.amount_micros, doc.currency, email);
+      // The card was charged: the hold stays until it lapses, so no other rail can pay while this payment is settled
+      // (the reconciliation adopts or refunds it if its confirmation is lost).
+      held = false;
       // The money is taken before the Update: an order found closed gives it back (issue 36).
       const state = await confirmLinkPayment(deps, doc._id, tx.id, () =>
         deps.orderWorkflows.confirmPayment(doc._id, { rail: 'linkpay_ncp', transaction_id: tx.id }),
       );
-      held = false;
       sendPage(ctx, 'Paid', receiptBody(doc, tx.id, state.status, secret));
     } catch (err) {
       if (held) await deps.orderWorkflows.holdPayment(doc._id, 0, 'linkpay_ncp').catch(() => undefined);
