@@ -239,6 +239,18 @@ class Task implements Cmd {
 }
 
 /**
+ * Whether a valid creation answered 201. Anything else is recorded as a violation, except an answer cut by a kill
+ * of another command (status 0).
+ */
+function created201(r: Real, what: string, a: Answer): boolean {
+  expectNo5xx(r, what, a);
+  if (a.status === 201) return true;
+  if (a.status !== 0 && a.status < 500)
+    r.violations.push(`${what}: ${a.status} ${JSON.stringify(a.body).slice(0, 300)}`);
+  return false;
+}
+
+/**
  * An ACP 2026-04-17 checkout (issue 37) by a platform for buyer `buyer`: a session, a delegated token of the buyer's
  * wallet, then complete, sent `completes` times at once (a platform retrying), a kill possibly in the middle; a cut
  * answer is retried with the same Idempotency-Key. The session's order joins the model: one charge, like any other.
@@ -272,13 +284,7 @@ class AcpCheckout implements Cmd {
       headers(`acp-create-${tag}`),
       30_000,
     );
-    expectNo5xx(r, 'ACP create', created);
-    // A valid session answers 201 (0: cut by a kill of another command).
-    if (created.status !== 201) {
-      if (created.status !== 0 && created.status < 500)
-        r.violations.push(`ACP create: ${created.status} ${JSON.stringify(created.body).slice(0, 300)}`);
-      return;
-    }
+    if (!created201(r, 'ACP create', created)) return;
     const session = created.body.id as string;
     const token = await call(
       base(r),
@@ -299,12 +305,7 @@ class AcpCheckout implements Cmd {
       { authorization: `Bearer ${b.key}`, 'api-version': '2026-04-17', 'idempotency-key': `acp-token-${tag}` },
       30_000,
     );
-    expectNo5xx(r, 'ACP delegate_payment', token);
-    if (token.status !== 201) {
-      if (token.status !== 0 && token.status < 500)
-        r.violations.push(`ACP delegate_payment: ${token.status} ${JSON.stringify(token.body).slice(0, 300)}`);
-      return;
-    }
+    if (!created201(r, 'ACP delegate_payment', token)) return;
     const body = {
       payment_data: {
         handler_id: 'agent_wallet',
@@ -320,8 +321,9 @@ class AcpCheckout implements Cmd {
         headers(`acp-complete-${tag}-${n}`),
         60_000,
       );
-      for (let retry = 0; retry < 3 && (a.status === 0 || a.status >= 500 || a.status === 409); retry++) {
-        await sleep(1_000);
+      // A platform retries a cut complete with the same key until the API is back (it restarts in seconds).
+      for (let retry = 0; retry < 12 && (a.status === 0 || a.status >= 500 || a.status === 409); retry++) {
+        await sleep(1_500);
         a = await call(
           base(r),
           'POST',
