@@ -364,6 +364,12 @@ class PartnerOrder implements Cmd {
   toString = () => `PartnerOrder(buyer ${this.buyer})`;
 }
 
+/** Order `index` of the model (modulo), its buyer, and another buyer acting as a stranger to it. */
+function partiesOf(m: Model, index: number) {
+  const o = m.orders[index % m.orders.length]!;
+  return { o, owner: m.buyers[o.buyer]!, stranger: m.buyers[(o.buyer + 1) % m.buyers.length]! };
+}
+
 /** The MCP tools of the same operations (2026-07-28): the owner pays, a stranger tries to review. */
 class Mcp implements Cmd {
   constructor(
@@ -372,9 +378,7 @@ class Mcp implements Cmd {
   ) {}
   check = (m: Readonly<Model>) => m.orders.length > 0;
   async run(m: Model, r: Real) {
-    const o = m.orders[this.order % m.orders.length]!;
-    const owner = m.buyers[o.buyer]!;
-    const stranger = m.buyers[(o.buyer + 1) % m.buyers.length]!;
+    const { o, owner, stranger } = partiesOf(m, this.order);
     const [name, args] =
       this.as === 'owner'
         ? ['confirm_payment', { order_id: o.id, agent_key: owner.key }]
@@ -437,9 +441,7 @@ class Review implements Cmd {
   ) {}
   check = (m: Readonly<Model>) => m.orders.length > 0;
   async run(m: Model, r: Real) {
-    const o = m.orders[this.order % m.orders.length]!;
-    const owner = m.buyers[o.buyer]!;
-    const stranger = m.buyers[(o.buyer + 1) % m.buyers.length]!;
+    const { o, owner, stranger } = partiesOf(m, this.order);
     const headers = this.as === 'owner' ? auth(owner.key) : this.as === 'stranger' ? auth(stranger.key) : {};
     const a = await call(base(r), 'POST', `/api/v1/orders/${o.id}/review`, { action: this.action }, headers, 30_000);
     expectNo5xx(r, `review ${o.id} as ${this.as}`, a);

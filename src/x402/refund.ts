@@ -72,8 +72,8 @@ export function refundNonce(paymentId: string): Hex {
 }
 
 /**
- * A {@link X402Refunder} signing with `opts.privateKey`. The authorization's `validBefore` is fixed per payment (a
- * retry must sign the same message): one `validitySeconds` after the epoch second the id's hash names, far ahead.
+ * A {@link X402Refunder} signing with `opts.privateKey`. Retries may sign another `validBefore` (at least one
+ * `validitySeconds` ahead); the nonce, derived from the payment id, is what the token accepts once.
  */
 export function createX402Refunder(opts: X402RefunderOptions): X402Refunder {
   const account = privateKeyToAccount(opts.privateKey);
@@ -96,7 +96,7 @@ export function createX402Refunder(opts: X402RefunderOptions): X402Refunder {
       const nonce = refundNonce(p.id);
       const done = await onChain(p, nonce);
       if (done) return { transaction: done };
-      // A fixed validBefore: the same message whatever the attempt (a year from the refund's first day would differ).
+      // At least one validity period ahead; a retry's message may differ, its nonce does not.
       const validBefore = (BigInt(Math.floor(Date.now() / 1000)) / validity + 2n) * validity;
       const authorization = {
         from: account.address,

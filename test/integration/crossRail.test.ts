@@ -80,7 +80,6 @@ describe('x402 and the wallet racing on one order', () => {
         });
       }),
     );
-    console.log(JSON.stringify(orders.map((o) => [o.x402, o.xCode ?? '', o.wallet, o.wCode ?? ''])));
     for (const o of orders) {
       // Never a 5xx, never a plain refusal while the money moved: 200, payment_in_progress (nothing moved) or
       // payment_refunded (given back).
