@@ -231,7 +231,11 @@ async function main(): Promise<void> {
     };
     const apis: string[] = [];
     for (let i = 1; i <= replicas('WORKER_REPLICAS'); i++) {
-      run(`worker-${i}`, 'worker/index.ts', { DATA_DIR: own(`worker-${i}`) });
+      // Issue 39 §1: each replica's /metrics on a port of its own (workers 9480 + i, APIs 9470 + i).
+      run(`worker-${i}`, 'worker/index.ts', {
+        DATA_DIR: own(`worker-${i}`),
+        WORKER_METRICS_PORT: String(9480 + i),
+      });
     }
     for (let i = 1; i <= replicas('API_REPLICAS'); i++) {
       const apiPort = String(Number(port) + i);
@@ -239,6 +243,7 @@ async function main(): Promise<void> {
       run(`api-${i}`, 'src/server.ts', {
         DATA_DIR: own(`api-${i}`),
         PORT: apiPort,
+        API_METRICS_PORT: String(9470 + i),
         PUBLIC_BASE_URL: `http://${host}:${port}`,
       });
     }

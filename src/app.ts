@@ -84,6 +84,7 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   const cache = new ResponseCache((hit) => {
     latency.observePath(hit.path, hit.startedAt, hit.status);
     const route = typeof hit.route === 'string' ? hit.route : '(unmatched)';
+    deps.httpMetrics?.observe('GET', route, hit.status, hit.startedAt);
     // At debug: an anonymous repeat of a public GET answered from memory. Its info line cost the cached GETs 30 % of
     // their throughput (docs/benchmarks.md, 2026-11-27); the answer still carries its X-Request-Id.
     logContext.run({ requestId: hit.requestId }, () =>
@@ -107,6 +108,7 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   // Stores what routes mark shared, and lets one request refresh an expired entry.
   app.use(cache.middleware());
   app.use(latency.middleware());
+  if (deps.httpMetrics) app.use(deps.httpMetrics.middleware());
   // Outer to the rest, so it sees the final status of every request.
   app.use(telemetry.middleware());
   app.use(problemMiddleware((err) => log(err)));

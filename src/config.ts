@@ -152,6 +152,15 @@ export const ConfigSchema = z.object({
    * that log; `silent` writes none. See src/telemetry/logger.ts.
    */
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  /**
+   * Issue 39 §1: where each process answers Prometheus' `GET /metrics` (src/telemetry/metrics.ts), apart from the
+   * public port: `METRICS_HOST` (loopback by default: business figures stay inside), `API_METRICS_PORT` (9464) for the
+   * API, `WORKER_METRICS_PORT` (9465) for the worker; 0 picks a free port, -1 turns the listener off. A port taken is
+   * logged and the process runs on without it.
+   */
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  API_METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9464),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9465),
   /** Public address used in links (payment links, deliverable URLs). Defaults to http://HOST:PORT. */
   PUBLIC_BASE_URL: z.string().url().optional(),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),

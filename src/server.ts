@@ -9,6 +9,8 @@ import type { Services } from './ports';
 export interface RunningApi {
   server: Server;
   url: string;
+  /** Where Prometheus scrapes this process (`…/metrics`); null when the listener is off or could not bind. */
+  metricsUrl: string | null;
   services: Services;
   close(): Promise<void>;
 }
@@ -25,6 +27,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
     { KeySetSigner },
     { temporalDataConverter },
     { requestIdClientInterceptors },
+    { HttpMetrics, createMetricsRegistry, startMetricsServer },
+    { logger },
   ] = await Promise.all([
     import('@temporalio/client'),
     import('./app.js'),
@@ -34,6 +38,8 @@ export async function startApi(config: Config): Promise<RunningApi> {
     import('./signing/signer.js'),
     import('./temporal/codec.js'),
     import('./telemetry/temporalClient.js'),
+    import('./telemetry/metrics.js'),
+    import('./telemetry/logger.js'),
   ]);
   const services = await createServices(config);
   const connection = await connectTemporal(config.TEMPORAL_ADDRESS);
@@ -49,12 +55,23 @@ export async function startApi(config: Config): Promise<RunningApi> {
   // listening.
   const signing = new KeySetSigner(config, services.db);
   await signing.ready();
+  // Issue 39 §1: request series on a loopback listener of their own; a port taken costs the metrics, not the API.
+  const registry = config.API_METRICS_PORT >= 0 ? createMetricsRegistry('api') : null;
+  const metrics = registry
+    ? await startMetricsServer({ host: config.METRICS_HOST, port: config.API_METRICS_PORT, registry }).catch(
+        (err: unknown) => {
+          logger().error({ err }, 'api: metrics listener not started');
+          return null;
+        },
+      )
+    : null;
   const app = createApp({
     config,
     services,
     temporal,
     orderWorkflows: new OrderWorkflows(temporal, config.TEMPORAL_TASK_QUEUE),
     signing,
+    ...(registry && metrics ? { httpMetrics: new HttpMetrics(registry) } : {}),
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
@@ -64,9 +81,11 @@ export async function startApi(config: Config): Promise<RunningApi> {
   return {
     server,
     url: `http://${config.HOST}:${port}`,
+    metricsUrl: metrics?.url ?? null,
     services,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await metrics?.close();
       server.closeAllConnections();
       await connection.close();
       await services.x402Payments.flush();
@@ -82,7 +101,10 @@ if (require.main === module) {
       const config = loadConfig();
       setLogger(createLogger({ level: config.LOG_LEVEL }));
       const api = await startApi(config);
-      logger().info({ url: api.url, publicBaseUrl: config.PUBLIC_BASE_URL }, `api: listening on ${api.url}`);
+      logger().info(
+        { url: api.url, publicBaseUrl: config.PUBLIC_BASE_URL, metricsUrl: api.metricsUrl },
+        `api: listening on ${api.url}`,
+      );
       const stop = () => void api.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);

@@ -2,6 +2,7 @@
  * The worker process: wires configuration, database, adapters and activities into a Temporal Worker that runs
  * the order workflows. Run with `npm run worker` (npm start runs it for you).
  */
+import { createServer as createNetServer } from 'node:net';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from '../activities/webhooks';
@@ -31,6 +32,14 @@ import { createReceivedTotals } from '../src/x402/receivedTotal';
 import { temporalDataConverter } from '../src/temporal/codec';
 import { adoptFirstBuild } from '../src/temporal/deployments';
 import { createLogger, logger, setLogger } from '../src/telemetry/logger';
+import {
+  createMetricsRegistry,
+  registerBusinessMetrics,
+  scrapeText,
+  startMetricsServer,
+  type MetricsServer,
+} from '../src/telemetry/metrics';
+import { MetricsRepository } from '../src/repos/metrics';
 import { requestIdClientInterceptors } from '../src/telemetry/temporalClient';
 import {
   WORKFLOW_INTERCEPTOR_MODULES,
@@ -180,13 +189,53 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
   });
 }
 
+/** A port free on loopback now (the SDK's exporter binds it next; it takes no port 0). */
+async function freeLoopbackPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const addr = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof addr === 'object' && addr ? addr.port : 0;
+}
+
+/**
+ * The worker's `/metrics` (issue 39 §1): Node.js's series, the business gauges (the books, read at scrape time) and
+ * the Temporal SDK's own series from `sdkAddress`. Null when off, or when the port is taken (logged).
+ */
+async function startWorkerMetrics(
+  config: Config,
+  services: Services,
+  sdkAddress: string | undefined,
+): Promise<MetricsServer | null> {
+  if (config.WORKER_METRICS_PORT < 0) return null;
+  const registry = createMetricsRegistry('worker');
+  const books = new MetricsRepository(services.db);
+  registerBusinessMetrics(registry, () => books.snapshot());
+  try {
+    const server = await startMetricsServer({
+      host: config.METRICS_HOST,
+      port: config.WORKER_METRICS_PORT,
+      registry,
+      ...(sdkAddress ? { extra: () => scrapeText(`http://${sdkAddress}/metrics`) } : {}),
+    });
+    logger().info({ metricsUrl: server.url }, `worker: metrics on ${server.url}`);
+    return server;
+  } catch (err) {
+    logger().error({ err }, 'worker: metrics listener not started');
+    return null;
+  }
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   // Issue 27 §5: JSON lines at LOG_LEVEL; the Runtime (SDK, workflow and activity logs) into the same logger, before
   // anything creates it.
   setLogger(createLogger({ level: config.LOG_LEVEL }));
-  installRuntimeLogging(config.LOG_LEVEL);
+  // Issue 39 §1: the SDK exports on a free loopback port; this process's /metrics serves its series after ours.
+  const sdkMetrics = config.WORKER_METRICS_PORT >= 0 ? `127.0.0.1:${await freeLoopbackPort()}` : undefined;
+  installRuntimeLogging(config.LOG_LEVEL, sdkMetrics);
   const services = await createServices(config);
+  const metrics = await startWorkerMetrics(config, services, sdkMetrics);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   // A bundle built beforehand (scripts/bundle-workflows.ts; npm start does) spares this process webpack's heap.
   const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
@@ -221,6 +270,7 @@ async function main(): Promise<void> {
     );
   }
   await running;
+  await metrics?.close();
   await connection.close();
   await services.db.close();
 }

@@ -141,6 +141,8 @@ export interface NodeProc {
   name: string;
   pid: number;
   url?: string;
+  /** Its Prometheus `/metrics` (APIs and workers; issue 39 §1). */
+  metricsUrl?: string;
   child: ChildProcess;
   /** RSS of its process group in MB. */
   rss(): number;
@@ -380,6 +382,7 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
     },
     async startApi(i) {
       const port = apiPorts[i] ?? (await freePort());
+      const metricsPort = await metricsPortOf(`api${i}`);
       const p = await spawnNode(
         `api${i + 1}`,
         'src/server.ts',
@@ -388,6 +391,7 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
           ...own(`api${i + 1}`),
           PORT: String(port),
           PUBLIC_BASE_URL: opts.cluster ? stack.url : `http://127.0.0.1:${port}`,
+          API_METRICS_PORT: String(metricsPort),
         },
         'api: listening',
         path.join(dataDir, 'logs', `api${i + 1}.log`),
@@ -395,19 +399,28 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
         compiledDir,
       );
       p.url = `http://127.0.0.1:${port}`;
+      p.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
       stack.apis[i] = p;
       return p;
     },
     async startWorker(i, extra = {}) {
+      const metricsPort = await metricsPortOf(`worker${i}`);
       const p = await spawnNode(
         `worker${i + 1}`,
         'worker/index.ts',
-        { ...env(), ...own(`worker${i + 1}`), WORKFLOW_BUNDLE_PATH: bundlePath, ...extra },
+        {
+          ...env(),
+          ...own(`worker${i + 1}`),
+          WORKFLOW_BUNDLE_PATH: bundlePath,
+          WORKER_METRICS_PORT: String(metricsPort),
+          ...extra,
+        },
         'worker: task queue',
         path.join(dataDir, 'logs', `worker${i + 1}.log`),
         90_000,
         compiledDir,
       );
+      p.metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
       stack.workers[i] = p;
       return p;
     },
@@ -448,6 +461,15 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
       if (!o.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
       if (compiledDir) rmSync(compiledDir, { recursive: true, force: true });
     },
+  };
+  /** Each API's and worker's metrics port, kept across its restarts. */
+  const metricsPorts = new Map<string, number>();
+  const metricsPortOf = async (name: string): Promise<number> => {
+    const known = metricsPorts.get(name);
+    if (known !== undefined) return known;
+    const port = await freePort();
+    metricsPorts.set(name, port);
+    return port;
   };
   /** In the cluster, each process's own empty data folder (nothing on disk is shared). */
   const own = (name: string): Record<string, string> => {

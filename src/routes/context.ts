@@ -1,3 +1,4 @@
+import type { HttpMetrics } from '../telemetry/metrics';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Services } from '../ports';
@@ -14,6 +15,8 @@ export interface AppDeps {
   signing: Signing;
   /** Called with unexpected (5xx) errors. */
   log?: (err: unknown) => void;
+  /** Prometheus request series (issue 39 §1); absent in tests that drive the app in-process. */
+  httpMetrics?: HttpMetrics;
 }
 
 /** The parsed JSON body (set by @koa/bodyparser); `{}` when the request had none. */

@@ -84,11 +84,12 @@ function coreLevel(level: LogLevel): TemporalLogLevel {
 
 /**
  * Installs the Temporal `Runtime` with {@link PinoTemporalLogger}, the Rust core's lines forwarded to it (WARN and
- * above). Call it before anything creates the Runtime (a `NativeConnection`, a `Worker`).
+ * above), and with `metricsBindAddress` (`host:port`) the SDK's Prometheus exporter there. Call it before anything
+ * creates the Runtime (a `NativeConnection`, a `Worker`).
  * @param level the process's `LOG_LEVEL` (pino filters the SDK's lines; it only sets the core's filter here).
  * @returns false when a Runtime was already installed in this process (it is left as it is).
  */
-export function installRuntimeLogging(level: LogLevel): boolean {
+export function installRuntimeLogging(level: LogLevel, metricsBindAddress?: string): boolean {
   try {
     Runtime.install({
       logger: new PinoTemporalLogger(),
@@ -97,6 +98,20 @@ export function installRuntimeLogging(level: LogLevel): boolean {
           filter: makeTelemetryFilterString({ core: coreLevel(level), other: coreLevel(level) }),
           forward: {},
         },
+        // Issue 39 §1: the SDK's own series (schedule-to-start, slots, sticky cache, failures), named as Temporal's
+        // published SDK dashboards read them (seconds, unit and `_total` suffixes).
+        ...(metricsBindAddress
+          ? {
+              metrics: {
+                prometheus: {
+                  bindAddress: metricsBindAddress,
+                  countersTotalSuffix: true,
+                  unitSuffix: true,
+                  useSecondsForDurations: true,
+                },
+              },
+            }
+          : {}),
       },
     });
     return true;
