@@ -15,9 +15,12 @@ import { workflowBundleOptions } from '../worker/bundle';
 async function main(): Promise<void> {
   const out = process.argv[2];
   if (!out) throw new Error('usage: tsx scripts/bundle-workflows.ts <out-file>');
+  const config = loadConfig();
   const { code } = await bundleWorkflowCode({
     // The worker that loads it runs with the same environment (npm start passes it to both).
-    ...workflowBundleOptions(temporalDataConverter(loadConfig())),
+    ...workflowBundleOptions(temporalDataConverter(config), undefined, {
+      tracing: Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT),
+    }),
     logger: { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} },
   });
   mkdirSync(path.dirname(path.resolve(out)), { recursive: true });

@@ -535,6 +535,19 @@ haproxy_deb() {
   [ -x /usr/sbin/haproxy ] || die "still no /usr/sbin/haproxy after apt-get install haproxy"
 }
 
+# Prometheus from Debian's package (issue 39 §1): npm run start:cluster scrapes every process with it, and the
+# tests check the alert rules with its promtool and make an alert fire in it. Only the binaries are used (no service).
+prometheus_deb() {
+  [ -n "${PROMETHEUS_PATH:-}" ] && return 0
+  [ -x /usr/bin/prometheus ] && [ -x /usr/bin/promtool ] && return 0
+  command -v dpkg-query >/dev/null 2>&1 || die "the metrics tests need Prometheus: install it or set PROMETHEUS_PATH and PROMTOOL_PATH"
+  [ "$(id -u)" = 0 ] || die "Debian package prometheus is missing; install it as root (apt-get install -y --no-install-recommends prometheus) or set PROMETHEUS_PATH"
+  log "installing Debian package: prometheus"
+  run_logged apt-update.log apt-get update
+  run_logged apt-install-prometheus.log env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus
+  [ -x /usr/bin/prometheus ] || die "still no /usr/bin/prometheus after apt-get install prometheus"
+}
+
 # ---------------------------------------------------------------------------
 # In a function, so bash has read the whole file before anything runs.
 main() {
@@ -549,6 +562,7 @@ main() {
     temporal_test_server
     temporal_cluster
     haproxy_deb
+    prometheus_deb
     gofakes3
     schemathesis
     mcp_conformance

@@ -25,6 +25,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { startLoadBalancer } from './lib/loadBalancer';
+import { startPrometheus } from './lib/prometheus';
 import { findFerretDbV1Data, startEmbeddedDatabase, startTemporalDevServer } from './lib/servers';
 import { startTemporalCluster } from './lib/temporalCluster';
 import { startLocalX402, type LocalX402 } from './lib/x402Local';
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
   const codecEndpoint = `http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? '3000'}/codec`;
   env.CODEC_CORS_ORIGINS ??= `http://127.0.0.1:${uiPort},http://localhost:${uiPort}`;
   let uiUrl: string | undefined;
+  let temporalMetrics: string[] = [];
 
   const starting: Promise<void>[] = [];
   if (!process.env.TEMPORAL_ADDRESS && cluster) {
@@ -110,6 +112,7 @@ async function main(): Promise<void> {
         stops.push(c.stop);
         env.TEMPORAL_ADDRESS = c.address;
         uiUrl = c.uiUrl;
+        temporalMetrics = c.processes.map((p) => `127.0.0.1:${p.metricsPort}`);
       }),
     );
   } else if (!process.env.TEMPORAL_ADDRESS) {
@@ -254,7 +257,29 @@ async function main(): Promise<void> {
       log.fatal({ err }, 'start: the load balancer did not start');
       return shutdown(1);
     }
+    // Issue 39 §1: a real Prometheus scrapes every process, with the alert rules of deploy/prometheus/alerts.yml.
+    const promListen = `${host}:${process.env.PROMETHEUS_PORT ?? '9090'}`;
+    try {
+      const workerCount = replicas('WORKER_REPLICAS');
+      const apiCount = replicas('API_REPLICAS');
+      const range = (n: number, from: number) => Array.from({ length: n }, (_, i) => `127.0.0.1:${from + i + 1}`);
+      const prometheus = await startPrometheus({
+        dataDir: path.join(dataDir, 'prometheus'),
+        listen: promListen,
+        jobs: [
+          { job: 'agent-commerce-api', targets: range(apiCount, 9470) },
+          { job: 'agent-commerce-worker', targets: range(workerCount, 9480) },
+          ...(temporalMetrics.length ? [{ job: 'temporal-server', targets: temporalMetrics }] : []),
+        ],
+        logFile: path.join(dataDir, 'prometheus.log'),
+      });
+      stops.unshift(prometheus.stop);
+    } catch (err) {
+      log.fatal({ err }, 'start: Prometheus did not start');
+      return shutdown(1);
+    }
     topology = `  Processes      HAProxy on :${port} → APIs ${apis.join(', ')}; ${replicas('WORKER_REPLICAS')} workers; Temporal services (ps -ef | grep temporal-server)
+  Prometheus     http://${promListen}   (alerts: /alerts; every process scraped; rules in deploy/prometheus/alerts.yml)
 `;
   }
   console.log(

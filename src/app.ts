@@ -11,6 +11,7 @@ import { RequestTelemetry } from './http/telemetry';
 import { logRequest, requestLogMiddleware } from './http/requestLog';
 import { elapsedMs, errorLogger, logContext } from './telemetry/logger';
 import { RequestLatency } from './telemetry/latency';
+import { tracingMiddleware } from './telemetry/tracing';
 import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
 import { apiRouter } from './routes';
@@ -105,6 +106,7 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   app.silent = true;
   // Issue 27 §5: first, so every answer carries its X-Request-Id and every line logged in the request its id.
   app.use(requestLogMiddleware());
+  if (deps.tracer) app.use(tracingMiddleware(deps.tracer));
   // Stores what routes mark shared, and lets one request refresh an expired entry.
   app.use(cache.middleware());
   app.use(latency.middleware());

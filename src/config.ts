@@ -159,6 +159,11 @@ export const ConfigSchema = z.object({
    * logged and the process runs on without it.
    */
   METRICS_HOST: z.string().default('127.0.0.1'),
+  /**
+   * Issue 39 §1: OpenTelemetry traces (src/telemetry/tracing.ts) are exported over OTLP/HTTP to this collector
+   * (`…/v1/traces` is added), from the API and the worker; unset (the default), tracing is off and costs nothing.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   API_METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9464),
   WORKER_METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9465),
   /** Public address used in links (payment links, deliverable URLs). Defaults to http://HOST:PORT. */

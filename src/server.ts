@@ -29,6 +29,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     { requestIdClientInterceptors },
     { HttpMetrics, createMetricsRegistry, startMetricsServer },
     { logger },
+    { startTracing, clientTracing },
   ] = await Promise.all([
     import('@temporalio/client'),
     import('./app.js'),
@@ -40,7 +41,11 @@ export async function startApi(config: Config): Promise<RunningApi> {
     import('./telemetry/temporalClient.js'),
     import('./telemetry/metrics.js'),
     import('./telemetry/logger.js'),
+    import('./telemetry/tracing.js'),
   ]);
+  // Issue 39 §1: traces when a collector is configured (before anything opens a span).
+  const tracing = await startTracing('agent-commerce-api', config.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const otelClient = tracing ? await clientTracing(tracing) : null;
   const services = await createServices(config);
   const connection = await connectTemporal(config.TEMPORAL_ADDRESS);
   // Issue 26 §1: payloads encrypted with PAYLOAD_ENCRYPTION_KEYS when set.
@@ -49,7 +54,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: temporalDataConverter(config),
     // Issue 27 §5: workflows started (and Updates sent) in a request carry its request id.
-    interceptors: requestIdClientInterceptors(),
+    interceptors: { workflow: [...requestIdClientInterceptors().workflow, ...(otelClient ? [otelClient] : [])] },
   });
   // Issue 12 §3: the signing keys are loaded (on embedded defaults: the database's set created, issue 25 §2) before
   // listening.
@@ -72,6 +77,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     orderWorkflows: new OrderWorkflows(temporal, config.TEMPORAL_TASK_QUEUE),
     signing,
     ...(registry && metrics ? { httpMetrics: new HttpMetrics(registry) } : {}),
+    ...(tracing ? { tracer: tracing.tracer } : {}),
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.PORT, config.HOST, () => resolve(s));
@@ -86,6 +92,7 @@ export async function startApi(config: Config): Promise<RunningApi> {
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await metrics?.close();
+      await tracing?.shutdown();
       server.closeAllConnections();
       await connection.close();
       await services.x402Payments.flush();

@@ -8,6 +8,7 @@
 import type { DataConverter } from '@temporalio/common';
 import type { BundleOptions } from '@temporalio/worker';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/telemetry/temporalWorker';
+import { TRACING_WORKFLOW_INTERCEPTOR_MODULE } from '../src/telemetry/tracing';
 
 /** The parts of `bundleWorkflowCode`'s options that decide what the bundle is. */
 export type WorkflowBundleOptions = Pick<
@@ -17,15 +18,21 @@ export type WorkflowBundleOptions = Pick<
 
 /**
  * The bundle options of workflows/index.ts for a worker running with `dataConverter` (its `failureConverterPath`, if
- * any, goes into the bundle). `workflowsPath` may name another entry (a drill's variant build).
+ * any, goes into the bundle). `workflowsPath` may name another entry (a drill's variant build); `tracing` must be
+ * what the worker that loads the bundle runs with.
  */
 export function workflowBundleOptions(
   dataConverter: Pick<DataConverter, 'failureConverterPath'>,
   workflowsPath = require.resolve('../workflows'),
+  opts: { tracing?: boolean } = {},
 ): WorkflowBundleOptions {
   return {
     workflowsPath,
-    workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+    // Issue 39 §1: with tracing on, Temporal's OpenTelemetry workflow interceptors too (the worker adds their sink).
+    workflowInterceptorModules: [
+      ...WORKFLOW_INTERCEPTOR_MODULES,
+      ...(opts.tracing ? [TRACING_WORKFLOW_INTERCEPTOR_MODULE] : []),
+    ],
     ...(dataConverter.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
   };
 }

@@ -40,6 +40,7 @@ import {
   type MetricsServer,
 } from '../src/telemetry/metrics';
 import { MetricsRepository } from '../src/repos/metrics';
+import { startTracing, workerTracing, type WorkerTracing } from '../src/telemetry/tracing';
 import { requestIdClientInterceptors } from '../src/telemetry/temporalClient';
 import {
   WORKFLOW_INTERCEPTOR_MODULES,
@@ -56,6 +57,8 @@ export interface CreateWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Workflow cache size; 0 turns sticky execution off (time-skipping tests that replace workers mid-wait). */
   maxCachedWorkflows?: number;
+  /** With tracing on (issue 39 §1): Temporal's OpenTelemetry plugin over this process's exporter. */
+  tracing?: WorkerTracing;
 }
 
 /** Builds (does not run) the worker for the order workflows and their activities. */
@@ -71,8 +74,11 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     connection: opts.connection,
     namespace: opts.config.TEMPORAL_NAMESPACE,
     dataConverter,
-    // Issue 27 §5: workflows an activity starts (procurement's orders) carry the activity's request id.
-    interceptors: requestIdClientInterceptors(),
+    // Issue 27 §5: workflows an activity starts (procurement's orders) carry the activity's request id (and the
+    // activity's trace context, with tracing on).
+    interceptors: {
+      workflow: [...requestIdClientInterceptors().workflow, ...(opts.tracing ? [opts.tracing.clientInterceptor] : [])],
+    },
   });
   const orderWorkflows = new OrderWorkflows(client, taskQueue);
   const webhookPorts: WebhookPorts = {
@@ -140,6 +146,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       ? { workflowBundle: opts.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
+    ...(opts.tracing ? { plugins: [opts.tracing.plugin] } : {}),
     // Issue 27 §5: the request id on every activity's log lines; a bundle carries the workflow modules itself.
     interceptors: {
       activity: [requestIdActivityInterceptors],
@@ -234,6 +241,7 @@ async function main(): Promise<void> {
   // Issue 39 §1: the SDK exports on a free loopback port; this process's /metrics serves its series after ours.
   const sdkMetrics = config.WORKER_METRICS_PORT >= 0 ? `127.0.0.1:${await freeLoopbackPort()}` : undefined;
   installRuntimeLogging(config.LOG_LEVEL, sdkMetrics);
+  const tracing = await startTracing('agent-commerce-worker', config.OTEL_EXPORTER_OTLP_ENDPOINT);
   const services = await createServices(config);
   const metrics = await startWorkerMetrics(config, services, sdkMetrics);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -245,6 +253,7 @@ async function main(): Promise<void> {
     services,
     maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}),
+    ...(tracing ? { tracing: await workerTracing(tracing) } : {}),
   });
   const log = logger();
   log.info(
@@ -271,6 +280,7 @@ async function main(): Promise<void> {
   }
   await running;
   await metrics?.close();
+  await tracing?.shutdown();
   await connection.close();
   await services.db.close();
 }

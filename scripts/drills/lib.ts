@@ -309,7 +309,11 @@ export async function startDrillStack(opts: DrillStackOptions = {}): Promise<Dri
   const compiledDir = opts.compiled
     ? await compileServers(root, path.join(root, 'node_modules', '.cache', `drill-dist-${path.basename(dataDir)}`))
     : undefined;
-  const built = spawnSync(tsx, [path.join(root, 'scripts', 'bundle-workflows.ts'), bundlePath], { stdio: 'inherit' });
+  // Built with the workers' extra environment: what goes into the bundle (tracing, issue 39 §1) follows it.
+  const built = spawnSync(tsx, [path.join(root, 'scripts', 'bundle-workflows.ts'), bundlePath], {
+    stdio: 'inherit',
+    env: { ...process.env, ...opts.env },
+  });
   if (built.status !== 0) throw new Error('building the workflow bundle failed');
   const dbName = 'agent_commerce';
   let mongo: MongoClient | undefined;

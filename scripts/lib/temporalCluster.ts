@@ -85,6 +85,8 @@ export interface ClusterProcess {
   name: string;
   service: TemporalService;
   grpcPort: number;
+  /** Its Prometheus `/metrics` port (the server's own series, for Temporal's server dashboard). */
+  metricsPort: number;
   pid(): number;
   isRunning(): boolean;
   /** SIGKILL (default) or another signal; resolves when the process has exited. */
@@ -369,6 +371,7 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
         name,
         service,
         grpcPort: ports.grpc,
+        metricsPort: ports.metrics,
         pid: () => child.pid,
         isRunning: () => child.isRunning(),
         kill: async (signal = 'SIGKILL') => {

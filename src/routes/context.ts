@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { HttpMetrics } from '../telemetry/metrics';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
@@ -17,6 +18,8 @@ export interface AppDeps {
   log?: (err: unknown) => void;
   /** Prometheus request series (issue 39 §1); absent in tests that drive the app in-process. */
   httpMetrics?: HttpMetrics;
+  /** With tracing on (issue 39 §1): each request runs in a span of this tracer. */
+  tracer?: Tracer;
 }
 
 /** The parsed JSON body (set by @koa/bodyparser); `{}` when the request had none. */

@@ -98,20 +98,9 @@ export function installRuntimeLogging(level: LogLevel, metricsBindAddress?: stri
           filter: makeTelemetryFilterString({ core: coreLevel(level), other: coreLevel(level) }),
           forward: {},
         },
-        // Issue 39 §1: the SDK's own series (schedule-to-start, slots, sticky cache, failures), named as Temporal's
-        // published SDK dashboards read them (seconds, unit and `_total` suffixes).
-        ...(metricsBindAddress
-          ? {
-              metrics: {
-                prometheus: {
-                  bindAddress: metricsBindAddress,
-                  countersTotalSuffix: true,
-                  unitSuffix: true,
-                  useSecondsForDurations: true,
-                },
-              },
-            }
-          : {}),
+        // Issue 39 §1: the SDK's own series (schedule-to-start, slots, sticky cache, failures) under the Core SDK's
+        // default names (durations in milliseconds), as Temporal's published Core SDK dashboard reads them.
+        ...(metricsBindAddress ? { metrics: { prometheus: { bindAddress: metricsBindAddress } } } : {}),
       },
     });
     return true;
