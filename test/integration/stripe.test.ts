@@ -300,3 +300,10 @@ test('a delegated card payment Stripe does not confirm, or a token that is not o
     await declining.stop();
   }
 });
+
+test('a deployment that declares itself production does not start with the local (test-mode) provider', async () => {
+  await expect(startStack({ DEPLOYMENT_ENV: 'production' })).rejects.toThrow(/LINK_PROVIDER/);
+  await expect(startStack({ DEPLOYMENT_ENV: 'production', LINK_PROVIDER: 'stripe' })).rejects.toThrow(
+    /STRIPE_SECRET_KEY/,
+  );
+});
