@@ -334,7 +334,7 @@ export function longRunningPorts(
     tasks: new TaskRepository(services.db),
     events: services.events,
     wallets: services.wallets,
-    linkpay: services.linkpay,
+    linkpay: services.linkProvider,
     store: services.store,
     ...(webhooks ? { webhooks } : {}),
     ...(textgen ? { textgen } : {}),

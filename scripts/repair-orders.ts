@@ -33,7 +33,7 @@ async function main(): Promise<void> {
         client,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         orders: services.orders,
-        payments: { wallets: services.wallets, linkpay: services.linkpay },
+        payments: { wallets: services.wallets, linkpay: services.linkProvider },
         workflowBundle,
         dataConverter,
       },

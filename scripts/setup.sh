@@ -10,9 +10,10 @@
 #     plus a wrapper script that `exec`s the JVM.
 #   - Debian's chromium (installed when missing), the headless browser of the human-pages test.
 #   - GoFakeS3, the S3-compatible server the S3 deliverable store is tested against, built with `go install`.
+#   - stripe-mock, the Stripe API mock the Stripe adapter is tested against, built with `go install`.
 #
 # Everything server-related lives in the cache dir (never inside the repo):
-#   ${AGENT_COMMERCE_CACHE:-$HOME/.cache/agent-commerce}/bin/{temporal,ferretdb,temporal-test-server,gofakes3}
+#   ${AGENT_COMMERCE_CACHE:-$HOME/.cache/agent-commerce}/bin/{temporal,ferretdb,temporal-test-server,gofakes3,stripe-mock}
 #
 # Environment:
 #   AGENT_COMMERCE_CACHE        cache dir override
@@ -29,6 +30,7 @@
 #                               use these instead of the cluster profile's builds (see temporal_cluster below)
 #   CHROMIUM_PATH               use this Chromium for the browser test instead of Debian's /usr/bin/chromium
 #   GOFAKES3_PATH               use this GoFakeS3 binary (the S3 store tests' server) instead of building one
+#   STRIPE_MOCK_PATH            use this stripe-mock binary (the Stripe adapter tests' server) instead of building one
 #   (the MCP conformance suite and its Node 22 go to $CACHE/node22, from npm)
 #
 # Quiet when everything is present; progress lines go to stderr only when something is installed.
@@ -314,6 +316,38 @@ gofakes3() {
 }
 
 # ---------------------------------------------------------------------------
+# stripe-mock, Stripe's own API mock (answers from Stripe's OpenAPI and fixtures), which the Stripe adapter's tests
+# run against (issue 37 §3, test/helpers/stripeMock.ts). `go install` from the module proxy: seconds. Its fixtures
+# (the beta ones, which carry the shared-payment-token preview) are copied beside the binary: the tests start a
+# second mock whose PaymentIntent fixture has succeeded, as a confirmed card payment does.
+# ---------------------------------------------------------------------------
+STRIPE_MOCK_VERSION=v0.203.0
+stripe_mock() {
+  if [ -n "${STRIPE_MOCK_PATH:-}" ]; then
+    [ -x "$STRIPE_MOCK_PATH" ] || die "STRIPE_MOCK_PATH=$STRIPE_MOCK_PATH is not an executable file"
+    return 0
+  fi
+  if [ -x "$BIN/stripe-mock" ] && [ "$(cat "$BIN/stripe-mock.version" 2>/dev/null)" = "$STRIPE_MOCK_VERSION" ] &&
+    [ -s "$CACHE/stripe-mock/fixtures3.beta.json" ]; then
+    return 0
+  fi
+  need_go "stripe-mock" STRIPE_MOCK_PATH
+  log "building stripe-mock $STRIPE_MOCK_VERSION with go install (the Stripe adapter's tests)"
+  mkdir -p "$BIN" "$CACHE/stripe-mock"
+  rm -f "$BIN/stripe-mock.version"
+  (cd / && run_logged stripe-mock-build.log nice -n 15 env CGO_ENABLED=0 GOBIN="$BIN" GOFLAGS=-buildvcs=false go install \
+    "github.com/stripe/stripe-mock@$STRIPE_MOCK_VERSION")
+  [ -x "$BIN/stripe-mock" ] || die "go install did not produce $BIN/stripe-mock"
+  local fixtures
+  fixtures="$(cd / && go env GOMODCACHE)/github.com/stripe/stripe-mock@$STRIPE_MOCK_VERSION/embedded/openapi/fixtures3.beta.json"
+  [ -s "$fixtures" ] || die "stripe-mock fixtures not found in the Go module cache: $fixtures"
+  cp "$fixtures" "$CACHE/stripe-mock/fixtures3.beta.json"
+  chmod u+w "$CACHE/stripe-mock/fixtures3.beta.json"
+  echo "$STRIPE_MOCK_VERSION" > "$BIN/stripe-mock.version"
+  log "installed stripe-mock $STRIPE_MOCK_VERSION"
+}
+
+# ---------------------------------------------------------------------------
 # Java time-skipping test server
 # ---------------------------------------------------------------------------
 TTS_DIR="$CACHE/temporal-test-server"
@@ -564,6 +598,7 @@ main() {
     haproxy_deb
     prometheus_deb
     gofakes3
+    stripe_mock
     schemathesis
     mcp_conformance
     chromium_deb

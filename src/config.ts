@@ -361,6 +361,56 @@ export const ConfigSchema = z.object({
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(0).default(30),
   /** Seconds a wallet debit, settlement or order change may be in flight before reconciliation counts it. */
   RECONCILE_GRACE_SECONDS: z.coerce.number().int().min(0).default(20),
+  /**
+   * Issue 37 §3: what this deployment is. `production` is a promise that real money moves: the local payment-link
+   * provider (which records a payment with no funds behind it) is refused then. NODE_ENV is not read for this: the
+   * Docker image sets it to `production` for every run of the image, local ones included.
+   */
+  DEPLOYMENT_ENV: z.enum(['development', 'staging', 'production']).default('development'),
+  /**
+   * Issue 37 §3: who takes the hosted payment link's (`linkpay_ncp`) money. `local` (default): the service's own test
+   * page records the payment, no card is charged (refused when DEPLOYMENT_ENV is production); `stripe`: Stripe
+   * Checkout, confirmed by Stripe's webhook, refunded through Stripe (needs STRIPE_SECRET_KEY and
+   * STRIPE_WEBHOOK_SECRET). ACP's delegated card payments need `stripe` too (src/payments/stripe.ts).
+   */
+  LINK_PROVIDER: z.enum(['local', 'stripe']).default('local'),
+  /** Stripe secret API key (`sk_live_…`, `sk_test_…` or a restricted `rk_…`), held by the API and the worker. */
+  STRIPE_SECRET_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(8).optional()),
+  /** Signing secret (`whsec_…`) of the Stripe webhook endpoint `POST /api/v1/payments/stripe/webhook`. */
+  STRIPE_WEBHOOK_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(8).optional()),
+  /**
+   * Base URL of the Stripe API, for stripe-mock in tests (`http://127.0.0.1:12111`); unset: https://api.stripe.com.
+   */
+  STRIPE_API_BASE: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  /**
+   * The `Stripe-Version` of the shared-payment-token calls (ACP delegated payment): the token endpoints and
+   * `payment_method_data[shared_payment_granted_token]` are a Stripe preview, absent from the pinned API version.
+   */
+  STRIPE_SPT_API_VERSION: z.string().min(1).default('2026-04-22.preview'),
+});
+
+/** The configuration's rules across variables (issue 37 §3), checked after each variable parsed. */
+const ConfigRules = ConfigSchema.superRefine((c, ctx) => {
+  if (c.LINK_PROVIDER === 'local' && c.DEPLOYMENT_ENV === 'production') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['LINK_PROVIDER'],
+      message:
+        'the local payment-link provider takes no money (test mode) and is refused when DEPLOYMENT_ENV is production: set LINK_PROVIDER=stripe',
+    });
+  }
+  if (c.LINK_PROVIDER === 'stripe') {
+    for (const name of ['STRIPE_SECRET_KEY', 'STRIPE_WEBHOOK_SECRET'] as const) {
+      if (!c[name]) ctx.addIssue({ code: 'custom', path: [name], message: `required with LINK_PROVIDER=stripe` });
+    }
+  }
+  if (c.DEPLOYMENT_ENV === 'production' && c.STRIPE_API_BASE) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['STRIPE_API_BASE'],
+      message: 'points Stripe calls at a mock: refused when DEPLOYMENT_ENV is production',
+    });
+  }
 });
 
 /** Parsed configuration; see {@link ConfigSchema}. */
@@ -368,10 +418,11 @@ export type Config = Readonly<z.infer<typeof ConfigSchema> & { PUBLIC_BASE_URL: 
 
 /**
  * Parses the environment (or the given record) into a frozen {@link Config}.
- * @throws ZodError when a variable is malformed.
+ * @throws ZodError when a variable is malformed, or the variables break a rule together (the local payment-link
+ *   provider in production, LINK_PROVIDER=stripe without its keys).
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = ConfigSchema.parse(env);
+  const parsed = ConfigRules.parse(env);
   return Object.freeze({
     ...parsed,
     PUBLIC_BASE_URL: (parsed.PUBLIC_BASE_URL ?? `http://${parsed.HOST}:${parsed.PORT}`).replace(/\/$/, ''),

@@ -129,6 +129,7 @@ export interface WalletDoc {
 
 /** A transaction of the local hosted payment-link provider. */
 export interface LinkpayTransactionDoc {
+  /** `lp_…` (local provider) or the Stripe PaymentIntent id `pi_…`. */
   _id: string;
   order_id: string;
   amount_micros: number;
@@ -137,6 +138,13 @@ export interface LinkpayTransactionDoc {
   payer_email: string | null;
   created_at: Date;
   refunded_at: Date | null;
+  /**
+   * Who holds the money (issue 37 §3): absent or `local` for the local provider's records; `stripe` for the mirror of
+   * a Stripe payment (written from a verified webhook event or the adapter's own PaymentIntent), refunded only there.
+   */
+  provider?: 'local' | 'stripe';
+  /** Stripe: the Checkout Session (`cs_…`) that took it, or `delegated` for an ACP shared-payment-token charge. */
+  stripe_source?: string;
 }
 
 /** A stored response for an `Idempotency-Key` (../shared/reference/api-conventions.md). */

@@ -42,6 +42,7 @@ export type ErrorCode =
   | 'webhook_target_forbidden'
   | 'payment_required'
   | 'invalid_payment_header'
+  | 'webhook_signature_invalid'
   | 'payment_in_progress'
   | 'payment_refunded'
   | 'payment_identifier_conflict'
@@ -127,6 +128,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   webhook_target_forbidden: { status: 422, title: 'Webhook target not allowed' },
   payment_required: { status: 402, title: 'Payment required' },
   invalid_payment_header: { status: 400, title: 'Malformed payment header' },
+  webhook_signature_invalid: { status: 400, title: 'The webhook signature does not verify' },
   payment_in_progress: { status: 409, title: 'A payment for this is already being settled' },
   payment_refunded: { status: 409, title: 'Already paid: this payment was given back' },
   payment_identifier_conflict: { status: 409, title: 'Payment identifier reused with another payment' },

@@ -167,7 +167,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         orders: services.orders,
         events: services.events,
         wallets: services.wallets,
-        linkpay: services.linkpay,
+        linkpay: services.linkProvider,
         store: services.store,
         x402: x402Ports,
         webhooks: fanOut,
@@ -183,7 +183,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       ...createReconciliationActivities({
         books: new BooksRepository(services.db),
         wallets: services.wallets,
-        linkpay: services.linkpay,
+        linkpay: services.linkProvider,
         orders: services.orders,
         workflows: orderStates,
         x402Refund: (paymentId, reason) =>

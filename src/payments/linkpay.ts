@@ -12,11 +12,15 @@ export interface LinkTransaction {
 }
 
 /**
- * The hosted payment-link rail `linkpay_ncp` (seed §1). The order workflow only verifies and refunds through
- * this interface, so a real provider (which binds a checkout to an order through its reference field) can
- * replace the local one.
+ * The hosted payment-link rail `linkpay_ncp` (seed §1): the port every payment path uses (the order workflow's
+ * activities verify, adopt and refund through it; the reconciliation refunds orphans through it). Two providers:
+ * {@link LocalLinkPayProvider} (test mode, the default) and `StripeLinkProvider` (src/payments/stripe.ts), chosen by
+ * LINK_PROVIDER (issue 37 §3). A provider binds each transaction to one order (Stripe: the Checkout Session's
+ * `client_reference_id` and metadata), which is how "a transaction already used for another order" is recognised.
  */
 export interface PaymentLinkProvider {
+  /** `local`: no money moves (test mode); `stripe`: Stripe Checkout. */
+  readonly kind: 'local' | 'stripe';
   /** Address of the hosted checkout page for an order. */
   checkoutUrl(orderId: string): string;
   /** Looks a transaction up at the provider; null when unknown. */
@@ -33,6 +37,8 @@ export interface PaymentLinkProvider {
  * is recognised.
  */
 export class LocalLinkPayProvider implements PaymentLinkProvider {
+  readonly kind = 'local' as const;
+
   constructor(
     private readonly d: Database,
     private readonly baseUrl: string,
@@ -87,13 +93,14 @@ export class LocalLinkPayProvider implements PaymentLinkProvider {
   }
 
   async refund(transactionId: string): Promise<boolean> {
+    // A Stripe payment's mirror is refunded at Stripe only: marking it here would keep the buyer's money.
     const res = await this.d.linkpayTransactions.updateOne(
-      { _id: transactionId, status: 'succeeded' },
+      { _id: transactionId, status: 'succeeded', provider: { $ne: 'stripe' } },
       { $set: { status: 'refunded', refunded_at: new Date() } },
     );
     if (res.modifiedCount === 1) return true;
     const doc = await this.d.linkpayTransactions.findOne({ _id: transactionId });
-    return doc?.status === 'refunded';
+    return doc?.status === 'refunded' && doc.provider !== 'stripe';
   }
 }
 

@@ -86,7 +86,7 @@ export async function confirmLinkPayment<T>(
     // A running order that holds no payment may still take this one (its lookup at the deadline adopts link payments):
     // left to it, or to the reconciliation, which refunds it once the order is paid otherwise or has ended.
     if (!closed && !held) throw err;
-    const refund = await refundStrandedLinkPayment(deps.services.linkpay, {
+    const refund = await refundStrandedLinkPayment(deps.services.linkProvider, {
       orderId,
       transactionId,
       ...(held ? { capturedTransactionId: held.transaction_id } : {}),

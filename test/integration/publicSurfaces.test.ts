@@ -132,6 +132,8 @@ const PROBES: Record<string, (w: World) => Probe[]> = {
   getDidDocument: () => [{}],
   payCheckoutPage: (w) => [{ params: { order_id: w.payOrder } }],
   payCheckout: (w) => [{ params: { order_id: w.payOrder }, form: new URLSearchParams({ email: 'x@example.com' }) }],
+  // Stripe is not the provider of this stack (404), and an event without Stripe's signature is refused either way.
+  stripeWebhook: () => [{ body: { id: 'evt_stranger', object: 'event', type: 'checkout.session.completed' } }],
   payServicePage: () => [{ params: { service_id: 'automation-wf' } }],
   payServiceOrder: () => [
     {

@@ -81,7 +81,7 @@ function paymentOptions(doc: OrderDoc, deps: AppDeps): Order['payment_options'] 
     rails,
     confirm_url: `${base}/api/v1/orders/${doc._id}/confirm_payment`,
     ...(rails.includes('linkpay_ncp')
-      ? { linkpay_ncp: { checkout_url: deps.services.linkpay.checkoutUrl(doc._id) } }
+      ? { linkpay_ncp: { checkout_url: deps.services.linkProvider.checkoutUrl(doc._id) } }
       : {}),
     ...(rails.includes('agent_wallet')
       ? {

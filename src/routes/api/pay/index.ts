@@ -21,6 +21,8 @@ import { OperationRouter } from '../../operation';
 import { orderOfPath } from '../orders/policy';
 import { linkHolder, linkServiceOfPath, orderSecretHolder, secretOf } from './policy';
 import { payOperations as ops } from './schema';
+import type Stripe from 'stripe';
+import type { StripeLinkProvider } from '../../../payments/stripe';
 
 /** What the payer is told of a payment given back. */
 const refundWords = (r: RefundRecord): string => {
@@ -55,7 +57,8 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     const holder = linkHolder(doc, query.secret);
     const secret = holder === 'buyer' ? secretOf(query.secret) : undefined;
     if (doc.status === 'awaiting_payment' && doc.rails.includes('linkpay_ncp')) {
-      sendPage(ctx, `Pay ${service?.name ?? doc.service_id}`, checkoutBody(doc, service, secret));
+      const page = checkoutBody(doc, service, secret, deps.services.linkProvider.kind);
+      sendPage(ctx, `Pay ${service?.name ?? doc.service_id}`, page);
       return;
     }
     const page = orderPageBody(doc, service, secret, holder);
@@ -68,6 +71,31 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     const body = (input.body ?? {}) as { email?: unknown; secret?: unknown };
     const secret = linkHolder(doc, body.secret) === 'buyer' ? secretOf(body.secret) : undefined;
     const email = typeof body.email === 'string' && body.email.includes('@') ? body.email.slice(0, 254) : null;
+    const stripe = deps.services.stripe;
+    if (stripe) {
+      // Stripe takes the card on its own page; its webhook confirms the order (stripeWebhook below).
+      if (doc.status !== 'awaiting_payment') {
+        sendPage(
+          ctx,
+          'Payment not completed',
+          messageBody('Payment not completed', `The order is ${doc.status.replace(/_/g, ' ')}, not awaiting payment.`),
+        );
+        ctx.status = 409;
+        return;
+      }
+      const service = getService(doc.service_id);
+      const session = await stripe.createCheckoutSession({
+        orderId: doc._id,
+        amountMicros: doc.amount_micros,
+        description: service?.name ?? doc.service_id,
+        returnUrl: `${deps.config.PUBLIC_BASE_URL}/pay/orders/${doc._id}${secret ? `?secret=${encodeURIComponent(secret)}` : ''}`,
+        expiresAt: doc.payment_deadline,
+      });
+      ctx.set('Referrer-Policy', 'no-referrer');
+      ctx.status = 303;
+      ctx.redirect(session.url);
+      return;
+    }
     let held = false;
     try {
       // Reserve the order for this card payment before taking it: another rail paying meanwhile (an x402 settlement
@@ -178,5 +206,62 @@ export function payRoutes(deps: AppDeps): OperationRouter {
     }
   });
 
+  router.on(ops.stripeWebhook, async (ctx) => {
+    const stripe = deps.services.stripe;
+    if (!stripe) throw new ProblemError(404, 'not_found', "Stripe is not this deployment's payment-link provider");
+    const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
+    const event = stripe.verifyEvent(raw, ctx.get('stripe-signature') || undefined);
+    ctx.body = await settleStripeEvent(deps, stripe, event);
+  });
+
   return router;
+}
+
+/** What a Stripe event did: the answer of the webhook route. */
+export interface StripeEventOutcome {
+  received: true;
+  event_id: string;
+  outcome: 'confirmed' | 'refunded' | 'pending' | 'ignored';
+  order_id?: string;
+  transaction_id?: string;
+}
+
+/**
+ * Feeds a verified Stripe event to the order's workflow (issue 37 §3). A paid Checkout Session
+ * (`checkout.session.completed`, `checkout.session.async_payment_succeeded`) is mirrored, then confirmed through the
+ * same `confirmPayment` Update as the local page's Pay, by its PaymentIntent id: the same event twice records one
+ * payment and confirms it once (the workflow answers a payment it holds with itself). A payment its order cannot take
+ * (the order closed, or paid otherwise) is refunded at Stripe (`confirmLinkPayment`, as the local page's are), and so
+ * is a payment for an unknown order. Other events are acknowledged and ignored.
+ * @returns `confirmed`, `refunded`, `pending` (a running order refused it for now: its deadline lookup or the
+ *   reconciliation adopts or refunds it) or `ignored`.
+ * @throws what is transient (the database, Temporal, Stripe): the route answers 5xx and Stripe delivers again.
+ */
+export async function settleStripeEvent(
+  deps: AppDeps,
+  stripe: StripeLinkProvider,
+  event: Stripe.Event,
+): Promise<StripeEventOutcome> {
+  const base = { received: true as const, event_id: event.id };
+  if (event.type !== 'checkout.session.completed' && event.type !== 'checkout.session.async_payment_succeeded')
+    return { ...base, outcome: 'ignored' };
+  const recorded = await stripe.recordCheckoutSession(event.data.object);
+  if (!recorded) return { ...base, outcome: 'ignored' };
+  const { tx } = recorded;
+  const about = { order_id: tx.order_id, transaction_id: tx.id };
+  if (tx.status === 'refunded') return { ...base, ...about, outcome: 'refunded' };
+  if (!(await deps.services.orders.get(tx.order_id))) {
+    if (!(await stripe.refund(tx.id)))
+      throw new Error(`Stripe refused to refund ${tx.id} of unknown order ${tx.order_id}`);
+    return { ...base, ...about, outcome: 'refunded' };
+  }
+  try {
+    await confirmLinkPayment(deps, tx.order_id, tx.id, () =>
+      deps.orderWorkflows.confirmPayment(tx.order_id, { rail: 'linkpay_ncp', transaction_id: tx.id }),
+    );
+    return { ...base, ...about, outcome: 'confirmed' };
+  } catch (err) {
+    if (!(err instanceof ProblemError) || err.status >= 500) throw err;
+    return { ...base, ...about, outcome: err.extra.refund ? 'refunded' : 'pending' };
+  }
 }

@@ -117,6 +117,7 @@ export function checkoutBody(
   doc: OrderDoc,
   service: ServiceDefinition | undefined,
   secret: string | undefined,
+  provider: 'local' | 'stripe' = 'local',
 ): string {
   const serviceId = doc.service_id;
   const given = Object.entries(doc.inputs ?? {}).filter(([, v]) => v !== '' && v !== null && v !== undefined);
@@ -128,9 +129,21 @@ export function checkoutBody(
 <p>${esc(service?.description ?? '')}</p><p class="price">${esc(formatUsd(doc.amount_micros))}</p>${summary}
 <form method="post" action="/pay/orders/${esc(doc._id)}">${secret ? `<input type="hidden" name="secret" value="${esc(secret)}">` : ''}
 <label for="email">E-mail for the receipt <span class="muted">(optional)</span></label>
-<input id="email" name="email" type="email" maxlength="254" value="${esc(doc.email ?? '')}"><p><button type="submit">Pay ${esc(formatUsd(doc.amount_micros))}</button></p></form>
+<input id="email" name="email" type="email" maxlength="254" value="${esc(doc.email ?? '')}"><p><button type="submit">${provider === 'stripe' ? `Pay ${esc(formatUsd(doc.amount_micros))} by card` : `Pay ${esc(formatUsd(doc.amount_micros))}`}</button></p></form>
+${provider === 'stripe' ? STRIPE_NOTICE : TEST_MODE_NOTICE}
 <p class="muted">Order <code>${esc(doc._id)}</code> · pay before ${esc(when(doc.payment_deadline.toISOString()))}</p></div>`;
 }
+
+/**
+ * Said on the local provider's checkout (issue 37 §3): pressing Pay records a payment and charges no card. That
+ * provider is refused when the deployment declares itself production (src/config.ts).
+ */
+export const TEST_MODE_NOTICE =
+  '<p class="notice" id="test-mode" role="note"><strong>Test mode:</strong> no card is charged and no money moves. This payment page is the service’s local test provider.</p>';
+
+/** Said on the Stripe checkout: the card is entered on Stripe's page, never here. */
+const STRIPE_NOTICE =
+  '<p class="muted" id="card-processor">You enter your card on Stripe’s secure payment page; this service never sees it.</p>';
 
 /** The receipt after paying: the transaction, and the link to the order page (with the secret when the payer holds it). */
 export function receiptBody(

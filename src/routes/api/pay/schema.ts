@@ -43,14 +43,20 @@ export const payOperations = {
     id: 'payCheckout',
     method: 'post',
     path: '/pay/orders/{order_id}',
-    summary: 'Pay (form): records the provider transaction and confirms the order',
+    summary:
+      'Pay (form): records the provider transaction and confirms the order, or sends the buyer to Stripe Checkout',
+    description:
+      'Local provider (test mode, no card charged): records the payment and confirms the order at once. Stripe ' +
+      "(LINK_PROVIDER=stripe): opens the order's Checkout Session and answers 303 to Stripe's page; Stripe's webhook " +
+      '(POST /api/v1/payments/stripe/webhook) confirms the order once the card is charged.',
     auth: 'none',
     request: {
       params: OrderPath,
       content: form(z.object({ email: z.string().optional(), secret: z.string().optional() })),
     },
     responses: {
-      '200': html('Receipt'),
+      '200': html('Receipt (local provider)'),
+      '303': { description: "LINK_PROVIDER=stripe: to the order's Stripe Checkout page, which takes the card" },
       '402': html('Payment refused'),
       '409': html("Not awaiting payment, or the order's workflow has ended: a payment taken is refunded, and said"),
       '410': html("The order's workflow history is gone: a payment taken is refunded, and said"),
@@ -105,5 +111,43 @@ export const payOperations = {
       ),
     },
     errors: { service_not_found: 'No payment link for this service' },
+  }),
+  stripeWebhook: defineOperation({
+    id: 'stripeWebhook',
+    method: 'post',
+    path: '/api/v1/payments/stripe/webhook',
+    summary: "Stripe's webhook events (LINK_PROVIDER=stripe): a paid Checkout Session confirms its order",
+    description:
+      'Verified with the `Stripe-Signature` header against STRIPE_WEBHOOK_SECRET (`stripe.webhooks.constructEvent`). ' +
+      '`checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session confirm the ' +
+      "order of its `client_reference_id` through the order's workflow, once however often the event comes; a payment " +
+      'the order can no longer take is refunded at Stripe. Other events are acknowledged and ignored. A 5xx asks ' +
+      'Stripe to deliver again.',
+    auth: 'none',
+    request: {
+      headers: z.object({
+        'Stripe-Signature': z.string().optional().meta({ description: 't=<unix time>,v1=<HMAC-SHA256 hex>' }),
+      }),
+      content: { 'application/json': { schema: z.looseObject({}).meta({ description: 'A Stripe Event' }) } },
+    },
+    responses: {
+      '200': {
+        description: 'Received; what it did',
+        json: z.object({
+          received: z.literal(true),
+          event_id: z.string(),
+          outcome: z.enum(['confirmed', 'refunded', 'pending', 'ignored']).meta({
+            description:
+              'confirmed: the order took the payment; refunded: given back at Stripe (the order closed or was paid otherwise); pending: the running order refused it for now (its deadline lookup or the reconciliation adopts or refunds it); ignored: not a paid Checkout Session',
+          }),
+          order_id: z.string().optional(),
+          transaction_id: z.string().optional().meta({ description: 'The PaymentIntent id (pi_…)' }),
+        }),
+      },
+    },
+    errors: {
+      webhook_signature_invalid: 'Stripe-Signature missing, stale (over 5 minutes) or not matching the body',
+      not_found: 'Stripe is not the payment-link provider here',
+    },
   }),
 };
