@@ -180,9 +180,11 @@ export async function signUcpMessage(
       ? await httpbis.signMessage(config, { status: msg.status, headers: lower })
       : await httpbis.signMessage(config, { method: msg.method, url: msg.url, headers: lower });
   const out: Record<string, string> = { 'content-digest': lower['content-digest'] };
-  for (const name of ['signature', 'signature-input']) {
-    const v = signed.headers[name];
-    if (v !== undefined) out[name] = Array.isArray(v) ? v.join(', ') : v;
+  // The library adds them as `Signature` and `Signature-Input`.
+  for (const [name, v] of Object.entries(signed.headers)) {
+    const lowerName = name.toLowerCase();
+    if (lowerName === 'signature' || lowerName === 'signature-input')
+      out[lowerName] = Array.isArray(v) ? v.join(', ') : v;
   }
   return out;
 }
