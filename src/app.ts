@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
 import { acpErrorMiddleware } from './http/acp';
 import { idempotencyMiddleware } from './http/idempotency';
+import { UCP_IDEMPOTENCY, ucpErrorMiddleware, ucpPlatformMiddleware } from './http/ucp';
+import { ProfileResolver } from './ucp/profiles';
 import { ResponseCache } from './http/cachedJson';
 import { problemMiddleware } from './http/errors';
 import { bodyMiddleware } from './http/body';
@@ -141,6 +143,8 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
   });
   // Issue 37 §1: ACP's paths answer ACP's errors, the limits', body parser's and idempotency's refusals included.
   app.use(acpErrorMiddleware((err) => log(err)));
+  // UCP paths answer UCP's {code, content} (issue 37 §2).
+  app.use(ucpErrorMiddleware((err) => log(err)));
   // Issue 10 §4: limits per credential / client address (cache hits above are not counted), then one body parser.
   app.use(
     rateLimitMiddleware(
@@ -155,7 +159,9 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
     ),
   );
   app.use(bodyMiddleware());
-  app.use(idempotencyMiddleware(deps.services.db, deps.config.IDEMPOTENCY_TTL_SECONDS));
+  // A UCP platform is its signed profile: verified before anything is replayed or done.
+  app.use(ucpPlatformMiddleware(new ProfileResolver(deps.config.DEV_MODE), deps.config.DEV_MODE));
+  app.use(idempotencyMiddleware(deps.services.db, deps.config.IDEMPOTENCY_TTL_SECONDS, [UCP_IDEMPOTENCY]));
 
   const root = apiRouter(deps, { latency, telemetry });
   app.use(root.routes()).use(root.allowedMethods());

@@ -559,6 +559,11 @@ export interface CheckoutSessionDoc {
   updated_at: Date;
   expires_at: Date;
   version: number;
+  /**
+   * UCP sessions only (issue 37 §2; `platform_id` is then `ucp:<profile URL>`): the platform's profile, the order
+   * webhook URL its `dev.ucp.shopping.order` capability declared, and whether AP2 mandates were negotiated.
+   */
+  ucp?: { profile_url: string; webhook_url: string | null; ap2: boolean };
 }
 
 /**

@@ -74,6 +74,18 @@ export type ErrorCode =
   | 'unsupported_api_version'
   | 'idempotency_key_required'
   | 'payment_token_invalid'
+  | 'invalid_profile_url'
+  | 'profile_unreachable'
+  | 'profile_malformed'
+  | 'version_unsupported'
+  | 'signature_missing'
+  | 'signature_invalid'
+  | 'key_not_found'
+  | 'digest_mismatch'
+  | 'algorithm_unsupported'
+  | 'idempotency_key_reused'
+  | 'mandate_required'
+  | 'mandate_invalid_signature'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -160,6 +172,19 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   unsupported_api_version: { status: 400, title: 'Unsupported API-Version' },
   idempotency_key_required: { status: 400, title: 'Idempotency-Key header is required' },
   payment_token_invalid: { status: 422, title: 'The delegated payment token does not pay this session' },
+  // UCP (issue 37 §2): the codes and statuses of the UCP overview's error registry and signatures.md.
+  invalid_profile_url: { status: 400, title: 'The UCP-Agent profile URL is malformed or missing' },
+  profile_unreachable: { status: 424, title: "The platform's UCP profile could not be fetched" },
+  profile_malformed: { status: 422, title: "The platform's UCP profile is not a valid UCP profile" },
+  version_unsupported: { status: 422, title: 'UCP version not supported' },
+  signature_missing: { status: 401, title: 'Signature and Signature-Input are required' },
+  signature_invalid: { status: 401, title: 'Signature verification failed' },
+  key_not_found: { status: 401, title: "The signature's keyid is not in the signer's profile" },
+  digest_mismatch: { status: 400, title: 'Content-Digest does not match the body' },
+  algorithm_unsupported: { status: 400, title: 'Signature algorithm not supported' },
+  idempotency_key_reused: { status: 409, title: 'Idempotency key reused with a different payload' },
+  mandate_required: { status: 422, title: 'An AP2 checkout mandate is required' },
+  mandate_invalid_signature: { status: 422, title: 'The AP2 checkout mandate does not verify' },
   internal_error: { status: 500, title: 'Internal server error' },
 };
 

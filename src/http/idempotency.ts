@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { sha256Hex as sha256 } from '../hash';
 import type { Context, Middleware } from 'koa';
 import { isDuplicateKey, type Database } from '../db';
-import { badRequest, problem } from '../errors';
+import { badRequest, problem, type ErrorCode } from '../errors';
 import { renderProblem, toProblem } from './errors';
 
 /**
@@ -16,7 +16,7 @@ const RENEW_EVERY_MS = (IN_FLIGHT_LEASE_SECONDS * 1000) / 3;
 const LEGACY_LEASE_MS = 30_000;
 
 /** Response headers kept with a stored answer. */
-const KEPT_HEADERS = ['location', 'content-type'];
+const KEPT_HEADERS = ['location', 'content-type', 'content-digest', 'signature', 'signature-input'];
 
 const CREATION = Symbol('idempotentCreation');
 
@@ -57,12 +57,30 @@ function creationOf(seed: string, at: Date): IdempotentCreation {
 /** Shortest `Idempotency-Key` taken from a caller without a credential (a UUID v4 has 36 characters). */
 export const ANONYMOUS_KEY_MIN_LENGTH = 32;
 
-export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middleware {
+/**
+ * A protocol's own idempotency rules on its paths (UCP, src/http/ucp.ts): the caller's scope when it sends no
+ * credential header (a verified platform), the code of a key reused with another body, how the body is hashed, and
+ * which methods are kept.
+ */
+export interface IdempotencyVariant {
+  appliesTo(ctx: Context): boolean;
+  scope(ctx: Context): string | undefined;
+  conflict: ErrorCode;
+  requestHash(ctx: Context): string;
+  methods: readonly string[];
+}
+
+export function idempotencyMiddleware(
+  db: Database,
+  ttlSeconds: number,
+  variants: readonly IdempotencyVariant[] = [],
+): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
-    if (ctx.method !== 'POST' || !key) return next();
+    const variant = variants.find((v) => v.appliesTo(ctx));
+    if (!(variant ? variant.methods.includes(ctx.method) : ctx.method === 'POST') || !key) return next();
     if (key.length > 255) throw badRequest('Idempotency-Key is at most 255 characters', 'Idempotency-Key');
-    const credential = ctx.get('authorization') || ctx.get('x-operator-key');
+    const credential = ctx.get('authorization') || ctx.get('x-operator-key') || variant?.scope(ctx) || '';
     // Callers without a credential share one scope: a guessable key would hand the first caller's answer (an order
     // id, its secret) to anyone who guesses it. Their keys must be unguessable, as a UUID v4 is (issue 36).
     if (!credential && key.length < ANONYMOUS_KEY_MIN_LENGTH) {
@@ -73,7 +91,9 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
     }
     const caller = sha256(credential || 'anonymous');
     const id = sha256(`${caller}\n${ctx.path}\n${key}`);
-    const requestHash = sha256(JSON.stringify((ctx.request as { body?: unknown }).body ?? null));
+    const requestHash = variant
+      ? variant.requestHash(ctx)
+      : sha256(JSON.stringify((ctx.request as { body?: unknown }).body ?? null));
     const now = new Date();
     const fresh = randomBytes(32).toString('base64url');
     let creation: IdempotentCreation | undefined;
@@ -99,7 +119,10 @@ export function idempotencyMiddleware(db: Database, ttlSeconds: number): Middlew
           continue;
         }
         if (existing.request_hash !== requestHash) {
-          throw problem('idempotency_conflict', 'This Idempotency-Key was used with a different request body');
+          throw problem(
+            variant?.conflict ?? 'idempotency_conflict',
+            'This Idempotency-Key was used with a different request body',
+          );
         }
         // A first request whose process died (or whose database went away, or that answered 5xx) stops renewing
         // its claim: once the lease has run out the retry takes it over with the first request's seed, so it names

@@ -10,6 +10,7 @@
 import type { Context } from 'koa';
 import { forbidden, unauthorized, type ProblemError } from '../errors';
 import { bearerToken, hasCredential, isOperator } from '../http/auth';
+import { ucpPlatformOf } from '../http/ucp';
 
 /** The caller as its credential headers say, before any lookup. */
 export interface Actor {
@@ -19,11 +20,19 @@ export interface Actor {
   readonly token: string | undefined;
   /** Some credential was sent (a Bearer token or `X-Operator-Key`): a refusal is then 403, not 401. */
   readonly credentialed: boolean;
+  /** The UCP platform's profile URL, when the request's RFC 9421 signature verified against it (src/http/ucp.ts). */
+  readonly ucpProfile?: string | undefined;
 }
 
 /** The actor of a request; `operatorKey` is the configured OPERATOR_KEY (none: nobody is the operator). */
 export function actorOf(ctx: Context, operatorKey: string | undefined): Actor {
-  return { operator: isOperator(ctx, operatorKey), token: bearerToken(ctx), credentialed: hasCredential(ctx) };
+  const ucpProfile = ucpPlatformOf(ctx)?.profileUrl;
+  return {
+    operator: isOperator(ctx, operatorKey),
+    token: bearerToken(ctx),
+    credentialed: hasCredential(ctx) || ucpProfile !== undefined,
+    ucpProfile,
+  };
 }
 
 /** A policy's refusal: 401 `unauthorized` (with `WWW-Authenticate: Bearer`) or 403 `forbidden`, and its detail. */

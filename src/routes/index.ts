@@ -26,6 +26,7 @@ import { taskRoutes } from './api/tasks';
 import { signingRoutes } from './api/signing';
 import { reconciliationRoutes } from './api/reconciliation';
 import { checkoutRoutes } from './api/checkout';
+import { ucpRoutes } from './api/ucp';
 
 /** What some routes need beside the dependencies: the request recorders `createApp` builds. */
 export interface RouteExtras {
@@ -64,6 +65,8 @@ export function apiRouter(deps: AppDeps, extras: RouteExtras): Router {
     reconciliationRoutes(deps),
     // Agent platforms' checkouts: ACP 2026-04-17 sessions on the same orders (issue 37 §1).
     checkoutRoutes(deps),
+    // UCP checkout (REST) and profile on the same sessions and orders (issue 37 §2).
+    ucpRoutes(deps),
   ];
   for (const r of routers) root.use((r instanceof Router ? r : r.router).routes());
   return root;

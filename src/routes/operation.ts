@@ -23,7 +23,7 @@ import { zodProblem } from '../http/errors';
 import { requestBody, type AppDeps } from './context';
 import { actorOf, isRefusal, operatorOnly, refusalProblem, type Actor, type Verdict } from './gate';
 /** HTTP methods the API uses. */
-export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * Who may call an operation; a list means any of them (each request is granted by one, named by the policy):
@@ -34,12 +34,22 @@ export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
  * - `endpoint_owner`: a webhook endpoint's management token, or the agent key of the agent that owns it;
  * - `order_secret`: the human buyer, by the order secret of the link, sent in the form (`/pay` pages);
  * - `x402`: paid per request (the x402 payment middleware asks and settles);
- * - `platform`: an agent platform, by the ACP API key the operator issued it (`acp_…`; issue 37 §1).
+ * - `platform`: an agent platform, by the ACP API key the operator issued it (`acp_…`; issue 37 §1);
+ * - `ucp_platform`: a UCP platform, by its profile (`UCP-Agent`) and an RFC 9421 signature with one of its keys
+ *   (issue 37 §2; src/http/ucp.ts verifies it before the route).
  * The router enforces them (issue 27 §1): `operator` alone before anything else; every other kind but `none` and
  * `x402` through the policy the route is mounted with ({@link Gate}).
  */
 export type Auth =
-  'none' | 'buyer' | 'agent_key' | 'operator' | 'endpoint_owner' | 'order_secret' | 'x402' | 'platform';
+  | 'none'
+  | 'buyer'
+  | 'agent_key'
+  | 'operator'
+  | 'endpoint_owner'
+  | 'order_secret'
+  | 'x402'
+  | 'platform'
+  | 'ucp_platform';
 
 /** One documented answer: a JSON body (`json`), other media types (`content`) or none. */
 export interface ResponseSpec {

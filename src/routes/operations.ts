@@ -22,6 +22,7 @@ import { signingOperations } from './api/signing/schema';
 import { payOperations } from './api/pay/schema';
 import { reconciliationOperations } from './api/reconciliation/schema';
 import { checkoutOperations } from './api/checkout/schema';
+import { ucpOperations } from './api/ucp/schema';
 
 /** The definitions, resource by resource. */
 export const API_OPERATIONS: readonly OperationDefinition[] = [
@@ -44,4 +45,5 @@ export const API_OPERATIONS: readonly OperationDefinition[] = [
   payOperations,
   reconciliationOperations,
   checkoutOperations,
+  ucpOperations,
 ].flatMap((ops) => Object.values(ops));

@@ -93,6 +93,11 @@ export interface Signing {
   didDocument(): Promise<Record<string, unknown>>;
   /** Issuer of x402 `offer-receipt` offers and receipts (JWS, `kid` = `<did>#<kid>`), for the x402 gateway. */
   x402Issuer(): OfferReceiptIssuer;
+  /**
+   * The current signing key as a raw Ed25519 signer with its `kid`: UCP's HTTP Message Signatures (answers, order
+   * webhooks) and AP2 detached JWS (issue 37 §2). @throws ProblemError 503 signing_unavailable when no key can sign.
+   */
+  rawSigner(now?: Date): Promise<{ kid: string; sign(data: Uint8Array): Promise<Buffer> }>;
 }
 
 /** `did:web` of a public base URL: its host with the port's colon percent-encoded (the path is not part of it). */
@@ -199,6 +204,12 @@ export class KeySetSigner implements Signing {
       })),
       assertionMethod: ids,
     };
+  }
+
+  async rawSigner(now = new Date()): Promise<{ kid: string; sign(data: Uint8Array): Promise<Buffer> }> {
+    const key = await this.signingKey(now);
+    const privateKey = keyObjectOf(key.privateKey);
+    return { kid: key.kid, sign: (data) => Promise.resolve(sign(null, data, privateKey)) };
   }
 
   x402Issuer(): OfferReceiptIssuer {

@@ -284,6 +284,8 @@ interface Probe {
   form?: (secret: string | undefined) => URLSearchParams;
   /** A stranger's credential is not refused here, and why (the answer it gets instead). */
   stranger?: { status: number; why: string };
+  /** The code of the 401 without a credential, where the protocol names its own (UCP: signature_missing). */
+  noneCode?: string;
 }
 
 /** The resources the probes act on, each owned by someone other than the stranger. */
@@ -364,10 +366,34 @@ const PROBES: Record<string, (w: World) => Probe> = {
     },
   }),
   createAcpPlatform: () => ({ body: { name: 'probe' } }),
+  // UCP (issue 37 §2): a platform is its signed profile; a Bearer token is no signature (401 signature_missing).
+  ucpCreateCheckout: () => ({
+    body: { line_items: [{ item: { id: 'automation-wf' }, quantity: 1 }] },
+    ...UCP_UNSIGNED,
+  }),
+  ucpGetCheckout: () => ({ params: { id: 'cs_AAAAAAAAAAAAAAAAAAAAAA' }, ...UCP_UNSIGNED }),
+  ucpUpdateCheckout: () => ({
+    params: { id: 'cs_AAAAAAAAAAAAAAAAAAAAAA' },
+    body: { line_items: [{ item: { id: 'automation-wf' }, quantity: 1 }] },
+    ...UCP_UNSIGNED,
+  }),
+  ucpCompleteCheckout: () => ({
+    params: { id: 'cs_AAAAAAAAAAAAAAAAAAAAAA' },
+    body: { payment: { instruments: [{ id: 'pi', handler_id: 'hosted_link', type: 'hosted_link' }] } },
+    ...UCP_UNSIGNED,
+  }),
+  ucpCancelCheckout: () => ({ params: { id: 'cs_AAAAAAAAAAAAAAAAAAAAAA' }, body: {}, ...UCP_UNSIGNED }),
+
   payReview: (w) => ({
     params: { order_id: w.humanOrder },
     form: (secret) => new URLSearchParams({ ...(secret ? { secret } : {}), action: 'reject' }),
   }),
+};
+
+/** A UCP probe: unsigned with or without a Bearer token, both 401 signature_missing (src/http/ucp.ts). */
+const UCP_UNSIGNED = {
+  noneCode: 'signature_missing',
+  stranger: { status: 401, why: 'a UCP platform is identified by its RFC 9421 signature, not a Bearer token' },
 };
 
 /** Operations that need a credential for some request: a declared kind other than `none` and `x402` (paid). */
@@ -453,7 +479,7 @@ describe("every operation that declares a credential refuses none (401) and a st
       const probe = PROBES[def.id]?.(w) ?? {};
       const none = await send(def, probe, undefined);
       outcomes.push(`${def.id} none ${none.status} ${none.code}`);
-      expected.push(`${def.id} none 401 unauthorized`);
+      expected.push(`${def.id} none 401 ${probe.noneCode ?? 'unauthorized'}`);
       const strangerCredential = probe.form ? w.otherSecret : strangerKey;
       const stranger = await send(def, probe, strangerCredential);
       const want = probe.stranger?.status ?? 403;

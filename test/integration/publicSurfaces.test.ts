@@ -108,6 +108,7 @@ const PROBES: Record<string, (w: World) => Probe[]> = {
   ],
   mcpGet: () => [{}],
   acpDiscovery: () => [{}],
+  ucpProfile: () => [{}],
   mcpDelete: () => [{}],
   discoverServices: () => [{}, { query: 'payment_rail=x402_usdc' }],
   negotiateCapabilities: () => [{ body: { required_capabilities: ['automation'] } }],
