@@ -18,6 +18,12 @@
  * descriptions (parameter names, static option values, resource-locator modes, collection and
  * fixed-collection keys, required parameters under the node's display conditions). It exits 1 and
  * lists the problems if any node does not match. The runtime only needs the committed snapshot.
+ *
+ * `npx tsx scripts/n8n-node-types-snapshot.ts --descriptions [version]` writes
+ * `test/fixtures/n8n-node-descriptions.json`: the full descriptions (every version group) of the node types the
+ * delivered workflows use ({@link DESCRIBED}), from which test/unit/n8nWorkflows.test.ts builds n8n-workflow's
+ * `INodeTypes` (issue 38 §3). n8n-nodes-base itself is not a dependency: it pulls isolated-vm@7, which needs
+ * Node 24 and a native build (docs/decisions/0033).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +34,73 @@ import path from 'node:path';
 const PINNED_VERSION = '2.41.2';
 const PACKAGE = 'n8n-nodes-base';
 const OUT = path.resolve(__dirname, '..', 'src', 'domain', 'micro', 'n8n-node-types.json');
+const DESCRIPTIONS_OUT = path.resolve(__dirname, '..', 'test', 'fixtures', 'n8n-node-descriptions.json');
+/** Node types of every delivered workflow (automation-wf, bundles, x402 templates, agent starter), and a margin. */
+const DESCRIBED = [
+  'acuitySchedulingTrigger',
+  'aggregate',
+  'airtable',
+  'calendlyTrigger',
+  'code',
+  'crypto',
+  'discord',
+  'emailSend',
+  'errorTrigger',
+  'filter',
+  'formTrigger',
+  'freshdesk',
+  'function',
+  'functionItem',
+  'github',
+  'githubTrigger',
+  'gmail',
+  'gmailTrigger',
+  'googleCalendar',
+  'googleSheets',
+  'httpRequest',
+  'hubspot',
+  'hubspotTrigger',
+  'if',
+  'intercom',
+  'jira',
+  'jotFormTrigger',
+  'mailchimp',
+  'merge',
+  'microsoftTeams',
+  'noOp',
+  'notion',
+  'pagerDuty',
+  'pipedrive',
+  'postgres',
+  'quickbooks',
+  'respondToWebhook',
+  'rssFeedRead',
+  'salesforce',
+  'scheduleTrigger',
+  'set',
+  'shopify',
+  'shopifyTrigger',
+  'slack',
+  'splitInBatches',
+  'stickyNote',
+  'stopAndError',
+  'stripe',
+  'stripeTrigger',
+  'summarize',
+  'switch',
+  'telegram',
+  'trello',
+  'twilio',
+  'typeformTrigger',
+  'wait',
+  'webhook',
+  'whatsApp',
+  'wooCommerce',
+  'wooCommerceTrigger',
+  'xero',
+  'zendesk',
+  'zendeskTrigger',
+];
 /** Option parameters whose values identify what a trigger node listens to. */
 const EVENT_PARAMS = new Set([
   'event',
@@ -351,12 +424,31 @@ async function check(raw: RawNode[], label: string): Promise<number> {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const checkOnly = args.includes('--check');
+  const descriptions = args.includes('--descriptions');
   const version = args.find((a) => !a.startsWith('--')) ?? PINNED_VERSION;
   const dir = mkdtempSync(path.join(tmpdir(), 'n8n-nodes-base-'));
   try {
     const { raw, info } = download(version, dir);
     if (checkOnly) {
       if ((await check(raw, `${PACKAGE}@${info.version}`)) > 0) process.exitCode = 1;
+      return;
+    }
+    if (descriptions) {
+      const wanted = new Set(DESCRIBED);
+      const kept = raw
+        .filter((n) => wanted.has(n.name))
+        .map((n) => ({ ...n, name: `${PACKAGE}.${n.name}`, iconUrl: undefined, codex: undefined }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      const missing = DESCRIBED.filter((d) => !kept.some((k) => k.name === `${PACKAGE}.${d}`));
+      if (missing.length > 0) throw new Error(`not in ${PACKAGE}@${info.version}: ${missing.join(', ')}`);
+      const header = {
+        package: PACKAGE,
+        version: info.version,
+        integrity: info.integrity,
+        source: 'dist/types/nodes.json',
+      };
+      writeFileSync(DESCRIPTIONS_OUT, `${JSON.stringify({ ...header, nodes: kept })}\n`);
+      console.log(`wrote ${path.relative(process.cwd(), DESCRIPTIONS_OUT)}: ${kept.length} descriptions`);
       return;
     }
     const byName = new Map<string, RawNode[]>();

@@ -40,7 +40,15 @@ export interface TextGenerator {
 
 /** Reasons a generation fails; `unavailable` means no model is configured. */
 export type TextGenerationErrorCode =
-  'unavailable' | 'timeout' | 'network' | 'rate_limited' | 'upstream_error' | 'rejected' | 'bad_response';
+  | 'unavailable'
+  | 'timeout'
+  | 'network'
+  | 'rate_limited'
+  | 'upstream_error'
+  | 'rejected'
+  | 'bad_response'
+  /** Replies asked again with the reasons still fail their schema or checks (issue 38 §5): not retried. */
+  | 'unusable';
 
 /** Named error of the port; activities map `retryable` onto Temporal's retry policy. */
 export class TextGenerationError extends Error {

@@ -2,8 +2,8 @@
  * Test double of a text-generation model: a real HTTP server speaking the OpenAI chat-completions shape
  * (`POST /v1/chat/completions` → `{id, object, model, choices: [{message: {role, content}}]}`). By default it answers
  * with a deterministic JSON value that follows the request's `response_format.json_schema.schema` (array lengths
- * from minItems, enum values, strings naming their path and quoting the start of the user message), which is
- * what a compliant model returns in structured-output mode. A custom handler can script statuses and bodies.
+ * from minItems, enum values, strings that are distinct written sentences seeded by their path and the prompt), which
+ * is what a compliant model returns in structured-output mode; {@link placeholderReply} answers template text instead. A custom handler can script statuses and bodies.
  *
  * test/globalSetup.ts starts one for the whole run and sets TEXTGEN_BASE_URL / TEXTGEN_MODEL.
  */
@@ -37,6 +37,8 @@ type JsonSchema = {
   enum?: unknown[];
   minItems?: number;
   maxItems?: number;
+  minLength?: number;
+  maxLength?: number;
   anyOf?: JsonSchema[];
   const?: unknown;
 };
@@ -50,22 +52,52 @@ export interface FakeTextModel {
   stop(): Promise<void>;
 }
 
-/** A JSON value following `schema`; strings carry their path and the start of `hint`. */
-export function instanceOf(schema: JsonSchema | undefined, path: string, hint: string): unknown {
+/** Words the written stand-in composes its sentences from. */
+const WORDS =
+  'bright morning riders trust careful repairs tuned wheels fresh chains quick service honest prices local workshop spring rides weekend trails friendly advice safe brakes smooth gears community favourite booking today welcome back season ready'.split(
+    ' ',
+  );
+
+/** A deterministic sentence that differs by `seed`: written-looking text, not a placeholder. */
+export function writtenText(seed: string, maxLength = 2000): string {
+  let h = 2166136261;
+  for (const c of seed) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
+  const out: string[] = [];
+  for (let i = 0; i < 32; i += 1) {
+    h = Math.imul(h ^ (h >>> 13), 1274126177) >>> 0;
+    out.push(WORDS[h % WORDS.length] as string);
+  }
+  const text = `${out.join(' ').replace(/^./, (c) => c.toUpperCase())}.`;
+  return text.length <= maxLength ? text : text.slice(0, maxLength).replace(/\s+\S*$/, '') || text.slice(0, maxLength);
+}
+
+/**
+ * A JSON value following `schema`. `style` 'written': strings are distinct written-looking sentences (a compliant
+ * model); 'placeholder': strings carry their path and the start of `hint` (a model filling a template).
+ */
+export function instanceOf(
+  schema: JsonSchema | undefined,
+  path: string,
+  hint: string,
+  style: 'written' | 'placeholder' = 'written',
+): unknown {
   if (!schema) return null;
   if (schema.const !== undefined) return schema.const;
   if (schema.enum && schema.enum.length > 0) return schema.enum[0];
-  if (schema.anyOf && schema.anyOf[0]) return instanceOf(schema.anyOf[0], path, hint);
+  if (schema.anyOf && schema.anyOf[0]) return instanceOf(schema.anyOf[0], path, hint, style);
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
   switch (type) {
     case 'object':
       return Object.fromEntries(
-        Object.entries(schema.properties ?? {}).map(([k, v]) => [k, instanceOf(v, path ? `${path}.${k}` : k, hint)]),
+        Object.entries(schema.properties ?? {}).map(([k, v]) => [
+          k,
+          instanceOf(v, path ? `${path}.${k}` : k, hint, style),
+        ]),
       );
     case 'array': {
       const n = Math.max(schema.minItems ?? 2, 1);
       return Array.from({ length: Math.min(n, schema.maxItems ?? n) }, (_, i) =>
-        instanceOf(schema.items, `${path}[${i}]`, hint),
+        instanceOf(schema.items, `${path}[${i}]`, hint, style),
       );
     }
     case 'integer':
@@ -74,15 +106,26 @@ export function instanceOf(schema: JsonSchema | undefined, path: string, hint: s
     case 'boolean':
       return true;
     default:
-      return `${path}: ${hint.replace(/\s+/g, ' ').slice(0, 60)}`;
+      return style === 'placeholder'
+        ? `${path}: ${hint.replace(/\s+/g, ' ').slice(0, 60)}`
+        : writtenText(`${path}|${hint}`, schema.maxLength);
   }
 }
 
-/** The default handler: a schema-following reply. */
+/** The default handler: a schema-following reply, written (distinct sentences, no placeholders). */
 export function schemaReply(req: FakeRequest): FakeReply {
+  return replyOf(req, 'written');
+}
+
+/** A schema-following reply whose strings are placeholders (each its path and the start of the prompt). */
+export function placeholderReply(req: FakeRequest): FakeReply {
+  return replyOf(req, 'placeholder');
+}
+
+function replyOf(req: FakeRequest, style: 'written' | 'placeholder'): FakeReply {
   const user = req.body.messages?.find((m) => m.role === 'user')?.content ?? '';
   const schema = req.body.response_format?.json_schema?.schema;
-  const content = JSON.stringify(instanceOf(schema ?? { type: 'string' }, '', user));
+  const content = JSON.stringify(instanceOf(schema ?? { type: 'string' }, '', user, style));
   return {
     status: 200,
     json: {
@@ -150,7 +193,7 @@ export function fakeLanguage(
     tasks.map((t) => [
       t.key,
       {
-        value: overrides[t.key] ?? instanceOf(t.request.schema as JsonSchema, '', t.request.prompt),
+        value: overrides[t.key] ?? instanceOf(t.request.schema as JsonSchema, '', `${t.key}|${t.request.prompt}`),
         model: 'fake-model',
       },
     ]),

@@ -3,7 +3,7 @@
  * chat-completions server test/globalSetup.ts starts), and without a model they are refused at order creation with
  * 422 text_generation_unavailable, while deterministic services are ordered as usual.
  */
-import { schemaReply, startFakeTextModel, type FakeTextModel } from '../helpers/fakeTextModel';
+import { placeholderReply, schemaReply, startFakeTextModel, type FakeTextModel } from '../helpers/fakeTextModel';
 import { fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
 
 describe('without a model configured', () => {
@@ -112,6 +112,7 @@ describe('when the model fails', () => {
     // A model that refuses one prompt for good (401) and fails another twice (503) before answering.
     model = await startFakeTextModel((req) => {
       const prompt = req.body.messages?.find((m) => m.role === 'user')?.content ?? '';
+      if (prompt.includes('PLACEHOLDER')) return placeholderReply(req);
       if (prompt.includes('REFUSED')) return { status: 401, json: { error: { message: 'invalid api key' } } };
       if (prompt.includes('FLAKY') && (flakyCalls += 1) <= 2)
         return { status: 503, json: { error: { message: 'overloaded' } } };
@@ -151,6 +152,15 @@ describe('when the model fails', () => {
     await waitForOrder(stack, id, (o) => o.status === 'delivered', 60_000);
     expect(flakyCalls).toBe(3);
   }, 90_000);
+
+  test('issue 38 §5: placeholder work is asked again, then failed and refunded, never completed', async () => {
+    const before = model.requests.length;
+    const id = await orderAndPay('agent-placeholder', 'PLACEHOLDER: write five e-mails for our spring sale');
+    const order = await waitForOrder(stack, id, (o) => o.status === 'refunded', 30_000);
+    expect((order.progress as { status: string }[]).map((p) => p.status)).not.toContain('delivered');
+    expect(model.requests.length - before).toBe(3);
+    expect(await stack.services.wallets.balance('agent-placeholder')).toBe(15_000_000);
+  }, 60_000);
 
   test('a refused key is not retried: the fulfilment fails at once and the payment is refunded', async () => {
     const before = model.requests.length;

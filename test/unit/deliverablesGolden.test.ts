@@ -374,16 +374,16 @@ describe('automation-wf', () => {
     expectNodesInSnapshot(wf);
     const sample = findProduct('typeform')!.webhook!.sample;
     const mapped = runSetNode(wf, 'Map Typeform fields', sample);
+    // The map builds what the HubSpot upsert sends (issue 38 §3): the contact, every answer as the summary, the UTMs.
     expect(mapped).toMatchObject({
-      source: 'Typeform',
-      external_id: 'a3a12ec67a1365927098a606107fac15',
       name: 'Dana Whitfield',
       email: 'dana@example.com',
       phone: '+15555550142',
-      occurred_at: '2026-03-02T09:14:02Z',
+      summary: 'Enquiry: Your name: Dana Whitfield; E-mail: dana@example.com; Phone: +15555550142',
+      utm_source: 'newsletter',
     });
-    const send = wf.nodes.find((n: any) => n.name === 'Send to HubSpot');
-    expect(send.parameters.url).toBe('https://api.hubapi.com/crm/v3/objects/contacts');
+    const send = wf.nodes.find((n: any) => n.name === 'Create or update in HubSpot');
+    expect(send.parameters.url).toBe('https://api.hubapi.com/crm/v3/objects/contacts/batch/upsert');
   });
 
   test('Shopify → Google Sheets: order number, total and line items from the orders/create payload', () => {
@@ -488,7 +488,9 @@ describe('automation-wf: record kinds and notifications as named', () => {
       'automation-wf-workflow.json',
     );
     expectNodesInSnapshot(sheets);
-    expect(runSetNode(sheets, 'Map Stripe fields', findProduct('stripe')!.webhook!.sample)).toHaveProperty('table');
+    expect(sheets.nodes.find((n: any) => n.name === 'Send to Google Sheets').parameters.url).toContain(
+      '/values/Sheet1!A1',
+    );
     const gmail = sheets.nodes.find((n: any) => n.type === 'n8n-nodes-base.gmail');
     expect(gmail.parameters).toMatchObject({ resource: 'message', operation: 'send', sendTo: 'ops@acme.example' });
   });
@@ -962,7 +964,10 @@ describe('bundles', () => {
     expectNodesInSnapshot(wf);
     expect(wf.name).toMatch(/^Order and booking logging: Shopify \+ Booking page/);
     const mapped = runSetNode(wf, 'Orders: Map Shopify fields', findProduct('shopify')!.webhook!.sample);
-    expect(mapped).toMatchObject({ table: 'Orders', amount: '199.00', summary: 'Order #1001: 2 x TEE-BLK-M' });
+    expect(mapped).toMatchObject({ amount: '199.00', summary: 'Order #1001: 2 x TEE-BLK-M' });
+    expect(wf.nodes.find((n: any) => n.name === 'Orders: Send to Google Sheets').parameters.url).toContain(
+      '/values/Orders!A1',
+    );
     expect(wf.nodes.some((n: any) => n.name === 'Bookings: Booking page webhook')).toBe(true);
     expect(json(parts['ai-receptionist']!, 'ai-receptionist-config.json').tools[0].url).toBe(
       json(parts['website-booking']!, 'website-booking-config.json').endpoint.url,

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { getService, SERVICES, TEXT_GENERATION_MODEL } from '../../src/domain/catalogue';
 import { produceDeliverables } from '../../src/products/deliverables';
+import { LANGUAGE_ASKS } from '../../src/products/deliverables/index';
 import { refuseUnavailableService } from '../../src/products/deliverables/availability';
 import { languageTask } from '../../src/products/deliverables/language';
 import { ProblemError } from '../../src/errors';
@@ -19,8 +20,10 @@ import {
   missingTextgenSettings,
 } from '../../src/textgen';
 import {
+  placeholderReply,
   schemaReply,
   startFakeTextModel,
+  writtenText,
   type FakeReply,
   type FakeRequest,
   type FakeTextModel,
@@ -153,16 +156,40 @@ describe('OpenAiCompatibleTextGenerator over HTTP', () => {
     const json = JSON.parse(files.find((f) => f.name === 'task-worker-result.json')?.content.toString() ?? '{}');
     expect(json.result.count).toBe(5);
     expect(json.task.requested).toEqual({ count: 5, kind: 'e-mails' });
-    // One section per piece (the fake names each heading by its path: pieces[0].heading, …; `[` is escaped in Markdown).
-    expect(
-      files
-        .find((f) => f.name === 'task-worker-result.md')
-        ?.content.toString()
-        .match(/^## pieces\\\[\d\\\]\.heading/gm),
-    ).toHaveLength(5);
+    // One section per piece, each with its subject line (an e-mail has one: issue 38 §5).
+    const md = files.find((f) => f.name === 'task-worker-result.md')?.content.toString() ?? '';
+    expect(md.match(/^## /gm)).toHaveLength(5 + 2);
+    expect(md.match(/^\*\*subject line:\*\* \S/gm)).toHaveLength(5);
+    expect(json.result.items[0].fields.subject_line).toEqual(expect.any(String));
   });
 
-  test("a reply of the wrong shape fails the required task as retryable; a failing model fails it as the model's error", async () => {
+  test('issue 38 §5: placeholder replies are asked again with the reasons, then refused as unusable (not retryable)', async () => {
+    const gen = new OpenAiCompatibleTextGenerator({ baseUrl: model.baseUrl, model: 'm' });
+    const ctx = {
+      orderId: 'o',
+      serviceId: 'task-worker',
+      inputs: { task_prompt: 'Write five e-mails announcing our spring sale to past customers of Harbor Bikes.' },
+      issuedAt: '2026-03-01T10:00:00.000Z',
+    };
+    const before = model.requests.length;
+    script = (req) => placeholderReply(req);
+    await expect(produceDeliverables(ctx, gen)).rejects.toMatchObject({ code: 'unusable', retryable: false });
+    const asked = model.requests.slice(before);
+    expect(asked).toHaveLength(LANGUAGE_ASKS);
+    expect(asked[1]?.body.messages?.[1]?.content).toMatch(/previous answer was refused: .*schema path/);
+    // One e-mail where five were asked: refused by the schema, asked again, refused.
+    script = () =>
+      completion(
+        JSON.stringify({
+          title: 'Spring sale',
+          pieces: [{ heading: 'E-mail 1', body: writtenText('one'), fields: { subject_line: 'Spring is here' } }],
+          notes: [],
+        }),
+      );
+    await expect(produceDeliverables(ctx, gen)).rejects.toMatchObject({ code: 'unusable' });
+  });
+
+  test("a reply of the wrong shape, asked again, fails the required task as unusable; a failing model fails it as the model's error", async () => {
     const gen = new OpenAiCompatibleTextGenerator({ baseUrl: model.baseUrl, model: 'm' });
     const ctx = {
       orderId: 'o',
@@ -171,7 +198,7 @@ describe('OpenAiCompatibleTextGenerator over HTTP', () => {
       issuedAt: '2026-03-01T10:00:00.000Z',
     };
     script = () => completion(JSON.stringify({ title: 't', pieces: [{ heading: 'a', body: 'b' }], notes: [] }));
-    await expect(produceDeliverables(ctx, gen)).rejects.toMatchObject({ code: 'bad_response', retryable: true });
+    await expect(produceDeliverables(ctx, gen)).rejects.toMatchObject({ code: 'unusable', retryable: false });
     script = () => ({ status: 401, json: { error: { message: 'bad key' } } });
     await expect(produceDeliverables(ctx, gen)).rejects.toMatchObject({ code: 'rejected', retryable: false });
   });

@@ -47,7 +47,17 @@ const SCHEDULE_WORDS = [
 ];
 
 /** n8n node type versions used here; each is checked against the snapshot by the tests. */
-export const NODE_VERSIONS = { webhook: 2, scheduleTrigger: 1.2, httpRequest: 4.2, set: 3.4, if: 2, noOp: 1 } as const;
+export const NODE_VERSIONS = {
+  webhook: 2,
+  scheduleTrigger: 1.2,
+  httpRequest: 4.2,
+  set: 3.4,
+  if: 2,
+  noOp: 1,
+  crypto: 1,
+  respondToWebhook: 1.1,
+  emailSend: 2.1,
+} as const;
 
 /** The booking page's request body (website-booking `endpoint.payload_schema`). */
 const BOOKING_PAGE_FIELDS: FieldMap = {
@@ -75,6 +85,7 @@ interface N8nNode {
   position: [number, number];
   parameters: Record<string, unknown>;
   webhookId?: string;
+  onError?: 'continueErrorOutput';
   retryOnFail?: boolean;
   maxTries?: number;
   waitBetweenTries?: number;
@@ -217,6 +228,62 @@ export function notificationsOf(
     });
 }
 
+/**
+ * How a source signs its webhooks: the header carrying an HMAC-SHA256 of the raw request body under the shared
+ * secret, its encoding and prefix, and the n8n environment variable holding the secret. Sources: Typeform "Secure
+ * your webhooks" (Typeform-Signature: sha256=<base64>), Shopify "Verify a webhook" (X-Shopify-Hmac-Sha256: <base64>),
+ * WooCommerce (X-WC-Webhook-Signature: <base64>), GitHub (X-Hub-Signature-256: sha256=<hex>).
+ */
+export interface SignatureScheme {
+  /** Request header, lower case as n8n's webhook node reports it. */
+  header: string;
+  encoding: 'base64' | 'hex';
+  /** Text before the digest in the header ("sha256="), or "". */
+  prefix: string;
+  /** n8n environment variable holding the secret. */
+  env: string;
+}
+
+/** Signature schemes by product id (products.ts). */
+export const SIGNATURES: Readonly<Record<string, SignatureScheme>> = {
+  typeform: { header: 'typeform-signature', encoding: 'base64', prefix: 'sha256=', env: 'TYPEFORM_WEBHOOK_SECRET' },
+  shopify: { header: 'x-shopify-hmac-sha256', encoding: 'base64', prefix: '', env: 'SHOPIFY_WEBHOOK_SECRET' },
+  woocommerce: { header: 'x-wc-webhook-signature', encoding: 'base64', prefix: '', env: 'WOOCOMMERCE_WEBHOOK_SECRET' },
+  github: { header: 'x-hub-signature-256', encoding: 'hex', prefix: 'sha256=', env: 'GITHUB_WEBHOOK_SECRET' },
+};
+
+/** The shortest secret the signature check accepts (an empty one would let anyone sign). */
+export const MIN_SECRET_LENGTH = 16;
+
+/** Environment variable naming where failure alerts go (the Send Email node of the error branch). */
+export const ALERT_ENV = { to: 'AUTOMATION_ALERT_EMAIL', from: 'AUTOMATION_ALERT_FROM' } as const;
+
+/** UTM fields a source's event carries (Typeform hidden fields; Shopify's landing_site query), as JS over `P`. */
+const UTM_FIELDS: Readonly<Record<string, Record<string, string>>> = {
+  typeform: Object.fromEntries(
+    ['utm_source', 'utm_medium', 'utm_campaign'].map((k) => [k, `(P.form_response.hidden || {}).${k} || ''`]),
+  ),
+  shopify: Object.fromEntries(
+    ['utm_source', 'utm_medium', 'utm_campaign'].map((k) => [
+      k,
+      `decodeURIComponent(((P.landing_site || '').match(/[?&]${k}=([^&#]*)/) || [])[1] || '')`,
+    ]),
+  ),
+};
+
+/** Names of the mapped fields an n8n parameter value reads: `<mapRef>.<name>`, and `$json.<name>` when `direct`. */
+function fieldsRead(value: unknown, into: Set<string>, mapRef: string, direct: boolean): void {
+  if (typeof value === 'string') {
+    if (direct) for (const m of value.matchAll(/\$json\.([a-z_]+)/g)) into.add(m[1] as string);
+    for (const part of value.split(mapRef).slice(1)) {
+      const m = /^\.([a-z_]+)/.exec(part);
+      if (m) into.add(m[1] as string);
+    }
+  } else if (Array.isArray(value)) for (const v of value) fieldsRead(v, into, mapRef, direct);
+  else if (value && typeof value === 'object')
+    for (const v of Object.values(value)) fieldsRead(v, into, mapRef, direct);
+}
+
 function flowNodes(
   ctx: DeliverableContext,
   flow: Flow,
@@ -229,26 +296,51 @@ function flowNodes(
 ): { nodes: N8nNode[]; connections: Connections } {
   const id = (name: string): string => stableUuid(ctx.orderId, 'n8n-node', name);
   const p = flow.prefix;
+  const signature = flow.mode === 'webhook' && flow.source ? SIGNATURES[flow.source.id] : undefined;
+  // A bundle order names its contact; failures go there, otherwise to the address the n8n environment names.
+  const contact = line(ctx.inputs, 'contact_email', '', 200);
+  const alertTo = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(contact) ? contact : undefined;
+  const upsertKey = choice.link?.http.upsertKey ?? choice.http?.upsertKey;
   const names = {
     trigger:
       flow.mode === 'webhook'
         ? `${p}${flow.sourceLabel} webhook`
         : `${p}Every ${interval.field === 'minutes' ? '15 minutes' : interval.field === 'days' ? 'day' : 'week'}`,
+    verify: `${p}Compute the ${flow.sourceLabel} signature`,
+    valid: `${p}Signature valid?`,
+    accept: `${p}Accept (200)`,
+    reject: `${p}Reject (401)`,
     fetch: flow.mode === 'webhook' ? `${p}Fetch the ${flow.sourceLabel} record` : `${p}Fetch from ${flow.sourceLabel}`,
     map: `${p}Map ${flow.sourceLabel} fields`,
-    check: `${p}Has an id?`,
-    send: `${p}Send to ${targetLabel}`,
-    link: `${p}Create the ${targetLabel} ${KIND_SINGULAR[choice.link?.http.kind ?? ''] ?? 'record'}`,
+    check: upsertKey === 'email' ? `${p}Has an e-mail?` : `${p}Has an id?`,
+    send: `${p}${upsertKey ? 'Create or update in' : 'Send to'} ${targetLabel}`,
+    link: `${p}${choice.link?.http.upsertKey ? 'Create or update' : 'Create'} the ${targetLabel} ${KIND_SINGULAR[choice.link?.http.kind ?? ''] ?? 'record'}`,
     skip: `${p}Skip incomplete record`,
+    alert: `${p}Alert: a step failed`,
   };
+  const mapped = `$('${names.map.replace(/'/g, "\\'")}').item.json`;
   const nodes: N8nNode[] = [];
-  const chain: string[] = [];
+  /** Main-output chains: `edges[from]` lists the targets of each output. */
+  const edges = new Map<string, string[][]>();
+  const connect = (from: string, to: string, output = 0): void => {
+    const outs = edges.get(from) ?? [];
+    while (outs.length <= output) outs.push([]);
+    (outs[output] as string[]).push(to);
+    edges.set(from, outs);
+  };
   let x = 0;
-  const next = (): [number, number] => {
-    const pos: [number, number] = [x, y];
+  const next = (dy = 0): [number, number] => {
+    const pos: [number, number] = [x, y + dy];
     x += 220;
     return pos;
   };
+  /** External calls fail into the alert branch (their second output) after their retries. */
+  const guarded = (node: N8nNode): N8nNode => {
+    node.onError = 'continueErrorOutput';
+    connect(node.name, names.alert, 1);
+    return node;
+  };
+
   if (flow.mode === 'webhook') {
     nodes.push({
       id: id(names.trigger),
@@ -260,9 +352,10 @@ function flowNodes(
       parameters: {
         httpMethod: 'POST',
         path: flow.webhookPath,
-        responseMode: 'onReceived',
-        responseCode: 201,
-        options: {},
+        // A signed source is answered by the Respond nodes once its signature is checked (401 when it is not).
+        responseMode: signature ? 'responseNode' : 'onReceived',
+        ...(signature ? {} : { responseCode: 201 }),
+        options: signature ? { rawBody: true } : {},
       },
       notes: flow.setup,
     });
@@ -276,102 +369,144 @@ function flowNodes(
       parameters: { rule: { interval: [interval] } },
     });
   }
-  chain.push(names.trigger);
-  const pollUrl =
-    flow.source?.entities[0]?.endpoint.replace(/^(GET\/POST|GET|POST)\s+/, '') ??
-    'https://REPLACE_WITH_SOURCE_API/records';
-  if (flow.fetchUrl || flow.mode === 'schedule') {
-    nodes.push({
-      id: id(names.fetch),
-      name: names.fetch,
-      type: 'n8n-nodes-base.httpRequest',
-      typeVersion: NODE_VERSIONS.httpRequest,
+  let last = names.trigger;
+  const chain = (node: N8nNode, output = 0): void => {
+    nodes.push(node);
+    connect(last, node.name, output);
+    last = node.name;
+  };
+  if (signature) {
+    // HMAC-SHA256 of the raw body (the webhook's binary "data") under the shared secret, then compared with the header.
+    chain({
+      id: id(names.verify),
+      name: names.verify,
+      type: 'n8n-nodes-base.crypto',
+      typeVersion: NODE_VERSIONS.crypto,
       position: next(),
       parameters: {
-        method: 'GET',
-        url: flow.fetchUrl ? expr(flow.fetchUrl) : pollUrl,
-        authentication: 'genericCredentialType',
-        genericAuthType: 'httpHeaderAuth',
+        action: 'hmac',
+        binaryData: true,
+        binaryPropertyName: 'data',
+        type: 'SHA256',
+        dataPropertyName: 'expected_signature',
+        secret: `={{ $env.${signature.env} || '' }}`,
+        encoding: signature.encoding,
+      },
+      notes: `Secret: the n8n environment variable ${signature.env} (at least ${MIN_SECRET_LENGTH} characters), the same secret as set in ${flow.sourceLabel}.`,
+    });
+    const [vx, vy] = next();
+    nodes.push({
+      id: id(names.valid),
+      name: names.valid,
+      type: 'n8n-nodes-base.if',
+      typeVersion: NODE_VERSIONS.if,
+      position: [vx, vy],
+      parameters: {
+        conditions: {
+          options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
+          conditions: [
+            {
+              id: id(`${p}condition:signature`),
+              leftValue: '={{ $json.expected_signature }}',
+              rightValue: `={{ String($json.headers['${signature.header}'] || '')${signature.prefix ? `.replace('${signature.prefix}', '')` : ''} }}`,
+              operator: { type: 'string', operation: 'equals' },
+            },
+            {
+              id: id(`${p}condition:secret`),
+              leftValue: `={{ ($env.${signature.env} || '').length }}`,
+              rightValue: MIN_SECRET_LENGTH,
+              operator: { type: 'number', operation: 'gte' },
+            },
+          ],
+          combinator: 'and',
+        },
         options: {},
       },
-      retryOnFail: true,
-      maxTries: 3,
-      waitBetweenTries: 5000,
-      ...(flow.source ? { notes: `${flow.source.name} API: ${flow.source.auth}` } : {}),
     });
-    chain.push(names.fetch);
+    connect(last, names.valid);
+    nodes.push({
+      id: id(names.reject),
+      name: names.reject,
+      type: 'n8n-nodes-base.respondToWebhook',
+      typeVersion: NODE_VERSIONS.respondToWebhook,
+      position: [vx + 220, vy + 160],
+      parameters: {
+        respondWith: 'json',
+        responseBody: '={{ { "error": "invalid signature" } }}',
+        options: { responseCode: 401 },
+      },
+    });
+    connect(names.valid, names.reject, 1);
+    last = names.valid;
+    chain({
+      id: id(names.accept),
+      name: names.accept,
+      type: 'n8n-nodes-base.respondToWebhook',
+      typeVersion: NODE_VERSIONS.respondToWebhook,
+      position: next(),
+      parameters: { respondWith: 'noData', options: { responseCode: 200 } },
+    });
+  }
+  const pollUrl = flow.source?.entities[0]?.endpoint.replace(/^(GET\/POST|GET|POST)\s+/, '');
+  const httpGet = (name: string, url: string): N8nNode => ({
+    id: id(name),
+    name,
+    type: 'n8n-nodes-base.httpRequest',
+    typeVersion: NODE_VERSIONS.httpRequest,
+    position: next(),
+    parameters: {
+      method: 'GET',
+      url,
+      authentication: 'genericCredentialType',
+      genericAuthType: 'httpHeaderAuth',
+      options: {},
+    },
+    retryOnFail: true,
+    maxTries: 3,
+    waitBetweenTries: 5000,
+    ...(flow.source ? { notes: `${flow.source.name} API: ${flow.source.auth}` } : {}),
+  });
+  if (flow.fetchUrl || flow.mode === 'schedule') {
+    chain(
+      guarded(
+        httpGet(
+          names.fetch,
+          flow.fetchUrl ? expr(flow.fetchUrl) : (pollUrl ?? 'https://REPLACE_WITH_SOURCE_API/records'),
+        ),
+      ),
+    );
   }
   // After a fetch or a poll the record is the previous node's output; otherwise it is the webhook's body.
   const fetched = Boolean(flow.fetchUrl) || flow.mode === 'schedule';
+  const code = (c: string): string => `={{ ${c.replace(/\b[PD]\b/g, fetched ? '$json' : EXPR_INPUT)} }}`;
   const f = (k: keyof FieldMap): string => {
-    const code = flow.fields[k];
-    return code ? `={{ ${code.replace(/\b[PD]\b/g, fetched ? '$json' : EXPR_INPUT)} }}` : "={{ '' }}";
+    const c = flow.fields[k];
+    return c ? code(c) : "={{ '' }}";
   };
-  const assignment = (name: string, value: string): Record<string, string> => ({
-    id: id(`${p}assign:${name}`),
-    name,
-    value,
-    type: 'string',
-  });
-  nodes.push({
-    id: id(names.map),
-    name: names.map,
-    type: 'n8n-nodes-base.set',
-    typeVersion: NODE_VERSIONS.set,
-    position: next(),
-    parameters: {
-      mode: 'manual',
-      assignments: {
-        assignments: [
-          assignment('source', flow.sourceLabel),
-          // The sheet or table name only means something to a spreadsheet or database target.
-          ...(target?.capabilities.includes('spreadsheet') ? [assignment('table', flow.table)] : []),
-          assignment('external_id', f('external_id')),
-          assignment('name', f('name')),
-          assignment('email', f('email')),
-          assignment('phone', f('phone')),
-          assignment('amount', f('amount')),
-          assignment('currency', f('currency')),
-          assignment('occurred_at', f('occurred_at')),
-          assignment('summary', f('summary')),
-          assignment('received_at', '={{ $now.toISO() }}'),
-          assignment('payload', fetched ? '={{ JSON.stringify($json) }}' : `={{ JSON.stringify(${EXPR_INPUT}) }}`),
-        ],
-      },
-      includeOtherFields: false,
-      options: {},
-    },
-  });
-  chain.push(names.map);
-  const [cx, cy] = next();
-  nodes.push({
-    id: id(names.check),
-    name: names.check,
-    type: 'n8n-nodes-base.if',
-    typeVersion: NODE_VERSIONS.if,
-    position: [cx, cy],
-    parameters: {
-      conditions: {
-        options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
-        conditions: [
-          {
-            id: id(`${p}condition:external_id`),
-            leftValue: '={{ $json.external_id }}',
-            rightValue: '',
-            operator: { type: 'string', operation: 'notEmpty', singleValue: true },
-          },
-        ],
-        combinator: 'and',
-      },
-      options: {},
-    },
-  });
+  const utm = !fetched && flow.source ? (UTM_FIELDS[flow.source.id] ?? {}) : {};
+  const candidates: [string, string][] = [
+    ['source', flow.sourceLabel],
+    ['table', flow.table],
+    ['external_id', f('external_id')],
+    ['name', f('name')],
+    ['email', f('email')],
+    ['phone', f('phone')],
+    ['amount', f('amount')],
+    ['currency', f('currency')],
+    ['occurred_at', f('occurred_at')],
+    ['summary', f('summary')],
+    ...Object.entries(utm).map(([k, c]): [string, string] => [k, code(c)]),
+    ['received_at', '={{ $now.toISO() }}'],
+    ['payload', fetched ? '={{ JSON.stringify($json) }}' : `={{ JSON.stringify(${EXPR_INPUT}) }}`],
+  ];
+
+  // The nodes after the map are built first, so the map builds exactly the fields they send.
   const http = choice.http;
   // A Slack target posts to the channel the description names ("… to #sales").
   const channel = target?.id === 'slack' ? channelOf(choice.description) : null;
   const httpNode = (name: string, h: HttpTarget | undefined, body: string, position: [number, number]): N8nNode => {
     const headers = Object.entries(h?.headers ?? {}).map(([hname, value]) => ({ name: hname, value }));
-    return {
+    return guarded({
       id: id(name),
       name,
       type: 'n8n-nodes-base.httpRequest',
@@ -392,28 +527,28 @@ function flowNodes(
       retryOnFail: true,
       maxTries: 3,
       waitBetweenTries: 5000,
-    };
+    });
   };
-  const mapped = `$('${names.map.replace(/'/g, "\\'")}').item.json`;
+  const mapX = x;
+  x += 440;
+  const [cx, cy] = [mapX + 220, y];
   let sendX = cx + 220;
-  const afterCheck: string[] = [];
+  const afterCheck: N8nNode[] = [];
   if (choice.link) {
     // The linked record (a deal's person) is created first; the main record reads the mapped fields from the map
     // node and the new id from the response.
-    nodes.push(httpNode(names.link, choice.link.http, choice.link.http.body, [sendX, cy - 100]));
-    afterCheck.push(names.link);
+    afterCheck.push(httpNode(names.link, choice.link.http, choice.link.http.body, [sendX, cy - 100]));
     sendX += 220;
   }
   const defaultBody =
-    '={{ JSON.stringify({ source: $json.source, external_id: $json.external_id, name: $json.name, email: $json.email, phone: $json.phone, amount: $json.amount, summary: $json.summary, payload: JSON.parse($json.payload) }) }}';
+    '={{ JSON.stringify({ source: $json.source, external_id: $json.external_id, name: $json.name, email: $json.email, phone: $json.phone, amount: $json.amount, currency: $json.currency, occurred_at: $json.occurred_at, summary: $json.summary, payload: JSON.parse($json.payload) }) }}';
   const body = choice.link
     ? (http?.body ?? defaultBody)
         .replace(/\$json\.linked_id/g, '__LINKED_ID__')
         .replace(/\$json\b/g, mapped)
         .replace(/__LINKED_ID__/g, choice.link.id)
     : (http?.body ?? defaultBody).replace("'REPLACE_WITH_SLACK_CHANNEL_ID'", (m) => (channel ? `'${channel}'` : m));
-  nodes.push(httpNode(names.send, http, body, [sendX, cy - 100]));
-  afterCheck.push(names.send);
+  afterCheck.push(httpNode(names.send, http, body, [sendX, cy - 100]));
   for (const n of notifications) {
     const name = `${p}Notify ${n.product.name}${n.destination ? ` ${n.destination}` : ''}`;
     const kindWord = KIND_SINGULAR[http?.kind ?? ''] ?? 'record';
@@ -423,38 +558,89 @@ function flowNodes(
       const notifyBody = n.product.http.body
         .replace(/`New \$\{\$json\.source\} record: [^`]*`/, `${message}`)
         .replace("'REPLACE_WITH_SLACK_CHANNEL_ID'", `'${n.destination ?? 'REPLACE_WITH_SLACK_CHANNEL'}'`);
-      nodes.push(httpNode(name, n.product.http, notifyBody, [sendX, cy - 100]));
+      afterCheck.push(httpNode(name, n.product.http, notifyBody, [sendX, cy - 100]));
     } else if (n.product.n8n?.action) {
       const [resource, operation] = n.product.n8n.action.operation.split(':');
-      nodes.push({
-        id: id(name),
-        name,
-        type: n.product.n8n.action.type,
-        typeVersion: n.product.n8n.action.typeVersion,
-        position: [sendX, cy - 100],
-        parameters:
-          n.product.id === 'gmail'
-            ? {
-                resource,
-                operation,
-                sendTo: n.destination ?? 'REPLACE_WITH_RECIPIENT_EMAIL',
-                subject: `=New ${target?.name ?? targetLabel} ${kindWord} from ${flow.sourceLabel}`,
-                emailType: 'text',
-                message: `={{ ${message} }}`,
-                options: {},
-              }
-            : {
-                resource,
-                operation,
-                from: 'REPLACE_WITH_TWILIO_NUMBER',
-                to: n.destination ?? 'REPLACE_WITH_RECIPIENT_PHONE',
-                message: `={{ ${message} }}`,
-                options: {},
-              },
-      });
+      afterCheck.push(
+        guarded({
+          id: id(name),
+          name,
+          type: n.product.n8n.action.type,
+          typeVersion: n.product.n8n.action.typeVersion,
+          position: [sendX, cy - 100],
+          parameters:
+            n.product.id === 'gmail'
+              ? {
+                  resource,
+                  operation,
+                  sendTo: n.destination ?? 'REPLACE_WITH_RECIPIENT_EMAIL',
+                  subject: `=New ${target?.name ?? targetLabel} ${kindWord} from ${flow.sourceLabel}`,
+                  emailType: 'text',
+                  message: `={{ ${message} }}`,
+                  options: {},
+                }
+              : {
+                  resource,
+                  operation,
+                  from: 'REPLACE_WITH_TWILIO_NUMBER',
+                  to: n.destination ?? 'REPLACE_WITH_RECIPIENT_PHONE',
+                  message: `={{ ${message} }}`,
+                  options: {},
+                },
+        }),
+      );
     }
-    afterCheck.push(name);
   }
+
+  const checkField = upsertKey === 'email' ? 'email' : 'external_id';
+  // The first node after the check reads the map's output as `$json`; every node may read it by the map's name.
+  const used = new Set<string>([checkField]);
+  afterCheck.forEach((n, i) => fieldsRead(n.parameters, used, mapped, i === 0));
+  const assignment = (name: string, value: string): Record<string, string> => ({
+    id: id(`${p}assign:${name}`),
+    name,
+    value,
+    type: 'string',
+  });
+  chain({
+    id: id(names.map),
+    name: names.map,
+    type: 'n8n-nodes-base.set',
+    typeVersion: NODE_VERSIONS.set,
+    position: [mapX, y],
+    parameters: {
+      mode: 'manual',
+      assignments: {
+        assignments: candidates.filter(([k]) => used.has(k)).map(([k, v]) => assignment(k, v)),
+      },
+      includeOtherFields: false,
+      options: {},
+    },
+  });
+  chain({
+    id: id(names.check),
+    name: names.check,
+    type: 'n8n-nodes-base.if',
+    typeVersion: NODE_VERSIONS.if,
+    position: [cx, cy],
+    parameters: {
+      conditions: {
+        options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
+        conditions: [
+          {
+            id: id(`${p}condition:${checkField}`),
+            leftValue: `={{ $json.${checkField} }}`,
+            rightValue: '',
+            operator: { type: 'string', operation: 'notEmpty', singleValue: true },
+          },
+        ],
+        combinator: 'and',
+      },
+      options: {},
+    },
+  });
+  nodes.push(...afterCheck);
+  afterCheck.forEach((n, i) => connect(i === 0 ? names.check : (afterCheck[i - 1] as N8nNode).name, n.name));
   nodes.push({
     id: id(names.skip),
     name: names.skip,
@@ -463,15 +649,29 @@ function flowNodes(
     position: [cx + 220, cy + 100],
     parameters: {},
   });
+  connect(names.check, names.skip, 1);
+  if ([...edges.values()].some((outs) => (outs[1] ?? []).includes(names.alert))) {
+    nodes.push({
+      id: id(names.alert),
+      name: names.alert,
+      type: 'n8n-nodes-base.emailSend',
+      typeVersion: NODE_VERSIONS.emailSend,
+      position: [sendX + 220, cy + 200],
+      parameters: {
+        fromEmail: `={{ $env.${ALERT_ENV.from} || 'n8n@localhost' }}`,
+        toEmail: alertTo ?? `={{ $env.${ALERT_ENV.to} }}`,
+        subject: `={{ 'n8n: ' + $workflow.name + ' failed at ' + $prevNode.name }}`,
+        emailFormat: 'text',
+        text: `={{ 'Step "' + $prevNode.name + '" failed after its retries: ' + JSON.stringify($json.error || $json) + '\\n\\nThe record was not delivered to ${targetLabel.replace(/'/g, "\\'")}; it can be replayed from the execution in n8n.' }}`,
+        options: {},
+      },
+      notes: `Sends the failure to ${alertTo ?? `the address in ${ALERT_ENV.to}`} over the SMTP credential.`,
+    });
+  }
 
-  const link = (node: string): { node: string; type: 'main'; index: number } => ({ node, type: 'main', index: 0 });
   const connections: Connections = {};
-  for (let i = 0; i + 1 < chain.length; i += 1)
-    connections[chain[i] as string] = { main: [[link(chain[i + 1] as string)]] };
-  connections[names.map] = { main: [[link(names.check)]] };
-  connections[names.check] = { main: [[link(afterCheck[0] ?? names.send)], [link(names.skip)]] };
-  for (let i = 0; i + 1 < afterCheck.length; i += 1)
-    connections[afterCheck[i] as string] = { main: [[link(afterCheck[i + 1] as string)]] };
+  for (const [from, outs] of edges)
+    connections[from] = { main: outs.map((targets) => targets.map((node) => ({ node, type: 'main', index: 0 }))) };
   return { nodes, connections };
 }
 

@@ -110,6 +110,39 @@ export function generateDeliverables(ctx: DeliverableContext): DeliverableFile[]
   return files;
 }
 
+/** How many times a task is asked before its replies are judged unusable (the first ask and two with the reasons). */
+export const LANGUAGE_ASKS = 3;
+
+/**
+ * Asks `task` until a reply matches its schema and passes its check, at most {@link LANGUAGE_ASKS} times; each new
+ * ask carries the reasons the previous reply was refused.
+ * @throws TextGenerationError `unusable` (not retryable: asking the same again gives the same) after the last ask;
+ *   the port's errors as they come.
+ */
+async function askUntilUsable(textgen: TextGenerator, task: LanguageTask): Promise<{ value: unknown; model: string }> {
+  let reasons: string[] = [];
+  for (let ask = 1; ask <= LANGUAGE_ASKS; ask += 1) {
+    const request =
+      reasons.length === 0
+        ? task.request
+        : {
+            ...task.request,
+            prompt: `${task.request.prompt}\n\nYour previous answer was refused: ${reasons.join('; ')}. Answer again with the finished work.`,
+          };
+    const reply = await textgen.generate(request);
+    const parsed = task.schema.safeParse(reply.value);
+    reasons = parsed.success
+      ? (task.check?.(parsed.data) ?? [])
+      : parsed.error.issues.slice(0, 3).map((i) => `${i.path.join('.')}: ${i.message}`);
+    if (reasons.length === 0) return { value: parsed.data, model: reply.model };
+  }
+  throw new TextGenerationError(
+    'unusable',
+    `The model's reply to ${task.key} was refused ${LANGUAGE_ASKS} times: ${reasons.slice(0, 5).join('; ')}`,
+    false,
+  );
+}
+
 /** Language tasks per service (language.ts says which services need a model and why). Source: issue 13. */
 export const LANGUAGE_TASKS: Readonly<Record<string, (ctx: DeliverableContext) => LanguageTask[]>> = Object.freeze({
   'task-worker': taskWorkerLanguage,
@@ -132,7 +165,8 @@ export function languageTasks(ctx: DeliverableContext): LanguageTask[] {
  *
  * @param textgen - the configured model, or undefined when none is.
  * @throws TextGenerationError `unavailable` (not retryable) when a required task has no model; the port's errors
- *   for required tasks (retryable or not); `bad_response` (retryable) when a reply does not match its schema.
+ *   for required tasks (retryable or not); `unusable` (not retryable) when {@link LANGUAGE_ASKS} replies in a row
+ *   fail the task's schema or its check (empty, placeholder, generic, not what was asked: issue 38 §5).
  * @throws DeliverableError as {@link generateDeliverables}.
  * Source: seed §1, §2.1; issue 13.
  */
@@ -152,19 +186,7 @@ export async function produceDeliverables(
       continue;
     }
     try {
-      const reply = await textgen.generate(task.request);
-      const parsed = task.schema.safeParse(reply.value);
-      if (!parsed.success) {
-        throw new TextGenerationError(
-          'bad_response',
-          `The model's reply to ${task.key} does not match its schema: ${parsed.error.issues
-            .slice(0, 3)
-            .map((i) => `${i.path.join('.')}: ${i.message}`)
-            .join('; ')}`,
-          true,
-        );
-      }
-      language[task.key] = { value: parsed.data, model: reply.model };
+      language[task.key] = await askUntilUsable(textgen, task);
     } catch (err) {
       if (task.required) throw err;
       // Optional wording: the deterministic deliverable stands on its own.

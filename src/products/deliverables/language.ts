@@ -27,6 +27,11 @@ export interface LanguageTask {
   request: TextRequest;
   /** Shape the reply must have; also sent to the model as JSON Schema. */
   schema: z.ZodType;
+  /**
+   * What a reply of the right shape must still be (issue 38 §5): the reasons it is unusable (empty, placeholder,
+   * generic, not what the prompt asked), or none. A reply with reasons is asked again with them.
+   */
+  check?: (value: unknown) => string[];
 }
 
 /** Builds a task: the JSON Schema sent to the model is derived from `schema`. */

@@ -75,6 +75,8 @@ export interface HttpTarget {
   auth: string;
   headers?: Record<string, string>;
   body: string;
+  /** The mapped field the request creates-or-updates by (HubSpot contacts: `email`); absent for a plain create. */
+  upsertKey?: 'email' | 'external_id';
 }
 
 /** A further record kind a target creates, with its real endpoint and n8n operation. */
@@ -140,6 +142,13 @@ export interface Product {
   polling?: string;
 }
 
+/**
+ * HubSpot contact create-or-update by e-mail (POST /crm/v3/objects/contacts/batch/upsert). `message` is a default
+ * contact property; `utm_*` are sent when the source carries them and must exist as contact properties.
+ */
+const HUBSPOT_CONTACT_UPSERT =
+  "={{ JSON.stringify({ inputs: [{ idProperty: 'email', id: $json.email, properties: Object.fromEntries(Object.entries({ email: $json.email, firstname: ($json.name || '').split(' ')[0], lastname: ($json.name || '').split(' ').slice(1).join(' '), phone: $json.phone, message: $json.summary, utm_source: $json.utm_source, utm_medium: $json.utm_medium, utm_campaign: $json.utm_campaign }).filter(([, v]) => v !== undefined && v !== null && v !== '')) }] }) }}";
+
 const TYPEFORM_ANSWER = (type: string, key: string): string =>
   `(P.form_response.answers.find(a => a.type === '${type}') || {}).${key}`;
 
@@ -189,7 +198,9 @@ const TABLE: Product[] = [
         email: TYPEFORM_ANSWER('email', 'email'),
         phone: TYPEFORM_ANSWER('phone_number', 'phone_number'),
         occurred_at: 'P.form_response.submitted_at',
-        summary: "'Typeform response to form ' + P.form_response.form_id",
+        // Every answer with its question, so the lead's message reaches the target.
+        summary:
+          "(P.form_response.definition && P.form_response.definition.title ? P.form_response.definition.title + ': ' : '') + (P.form_response.answers || []).map(a => { const q = ((P.form_response.definition || {}).fields || []).find(f => a.field && f.id === a.field.id); const v = a[a.type]; return ((q && q.title) || (a.field && a.field.ref) || a.type) + ': ' + (v && typeof v === 'object' ? (v.label || (v.labels || []).join(', ') || JSON.stringify(v)) : v); }).join('; ')",
       },
       note: 'Answers are a list: each carries its value under a key named by its type (text, email, phone_number, choice.label, number, date, boolean) and its question under field.ref. Hidden fields are in form_response.hidden.',
     },
@@ -608,9 +619,12 @@ const TABLE: Product[] = [
     http: {
       kind: 'contacts',
       method: 'POST',
-      url: 'https://api.hubapi.com/crm/v3/objects/contacts',
+      // Create-or-update keyed on the e-mail (batch upsert, idProperty email): a repeat lead updates its contact
+      // where a plain create answers 409 Conflict (issue 38 §3).
+      url: 'https://api.hubapi.com/crm/v3/objects/contacts/batch/upsert',
       auth: 'Private app token (Bearer), scope crm.objects.contacts.write',
-      body: "={{ JSON.stringify({ properties: { email: $json.email, firstname: ($json.name || '').split(' ')[0], lastname: ($json.name || '').split(' ').slice(1).join(' '), phone: $json.phone } }) }}",
+      upsertKey: 'email',
+      body: HUBSPOT_CONTACT_UPSERT,
     },
     records: [
       {
@@ -626,11 +640,12 @@ const TABLE: Product[] = [
           http: {
             kind: 'contacts',
             method: 'POST',
-            url: 'https://api.hubapi.com/crm/v3/objects/contacts',
+            url: 'https://api.hubapi.com/crm/v3/objects/contacts/batch/upsert',
             auth: 'Private app token (Bearer), scope crm.objects.contacts.write',
-            body: "={{ JSON.stringify({ properties: { email: $json.email, firstname: ($json.name || '').split(' ')[0], lastname: ($json.name || '').split(' ').slice(1).join(' '), phone: $json.phone } }) }}",
+            upsertKey: 'email',
+            body: HUBSPOT_CONTACT_UPSERT,
           },
-          id: '$json.id',
+          id: '$json.results[0].id',
         },
         docs: 'https://developers.hubspot.com/docs/api/crm/deals',
       },
@@ -1153,7 +1168,7 @@ const TABLE: Product[] = [
       method: 'POST',
       url: 'https://sheets.googleapis.com/v4/spreadsheets/REPLACE_WITH_SPREADSHEET_ID/values/Sheet1!A1:append?valueInputOption=USER_ENTERED',
       auth: 'OAuth2 (Google) with the spreadsheets scope',
-      body: '={{ JSON.stringify({ values: [[$json.received_at, $json.source, $json.external_id, $json.name, $json.email, $json.phone, $json.amount]] }) }}',
+      body: '={{ JSON.stringify({ values: [[$json.received_at, $json.source, $json.external_id, $json.name, $json.email, $json.phone, $json.amount, $json.currency, $json.occurred_at, $json.summary]] }) }}',
     },
     entities: [
       {

@@ -48,7 +48,7 @@ export type DeliverableGenerator = (ctx: DeliverableContext) => DeliverableFile[
 /** Named error thrown by {@link generateDeliverables} for contexts it cannot serve. */
 export class DeliverableError extends Error {
   /** Machine-readable reason. */
-  readonly code: 'unknown_service' | 'bundle_service' | 'invalid_file' | 'language_missing';
+  readonly code: 'unknown_service' | 'bundle_service' | 'invalid_file' | 'language_missing' | 'language_unusable';
   constructor(code: DeliverableError['code'], message: string) {
     super(message);
     this.name = 'DeliverableError';

@@ -519,8 +519,8 @@ const SEEDS: TemplateSeed[] = [
         parameters: {
           resource: 'issue',
           operation: 'create',
-          project: { __rl: true, mode: 'id', value: 'REPLACE_PROJECT_ID' },
-          issueType: { __rl: true, mode: 'id', value: 'REPLACE_BUG_TYPE_ID' },
+          project: { __rl: true, mode: 'list', value: '' },
+          issueType: { __rl: true, mode: 'list', value: '' },
           summary: '={{ $json.body.issue.title }}',
           additionalFields: { description: '={{ $json.body.issue.html_url }}\n\n{{ $json.body.issue.body }}' },
         },
@@ -724,7 +724,7 @@ const SEEDS: TemplateSeed[] = [
         parameters: {
           resource: 'event',
           operation: 'getAll',
-          calendar: { __rl: true, mode: 'id', value: 'primary' },
+          calendar: { __rl: true, mode: 'list', value: 'primary', cachedResultName: 'Primary calendar' },
           returnAll: true,
           timeMin: '={{ $today.plus({ days: 1 }).toISO() }}',
           timeMax: '={{ $today.plus({ days: 2 }).toISO() }}',
@@ -928,7 +928,7 @@ const SEEDS: TemplateSeed[] = [
         parameters: {
           resource: 'record',
           operation: 'create',
-          base: { __rl: true, mode: 'id', value: 'REPLACE_BASE_ID' },
+          base: { __rl: true, mode: 'list', value: '' },
           table: { __rl: true, mode: 'name', value: 'Clients' },
           columns: { mappingMode: 'autoMapInputData' },
         },
@@ -1146,7 +1146,7 @@ const SEEDS: TemplateSeed[] = [
         parameters: {
           resource: 'databasePage',
           operation: 'create',
-          databaseId: { __rl: true, mode: 'id', value: 'REPLACE_DATABASE_ID' },
+          databaseId: { __rl: true, mode: 'list', value: '' },
           title: '={{ $json.body.type }}: {{ $json.body.summary }}',
           propertiesUi: { propertyValues: [] },
         },
@@ -1186,7 +1186,7 @@ const SEEDS: TemplateSeed[] = [
         parameters: {
           resource: 'channelMessage',
           operation: 'create',
-          teamId: { __rl: true, mode: 'id', value: 'REPLACE_TEAM_ID' },
+          teamId: { __rl: true, mode: 'list', value: '' },
           channelId: { __rl: true, mode: 'id', value: 'REPLACE_CHANNEL_ID' },
           contentType: 'text',
           message: '=Deploy: {{ $json.body.summary }}',
