@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
 import { acpErrorMiddleware } from './http/acp';
+import { acpSignatureMiddleware, type AcpSigningKey } from './http/acpSignature';
 import { idempotencyMiddleware } from './http/idempotency';
 import { ResponseCache } from './http/cachedJson';
 import { problemMiddleware } from './http/errors';
@@ -14,6 +15,7 @@ import { RequestLatency } from './telemetry/latency';
 import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
 import { apiRouter } from './routes';
+import { CheckoutSessionRepository } from './repos/checkoutSessions';
 import { KeySetSigner } from './signing/signer';
 import { payloadCodec } from './temporal/codec';
 
@@ -151,6 +153,14 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
     ),
   );
   app.use(bodyMiddleware());
+  const acpPlatforms = new CheckoutSessionRepository(deps.services.db);
+  // Issue 37 §1: a platform with a registered key signs its ACP requests; verified before a stored answer is replayed.
+  app.use(
+    acpSignatureMiddleware(async (apiKey) => {
+      const platform = await acpPlatforms.platformOfKey(apiKey);
+      return (platform?.request_signing as AcpSigningKey | null | undefined) ?? null;
+    }),
+  );
   app.use(idempotencyMiddleware(deps.services.db, deps.config.IDEMPOTENCY_TTL_SECONDS));
 
   const root = apiRouter(deps, { latency, telemetry });

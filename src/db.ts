@@ -514,6 +514,10 @@ export interface AcpPlatformDoc {
   _id: string;
   name: string;
   key_hash: string;
+  /** Its request-signing key (src/http/acpSignature.ts): with one, every request must be signed. */
+  request_signing?: { alg: 'HS256'; secret: string } | { alg: 'EdDSA' | 'ES256'; jwk: Record<string, unknown> } | null;
+  /** Its order-events receiver (openapi.agentic_checkout_webhook.yaml) and the HMAC secret of `Merchant-Signature`. */
+  webhook?: { url: string; secret: string } | null;
   created_at: Date;
 }
 

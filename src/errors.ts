@@ -73,6 +73,7 @@ export type ErrorCode =
   | 'unsupported_api_version'
   | 'idempotency_key_required'
   | 'payment_token_invalid'
+  | 'invalid_signature'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -158,6 +159,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   unsupported_api_version: { status: 400, title: 'Unsupported API-Version' },
   idempotency_key_required: { status: 400, title: 'Idempotency-Key header is required' },
   payment_token_invalid: { status: 422, title: 'The delegated payment token does not pay this session' },
+  invalid_signature: { status: 401, title: 'The request signature is missing, stale or does not verify' },
   internal_error: { status: 500, title: 'Internal server error' },
 };
 

@@ -4,10 +4,12 @@
  * token or on the hosted page. Every ACP request and answer is validated against the specification's own JSON schemas
  * (test/fixtures/acp-2026-04-17, copied unchanged; ajv 2020-12), beside the service's OpenAPI document (stack.call).
  */
+import { generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { signAcpRequest, type AcpSigningKey } from '../../src/http/acpSignature';
 import { fundedAgent, OPERATOR_KEY, startStack, waitForOrder, type ApiResponse, type Stack } from '../helpers/stack';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'acp-2026-04-17');
@@ -29,6 +31,12 @@ const automationInputs = { workflow_type: 'lead_sync', source_app: 'Typeform', t
 let stack: Stack;
 let platformKey: string;
 let otherPlatformKey: string;
+/** A platform that signs with HS256, and one that signs with Ed25519. */
+const hmacKey: AcpSigningKey = { alg: 'HS256', secret: `hmac-secret-${'x'.repeat(32)}` };
+const edPair = generateKeyPairSync('ed25519');
+const edPrivate: AcpSigningKey = { alg: 'EdDSA', jwk: edPair.privateKey.export({ format: 'jwk' }) };
+let hmacPlatformKey: string;
+let edPlatformKey: string;
 let n = 0;
 
 /** An ACP request: validated against the spec's request schema `requestRef` (when given) before it is sent. */
@@ -36,13 +44,27 @@ async function acp(
   method: string,
   urlPath: string,
   body?: unknown,
-  opts: { key?: string | null; version?: string | null; idem?: string | null; requestRef?: string } = {},
+  opts: {
+    key?: string | null;
+    version?: string | null;
+    idem?: string | null;
+    requestRef?: string;
+    /** Signs the request (Signature over `signedBody ?? body`, Timestamp `timestamp ?? now`). */
+    sign?: AcpSigningKey;
+    signedBody?: unknown;
+    timestamp?: string;
+  } = {},
 ): Promise<ApiResponse> {
   if (opts.requestRef) conforms(opts.requestRef, body);
   const key = opts.key === undefined ? platformKey : opts.key;
   const version = opts.version === undefined ? VERSION : opts.version;
   const idem = opts.idem === undefined ? (method === 'POST' ? `acp-test-${process.pid}-${++n}` : null) : opts.idem;
+  const timestamp = opts.timestamp ?? new Date().toISOString();
+  const signature = opts.sign
+    ? signAcpRequest(opts.sign, timestamp, method === 'GET' ? undefined : (opts.signedBody ?? body ?? {}))
+    : undefined;
   const res = await stack.call(method, urlPath, body, {
+    ...(signature ? { signature, timestamp } : {}),
     ...(key ? { authorization: `Bearer ${key}` } : {}),
     ...(version ? { 'api-version': version } : {}),
     ...(idem ? { 'idempotency-key': idem } : {}),
@@ -101,11 +123,11 @@ const walletPayment = (token: string) => ({
 
 beforeAll(async () => {
   stack = await startStack();
-  const issue = async (name: string) => {
+  const issue = async (name: string, extra: Record<string, unknown> = {}) => {
     const res = await stack.call(
       'POST',
       '/api/v1/acp/platforms',
-      { name },
+      { name, ...extra },
       { authorization: `Bearer ${OPERATOR_KEY}` },
     );
     expect(res.status).toBe(201);
@@ -114,6 +136,10 @@ beforeAll(async () => {
   };
   platformKey = await issue('platform-a');
   otherPlatformKey = await issue('platform-b');
+  hmacPlatformKey = await issue('platform-hmac', { request_signing: { alg: 'HS256', secret: hmacKey.secret } });
+  edPlatformKey = await issue('platform-ed', {
+    request_signing: { alg: 'EdDSA', jwk: edPair.publicKey.export({ format: 'jwk' }) },
+  });
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
@@ -359,4 +385,76 @@ test('cancel: an open session is canceled once; then 405, and it takes no update
   });
   expect(complete.status).toBe(409);
   expect(complete.body.code).toBe('checkout_session_closed');
+});
+
+test.each([
+  ['HS256', () => hmacPlatformKey, () => hmacKey],
+  ['EdDSA', () => edPlatformKey, () => edPrivate],
+])(
+  '%s-signing platform: signed requests pass; unsigned, tampered or stale ones are 401 invalid_signature',
+  async (_alg, keyOf, signerOf) => {
+    const key = keyOf();
+    const sign = signerOf();
+    const body = createBody(automationInputs);
+    const created = await acp('POST', '/checkout_sessions', body, { key, sign });
+    expect(created.status).toBe(201);
+    conforms('checkout#/$defs/CheckoutSession', created.body);
+    const id = created.body.id as string;
+    expect((await acp('GET', `/checkout_sessions/${id}`, undefined, { key, sign })).status).toBe(200);
+
+    const refusedWith = async (res: ApiResponse, message: RegExp) => {
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ type: 'invalid_request', code: 'invalid_signature' });
+      expect(res.body.message).toMatch(message);
+    };
+    await refusedWith(await acp('GET', `/checkout_sessions/${id}`, undefined, { key }), /Missing Timestamp/);
+    // The body sent is not the body signed.
+    await refusedWith(
+      await acp(
+        'POST',
+        `/checkout_sessions/${id}`,
+        { buyer: { email: 'mallory@example.com' } },
+        {
+          key,
+          sign,
+          signedBody: { buyer: { email: 'alice@example.com' } },
+        },
+      ),
+      /verification failed/,
+    );
+    const stale = new Date(Date.now() - 600_000).toISOString();
+    await refusedWith(
+      await acp(
+        'POST',
+        `/checkout_sessions/${id}`,
+        { buyer: { email: 'alice@example.com' } },
+        {
+          key,
+          sign,
+          timestamp: stale,
+        },
+      ),
+      /outside allowed window/,
+    );
+    // A key of another platform signs nothing for this one.
+    const foreign: AcpSigningKey =
+      sign.alg === 'HS256' ? { alg: 'HS256', secret: 'y'.repeat(40) } : { alg: 'HS256', secret: hmacKey.secret };
+    await refusedWith(
+      await acp('GET', `/checkout_sessions/${id}`, undefined, { key, sign: foreign }),
+      /verification failed/,
+    );
+    // Nothing changed by the refused requests.
+    const after = await acp('GET', `/checkout_sessions/${id}`, undefined, { key, sign });
+    expect(after.body.buyer).toBeUndefined();
+  },
+);
+
+test('a platform key that is not a public key of its algorithm is refused at issue', async () => {
+  const res = await stack.call(
+    'POST',
+    '/api/v1/acp/platforms',
+    { name: 'bad', request_signing: { alg: 'ES256', jwk: edPair.publicKey.export({ format: 'jwk' }) } },
+    { authorization: `Bearer ${OPERATOR_KEY}` },
+  );
+  expect(res.status).toBe(400);
 });

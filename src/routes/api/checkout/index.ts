@@ -3,10 +3,13 @@
  * (./policy.ts: the platform, the ACP headers, its own session). The sessions are src/services/checkoutSessions.ts;
  * their ACP form ./view.ts. Errors are ACP's `{type, code, message, param}` (src/http/acp.ts).
  */
+import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { CheckoutSessionDoc } from '../../../db';
 import { problem } from '../../../errors';
+import { checkSigningKey } from '../../../http/acpSignature';
 import { idempotentCreation } from '../../../http/idempotency';
+import { checkTarget } from '../../../webhooks/ssrf';
 import { CheckoutSessionRepository } from '../../../repos/checkoutSessions';
 import {
   ACP_VERSION,
@@ -119,13 +122,21 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
       };
     })
     .on(ops.createPlatform, async (ctx, input) => {
-      const { platform, apiKey } = await repo.createPlatform(input.body.name);
+      const { name, request_signing, webhook } = input.body;
+      if (request_signing) checkSigningKey(request_signing, 'request_signing.jwk');
+      if (webhook) await checkTarget(webhook.url, deps.config.DEV_MODE, 'webhook.url');
+      const hook = webhook
+        ? { url: webhook.url, secret: webhook.secret ?? `whsec_${randomBytes(32).toString('base64url')}` }
+        : null;
+      const { platform, apiKey } = await repo.createPlatform(name, { request_signing, webhook: hook });
       ctx.status = 201;
       ctx.set('Cache-Control', 'no-store');
       ctx.body = {
         id: platform._id,
         name: platform.name,
         api_key: apiKey,
+        request_signing: request_signing ? { alg: request_signing.alg } : null,
+        webhook: hook,
         created_at: platform.created_at.toISOString(),
       };
     })
