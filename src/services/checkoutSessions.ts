@@ -20,7 +20,9 @@ import { createQuote, newQuoteId, type QuotePorts } from './quotes';
 /** The one ACP version served. */
 export const ACP_VERSION = '2026-04-17';
 /** The payment handlers a session offers (their ids in `capabilities.payment.handlers`). */
-export type AcpHandlerId = 'agent_wallet' | 'hosted_link';
+export type AcpHandlerId = 'agent_wallet' | 'hosted_link' | 'x402';
+/** Every handler id, in the order offered. */
+export const ACP_HANDLERS: readonly AcpHandlerId[] = ['agent_wallet', 'x402', 'hosted_link'];
 /** Units one session buys: the order model sells one service per order. */
 export const MAX_QUANTITY = 1;
 
@@ -142,6 +144,9 @@ export function acpStatus(doc: CheckoutSessionDoc, order: OrderDoc | null, now =
     case 'completed':
       return 'completed';
     case 'complete_in_progress':
+      // The order tells once it exists: paid (a crash after the charge, an x402 settlement reconciled) or closed.
+      if (order?.payment) return 'completed';
+      if (order && order.status !== 'awaiting_payment') return 'canceled';
       return 'complete_in_progress';
     case 'awaiting_payment':
       // Paid on the hosted page: done; still waiting: the buyer has to act there.
@@ -334,11 +339,22 @@ export async function completeCheckoutSession(
       });
     }
   }
-  const handler = pay.handler_id;
-  if (handler !== 'agent_wallet' && handler !== 'hosted_link')
-    throw problem('invalid_request', `Unknown payment handler ${handler}: agent_wallet or hosted_link`, {
+  const handler = pay.handler_id as AcpHandlerId;
+  if (!ACP_HANDLERS.includes(handler))
+    throw problem('invalid_request', `Unknown payment handler ${handler}: ${ACP_HANDLERS.join(', ')}`, {
       param: '$.payment_data.handler_id',
     });
+  if (handler === 'x402') {
+    const rails = getService(doc.line.service_id)?.payment_rails ?? [];
+    if (!rails.includes('x402_usdc'))
+      throw problem('rail_not_offered', `${doc.line.service_id} is not sold over x402; rails: ${rails.join(', ')}`, {
+        param: '$.payment_data.handler_id',
+      });
+    if (!pay.token)
+      throw problem('invalid_request', 'x402 needs the signed x402 payment payload (base64) as the credential token', {
+        param: '$.payment_data.instrument.credential.token',
+      });
+  }
   if (doc.payment && doc.payment.handler_id !== handler)
     throw problem('invalid_request', `This session is being paid with ${doc.payment.handler_id}`, {
       param: '$.payment_data.handler_id',
@@ -370,6 +386,7 @@ export async function completeCheckoutSession(
     order_id: current.order_id,
     retry: { at: current.completed_at ?? now, bytes: (purpose, n) => seedBytes(current.seed, purpose, n) },
   });
+  if (current.payment?.handler_id === 'x402') return settleX402Session(ports, current);
   if (current.payment?.handler_id === 'hosted_link') {
     return (
       (await ports.sessions.update(current, { status: 'awaiting_payment' })) ??
@@ -392,6 +409,17 @@ export async function completeCheckoutSession(
     (await ports.sessions.get(current._id)) ??
     current
   );
+}
+
+/**
+ * An x402 session whose order exists: completed once its order is paid (the x402 rail settles and confirms it:
+ * the route runs the rail's payment with the request's payload), as it is otherwise.
+ */
+export async function settleX402Session(ports: CheckoutPorts, doc: CheckoutSessionDoc): Promise<CheckoutSessionDoc> {
+  if (doc.status !== 'complete_in_progress') return doc;
+  const order = await ports.order(doc.order_id);
+  if (!order?.payment) return doc;
+  return (await ports.sessions.update(doc, { status: 'completed' })) ?? (await ports.sessions.get(doc._id)) ?? doc;
 }
 
 /**

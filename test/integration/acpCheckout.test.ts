@@ -10,6 +10,10 @@ import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { signAcpRequest, type AcpSigningKey } from '../../src/http/acpSignature';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentRequirements } from '@x402/core/types';
+import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
+import { signPayment, startX402Chain, type X402Chain } from '../helpers/x402';
 import { fundedAgent, OPERATOR_KEY, startStack, waitForOrder, type ApiResponse, type Stack } from '../helpers/stack';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'acp-2026-04-17');
@@ -29,6 +33,7 @@ const VERSION = '2026-04-17';
 const automationInputs = { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' };
 
 let stack: Stack;
+let chain: X402Chain;
 let platformKey: string;
 let otherPlatformKey: string;
 /** A platform that signs with HS256, and one that signs with Ed25519. */
@@ -122,7 +127,8 @@ const walletPayment = (token: string) => ({
 });
 
 beforeAll(async () => {
-  stack = await startStack();
+  chain = await startX402Chain();
+  stack = await startStack(chain.stackConfig);
   const issue = async (name: string, extra: Record<string, unknown> = {}) => {
     const res = await stack.call(
       'POST',
@@ -143,6 +149,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
+  await chain?.stop();
 });
 
 test('discovery at /.well-known/acp.json conforms to DiscoveryResponse', async () => {
@@ -458,3 +465,94 @@ test('a platform key that is not a public key of its algorithm is refused at iss
   );
   expect(res.status).toBe(400);
 });
+
+/** The x402 credential for `session`: a payload signed by the buyer for the requirements its x402 handler offers. */
+async function x402Credential(session: Record<string, any>): Promise<string> {
+  const handler = session.capabilities.payment.handlers.find((h: { id: string }) => h.id === 'x402');
+  const accepts = handler.config.accepts as PaymentRequirements[];
+  const payload = await signPayment({
+    x402Version: 2,
+    resource: { url: `${stack.url}/checkout_sessions/${session.id}/complete`, description: '', mimeType: '' },
+    accepts,
+  });
+  return encodePaymentSignatureHeader(payload);
+}
+
+const x402Payment = (token: string) => ({
+  payment_data: {
+    handler_id: 'x402',
+    instrument: { type: 'x402', credential: { type: 'x402_payment_payload', token } },
+  },
+});
+
+test('buys automation-wf over x402: the signed payload settles on chain, the order is paid once', async () => {
+  const session = await readySession();
+  const id = session.id as string;
+  const x402 = session.capabilities.payment.handlers.find((h: { id: string }) => h.id === 'x402');
+  expect(x402.config.accepts[0]).toMatchObject({ scheme: 'exact', amount: '69000000', payTo: ANVIL_ADDRESSES.payTo });
+  const before = await chain.balance(ANVIL_ADDRESSES.buyer);
+
+  // No payload: refused before anything is committed (the session stays open and cancelable).
+  const bare = await acp('POST', `/checkout_sessions/${id}/complete`, { payment_data: { handler_id: 'x402' } });
+  expect(bare.status).toBe(400);
+  expect(bare.body.param).toBe('$.payment_data.instrument.credential.token');
+
+  const body = x402Payment(await x402Credential(session));
+  conforms('checkout#/$defs/CheckoutSessionCompleteRequest', body);
+  const done = await acp('POST', `/checkout_sessions/${id}/complete`, body);
+  expect(done.status).toBe(200);
+  conforms('checkout#/$defs/CheckoutSessionWithOrder', done.body);
+  expect(done.body.status).toBe('completed');
+  expect(done.headers.get('payment-response')).toBeTruthy();
+  const orderId = done.body.order.id as string;
+  const order = await waitForOrder(stack, orderId, (o) => o.payment !== null);
+  expect(order.payment).toMatchObject({ rail: 'x402_usdc' });
+  expect(before - (await chain.balance(ANVIL_ADDRESSES.buyer))).toBe(69_000_000n);
+
+  // The same payload again (another Idempotency-Key): the session is completed, nothing settles twice.
+  const again = await acp('POST', `/checkout_sessions/${id}/complete`, body);
+  expect(again.body).toMatchObject({ status: 'completed', order: { id: orderId } });
+  expect(before - (await chain.balance(ANVIL_ADDRESSES.buyer))).toBe(69_000_000n);
+}, 90_000);
+
+test('x402: a payload for too little is refused with 402 and nothing is paid; a service without x402 is refused', async () => {
+  const session = await readySession();
+  const id = session.id as string;
+  const handler = session.capabilities.payment.handlers.find((h: { id: string }) => h.id === 'x402');
+  const real = handler.config.accepts[0] as PaymentRequirements;
+  const cheap = await signPayment(
+    { x402Version: 2, resource: { url: `${stack.url}/x`, description: '', mimeType: '' }, accepts: [real] },
+    { signFor: { amount: '1000000' } },
+  );
+  const before = await chain.balance(ANVIL_ADDRESSES.buyer);
+  const refused = await acp(
+    'POST',
+    `/checkout_sessions/${id}/complete`,
+    x402Payment(encodePaymentSignatureHeader(cheap)),
+  );
+  expect(refused.status).toBe(402);
+  expect(refused.headers.get('payment-required')).toBeTruthy();
+  expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(before);
+  // The right payload then pays it.
+  const paid = await acp('POST', `/checkout_sessions/${id}/complete`, x402Payment(await x402Credential(session)));
+  expect(paid.body.status).toBe('completed');
+
+  // integration-project is not sold over x402: no x402 handler offered, and complete with one is refused.
+  const other = await acp(
+    'POST',
+    '/checkout_sessions',
+    createBody({ systems: 'SAP, Salesforce', direction: 'two_way' }, { id: 'integration-project' }),
+  );
+  expect(other.status).toBe(201);
+  expect(other.body.capabilities.payment.handlers.map((h: { id: string }) => h.id)).toEqual([
+    'agent_wallet',
+    'hosted_link',
+  ]);
+  const noX402 = await acp(
+    'POST',
+    `/checkout_sessions/${other.body.id}/complete`,
+    x402Payment(paid.headers.get('x') ?? 'e30='),
+  );
+  expect(noX402.status).toBe(422);
+  expect(noX402.body).toMatchObject({ code: 'rail_not_offered', param: '$.payment_data.handler_id' });
+}, 90_000);

@@ -18,6 +18,7 @@ import {
   createCheckoutSession,
   delegateWalletPayment,
   freshSessionIds,
+  settleX402Session,
   updateCheckoutSession,
   type CheckoutPorts,
   type SessionIds,
@@ -26,6 +27,7 @@ import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { orderCreationPorts } from '../../orders';
 import { platformGate, sessionGate, walletGate, type AcpCaller, type SessionCaller } from './policy';
+import { orderPaymentResource, x402GatewayOf } from '../x402';
 import { checkoutOperations as ops } from './schema';
 import { sessionView } from './view';
 
@@ -63,7 +65,7 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
     ctx.set('Cache-Control', 'no-store');
     const key = ctx.get('idempotency-key');
     if (key) ctx.set('Idempotency-Key', key);
-    ctx.body = sessionView(doc, order, base);
+    ctx.body = sessionView(doc, order, base, (micros) => ({ ...x402GatewayOf(deps).requirementsFor(micros) }));
   };
   return new OperationRouter(deps)
     .on(ops.create, platformGate(repo, true), async (ctx, input, caller) => {
@@ -94,11 +96,25 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
     })
     .on(ops.complete, sessionGate(repo, true), async (ctx, input, caller) => {
       const { payment_data, buyer } = input.body;
-      const doc = await completeCheckoutSession(ports, checked(caller).session, {
+      const token = payment_data.instrument?.credential.token;
+      let doc = await completeCheckoutSession(ports, checked(caller).session, {
         handler_id: payment_data.handler_id,
-        token: payment_data.instrument?.credential.token,
+        token,
         buyer,
       });
+      if (doc.status === 'complete_in_progress' && doc.payment?.handler_id === 'x402') {
+        // The x402 rail itself pays the session's order with the request's payload (claim, verify, hold, settle,
+        // confirmPayment, a refused settlement refunded): as POST /x402/orders/{id} with PAYMENT-SIGNATURE.
+        const order = await deps.services.orders.get(doc.order_id);
+        if (order && !order.payment) {
+          ctx.req.headers['payment-signature'] = token;
+          await x402GatewayOf(deps).middleware(orderPaymentResource(deps, () => order))(ctx, async () => undefined);
+          // 402 (not settled, with PAYMENT-REQUIRED) or a refusal stands as answered; 202 is a settlement pending
+          // on chain, which its reconciliation confirms: the session stays complete_in_progress meanwhile.
+          if (ctx.status !== 200 && ctx.status !== 202) return;
+        }
+        doc = await settleX402Session(ports, doc);
+      }
       await answer(ctx, doc);
     })
     .on(ops.cancel, sessionGate(repo, true), async (ctx, _input, caller) => {

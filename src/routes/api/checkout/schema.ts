@@ -105,13 +105,16 @@ export const UpdateSessionBody = z.object({
 /** `CheckoutSessionCompleteRequest`: the handler and its credential. */
 export const CompleteSessionBody = z.object({
   payment_data: z.object({
-    handler_id: z.string().min(1).max(64).meta({ description: 'agent_wallet or hosted_link' }),
+    handler_id: z.string().min(1).max(64).meta({ description: 'agent_wallet, x402 or hosted_link' }),
     instrument: z
       .object({
         type: z.string().max(64),
         credential: z.object({
           type: z.string().max(64),
-          token: z.string().max(512).meta({ description: 'agent_wallet: the delegated-payment token (vt_...)' }),
+          token: z.string().max(16_384).meta({
+            description:
+              'agent_wallet: the delegated-payment token (vt_...); x402: base64 of the signed x402 PaymentPayload',
+          }),
         }),
       })
       .optional(),
