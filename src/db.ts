@@ -535,7 +535,8 @@ export interface CheckoutLineDoc {
 export interface CheckoutSessionDoc {
   _id: string;
   platform_id: string;
-  status: 'open' | 'complete_in_progress' | 'awaiting_payment' | 'completed' | 'canceled';
+  /** `expired`: closed by the session's timer (an open session past `expires_at` reads expired before that too). */
+  status: 'open' | 'complete_in_progress' | 'awaiting_payment' | 'completed' | 'canceled' | 'expired';
   line: CheckoutLineDoc;
   /** The service's inputs collected so far (`metadata.inputs` of the requests). */
   inputs: Record<string, string | number | boolean | string[]>;

@@ -52,6 +52,14 @@ export interface CheckoutPorts {
   order(orderId: string): Promise<OrderDoc | null>;
   /** The `confirmPayment` Update of the order on the agent-wallet rail (charges the order's wallet once). */
   confirmWalletPayment(orderId: string): Promise<OrderState>;
+  /**
+   * The session's durable timer and finisher (workflows/checkoutSession.ts): `started` when it is created,
+   * `completing` before complete records its commitment (idempotent, signal-with-start). Absent in the finisher itself.
+   */
+  sessionWorkflow?: {
+    started(doc: CheckoutSessionDoc): Promise<void>;
+    completing(doc: CheckoutSessionDoc): Promise<void>;
+  };
 }
 
 /** Ids of a new session, derived from the request's Idempotency-Key claim so a retry names the same ones. */
@@ -141,6 +149,8 @@ export function acpStatus(doc: CheckoutSessionDoc, order: OrderDoc | null, now =
   switch (doc.status) {
     case 'canceled':
       return 'canceled';
+    case 'expired':
+      return 'expired';
     case 'completed':
       return 'completed';
     case 'complete_in_progress':
@@ -200,11 +210,15 @@ export async function createCheckoutSession(
   ids: SessionIds,
 ): Promise<CheckoutSessionDoc> {
   const existing = await ports.sessions.get(ids.sessionId);
-  if (existing) return existing;
+  if (existing) {
+    // A retry after a crash between the insert and the timer's start starts it now.
+    if (existing.status === 'open') await ports.sessionWorkflow?.started(existing);
+    return existing;
+  }
   const service = serviceOf(req.item);
   const quote = await createQuote(ports.quotes, { service_id: service.id, is_agent: true }, ids.quoteId);
   const metadata = req.metadata ?? {};
-  return ports.sessions.insert({
+  const doc = await ports.sessions.insert({
     _id: ids.sessionId,
     platform_id: platformId,
     status: 'open',
@@ -224,6 +238,8 @@ export async function createCheckoutSession(
     expires_at: quote.expires_at,
     version: 1,
   });
+  await ports.sessionWorkflow?.started(doc);
+  return doc;
 }
 
 /** 409 `checkout_session_closed` unless the session is open and unexpired. */
@@ -328,8 +344,8 @@ export async function completeCheckoutSession(
 ): Promise<CheckoutSessionDoc> {
   if (doc.status === 'completed' || doc.status === 'awaiting_payment') return doc;
   const now = new Date();
-  if (doc.status === 'canceled')
-    throw problem('checkout_session_closed', 'Cannot complete a canceled checkout session');
+  if (doc.status === 'canceled' || doc.status === 'expired')
+    throw problem('checkout_session_closed', `Cannot complete a checkout session that is ${doc.status}`);
   if (doc.status === 'open') {
     requireOpen(doc, now, 'complete');
     const messages = sessionMessages(doc);
@@ -344,7 +360,7 @@ export async function completeCheckoutSession(
     throw problem('invalid_request', `Unknown payment handler ${handler}: ${ACP_HANDLERS.join(', ')}`, {
       param: '$.payment_data.handler_id',
     });
-  if (handler === 'x402') {
+  if (handler === 'x402' && doc.status === 'open') {
     const rails = getService(doc.line.service_id)?.payment_rails ?? [];
     if (!rails.includes('x402_usdc'))
       throw problem('rail_not_offered', `${doc.line.service_id} is not sold over x402; rails: ${rails.join(', ')}`, {
@@ -365,6 +381,8 @@ export async function completeCheckoutSession(
   // The commitment: from here every retry creates and pays the same order.
   let current = doc;
   if (doc.status === 'open') {
+    // The finisher is told first: should this process die after the commitment, it completes the session.
+    await ports.sessionWorkflow?.completing(doc);
     const claimed = await ports.sessions.update(doc, {
       status: 'complete_in_progress',
       payment: { handler_id: handler, ...(token ? { token_id: token._id, agent_id: token.agent_id } : {}) },
@@ -411,6 +429,40 @@ export async function completeCheckoutSession(
   );
 }
 
+/** What the session workflow's settling step found: final, or open until `expiresAt`. */
+export type SessionSettlement = { done: true; status: string } | { done: false; expiresAt: string };
+
+/**
+ * The session workflow's step (workflows/checkoutSession.ts): an open session past its expiry is closed (`expired`);
+ * one left `complete_in_progress` is completed as the platform's retry of complete would ({@link
+ * completeCheckoutSession} with the committed handler and token: the same order, charged once); any other is final.
+ * A refusal of the completion (a short wallet, an expired token) is final too: the order, if created, keeps its own
+ * payment deadline.
+ * @throws what is transient (a dependency down), for the activity's retry.
+ */
+export async function settleCheckoutSession(ports: CheckoutPorts, sessionId: string): Promise<SessionSettlement> {
+  const doc = await ports.sessions.get(sessionId);
+  if (!doc) return { done: true, status: 'missing' };
+  if (doc.status === 'open') {
+    if (doc.expires_at.getTime() > Date.now()) return { done: false, expiresAt: doc.expires_at.toISOString() };
+    const expired = await ports.sessions.update(doc, { status: 'expired' });
+    // Changed meanwhile (a complete claimed it): settle what it is now.
+    return expired ? { done: true, status: 'expired' } : settleCheckoutSession(ports, sessionId);
+  }
+  if (doc.status !== 'complete_in_progress' || !doc.payment) return { done: true, status: doc.status };
+  try {
+    const done = await completeCheckoutSession(ports, doc, {
+      handler_id: doc.payment.handler_id,
+      token: doc.payment.token_id,
+    });
+    return { done: true, status: done.status };
+  } catch (err) {
+    if (err instanceof ProblemError && err.status < 500 && err.code !== 'idempotency_in_flight')
+      return { done: true, status: `complete_in_progress: ${err.code}` };
+    throw err;
+  }
+}
+
 /**
  * An x402 session whose order exists: completed once its order is paid (the x402 rail settles and confirms it:
  * the route runs the rail's payment with the request's payload), as it is otherwise.
@@ -430,7 +482,7 @@ export async function cancelCheckoutSession(
   ports: CheckoutPorts,
   doc: CheckoutSessionDoc,
 ): Promise<CheckoutSessionDoc> {
-  if (doc.status !== 'open')
+  if (doc.status !== 'open' && doc.status !== 'expired')
     throw problem(
       'checkout_session_not_cancelable',
       `The checkout session is ${doc.status === 'canceled' ? 'already canceled' : 'completed or being completed'}`,

@@ -9,6 +9,7 @@ import type { CheckoutSessionDoc } from '../../../db';
 import { problem } from '../../../errors';
 import { checkSigningKey } from '../../../http/acpSignature';
 import { idempotentCreation } from '../../../http/idempotency';
+import { CheckoutSessionWorkflows } from '../../../temporal/checkoutSessions';
 import { checkTarget } from '../../../webhooks/ssrf';
 import { CheckoutSessionRepository } from '../../../repos/checkoutSessions';
 import {
@@ -57,6 +58,7 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
     creation: orderCreationPorts(deps),
     order: (id) => deps.services.orders.get(id),
     confirmWalletPayment: (id) => deps.orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
+    sessionWorkflow: new CheckoutSessionWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
   };
   const answer = async (ctx: Context, doc: CheckoutSessionDoc, status = 200) => {
     const order =
