@@ -182,6 +182,12 @@ export interface WebhookEndpointDoc {
   /** Newest first; every secret whose `expires_at` is null or in the future signs (rotation overlap). */
   secrets: { secret: string; created_at: Date; expires_at: Date | null }[];
   owner: 'agent' | 'token' | 'order';
+  /**
+   * `acp`: an ACP platform's order-events receiver for one order (issue 37 §1): the body is ACP's WebhookEvent
+   * (order_create / order_update with the Order) and the signature `Merchant-Signature` (src/webhooks/acp.ts).
+   */
+  format?: 'acp';
+  acp?: { checkout_session_id: string; platform_id: string };
   /** sha256 hex of the management token (owner `token` and `order`). */
   token_hash: string | null;
   status: 'enabled' | 'disabled';

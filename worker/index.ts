@@ -172,6 +172,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         creation: procurementPorts.commerce,
         order: (id) => services.orders.get(id),
         confirmWalletPayment: (id) => orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
+        acpWebhooks: services.webhooks,
       }),
       // Books reconciliation (issue 24 §3): checks and repairs over the repositories, order workflows and the chain.
       ...createReconciliationActivities({

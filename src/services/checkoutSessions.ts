@@ -14,6 +14,8 @@ import { getService, missingInputs, type ServiceDefinition } from '../domain/cat
 import type { OrderState } from '../domain/order';
 import { ProblemError, problem } from '../errors';
 import type { CheckoutSessionRepository } from '../repos/checkoutSessions';
+import type { WebhookRepository } from '../repos/webhooks';
+import { ACP_ORDER_EVENTS } from '../webhooks/acp';
 import { createOrder, newOrderId, newOrderSecret, type OrderCreationPorts } from './orders';
 import { createQuote, newQuoteId, type QuotePorts } from './quotes';
 
@@ -45,7 +47,7 @@ export interface SessionChanges {
 
 /** The ports of the session operations. */
 export interface CheckoutPorts {
-  sessions: Pick<CheckoutSessionRepository, 'insert' | 'get' | 'update' | 'token'>;
+  sessions: Pick<CheckoutSessionRepository, 'insert' | 'get' | 'update' | 'token' | 'platform'>;
   quotes: QuotePorts;
   creation: OrderCreationPorts;
   /** The order's read model (null before it exists). */
@@ -56,6 +58,8 @@ export interface CheckoutPorts {
    * The session's durable timer and finisher (workflows/checkoutSession.ts): `started` when it is created,
    * `completing` before complete records its commitment (idempotent, signal-with-start). Absent in the finisher itself.
    */
+  /** Where an order's ACP endpoint is registered (the platform's webhook); absent: no order events are sent. */
+  acpWebhooks?: Pick<WebhookRepository, 'ensureAcpEndpoint'>;
   sessionWorkflow?: {
     started(doc: CheckoutSessionDoc): Promise<void>;
     completing(doc: CheckoutSessionDoc): Promise<void>;
@@ -392,6 +396,16 @@ export async function completeCheckoutSession(
     current = claimed ?? (await ports.sessions.get(doc._id)) ?? doc;
     if (current.status !== 'complete_in_progress') return completeCheckoutSession(ports, current, pay);
   }
+  // The platform's receiver of order events exists before the order emits order.created.
+  const platform = ports.acpWebhooks ? await ports.sessions.platform(current.platform_id) : null;
+  if (platform?.webhook && ports.acpWebhooks)
+    await ports.acpWebhooks.ensureAcpEndpoint({
+      orderId: current.order_id,
+      url: platform.webhook.url,
+      secret: platform.webhook.secret,
+      events: ACP_ORDER_EVENTS,
+      acp: { checkout_session_id: current._id, platform_id: platform._id },
+    });
   const agentId = current.payment?.agent_id;
   const email = typeof current.buyer?.email === 'string' ? current.buyer.email : undefined;
   await createOrder(ports.creation, {

@@ -4,7 +4,9 @@
  * token or on the hosted page. Every ACP request and answer is validated against the specification's own JSON schemas
  * (test/fixtures/acp-2026-04-17, copied unchanged; ajv 2020-12), beside the service's OpenAPI document (stack.call).
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { createHmac, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
@@ -555,4 +557,84 @@ test('x402: a payload for too little is refused with 402 and nothing is paid; a 
   );
   expect(noX402.status).toBe(422);
   expect(noX402.body).toMatchObject({ code: 'rail_not_offered', param: '$.payment_data.handler_id' });
+}, 90_000);
+
+/** A platform's order-events receiver: verifies Merchant-Signature itself (HMAC-SHA256 of "<t>.<raw body>", ±300 s). */
+async function startAcpReceiver(secret: string) {
+  const events: { type: string; data: Record<string, any>; verified: boolean }[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const m = /^t=(\d+),v1=([a-f0-9]{64})$/.exec(String(req.headers['merchant-signature'] ?? ''));
+      const expected = m ? createHmac('sha256', secret).update(`${m[1]}.${raw}`).digest() : null;
+      const verified =
+        !!m &&
+        !!expected &&
+        Math.abs(Date.now() / 1000 - Number(m[1])) <= 300 &&
+        timingSafeEqual(expected, Buffer.from(m[2] ?? '', 'hex'));
+      const body = JSON.parse(raw);
+      events.push({ ...body, verified });
+      res.writeHead(verified ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          verified
+            ? { received: true }
+            : { type: 'invalid_request', code: 'invalid_signature', message: 'Webhook signature verification failed.' },
+        ),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agentic_checkout/webhooks/order_events`;
+  return { url, events, stop: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+test('order events reach the platform webhook signed with Merchant-Signature, in order, as ACP WebhookEvents', async () => {
+  const secret = `platform-webhook-secret-${'z'.repeat(24)}`;
+  const receiver = await startAcpReceiver(secret);
+  try {
+    const issued = await stack.call(
+      'POST',
+      '/api/v1/acp/platforms',
+      { name: 'platform-hooks', webhook: { url: receiver.url, secret } },
+      { authorization: `Bearer ${OPERATOR_KEY}` },
+    );
+    expect(issued.status).toBe(201);
+    expect(issued.body.webhook).toEqual({ url: receiver.url, secret });
+    const key = issued.body.api_key as string;
+    const agentKey = await fundedAgent(stack, 'acp-hooks', 100);
+    const created = await acp('POST', '/checkout_sessions', createBody(automationInputs), { key });
+    const id = created.body.id as string;
+    const token = await delegate(agentKey, id, 6900);
+    const done = await acp('POST', `/checkout_sessions/${id}/complete`, walletPayment(token), { key });
+    expect(done.body.status).toBe('completed');
+    const orderId = done.body.order.id as string;
+    await waitForOrder(stack, orderId, (o) => o.status === 'delivered');
+    const deadline = Date.now() + 30_000;
+    while (!receiver.events.some((e) => e.data.status === 'completed') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.events.every((e) => e.verified)).toBe(true);
+    expect(receiver.events.map((e) => `${e.type} ${e.data.status}`)).toEqual([
+      'order_create created',
+      'order_update confirmed',
+      'order_update processing',
+      'order_update completed',
+    ]);
+    for (const e of receiver.events) {
+      expect(Object.keys(e).sort()).toEqual(['data', 'type', 'verified']);
+      conforms('checkout#/$defs/Order', e.data);
+      expect(e.data).toMatchObject({
+        type: 'order',
+        id: orderId,
+        checkout_session_id: id,
+        permalink_url: `${stack.url}/api/v1/orders/${orderId}`,
+      });
+      expect(e.data.totals.find((t: { type: string }) => t.type === 'total').amount).toBe(6900);
+    }
+    // Another platform's orders never reach this receiver.
+    expect(new Set(receiver.events.map((e) => e.data.id))).toEqual(new Set([orderId]));
+  } finally {
+    await receiver.stop();
+  }
 }, 90_000);

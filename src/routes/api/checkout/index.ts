@@ -58,6 +58,7 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
     creation: orderCreationPorts(deps),
     order: (id) => deps.services.orders.get(id),
     confirmWalletPayment: (id) => deps.orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
+    acpWebhooks: deps.services.webhooks,
     sessionWorkflow: new CheckoutSessionWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
   };
   const answer = async (ctx: Context, doc: CheckoutSessionDoc, status = 200) => {

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { CheckoutSessionDoc, OrderDoc } from '../../../db';
 import { getService } from '../../../domain/catalogue';
-import type { OrderStatus } from '../../../domain/order';
+import { acpOrderStatus } from '../../../webhooks/acp';
 import {
   ACP_VERSION,
   acpStatus,
@@ -17,29 +17,6 @@ import {
 import type { AcpCheckoutSession } from './schema';
 
 type SessionView = z.infer<typeof AcpCheckoutSession>;
-
-/** ACP's order status of an order status (the values the spec defines). */
-export function acpOrderStatus(status: OrderStatus): string {
-  switch (status) {
-    case 'awaiting_payment':
-      return 'created';
-    case 'paid':
-      return 'confirmed';
-    case 'fulfilling':
-    case 'in_engineering':
-    case 'sla_breached':
-      return 'processing';
-    case 'delivered':
-    case 'accepted':
-      return 'completed';
-    case 'rejected':
-    case 'expired':
-    case 'failed':
-    case 'refunded':
-    case 'cancelled':
-      return 'canceled';
-  }
-}
 
 /** The x402 payment requirements of an amount (integer micro-USDC), as the x402 gateway quotes them. */
 export type X402Requirements = (amountMicros: number) => Record<string, unknown>;
