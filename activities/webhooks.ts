@@ -13,6 +13,7 @@ import type { DeliveryInput } from '../src/domain/events';
 import type { FanOutPorts } from '../src/webhooks/fanOut';
 import { sendWebhook } from '../src/webhooks/send';
 import { signatureHeader } from '../src/webhooks/signing';
+import { merchantSignature } from '../src/webhooks/acp';
 import { whileHeartbeating } from './heartbeat';
 
 export { createWebhookFanOut, type DeliveryStarter, type FanOutItem } from '../src/webhooks/fanOut';
@@ -57,13 +58,23 @@ export function createWebhookActivities(ports: WebhookPorts) {
       const now = new Date();
       const timestamp = Math.floor(now.getTime() / 1000);
       const secrets = activeSecrets(endpoint, now).map((s) => s.secret);
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': 'agent-commerce-webhooks/1.0',
-        'webhook-id': message.event_id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(secrets, message.event_id, timestamp, message.payload),
-      };
+      // An ACP platform's endpoint: ACP's Merchant-Signature (openapi.agentic_checkout_webhook.yaml) with its secret.
+      const headers: Record<string, string> =
+        endpoint.format === 'acp'
+          ? {
+              'content-type': 'application/json',
+              'user-agent': 'agent-commerce-webhooks/1.0',
+              'request-id': message._id,
+              timestamp: now.toISOString(),
+              'merchant-signature': merchantSignature(secrets[0] ?? '', timestamp, message.payload),
+            }
+          : {
+              'content-type': 'application/json',
+              'user-agent': 'agent-commerce-webhooks/1.0',
+              'webhook-id': message.event_id,
+              'webhook-timestamp': String(timestamp),
+              'webhook-signature': signatureHeader(secrets, message.event_id, timestamp, message.payload),
+            };
       // Heartbeats while the receiver answers (up to 15 s): a worker that dies here is noticed in seconds.
       const res = await whileHeartbeating(() =>
         sendWebhook(endpoint.url, message.payload, headers, ports.allowPrivateTargets),

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import Koa from 'koa';
 import { acpErrorMiddleware } from './http/acp';
+import { acpSignatureMiddleware, type AcpSigningKey } from './http/acpSignature';
 import { idempotencyMiddleware } from './http/idempotency';
 import { UCP_IDEMPOTENCY, ucpErrorMiddleware, ucpPlatformMiddleware } from './http/ucp';
 import { ProfileResolver } from './ucp/profiles';
@@ -17,6 +18,7 @@ import { tracingMiddleware } from './telemetry/tracing';
 import { UptimeRecorder } from './telemetry/uptime';
 import type { AppDeps } from './routes/context';
 import { apiRouter } from './routes';
+import { CheckoutSessionRepository } from './repos/checkoutSessions';
 import { KeySetSigner } from './signing/signer';
 import { payloadCodec } from './temporal/codec';
 
@@ -159,6 +161,14 @@ export function createApp(input: Omit<AppDeps, 'signing'> & { signing?: AppDeps[
     ),
   );
   app.use(bodyMiddleware());
+  const acpPlatforms = new CheckoutSessionRepository(deps.services.db);
+  // Issue 37 §1: a platform with a registered key signs its ACP requests; verified before a stored answer is replayed.
+  app.use(
+    acpSignatureMiddleware(async (apiKey) => {
+      const platform = await acpPlatforms.platformOfKey(apiKey);
+      return (platform?.request_signing as AcpSigningKey | null | undefined) ?? null;
+    }),
+  );
   // A UCP platform is its signed profile: verified before anything is replayed or done.
   app.use(ucpPlatformMiddleware(new ProfileResolver(deps.config.DEV_MODE), deps.config.DEV_MODE));
   app.use(idempotencyMiddleware(deps.services.db, deps.config.IDEMPOTENCY_TTL_SECONDS, [UCP_IDEMPOTENCY]));

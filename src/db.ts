@@ -190,6 +190,12 @@ export interface WebhookEndpointDoc {
   /** Newest first; every secret whose `expires_at` is null or in the future signs (rotation overlap). */
   secrets: { secret: string; created_at: Date; expires_at: Date | null }[];
   owner: 'agent' | 'token' | 'order';
+  /**
+   * `acp`: an ACP platform's order-events receiver for one order (issue 37 §1): the body is ACP's WebhookEvent
+   * (order_create / order_update with the Order) and the signature `Merchant-Signature` (src/webhooks/acp.ts).
+   */
+  format?: 'acp';
+  acp?: { checkout_session_id: string; platform_id: string };
   /** sha256 hex of the management token (owner `token` and `order`). */
   token_hash: string | null;
   status: 'enabled' | 'disabled';
@@ -522,6 +528,10 @@ export interface AcpPlatformDoc {
   _id: string;
   name: string;
   key_hash: string;
+  /** Its request-signing key (src/http/acpSignature.ts): with one, every request must be signed. */
+  request_signing?: { alg: 'HS256'; secret: string } | { alg: 'EdDSA' | 'ES256'; jwk: Record<string, unknown> } | null;
+  /** Its order-events receiver (openapi.agentic_checkout_webhook.yaml) and the HMAC secret of `Merchant-Signature`. */
+  webhook?: { url: string; secret: string } | null;
   created_at: Date;
 }
 
@@ -539,7 +549,8 @@ export interface CheckoutLineDoc {
 export interface CheckoutSessionDoc {
   _id: string;
   platform_id: string;
-  status: 'open' | 'complete_in_progress' | 'awaiting_payment' | 'completed' | 'canceled';
+  /** `expired`: closed by the session's timer (an open session past `expires_at` reads expired before that too). */
+  status: 'open' | 'complete_in_progress' | 'awaiting_payment' | 'completed' | 'canceled' | 'expired';
   line: CheckoutLineDoc;
   /** The service's inputs collected so far (`metadata.inputs` of the requests). */
   inputs: Record<string, string | number | boolean | string[]>;
@@ -553,7 +564,7 @@ export interface CheckoutSessionDoc {
   /** Seed of the order's secret and creation time on complete (base64url, 32 bytes): a retry derives the same. */
   seed: string;
   /** How complete paid: the handler, and the wallet for the agent wallet's. */
-  payment: { handler_id: 'agent_wallet' | 'hosted_link'; token_id?: string; agent_id?: string } | null;
+  payment: { handler_id: 'agent_wallet' | 'hosted_link' | 'x402'; token_id?: string; agent_id?: string } | null;
   completed_at: Date | null;
   created_at: Date;
   updated_at: Date;

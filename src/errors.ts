@@ -86,6 +86,7 @@ export type ErrorCode =
   | 'idempotency_key_reused'
   | 'mandate_required'
   | 'mandate_invalid_signature'
+  | 'invalid_signature'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -185,6 +186,7 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   idempotency_key_reused: { status: 409, title: 'Idempotency key reused with a different payload' },
   mandate_required: { status: 422, title: 'An AP2 checkout mandate is required' },
   mandate_invalid_signature: { status: 422, title: 'The AP2 checkout mandate does not verify' },
+  invalid_signature: { status: 401, title: 'The request signature is missing, stale or does not verify' },
   internal_error: { status: 500, title: 'Internal server error' },
 };
 

@@ -5,6 +5,8 @@
 import { createServer as createNetServer } from 'node:net';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { createCheckoutSessionActivities } from '../activities/checkoutSessions';
+import { CheckoutSessionRepository } from '../src/repos/checkoutSessions';
 import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from '../activities/webhooks';
 import { Client } from '@temporalio/client';
 import { createCommissionActivities } from '../activities/commissions';
@@ -179,6 +181,15 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
       // Long-running orders (issue 6): expert progress, subscriptions, per-task billing.
       ...createLongRunningActivities(longRunningPorts(services, fanOut, textgen)),
       ...createProcurementActivities(procurementPorts),
+      // ACP checkout sessions (issue 37 §1): expiry and the finisher of a complete left in progress.
+      ...createCheckoutSessionActivities({
+        sessions: new CheckoutSessionRepository(services.db),
+        quotes: { quotes: services.quotes, config: opts.config },
+        creation: procurementPorts.commerce,
+        order: (id) => services.orders.get(id),
+        confirmWalletPayment: (id) => orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
+        acpWebhooks: services.webhooks,
+      }),
       // Books reconciliation (issue 24 §3): checks and repairs over the repositories, order workflows and the chain.
       ...createReconciliationActivities({
         books: new BooksRepository(services.db),

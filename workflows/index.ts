@@ -8,6 +8,7 @@ import { webhookDeliveryWorkflow } from './webhooks';
 import { subscriptionWorkflow } from './subscription';
 import { taskWorkflow } from './tasks';
 import { booksReconciliationWorkflow } from './reconciliation';
+import { checkoutSessionWorkflow } from './checkoutSession';
 import { VERSIONING_BEHAVIOR } from './versioning';
 
 export {
@@ -20,6 +21,7 @@ export {
   subscriptionWorkflow,
   taskWorkflow,
   booksReconciliationWorkflow,
+  checkoutSessionWorkflow,
 };
 
 // Issue 26 §2: each type's Worker Versioning behavior (workflows/versioning.ts), only on a versioned worker
@@ -35,6 +37,7 @@ const WORKFLOW_TYPES: Record<keyof typeof VERSIONING_BEHAVIOR, (...args: never[]
   subscriptionWorkflow,
   taskWorkflow,
   booksReconciliationWorkflow,
+  checkoutSessionWorkflow,
 };
 for (const [name, fn] of Object.entries(WORKFLOW_TYPES)) {
   const versioningBehavior = VERSIONING_BEHAVIOR[name as keyof typeof VERSIONING_BEHAVIOR];

@@ -30,4 +30,6 @@ export const VERSIONING_BEHAVIOR = {
   x402RefundWorkflow: 'PINNED',
   /** One run of the books reconciliation Schedule: seconds. */
   booksReconciliationWorkflow: 'PINNED',
+  /** An ACP checkout session: until its quote expires (a day), or seconds after complete starts. */
+  checkoutSessionWorkflow: 'AUTO_UPGRADE',
 } as const satisfies Record<string, VersioningBehavior>;

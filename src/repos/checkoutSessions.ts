@@ -19,17 +19,30 @@ export const newPlatformKey = (): string => `acp_${randomBytes(32).toString('bas
 export class CheckoutSessionRepository {
   constructor(private readonly d: Database) {}
 
-  /** Creates a platform named `name`; returns it and its API key, shown this once. */
-  async createPlatform(name: string): Promise<{ platform: AcpPlatformDoc; apiKey: string }> {
+  /**
+   * Creates a platform named `name`, with its request-signing key and order-events webhook when given; returns it
+   * and its API key, shown this once.
+   */
+  async createPlatform(
+    name: string,
+    extra: Pick<AcpPlatformDoc, 'request_signing' | 'webhook'> = {},
+  ): Promise<{ platform: AcpPlatformDoc; apiKey: string }> {
     const apiKey = newPlatformKey();
     const platform: AcpPlatformDoc = {
       _id: `plat_${randomBytes(12).toString('base64url')}`,
       name,
       key_hash: sha256Hex(apiKey),
+      request_signing: extra.request_signing ?? null,
+      webhook: extra.webhook ?? null,
       created_at: new Date(),
     };
     await this.d.acpPlatforms.insertOne(platform);
     return { platform, apiKey };
+  }
+
+  /** The platform `id`, or null. */
+  platform(id: string): Promise<AcpPlatformDoc | null> {
+    return this.d.acpPlatforms.findOne({ _id: id });
   }
 
   /** The platform whose API key is `apiKey`, or null (compared by the key's sha256, as stored). */

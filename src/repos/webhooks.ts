@@ -79,6 +79,40 @@ export class WebhookRepository {
     return { endpoint, secret, ...(token ? { token } : {}) };
   }
 
+  /**
+   * The order-events endpoint of an ACP platform for one order (`we_acp_<order_id>`, issue 37 §1): its URL and
+   * secret are the platform's, its events the order's status changes, its body and signature ACP's. Idempotent.
+   */
+  async ensureAcpEndpoint(input: {
+    orderId: string;
+    url: string;
+    secret: string;
+    events: readonly string[];
+    acp: { checkout_session_id: string; platform_id: string };
+  }): Promise<void> {
+    const now = new Date();
+    try {
+      await this.d.webhookEndpoints.insertOne({
+        _id: `we_acp_${input.orderId}`,
+        url: input.url,
+        agent_id: null,
+        order_id: input.orderId,
+        events: [...input.events],
+        secrets: [{ secret: input.secret, created_at: now, expires_at: null }],
+        owner: 'order',
+        format: 'acp',
+        acp: input.acp,
+        token_hash: null,
+        status: 'enabled',
+        disabled_reason: null,
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
   /** The endpoint or null. */
   get(id: string): Promise<WebhookEndpointDoc | null> {
     return this.d.webhookEndpoints.findOne({ _id: id });

@@ -14,13 +14,17 @@ import { getService, missingInputs, type ServiceDefinition } from '../domain/cat
 import type { OrderState } from '../domain/order';
 import { ProblemError, problem } from '../errors';
 import type { CheckoutSessionRepository } from '../repos/checkoutSessions';
+import type { WebhookRepository } from '../repos/webhooks';
+import { ACP_ORDER_EVENTS } from '../webhooks/acp';
 import { createOrder, newOrderId, newOrderSecret, type OrderCreationPorts } from './orders';
 import { createQuote, newQuoteId, type QuotePorts } from './quotes';
 
 /** The one ACP version served. */
 export const ACP_VERSION = '2026-04-17';
 /** The payment handlers a session offers (their ids in `capabilities.payment.handlers`). */
-export type AcpHandlerId = 'agent_wallet' | 'hosted_link';
+export type AcpHandlerId = 'agent_wallet' | 'hosted_link' | 'x402';
+/** Every handler id, in the order offered. */
+export const ACP_HANDLERS: readonly AcpHandlerId[] = ['agent_wallet', 'x402', 'hosted_link'];
 /** Units one session buys: the order model sells one service per order. */
 export const MAX_QUANTITY = 1;
 
@@ -43,13 +47,23 @@ export interface SessionChanges {
 
 /** The ports of the session operations. */
 export interface CheckoutPorts {
-  sessions: Pick<CheckoutSessionRepository, 'insert' | 'get' | 'update' | 'token'>;
+  sessions: Pick<CheckoutSessionRepository, 'insert' | 'get' | 'update' | 'token' | 'platform'>;
   quotes: QuotePorts;
   creation: OrderCreationPorts;
   /** The order's read model (null before it exists). */
   order(orderId: string): Promise<OrderDoc | null>;
   /** The `confirmPayment` Update of the order on the agent-wallet rail (charges the order's wallet once). */
   confirmWalletPayment(orderId: string): Promise<OrderState>;
+  /**
+   * The session's durable timer and finisher (workflows/checkoutSession.ts): `started` when it is created,
+   * `completing` before complete records its commitment (idempotent, signal-with-start). Absent in the finisher itself.
+   */
+  /** Where an order's ACP endpoint is registered (the platform's webhook); absent: no order events are sent. */
+  acpWebhooks?: Pick<WebhookRepository, 'ensureAcpEndpoint'>;
+  sessionWorkflow?: {
+    started(doc: CheckoutSessionDoc): Promise<void>;
+    completing(doc: CheckoutSessionDoc): Promise<void>;
+  };
 }
 
 /** Ids of a new session, derived from the request's Idempotency-Key claim so a retry names the same ones. */
@@ -139,9 +153,14 @@ export function acpStatus(doc: CheckoutSessionDoc, order: OrderDoc | null, now =
   switch (doc.status) {
     case 'canceled':
       return 'canceled';
+    case 'expired':
+      return 'expired';
     case 'completed':
       return 'completed';
     case 'complete_in_progress':
+      // The order tells once it exists: paid (a crash after the charge, an x402 settlement reconciled) or closed.
+      if (order?.payment) return 'completed';
+      if (order && order.status !== 'awaiting_payment') return 'canceled';
       return 'complete_in_progress';
     case 'awaiting_payment':
       // Paid on the hosted page: done; still waiting: the buyer has to act there.
@@ -195,11 +214,15 @@ export async function createCheckoutSession(
   ids: SessionIds,
 ): Promise<CheckoutSessionDoc> {
   const existing = await ports.sessions.get(ids.sessionId);
-  if (existing) return existing;
+  if (existing) {
+    // A retry after a crash between the insert and the timer's start starts it now.
+    if (existing.status === 'open') await ports.sessionWorkflow?.started(existing);
+    return existing;
+  }
   const service = serviceOf(req.item);
   const quote = await createQuote(ports.quotes, { service_id: service.id, is_agent: true }, ids.quoteId);
   const metadata = req.metadata ?? {};
-  return ports.sessions.insert({
+  const doc = await ports.sessions.insert({
     _id: ids.sessionId,
     platform_id: platformId,
     status: 'open',
@@ -219,6 +242,8 @@ export async function createCheckoutSession(
     expires_at: quote.expires_at,
     version: 1,
   });
+  await ports.sessionWorkflow?.started(doc);
+  return doc;
 }
 
 /** 409 `checkout_session_closed` unless the session is open and unexpired. */
@@ -323,8 +348,8 @@ export async function completeCheckoutSession(
 ): Promise<CheckoutSessionDoc> {
   if (doc.status === 'completed' || doc.status === 'awaiting_payment') return doc;
   const now = new Date();
-  if (doc.status === 'canceled')
-    throw problem('checkout_session_closed', 'Cannot complete a canceled checkout session');
+  if (doc.status === 'canceled' || doc.status === 'expired')
+    throw problem('checkout_session_closed', `Cannot complete a checkout session that is ${doc.status}`);
   if (doc.status === 'open') {
     requireOpen(doc, now, 'complete');
     const messages = sessionMessages(doc);
@@ -334,11 +359,22 @@ export async function completeCheckoutSession(
       });
     }
   }
-  const handler = pay.handler_id;
-  if (handler !== 'agent_wallet' && handler !== 'hosted_link')
-    throw problem('invalid_request', `Unknown payment handler ${handler}: agent_wallet or hosted_link`, {
+  const handler = pay.handler_id as AcpHandlerId;
+  if (!ACP_HANDLERS.includes(handler))
+    throw problem('invalid_request', `Unknown payment handler ${handler}: ${ACP_HANDLERS.join(', ')}`, {
       param: '$.payment_data.handler_id',
     });
+  if (handler === 'x402' && doc.status === 'open') {
+    const rails = getService(doc.line.service_id)?.payment_rails ?? [];
+    if (!rails.includes('x402_usdc'))
+      throw problem('rail_not_offered', `${doc.line.service_id} is not sold over x402; rails: ${rails.join(', ')}`, {
+        param: '$.payment_data.handler_id',
+      });
+    if (!pay.token)
+      throw problem('invalid_request', 'x402 needs the signed x402 payment payload (base64) as the credential token', {
+        param: '$.payment_data.instrument.credential.token',
+      });
+  }
   if (doc.payment && doc.payment.handler_id !== handler)
     throw problem('invalid_request', `This session is being paid with ${doc.payment.handler_id}`, {
       param: '$.payment_data.handler_id',
@@ -349,6 +385,8 @@ export async function completeCheckoutSession(
   // The commitment: from here every retry creates and pays the same order.
   let current = doc;
   if (doc.status === 'open') {
+    // The finisher is told first: should this process die after the commitment, it completes the session.
+    await ports.sessionWorkflow?.completing(doc);
     const claimed = await ports.sessions.update(doc, {
       status: 'complete_in_progress',
       payment: { handler_id: handler, ...(token ? { token_id: token._id, agent_id: token.agent_id } : {}) },
@@ -358,6 +396,16 @@ export async function completeCheckoutSession(
     current = claimed ?? (await ports.sessions.get(doc._id)) ?? doc;
     if (current.status !== 'complete_in_progress') return completeCheckoutSession(ports, current, pay);
   }
+  // The platform's receiver of order events exists before the order emits order.created.
+  const platform = ports.acpWebhooks ? await ports.sessions.platform(current.platform_id) : null;
+  if (platform?.webhook && ports.acpWebhooks)
+    await ports.acpWebhooks.ensureAcpEndpoint({
+      orderId: current.order_id,
+      url: platform.webhook.url,
+      secret: platform.webhook.secret,
+      events: ACP_ORDER_EVENTS,
+      acp: { checkout_session_id: current._id, platform_id: platform._id },
+    });
   const agentId = current.payment?.agent_id;
   const email = typeof current.buyer?.email === 'string' ? current.buyer.email : undefined;
   await createOrder(ports.creation, {
@@ -370,6 +418,7 @@ export async function completeCheckoutSession(
     order_id: current.order_id,
     retry: { at: current.completed_at ?? now, bytes: (purpose, n) => seedBytes(current.seed, purpose, n) },
   });
+  if (current.payment?.handler_id === 'x402') return settleX402Session(ports, current);
   if (current.payment?.handler_id === 'hosted_link') {
     return (
       (await ports.sessions.update(current, { status: 'awaiting_payment' })) ??
@@ -394,6 +443,51 @@ export async function completeCheckoutSession(
   );
 }
 
+/** What the session workflow's settling step found: final, or open until `expiresAt`. */
+export type SessionSettlement = { done: true; status: string } | { done: false; expiresAt: string };
+
+/**
+ * The session workflow's step (workflows/checkoutSession.ts): an open session past its expiry is closed (`expired`);
+ * one left `complete_in_progress` is completed as the platform's retry of complete would ({@link
+ * completeCheckoutSession} with the committed handler and token: the same order, charged once); any other is final.
+ * A refusal of the completion (a short wallet, an expired token) is final too: the order, if created, keeps its own
+ * payment deadline.
+ * @throws what is transient (a dependency down), for the activity's retry.
+ */
+export async function settleCheckoutSession(ports: CheckoutPorts, sessionId: string): Promise<SessionSettlement> {
+  const doc = await ports.sessions.get(sessionId);
+  if (!doc) return { done: true, status: 'missing' };
+  if (doc.status === 'open') {
+    if (doc.expires_at.getTime() > Date.now()) return { done: false, expiresAt: doc.expires_at.toISOString() };
+    const expired = await ports.sessions.update(doc, { status: 'expired' });
+    // Changed meanwhile (a complete claimed it): settle what it is now.
+    return expired ? { done: true, status: 'expired' } : settleCheckoutSession(ports, sessionId);
+  }
+  if (doc.status !== 'complete_in_progress' || !doc.payment) return { done: true, status: doc.status };
+  try {
+    const done = await completeCheckoutSession(ports, doc, {
+      handler_id: doc.payment.handler_id,
+      token: doc.payment.token_id,
+    });
+    return { done: true, status: done.status };
+  } catch (err) {
+    if (err instanceof ProblemError && err.status < 500 && err.code !== 'idempotency_in_flight')
+      return { done: true, status: `complete_in_progress: ${err.code}` };
+    throw err;
+  }
+}
+
+/**
+ * An x402 session whose order exists: completed once its order is paid (the x402 rail settles and confirms it:
+ * the route runs the rail's payment with the request's payload), as it is otherwise.
+ */
+export async function settleX402Session(ports: CheckoutPorts, doc: CheckoutSessionDoc): Promise<CheckoutSessionDoc> {
+  if (doc.status !== 'complete_in_progress') return doc;
+  const order = await ports.order(doc.order_id);
+  if (!order?.payment) return doc;
+  return (await ports.sessions.update(doc, { status: 'completed' })) ?? (await ports.sessions.get(doc._id)) ?? doc;
+}
+
 /**
  * Cancels an open session (an expired one too: nothing was bought).
  * @throws ProblemError 405 `checkout_session_not_cancelable` once complete has started, or when already canceled.
@@ -402,7 +496,7 @@ export async function cancelCheckoutSession(
   ports: CheckoutPorts,
   doc: CheckoutSessionDoc,
 ): Promise<CheckoutSessionDoc> {
-  if (doc.status !== 'open')
+  if (doc.status !== 'open' && doc.status !== 'expired')
     throw problem(
       'checkout_session_not_cancelable',
       `The checkout session is ${doc.status === 'canceled' ? 'already canceled' : 'completed or being completed'}`,

@@ -10,6 +10,7 @@ import type { EventDoc, OrderDoc, WebhookMessageDoc } from '../db';
 import { eventMatches, type DeliveryInput } from '../domain/events';
 import type { OrderRepository } from '../repos/orders';
 import { type WebhookRepository, messageId } from '../repos/webhooks';
+import { acpWebhookEvent } from './acp';
 import { buildPayload } from './payload';
 
 /** Starting and nudging delivery workflows (src/temporal/webhooks.ts `DeliveryWorkflows` implements it). */
@@ -60,8 +61,14 @@ export function createWebhookFanOut(ports: FanOutPorts): {
     for (const { event, order: asOf } of items) {
       const endpoints = all.filter((e) => eventMatches(e.events, event.type));
       if (endpoints.length === 0) continue;
-      const payload = JSON.stringify(buildPayload(event, asOf ?? order, ports.publicBaseUrl));
+      const snapshot = asOf ?? order;
+      const payload = JSON.stringify(buildPayload(event, snapshot, ports.publicBaseUrl));
       for (const endpoint of endpoints) {
+        // An ACP platform's endpoint gets ACP's WebhookEvent of the order instead (src/webhooks/acp.ts).
+        const body =
+          endpoint.format === 'acp' && snapshot
+            ? JSON.stringify(acpWebhookEvent(event, snapshot, endpoint, ports.publicBaseUrl))
+            : payload;
         const now = new Date();
         const message: WebhookMessageDoc = await ports.webhooks.ensureMessage({
           _id: messageId(event._id, endpoint._id),
@@ -70,7 +77,7 @@ export function createWebhookFanOut(ports: FanOutPorts): {
           order_id: event.order_id,
           seq: event.seq,
           type: event.type,
-          payload,
+          payload: body,
           status: 'pending',
           run: 0,
           attempts: 0,

@@ -4,10 +4,18 @@
  * token or on the hosted page. Every ACP request and answer is validated against the specification's own JSON schemas
  * (test/fixtures/acp-2026-04-17, copied unchanged; ajv 2020-12), beside the service's OpenAPI document (stack.call).
  */
+import { createHmac, generateKeyPairSync, timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { signAcpRequest, type AcpSigningKey } from '../../src/http/acpSignature';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentRequirements } from '@x402/core/types';
+import { ANVIL_ADDRESSES } from '../../scripts/lib/chain';
+import { signPayment, startX402Chain, type X402Chain } from '../helpers/x402';
 import { fundedAgent, OPERATOR_KEY, startStack, waitForOrder, type ApiResponse, type Stack } from '../helpers/stack';
 
 const FIXTURES = path.join(__dirname, '..', 'fixtures', 'acp-2026-04-17');
@@ -27,8 +35,15 @@ const VERSION = '2026-04-17';
 const automationInputs = { workflow_type: 'lead_sync', source_app: 'Typeform', target_app: 'HubSpot' };
 
 let stack: Stack;
+let chain: X402Chain;
 let platformKey: string;
 let otherPlatformKey: string;
+/** A platform that signs with HS256, and one that signs with Ed25519. */
+const hmacKey: AcpSigningKey = { alg: 'HS256', secret: `hmac-secret-${'x'.repeat(32)}` };
+const edPair = generateKeyPairSync('ed25519');
+const edPrivate: AcpSigningKey = { alg: 'EdDSA', jwk: edPair.privateKey.export({ format: 'jwk' }) };
+let hmacPlatformKey: string;
+let edPlatformKey: string;
 let n = 0;
 
 /** An ACP request: validated against the spec's request schema `requestRef` (when given) before it is sent. */
@@ -36,13 +51,27 @@ async function acp(
   method: string,
   urlPath: string,
   body?: unknown,
-  opts: { key?: string | null; version?: string | null; idem?: string | null; requestRef?: string } = {},
+  opts: {
+    key?: string | null;
+    version?: string | null;
+    idem?: string | null;
+    requestRef?: string;
+    /** Signs the request (Signature over `signedBody ?? body`, Timestamp `timestamp ?? now`). */
+    sign?: AcpSigningKey;
+    signedBody?: unknown;
+    timestamp?: string;
+  } = {},
 ): Promise<ApiResponse> {
   if (opts.requestRef) conforms(opts.requestRef, body);
   const key = opts.key === undefined ? platformKey : opts.key;
   const version = opts.version === undefined ? VERSION : opts.version;
   const idem = opts.idem === undefined ? (method === 'POST' ? `acp-test-${process.pid}-${++n}` : null) : opts.idem;
+  const timestamp = opts.timestamp ?? new Date().toISOString();
+  const signature = opts.sign
+    ? signAcpRequest(opts.sign, timestamp, method === 'GET' ? undefined : (opts.signedBody ?? body ?? {}))
+    : undefined;
   const res = await stack.call(method, urlPath, body, {
+    ...(signature ? { signature, timestamp } : {}),
     ...(key ? { authorization: `Bearer ${key}` } : {}),
     ...(version ? { 'api-version': version } : {}),
     ...(idem ? { 'idempotency-key': idem } : {}),
@@ -100,12 +129,13 @@ const walletPayment = (token: string) => ({
 });
 
 beforeAll(async () => {
-  stack = await startStack();
-  const issue = async (name: string) => {
+  chain = await startX402Chain();
+  stack = await startStack(chain.stackConfig);
+  const issue = async (name: string, extra: Record<string, unknown> = {}) => {
     const res = await stack.call(
       'POST',
       '/api/v1/acp/platforms',
-      { name },
+      { name, ...extra },
       { authorization: `Bearer ${OPERATOR_KEY}` },
     );
     expect(res.status).toBe(201);
@@ -114,9 +144,14 @@ beforeAll(async () => {
   };
   platformKey = await issue('platform-a');
   otherPlatformKey = await issue('platform-b');
+  hmacPlatformKey = await issue('platform-hmac', { request_signing: { alg: 'HS256', secret: hmacKey.secret } });
+  edPlatformKey = await issue('platform-ed', {
+    request_signing: { alg: 'EdDSA', jwk: edPair.publicKey.export({ format: 'jwk' }) },
+  });
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
+  await chain?.stop();
 });
 
 test('discovery at /.well-known/acp.json conforms to DiscoveryResponse', async () => {
@@ -360,3 +395,246 @@ test('cancel: an open session is canceled once; then 405, and it takes no update
   expect(complete.status).toBe(409);
   expect(complete.body.code).toBe('checkout_session_closed');
 });
+
+test.each([
+  ['HS256', () => hmacPlatformKey, () => hmacKey],
+  ['EdDSA', () => edPlatformKey, () => edPrivate],
+])(
+  '%s-signing platform: signed requests pass; unsigned, tampered or stale ones are 401 invalid_signature',
+  async (_alg, keyOf, signerOf) => {
+    const key = keyOf();
+    const sign = signerOf();
+    const body = createBody(automationInputs);
+    const created = await acp('POST', '/checkout_sessions', body, { key, sign });
+    expect(created.status).toBe(201);
+    conforms('checkout#/$defs/CheckoutSession', created.body);
+    const id = created.body.id as string;
+    expect((await acp('GET', `/checkout_sessions/${id}`, undefined, { key, sign })).status).toBe(200);
+
+    const refusedWith = async (res: ApiResponse, message: RegExp) => {
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ type: 'invalid_request', code: 'invalid_signature' });
+      expect(res.body.message).toMatch(message);
+    };
+    await refusedWith(await acp('GET', `/checkout_sessions/${id}`, undefined, { key }), /Missing Timestamp/);
+    // The body sent is not the body signed.
+    await refusedWith(
+      await acp(
+        'POST',
+        `/checkout_sessions/${id}`,
+        { buyer: { email: 'mallory@example.com' } },
+        {
+          key,
+          sign,
+          signedBody: { buyer: { email: 'alice@example.com' } },
+        },
+      ),
+      /verification failed/,
+    );
+    const stale = new Date(Date.now() - 600_000).toISOString();
+    await refusedWith(
+      await acp(
+        'POST',
+        `/checkout_sessions/${id}`,
+        { buyer: { email: 'alice@example.com' } },
+        {
+          key,
+          sign,
+          timestamp: stale,
+        },
+      ),
+      /outside allowed window/,
+    );
+    // A key of another platform signs nothing for this one.
+    const foreign: AcpSigningKey =
+      sign.alg === 'HS256' ? { alg: 'HS256', secret: 'y'.repeat(40) } : { alg: 'HS256', secret: hmacKey.secret };
+    await refusedWith(
+      await acp('GET', `/checkout_sessions/${id}`, undefined, { key, sign: foreign }),
+      /verification failed/,
+    );
+    // Nothing changed by the refused requests.
+    const after = await acp('GET', `/checkout_sessions/${id}`, undefined, { key, sign });
+    expect(after.body.buyer).toBeUndefined();
+  },
+);
+
+test('a platform key that is not a public key of its algorithm is refused at issue', async () => {
+  const res = await stack.call(
+    'POST',
+    '/api/v1/acp/platforms',
+    { name: 'bad', request_signing: { alg: 'ES256', jwk: edPair.publicKey.export({ format: 'jwk' }) } },
+    { authorization: `Bearer ${OPERATOR_KEY}` },
+  );
+  expect(res.status).toBe(400);
+});
+
+/** The x402 credential for `session`: a payload signed by the buyer for the requirements its x402 handler offers. */
+async function x402Credential(session: Record<string, any>): Promise<string> {
+  const handler = session.capabilities.payment.handlers.find((h: { id: string }) => h.id === 'x402');
+  const accepts = handler.config.accepts as PaymentRequirements[];
+  const payload = await signPayment({
+    x402Version: 2,
+    resource: { url: `${stack.url}/checkout_sessions/${session.id}/complete`, description: '', mimeType: '' },
+    accepts,
+  });
+  return encodePaymentSignatureHeader(payload);
+}
+
+const x402Payment = (token: string) => ({
+  payment_data: {
+    handler_id: 'x402',
+    instrument: { type: 'x402', credential: { type: 'x402_payment_payload', token } },
+  },
+});
+
+test('buys automation-wf over x402: the signed payload settles on chain, the order is paid once', async () => {
+  const session = await readySession();
+  const id = session.id as string;
+  const x402 = session.capabilities.payment.handlers.find((h: { id: string }) => h.id === 'x402');
+  expect(x402.config.accepts[0]).toMatchObject({ scheme: 'exact', amount: '69000000', payTo: ANVIL_ADDRESSES.payTo });
+  const before = await chain.balance(ANVIL_ADDRESSES.buyer);
+
+  // No payload: refused before anything is committed (the session stays open and cancelable).
+  const bare = await acp('POST', `/checkout_sessions/${id}/complete`, { payment_data: { handler_id: 'x402' } });
+  expect(bare.status).toBe(400);
+  expect(bare.body.param).toBe('$.payment_data.instrument.credential.token');
+
+  const body = x402Payment(await x402Credential(session));
+  conforms('checkout#/$defs/CheckoutSessionCompleteRequest', body);
+  const done = await acp('POST', `/checkout_sessions/${id}/complete`, body);
+  expect(done.status).toBe(200);
+  conforms('checkout#/$defs/CheckoutSessionWithOrder', done.body);
+  expect(done.body.status).toBe('completed');
+  expect(done.headers.get('payment-response')).toBeTruthy();
+  const orderId = done.body.order.id as string;
+  const order = await waitForOrder(stack, orderId, (o) => o.payment !== null);
+  expect(order.payment).toMatchObject({ rail: 'x402_usdc' });
+  expect(before - (await chain.balance(ANVIL_ADDRESSES.buyer))).toBe(69_000_000n);
+
+  // The same payload again (another Idempotency-Key): the session is completed, nothing settles twice.
+  const again = await acp('POST', `/checkout_sessions/${id}/complete`, body);
+  expect(again.body).toMatchObject({ status: 'completed', order: { id: orderId } });
+  expect(before - (await chain.balance(ANVIL_ADDRESSES.buyer))).toBe(69_000_000n);
+}, 90_000);
+
+test('x402: a payload for too little is refused with 402 and nothing is paid; a service without x402 is refused', async () => {
+  const session = await readySession();
+  const id = session.id as string;
+  const handler = session.capabilities.payment.handlers.find((h: { id: string }) => h.id === 'x402');
+  const real = handler.config.accepts[0] as PaymentRequirements;
+  const cheap = await signPayment(
+    { x402Version: 2, resource: { url: `${stack.url}/x`, description: '', mimeType: '' }, accepts: [real] },
+    { signFor: { amount: '1000000' } },
+  );
+  const before = await chain.balance(ANVIL_ADDRESSES.buyer);
+  const refused = await acp(
+    'POST',
+    `/checkout_sessions/${id}/complete`,
+    x402Payment(encodePaymentSignatureHeader(cheap)),
+  );
+  expect(refused.status).toBe(402);
+  expect(refused.headers.get('payment-required')).toBeTruthy();
+  expect(await chain.balance(ANVIL_ADDRESSES.buyer)).toBe(before);
+  // The right payload then pays it.
+  const paid = await acp('POST', `/checkout_sessions/${id}/complete`, x402Payment(await x402Credential(session)));
+  expect(paid.body.status).toBe('completed');
+
+  // integration-project is not sold over x402: no x402 handler offered, and complete with one is refused.
+  const other = await acp(
+    'POST',
+    '/checkout_sessions',
+    createBody({ systems: 'SAP, Salesforce', direction: 'two_way' }, { id: 'integration-project' }),
+  );
+  expect(other.status).toBe(201);
+  expect(other.body.capabilities.payment.handlers.map((h: { id: string }) => h.id)).toEqual([
+    'agent_wallet',
+    'hosted_link',
+  ]);
+  const noX402 = await acp(
+    'POST',
+    `/checkout_sessions/${other.body.id}/complete`,
+    x402Payment(paid.headers.get('x') ?? 'e30='),
+  );
+  expect(noX402.status).toBe(422);
+  expect(noX402.body).toMatchObject({ code: 'rail_not_offered', param: '$.payment_data.handler_id' });
+}, 90_000);
+
+/** A platform's order-events receiver: verifies Merchant-Signature itself (HMAC-SHA256 of "<t>.<raw body>", ±300 s). */
+async function startAcpReceiver(secret: string) {
+  const events: { type: string; data: Record<string, any>; verified: boolean }[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const m = /^t=(\d+),v1=([a-f0-9]{64})$/.exec(String(req.headers['merchant-signature'] ?? ''));
+      const expected = m ? createHmac('sha256', secret).update(`${m[1]}.${raw}`).digest() : null;
+      const verified =
+        !!m &&
+        !!expected &&
+        Math.abs(Date.now() / 1000 - Number(m[1])) <= 300 &&
+        timingSafeEqual(expected, Buffer.from(m[2] ?? '', 'hex'));
+      const body = JSON.parse(raw);
+      events.push({ ...body, verified });
+      res.writeHead(verified ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          verified
+            ? { received: true }
+            : { type: 'invalid_request', code: 'invalid_signature', message: 'Webhook signature verification failed.' },
+        ),
+      );
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agentic_checkout/webhooks/order_events`;
+  return { url, events, stop: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+test('order events reach the platform webhook signed with Merchant-Signature, in order, as ACP WebhookEvents', async () => {
+  const secret = `platform-webhook-secret-${'z'.repeat(24)}`;
+  const receiver = await startAcpReceiver(secret);
+  try {
+    const issued = await stack.call(
+      'POST',
+      '/api/v1/acp/platforms',
+      { name: 'platform-hooks', webhook: { url: receiver.url, secret } },
+      { authorization: `Bearer ${OPERATOR_KEY}` },
+    );
+    expect(issued.status).toBe(201);
+    expect(issued.body.webhook).toEqual({ url: receiver.url, secret });
+    const key = issued.body.api_key as string;
+    const agentKey = await fundedAgent(stack, 'acp-hooks', 100);
+    const created = await acp('POST', '/checkout_sessions', createBody(automationInputs), { key });
+    const id = created.body.id as string;
+    const token = await delegate(agentKey, id, 6900);
+    const done = await acp('POST', `/checkout_sessions/${id}/complete`, walletPayment(token), { key });
+    expect(done.body.status).toBe('completed');
+    const orderId = done.body.order.id as string;
+    await waitForOrder(stack, orderId, (o) => o.status === 'delivered');
+    const deadline = Date.now() + 30_000;
+    while (!receiver.events.some((e) => e.data.status === 'completed') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.events.every((e) => e.verified)).toBe(true);
+    expect(receiver.events.map((e) => `${e.type} ${e.data.status}`)).toEqual([
+      'order_create created',
+      'order_update confirmed',
+      'order_update processing',
+      'order_update completed',
+    ]);
+    for (const e of receiver.events) {
+      expect(Object.keys(e).sort()).toEqual(['data', 'type', 'verified']);
+      conforms('checkout#/$defs/Order', e.data);
+      expect(e.data).toMatchObject({
+        type: 'order',
+        id: orderId,
+        checkout_session_id: id,
+        permalink_url: `${stack.url}/api/v1/orders/${orderId}`,
+      });
+      expect(e.data.totals.find((t: { type: string }) => t.type === 'total').amount).toBe(6900);
+    }
+    // Another platform's orders never reach this receiver.
+    expect(new Set(receiver.events.map((e) => e.data.id))).toEqual(new Set([orderId]));
+  } finally {
+    await receiver.stop();
+  }
+}, 90_000);

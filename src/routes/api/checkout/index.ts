@@ -3,10 +3,14 @@
  * (./policy.ts: the platform, the ACP headers, its own session). The sessions are src/services/checkoutSessions.ts;
  * their ACP form ./view.ts. Errors are ACP's `{type, code, message, param}` (src/http/acp.ts).
  */
+import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { CheckoutSessionDoc } from '../../../db';
 import { problem } from '../../../errors';
+import { checkSigningKey } from '../../../http/acpSignature';
 import { idempotentCreation } from '../../../http/idempotency';
+import { CheckoutSessionWorkflows } from '../../../temporal/checkoutSessions';
+import { checkTarget } from '../../../webhooks/ssrf';
 import { CheckoutSessionRepository } from '../../../repos/checkoutSessions';
 import {
   ACP_VERSION,
@@ -15,6 +19,7 @@ import {
   createCheckoutSession,
   delegateWalletPayment,
   freshSessionIds,
+  settleX402Session,
   updateCheckoutSession,
   type CheckoutPorts,
   type SessionIds,
@@ -23,6 +28,7 @@ import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { orderCreationPorts } from '../../orders';
 import { platformGate, sessionGate, walletGate, type AcpCaller, type SessionCaller } from './policy';
+import { orderPaymentResource, x402GatewayOf } from '../x402';
 import { checkoutOperations as ops } from './schema';
 import { sessionView } from './view';
 
@@ -52,6 +58,8 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
     creation: orderCreationPorts(deps),
     order: (id) => deps.services.orders.get(id),
     confirmWalletPayment: (id) => deps.orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
+    acpWebhooks: deps.services.webhooks,
+    sessionWorkflow: new CheckoutSessionWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
   };
   const answer = async (ctx: Context, doc: CheckoutSessionDoc, status = 200) => {
     const order =
@@ -60,7 +68,7 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
     ctx.set('Cache-Control', 'no-store');
     const key = ctx.get('idempotency-key');
     if (key) ctx.set('Idempotency-Key', key);
-    ctx.body = sessionView(doc, order, base);
+    ctx.body = sessionView(doc, order, base, (micros) => ({ ...x402GatewayOf(deps).requirementsFor(micros) }));
   };
   return new OperationRouter(deps)
     .on(ops.create, platformGate(repo, true), async (ctx, input, caller) => {
@@ -91,11 +99,25 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
     })
     .on(ops.complete, sessionGate(repo, true), async (ctx, input, caller) => {
       const { payment_data, buyer } = input.body;
-      const doc = await completeCheckoutSession(ports, checked(caller).session, {
+      const token = payment_data.instrument?.credential.token;
+      let doc = await completeCheckoutSession(ports, checked(caller).session, {
         handler_id: payment_data.handler_id,
-        token: payment_data.instrument?.credential.token,
+        token,
         buyer,
       });
+      if (doc.status === 'complete_in_progress' && doc.payment?.handler_id === 'x402') {
+        // The x402 rail itself pays the session's order with the request's payload (claim, verify, hold, settle,
+        // confirmPayment, a refused settlement refunded): as POST /x402/orders/{id} with PAYMENT-SIGNATURE.
+        const order = await deps.services.orders.get(doc.order_id);
+        if (order && !order.payment) {
+          ctx.req.headers['payment-signature'] = token;
+          await x402GatewayOf(deps).middleware(orderPaymentResource(deps, () => order))(ctx, async () => undefined);
+          // 402 (not settled, with PAYMENT-REQUIRED) or a refusal stands as answered; 202 is a settlement pending
+          // on chain, which its reconciliation confirms: the session stays complete_in_progress meanwhile.
+          if (ctx.status !== 200 && ctx.status !== 202) return;
+        }
+        doc = await settleX402Session(ports, doc);
+      }
       await answer(ctx, doc);
     })
     .on(ops.cancel, sessionGate(repo, true), async (ctx, _input, caller) => {
@@ -119,13 +141,21 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
       };
     })
     .on(ops.createPlatform, async (ctx, input) => {
-      const { platform, apiKey } = await repo.createPlatform(input.body.name);
+      const { name, request_signing, webhook } = input.body;
+      if (request_signing) checkSigningKey(request_signing, 'request_signing.jwk');
+      if (webhook) await checkTarget(webhook.url, deps.config.DEV_MODE, 'webhook.url');
+      const hook = webhook
+        ? { url: webhook.url, secret: webhook.secret ?? `whsec_${randomBytes(32).toString('base64url')}` }
+        : null;
+      const { platform, apiKey } = await repo.createPlatform(name, { request_signing, webhook: hook });
       ctx.status = 201;
       ctx.set('Cache-Control', 'no-store');
       ctx.body = {
         id: platform._id,
         name: platform.name,
         api_key: apiKey,
+        request_signing: request_signing ? { alg: request_signing.alg } : null,
+        webhook: hook,
         created_at: platform.created_at.toISOString(),
       };
     })

@@ -28,6 +28,15 @@ export const AcpHeaders = z.object({
     .max(255)
     .optional()
     .meta({ description: 'Required on every POST (ACP); a retry answers as the first request did' }),
+  Signature: z.string().max(512).optional().meta({
+    description:
+      'Required when the platform registered a key: base64url signature over `<Timestamp>.<RFC 8785 JSON of the body>`',
+  }),
+  Timestamp: z
+    .string()
+    .max(64)
+    .optional()
+    .meta({ description: 'RFC 3339; required with Signature, within 300 s of the server clock' }),
 });
 
 /** The ACP error answers of an operation, by status. */
@@ -35,7 +44,7 @@ function acpErrors(): Record<`4${string}` | `5${string}`, ResponseSpec> {
   const e = (description: string): ResponseSpec => ({ description, json: AcpError });
   return {
     '400': e('Malformed request, a missing or unsupported API-Version, a missing Idempotency-Key'),
-    '401': e('No platform API key'),
+    '401': e('No platform API key, or a missing, stale or failing Signature (invalid_signature)'),
     '403': e('Not a platform API key'),
     '404': e('No such checkout session of this platform'),
     '409': e('In flight (idempotency_in_flight), or the session cannot take this operation'),
@@ -96,13 +105,16 @@ export const UpdateSessionBody = z.object({
 /** `CheckoutSessionCompleteRequest`: the handler and its credential. */
 export const CompleteSessionBody = z.object({
   payment_data: z.object({
-    handler_id: z.string().min(1).max(64).meta({ description: 'agent_wallet or hosted_link' }),
+    handler_id: z.string().min(1).max(64).meta({ description: 'agent_wallet, x402 or hosted_link' }),
     instrument: z
       .object({
         type: z.string().max(64),
         credential: z.object({
           type: z.string().max(64),
-          token: z.string().max(512).meta({ description: 'agent_wallet: the delegated-payment token (vt_...)' }),
+          token: z.string().max(16_384).meta({
+            description:
+              'agent_wallet: the delegated-payment token (vt_...); x402: base64 of the signed x402 PaymentPayload',
+          }),
         }),
       })
       .optional(),
@@ -221,6 +233,42 @@ export const DelegatePaymentBody = z.object({
   metadata: z.record(Key, z.string().max(500)).optional(),
 });
 
+/** A public JWK (the members node:crypto reads; private members are refused). */
+const PublicJwk = z
+  .object({
+    kty: z.enum(['OKP', 'EC']),
+    crv: z.enum(['Ed25519', 'P-256']),
+    x: z.string().max(128),
+    y: z.string().max(128).optional(),
+    kid: z.string().max(128).optional(),
+  })
+  .strict();
+
+/** `POST /api/v1/acp/platforms`: the platform's name, and optionally its request-signing key and its webhook. */
+export const CreatePlatformBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  request_signing: z
+    .discriminatedUnion('alg', [
+      z.object({
+        alg: z.literal('HS256'),
+        secret: z.string().min(32).max(512).meta({ description: 'Shared HMAC-SHA256 secret (at least 32 characters)' }),
+      }),
+      z.object({ alg: z.enum(['EdDSA', 'ES256']), jwk: PublicJwk }),
+    ])
+    .optional()
+    .meta({
+      description:
+        'With a key, every ACP request of this platform must carry Signature (base64url) over `<Timestamp>.<RFC 8785 JSON of the body>` and Timestamp (RFC 3339, within 300 s)',
+    }),
+  webhook: z
+    .object({
+      url: z.url().max(2_000),
+      secret: z.string().min(32).max(512).optional().meta({ description: 'HMAC secret; generated when omitted' }),
+    })
+    .optional()
+    .meta({ description: 'Receiver of order_create / order_update events, signed with Merchant-Signature' }),
+});
+
 /** The ACP operations. */
 export const checkoutOperations = {
   create: defineOperation({
@@ -301,11 +349,18 @@ export const checkoutOperations = {
     path: '/api/v1/acp/platforms',
     summary: 'Issue an agent platform its ACP API key (shown once)',
     auth: 'operator',
-    request: { body: z.object({ name: z.string().trim().min(1).max(200) }) },
+    request: { body: CreatePlatformBody },
     responses: {
       '201': {
-        description: 'The platform and its API key',
-        json: z.object({ id: z.string(), name: z.string(), api_key: z.string(), created_at: z.string() }),
+        description: 'The platform, its API key and its webhook secret (both shown once)',
+        json: z.object({
+          id: z.string(),
+          name: z.string(),
+          api_key: z.string(),
+          request_signing: z.object({ alg: z.enum(['HS256', 'EdDSA', 'ES256']) }).nullable(),
+          webhook: z.object({ url: z.string(), secret: z.string() }).nullable(),
+          created_at: z.string(),
+        }),
       },
     },
   }),

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { CheckoutSessionDoc, OrderDoc } from '../../../db';
 import { getService } from '../../../domain/catalogue';
-import type { OrderStatus } from '../../../domain/order';
+import { acpOrderStatus } from '../../../webhooks/acp';
 import {
   ACP_VERSION,
   acpStatus,
@@ -18,32 +18,39 @@ import type { AcpCheckoutSession } from './schema';
 
 type SessionView = z.infer<typeof AcpCheckoutSession>;
 
-/** ACP's order status of an order status (the values the spec defines). */
-export function acpOrderStatus(status: OrderStatus): string {
-  switch (status) {
-    case 'awaiting_payment':
-      return 'created';
-    case 'paid':
-      return 'confirmed';
-    case 'fulfilling':
-    case 'in_engineering':
-    case 'sla_breached':
-      return 'processing';
-    case 'delivered':
-    case 'accepted':
-      return 'completed';
-    case 'rejected':
-    case 'expired':
-    case 'failed':
-    case 'refunded':
-    case 'cancelled':
-      return 'canceled';
-  }
-}
+/** The x402 payment requirements of an amount (integer micro-USDC), as the x402 gateway quotes them. */
+export type X402Requirements = (amountMicros: number) => Record<string, unknown>;
 
-/** The payment handlers every session offers (`capabilities.payment.handlers`). */
-export function paymentHandlers(baseUrl: string): SessionView['capabilities']['payment']['handlers'] {
+/**
+ * The payment handlers a session offers (`capabilities.payment.handlers`): the agent wallet, x402 when the service
+ * is sold over x402 (`config.accepts`: the exact requirements to sign for the session's total) and the hosted link.
+ */
+export function paymentHandlers(
+  baseUrl: string,
+  x402?: { requirements: X402Requirements; amountMicros: number } | undefined,
+): SessionView['capabilities']['payment']['handlers'] {
   const docs = `${baseUrl}/api/v1/openapi.json`;
+  const x402Handler = x402
+    ? [
+        {
+          id: 'x402',
+          name: 'dev.agent_commerce.x402',
+          display_name: 'x402 (USDC, exact scheme)',
+          version: ACP_VERSION,
+          spec: 'https://github.com/x402-foundation/x402',
+          requires_delegate_payment: false,
+          requires_pci_compliance: false,
+          psp: 'x402',
+          config_schema: docs,
+          instrument_schemas: [docs],
+          config: {
+            x402_version: 2,
+            accepts: [x402.requirements(x402.amountMicros)],
+            credential: 'base64 of the signed x402 PaymentPayload (the PAYMENT-SIGNATURE header value)',
+          },
+        },
+      ]
+    : [];
   return [
     {
       id: 'agent_wallet',
@@ -58,6 +65,7 @@ export function paymentHandlers(baseUrl: string): SessionView['capabilities']['p
       instrument_schemas: [docs],
       config: { delegate_payment_url: `${baseUrl}/agentic_commerce/delegate_payment`, credential_type: 'spt' },
     },
+    ...x402Handler,
     {
       id: 'hosted_link',
       name: 'dev.agent_commerce.hosted_link',
@@ -75,7 +83,12 @@ export function paymentHandlers(baseUrl: string): SessionView['capabilities']['p
 }
 
 /** The public form of a session; `order` is its order's read model once complete created it. */
-export function sessionView(doc: CheckoutSessionDoc, order: OrderDoc | null, baseUrl: string): SessionView {
+export function sessionView(
+  doc: CheckoutSessionDoc,
+  order: OrderDoc | null,
+  baseUrl: string,
+  x402?: X402Requirements,
+): SessionView {
   const service = getService(doc.line.service_id);
   const unit = centsOfMicros(doc.unit_amount_micros);
   const total = sessionTotalCents(doc);
@@ -89,7 +102,16 @@ export function sessionView(doc: CheckoutSessionDoc, order: OrderDoc | null, bas
   return {
     id: doc._id,
     protocol: { version: ACP_VERSION },
-    capabilities: { payment: { handlers: paymentHandlers(baseUrl) } },
+    capabilities: {
+      payment: {
+        handlers: paymentHandlers(
+          baseUrl,
+          x402 && service?.payment_rails.includes('x402_usdc')
+            ? { requirements: x402, amountMicros: doc.unit_amount_micros * doc.line.quantity }
+            : undefined,
+        ),
+      },
+    },
     ...(doc.buyer ? { buyer: doc.buyer as SessionView['buyer'] } : {}),
     status,
     currency: doc.currency,

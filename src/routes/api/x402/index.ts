@@ -32,7 +32,8 @@ import {
 } from '../../../products/x402/resources';
 import { TEMPLATES, getTemplate, templatePriceRange } from '../../../products/x402/templates';
 import { ProblemError, badRequest, invalidTransition, notFound, problem, unprocessable } from '../../../errors';
-import type { X402PaymentDoc } from '../../../db';
+import type { Context } from 'koa';
+import type { OrderDoc, X402PaymentDoc } from '../../../db';
 import type { RequestTelemetry } from '../../../http/telemetry';
 import { sha256Hex as sha256 } from '../../../hash';
 import {
@@ -79,12 +80,15 @@ export function x402Settings(config: AppDeps['config']): X402Settings {
   };
 }
 
-/** The x402 routes; see the module comment. */
-export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter {
-  const router = new OperationRouter(deps);
-  const base = deps.config.PUBLIC_BASE_URL;
+/** One gateway per application (its x402ResourceServer, claims and sweeper), shared by every route selling over x402. */
+const gateways = new WeakMap<AppDeps, X402Gateway>();
+
+/** The x402 gateway of `deps`'s application, made once (the x402 routes and ACP's x402 payment handler use it). */
+export function x402GatewayOf(deps: AppDeps): X402Gateway {
+  const known = gateways.get(deps);
+  if (known) return known;
   const settings = x402Settings(deps.config);
-  const gateway = new X402Gateway({
+  const made = new X402Gateway({
     settings,
     // Signed offers and receipts, x402 `offer-receipt` extension (issue 12 §3).
     offerReceipt: deps.signing.x402Issuer(),
@@ -100,6 +104,118 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
       });
     },
   });
+  gateways.set(deps, made);
+  return made;
+}
+
+/**
+ * An order as a paid x402 resource (issue 3 §8, issue 36 §1): priced at the order's amount, held by its workflow's
+ * `holdPayment` while the authorization can settle, confirmed by `confirmPayment` once settled, a refused settlement
+ * refunded on chain. `orderOf` is the order the request pays (after its gate). Shared by `POST /x402/orders/{id}` and
+ * ACP's x402 payment handler.
+ * @throws ProblemError (from quote) 422 `rail_not_offered`, 409 `invalid_state_transition`.
+ */
+export function orderPaymentResource(deps: AppDeps, orderOf: (ctx: Context) => OrderDoc): PaidResource {
+  return {
+    quote(ctx) {
+      const doc = orderOf(ctx);
+      if (!doc.rails.includes('x402_usdc')) {
+        throw unprocessable(
+          'rail_not_offered',
+          `${doc.service_id} is not sold on x402_usdc; rails: ${doc.rails.join(', ')}`,
+          { param: 'rail', rails: doc.rails },
+        );
+      }
+      if (doc.status !== 'awaiting_payment') throw invalidTransition('pay', doc.status);
+      if (doc.payment_deadline.getTime() <= Date.now()) throw invalidTransition('pay', 'expired');
+      return {
+        priceMicros: doc.amount_micros,
+        description: `Order ${doc._id}: ${doc.service_id}`,
+        kind: 'order',
+        ref: doc._id,
+        orderId: doc._id,
+        bazaar: ORDER_BAZAAR,
+      };
+    },
+    produce: () => ({}),
+    async reserve(_ctx, quote, claim) {
+      // Held while the authorization can still settle (plus a margin), at most 10 minutes (issue 36 §1).
+      const seconds = Math.min(600, Math.max(30, claim.valid_before - Math.floor(Date.now() / 1000) + 60));
+      const orderId = quote.orderId as string;
+      const held = await deps.orderWorkflows.holdPayment(orderId, seconds);
+      return async () => {
+        if (held) await deps.orderWorkflows.holdPayment(orderId, 0);
+      };
+    },
+    async deliver(_ctx, quote, payment) {
+      const orderId = quote.orderId as string;
+      let state;
+      try {
+        state = await deps.orderWorkflows.confirmPayment(orderId, {
+          rail: 'x402_usdc',
+          transaction_id: payment.transaction ?? '',
+        });
+      } catch (err) {
+        // Settled, then refused (another rail paid first, or the order ended): the money goes back (issue 36 §1).
+        if (err instanceof ProblemError && err.status < 500) throw await refundRefused(deps, payment, err);
+        throw err;
+      }
+      const doc = await deps.services.orders.get(orderId);
+      if (!doc) throw notFound('order_not_found', `No order ${orderId}`);
+      return { order: orderView(doc, deps, state) };
+    },
+  };
+}
+
+/**
+ * Refunds a settled payment the order refused, through `x402RefundWorkflow` (id `x402-refund-<payment_id>`, one per
+ * payment), waiting up to {@link REFUND_WAIT_MS} for it. Returns the problem to answer: 409 `payment_refunded` with
+ * the refund's transaction once it is on chain; the order's own refusal (with `refund: {status}`) otherwise. A
+ * refund not confirmed in time stays with its workflow, and the books reconciliation repairs any that never started.
+ */
+async function refundRefused(deps: AppDeps, payment: X402PaymentDoc, refusal: ProblemError): Promise<ProblemError> {
+  const reason = `order ${payment.order_id ?? '?'} refused the payment: ${refusal.code}`;
+  let outcome: X402RefundOutcome | null = null;
+  try {
+    const handle = await deps.temporal.workflow.start(x402RefundWorkflow, {
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      workflowId: `x402-refund-${payment._id}`,
+      args: [{ paymentId: payment._id, reason }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      staticSummary: `Refund x402 payment ${payment._id}: ${reason}`,
+    });
+    outcome = await Promise.race([
+      handle.result(),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), REFUND_WAIT_MS).unref()),
+    ]);
+  } catch (err) {
+    deps.log?.(err);
+  }
+  if (outcome?.status === 'sent') {
+    return new ProblemError(
+      409,
+      'payment_refunded',
+      `The order was already paid or has ended (${refusal.detail ?? refusal.code}); this payment of ${payment.amount_micros} micro-USDC was refunded on chain in ${outcome.transaction}`,
+      { ...refusal.extra, refund: { status: 'sent', transaction: outcome.transaction } },
+    );
+  }
+  const status = outcome?.status === 'not_due' ? 'not_due' : 'pending';
+  return new ProblemError(
+    refusal.status,
+    refusal.code,
+    status === 'pending'
+      ? `${refusal.detail ?? refusal.message}; this payment is being refunded on chain`
+      : (refusal.detail ?? refusal.message),
+    { ...refusal.extra, refund: { status } },
+  );
+}
+
+/** The x402 routes; see the module comment. */
+export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter {
+  const router = new OperationRouter(deps);
+  const base = deps.config.PUBLIC_BASE_URL;
+  const settings = x402Settings(deps.config);
+  const gateway = x402GatewayOf(deps);
   const { telemetry } = extra;
   // Claims orphaned by a request that died mid-settlement are reconciled too (docs/x402.md, "Known limits").
   gateway.startOrphanSweeper();
@@ -259,99 +375,8 @@ export function x402Routes(deps: AppDeps, extra: X402RouteDeps): OperationRouter
 
   // Who may pay an order is checked before a payment is asked: its buyer (401 / 403), resend or not.
   const payGate = buyerGate(deps, 'pay');
-  const orderResource: PaidResource = {
-    quote(ctx) {
-      const doc = gated(ctx, ops.payOrder, payGate).resource;
-      if (!doc.rails.includes('x402_usdc')) {
-        throw unprocessable(
-          'rail_not_offered',
-          `${doc.service_id} is not sold on x402_usdc; rails: ${doc.rails.join(', ')}`,
-          { param: 'rail', rails: doc.rails },
-        );
-      }
-      if (doc.status !== 'awaiting_payment') throw invalidTransition('pay', doc.status);
-      if (doc.payment_deadline.getTime() <= Date.now()) throw invalidTransition('pay', 'expired');
-      return {
-        priceMicros: doc.amount_micros,
-        description: `Order ${doc._id}: ${doc.service_id}`,
-        kind: 'order',
-        ref: doc._id,
-        orderId: doc._id,
-        bazaar: ORDER_BAZAAR,
-      };
-    },
-    produce: () => ({}),
-    async reserve(_ctx, quote, claim) {
-      // Held while the authorization can still settle (plus a margin), at most 10 minutes (issue 36 §1).
-      const seconds = Math.min(600, Math.max(30, claim.valid_before - Math.floor(Date.now() / 1000) + 60));
-      const orderId = quote.orderId as string;
-      const held = await deps.orderWorkflows.holdPayment(orderId, seconds);
-      return async () => {
-        if (held) await deps.orderWorkflows.holdPayment(orderId, 0);
-      };
-    },
-    async deliver(_ctx, quote, payment) {
-      const orderId = quote.orderId as string;
-      let state;
-      try {
-        state = await deps.orderWorkflows.confirmPayment(orderId, {
-          rail: 'x402_usdc',
-          transaction_id: payment.transaction ?? '',
-        });
-      } catch (err) {
-        // Settled, then refused (another rail paid first, or the order ended): the money goes back (issue 36 §1).
-        if (err instanceof ProblemError && err.status < 500) throw await refundRefused(payment, err);
-        throw err;
-      }
-      const doc = await deps.services.orders.get(orderId);
-      if (!doc) throw notFound('order_not_found', `No order ${orderId}`);
-      return { order: orderView(doc, deps, state) };
-    },
-  };
+  const orderResource = orderPaymentResource(deps, (ctx) => gated(ctx, ops.payOrder, payGate).resource);
   router.use(ops.payOrder, payGate, gateway.middleware(orderResource));
-
-  /**
-   * Refunds a settled payment the order refused, through `x402RefundWorkflow` (id `x402-refund-<payment_id>`, one per
-   * payment), waiting up to {@link REFUND_WAIT_MS} for it. Returns the problem to answer: 409 `payment_refunded` with
-   * the refund's transaction once it is on chain; the order's own refusal (with `refund: {status}`) otherwise. A
-   * refund not confirmed in time stays with its workflow, and the books reconciliation repairs any that never started.
-   */
-  async function refundRefused(payment: X402PaymentDoc, refusal: ProblemError): Promise<ProblemError> {
-    const reason = `order ${payment.order_id ?? '?'} refused the payment: ${refusal.code}`;
-    let outcome: X402RefundOutcome | null = null;
-    try {
-      const handle = await deps.temporal.workflow.start(x402RefundWorkflow, {
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        workflowId: `x402-refund-${payment._id}`,
-        args: [{ paymentId: payment._id, reason }],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        staticSummary: `Refund x402 payment ${payment._id}: ${reason}`,
-      });
-      outcome = await Promise.race([
-        handle.result(),
-        new Promise<null>((resolve) => setTimeout(() => resolve(null), REFUND_WAIT_MS).unref()),
-      ]);
-    } catch (err) {
-      deps.log?.(err);
-    }
-    if (outcome?.status === 'sent') {
-      return new ProblemError(
-        409,
-        'payment_refunded',
-        `The order was already paid or has ended (${refusal.detail ?? refusal.code}); this payment of ${payment.amount_micros} micro-USDC was refunded on chain in ${outcome.transaction}`,
-        { ...refusal.extra, refund: { status: 'sent', transaction: outcome.transaction } },
-      );
-    }
-    const status = outcome?.status === 'not_due' ? 'not_due' : 'pending';
-    return new ProblemError(
-      refusal.status,
-      refusal.code,
-      status === 'pending'
-        ? `${refusal.detail ?? refusal.message}; this payment is being refunded on chain`
-        : (refusal.detail ?? refusal.message),
-      { ...refusal.extra, refund: { status } },
-    );
-  }
 
   // --- pending deliveries -------------------------------------------------------------------------------------
 
