@@ -26,8 +26,9 @@ import path from 'node:path';
 import { rmSync } from 'node:fs';
 import { startLoadBalancer } from './lib/loadBalancer';
 import { startPrometheus } from './lib/prometheus';
+import { startWebUi } from './lib/webUi';
 import { findFerretDbV1Data, startEmbeddedDatabase, startTemporalDevServer } from './lib/servers';
-import { startTemporalCluster } from './lib/temporalCluster';
+import { clusterBinaries, startTemporalCluster } from './lib/temporalCluster';
 import { startLocalX402, type LocalX402 } from './lib/x402Local';
 import { ANVIL_KEYS } from './lib/chain';
 import { Supervisor } from './lib/supervisor';
@@ -119,15 +120,26 @@ async function main(): Promise<void> {
     starting.push(
       startTemporalDevServer({
         port: temporalPort,
-        uiPort,
-        codecEndpoint,
+        // Issue 39 §1: the dev server's own Web UI cannot send the operator's credentials to the codec server; the
+        // ui-server (as in the cluster profile) can, so signing in at /codec/login is the only step.
+        headless: true,
         dbFile: path.join(dataDir, 'temporal.db'),
         searchAttributes: { ...SEARCH_ATTRIBUTES },
         logFile: path.join(dataDir, 'temporal.log'),
-      }).then((s) => {
+      }).then(async (s) => {
         stops.push(s.stop);
         env.TEMPORAL_ADDRESS = s.address;
-        uiUrl = s.uiUrl;
+        const ui = await startWebUi({
+          temporalAddress: s.address,
+          namespace: s.namespace,
+          port: uiPort,
+          codecEndpoint,
+          dir: path.join(dataDir, 'web-ui'),
+          logFile: path.join(dataDir, 'web-ui.log'),
+          binary: clusterBinaries().uiServer,
+        });
+        stops.push(ui.stop);
+        uiUrl = ui.url;
       }),
     );
   }

@@ -16,6 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { startWebUi } from './webUi';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import {
@@ -406,39 +407,18 @@ export async function startTemporalCluster(opts: TemporalClusterOptions): Promis
 
     let uiUrl: string | undefined;
     if (opts.uiPort !== false) {
-      requireExecutable(uiServer, 'temporal-ui-server', 'TEMPORAL_UI_SERVER_PATH');
-      const uiPort = opts.uiPort ?? (await freePort());
-      const uiRoot = path.join(dataDir, 'ui');
-      fs.mkdirSync(path.join(uiRoot, 'config'), { recursive: true });
-      fs.writeFileSync(
-        path.join(uiRoot, 'config', 'cluster.yaml'),
-        JSON.stringify(
-          {
-            temporalGrpcAddress: address,
-            host: '127.0.0.1',
-            port: uiPort,
-            enableUi: true,
-            defaultNamespace: namespace,
-            cors: { allowOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`] },
-            auth: { enabled: false },
-            ...(opts.codecEndpoint ? { codec: { endpoint: opts.codecEndpoint, includeCredentials: true } } : {}),
-          },
-          null,
-          2,
-        ),
-      );
-      const ui = spawnTracked(
-        'temporal-ui-server',
-        uiServer,
-        ['--root', uiRoot, '--config', 'config', '--env', 'cluster', 'start'],
-        path.join(logs, 'ui-server.log'),
-      );
-      stops.push(() => ui.stop());
-      uiUrl = `http://127.0.0.1:${uiPort}`;
-      await waitUntilReady(ui, timeoutMs, async () => {
-        const res = await fetch(`${uiUrl}/api/v1/settings`);
-        if (!res.ok) throw new Error(`UI answered ${res.status}`);
+      const ui = await startWebUi({
+        temporalAddress: address,
+        namespace,
+        port: opts.uiPort ?? (await freePort()),
+        ...(opts.codecEndpoint ? { codecEndpoint: opts.codecEndpoint } : {}),
+        dir: path.join(dataDir, 'ui'),
+        logFile: path.join(logs, 'ui-server.log'),
+        binary: uiServer,
+        timeoutMs,
       });
+      stops.push(() => ui.stop());
+      uiUrl = ui.url;
     }
 
     return {

@@ -7,14 +7,16 @@
  *
  * Artifacts go to TEST_ARTIFACTS_DIR, default `test-artifacts/web-ui/` under the repository (git-ignored).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { freePort } from '../../scripts/lib/servers';
 import { clusterBinaries } from '../../scripts/lib/temporalCluster';
+import { startWebUi } from '../../scripts/lib/webUi';
+import type { TrackedChild } from '../../scripts/lib/servers';
 import { OPERATOR_KEY, startStack, type Stack } from './stack';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -59,6 +61,7 @@ export async function openWebUiFixture(): Promise<WebUiFixture> {
   const processes: ChildProcess[] = [];
   const dirs: string[] = [];
   const stacks: Stack[] = [];
+  const uis: TrackedChild[] = [];
   const profile = mkdtempSync(path.join(os.tmpdir(), 'web-ui-chromium-'));
   dirs.push(profile);
   const context = await chromium.launchPersistentContext(profile, {
@@ -81,40 +84,25 @@ export async function openWebUiFixture(): Promise<WebUiFixture> {
       return stack;
     },
     async uiServer({ temporalAddress, namespace, codecEndpoint, port }) {
-      const uiPort = port ?? (await freePort());
+      // The Web UI exactly as `npm start` and `start:cluster` run it (scripts/lib/webUi.ts).
       const root = mkdtempSync(path.join(os.tmpdir(), 'web-ui-server-'));
       dirs.push(root);
-      mkdirSync(path.join(root, 'config'));
-      writeFileSync(
-        path.join(root, 'config', 'test.yaml'),
-        JSON.stringify({
-          temporalGrpcAddress: temporalAddress,
-          host: '127.0.0.1',
-          port: uiPort,
-          enableUi: true,
-          defaultNamespace: namespace,
-          auth: { enabled: false },
-          // As an operator deployment runs it: the codec server, with the browser's credentials (the session cookie).
-          ...(codecEndpoint ? { codec: { endpoint: codecEndpoint, includeCredentials: true } } : {}),
-        }),
-      );
-      const log = path.join(root, 'ui-server.log');
-      const out = openSync(log, 'a');
-      processes.push(
-        spawn(clusterBinaries().uiServer, ['--root', root, '--config', 'config', '--env', 'test', 'start'], {
-          stdio: ['ignore', out, out],
-        }),
-      );
-      closeSync(out);
-      const url = `http://127.0.0.1:${uiPort}`;
-      await waitForHttp(`${url}/api/v1/settings`, 60_000).catch((err: Error) => {
-        throw new Error(`${err.message}; the ui-server said: ${readFileSync(log, 'utf8').slice(-2000)}`);
+      const ui = await startWebUi({
+        temporalAddress,
+        namespace,
+        port: port ?? (await freePort()),
+        ...(codecEndpoint ? { codecEndpoint } : {}),
+        dir: root,
+        logFile: path.join(root, 'ui-server.log'),
+        binary: clusterBinaries().uiServer,
       });
-      return url;
+      uis.push(ui);
+      return ui.url;
     },
     async close() {
       await context.close();
       for (const p of processes) p.kill('SIGTERM');
+      for (const ui of uis) await ui.stop();
       for (const s of stacks) await s.stop();
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     },

@@ -1,12 +1,12 @@
 /**
  * Issue 26 §1 Payloads encrypted at rest, checked in a browser (headless Chromium driving the real Temporal Web UI):
  *
- * - ui-server v2.55.0 (the Web UI of the cluster topology) configured with `codec.endpoint` = the API's `/codec` and
+ * - ui-server v2.55.0 (the Web UI `npm start` and the cluster topology run, started by scripts/lib/webUi.ts) with `codec.endpoint` = the API's `/codec` and
  *   `codec.includeCredentials: true`, over the Temporal dev server of the test run: an order's input is ciphertext
  *   (and the Web UI says the codec server refused) until the operator signs in at `/codec/login`, decoded (the buyer's
  *   e-mail address readable; the static summary and current details under User Metadata too) afterwards, ciphertext
  *   again after signing out.
- * - The dev server's own Web UI (v2.42.1, what `npm start` runs) started with `--ui-codec-endpoint`: that flag cannot
+ * - The dev server's own Web UI (v2.42.1, what `npm start` ran before issue 39) started with `--ui-codec-endpoint`: that flag cannot
  *   turn `includeCredentials` on, so the operator, signed in, sets the browser's codec setting once ("Use my browser
  *   setting", the endpoint, "Include cross-origin credentials"), as docs/operators-encryption.md says; then decoded.
  *
@@ -81,7 +81,7 @@ async function orderPage(
   });
 }
 
-test('ui-server 2.55.0 with codec.includeCredentials: ciphertext, decoded once signed in, ciphertext after signing out', async () => {
+test('the Web UI npm start runs (ui-server 2.55.0, codec.includeCredentials): signing in is the only step', async () => {
   const uiPort = await freePort();
   const uiUrl = `http://127.0.0.1:${uiPort}`;
   const { stack, orderId, email } = await encryptedStackWithOrder(uiUrl);
@@ -92,6 +92,8 @@ test('ui-server 2.55.0 with codec.includeCredentials: ciphertext, decoded once s
     codecEndpoint: `${stack.url}/codec`,
     port: uiPort,
   });
+  const settings = (await (await fetch(`${uiUrl}/api/v1/settings`)).json()) as { Codec: Record<string, unknown> };
+  expect(settings.Codec).toMatchObject({ Endpoint: `${stack.url}/codec`, IncludeCredentials: true });
   const page = await fx.context.newPage();
 
   // The Web UI asked the codec server, got 401, says so and shows the payload as it is stored.
@@ -120,7 +122,7 @@ test('ui-server 2.55.0 with codec.includeCredentials: ciphertext, decoded once s
   await page.close();
 }, 120_000);
 
-test("the dev server's Web UI (npm start): signed in, the browser's codec setting with credentials decodes", async () => {
+test("the dev server's own Web UI: signed in, the browser's codec setting with credentials decodes", async () => {
   const [port, uiPort, apiPort] = [await freePort(), await freePort(), await freePort()];
   const uiUrl = `http://127.0.0.1:${uiPort}`;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
