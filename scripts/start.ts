@@ -304,6 +304,11 @@ async function main(): Promise<void> {
       `  Data folder    ${dataDir}`,
       ...(topology ? [topology.trimEnd()] : []),
       `  Operator key   ${env.OPERATOR_KEY}`,
+      ...(cluster
+        ? []
+        : [
+            `  Metrics        http://${env.METRICS_HOST ?? '127.0.0.1'}:${env.API_METRICS_PORT ?? '9464'}/metrics (API), http://${env.METRICS_HOST ?? '127.0.0.1'}:${env.WORKER_METRICS_PORT ?? '9465'}/metrics (worker)`,
+          ]),
       `  Codec server   ${codecEndpoint}   (payloads ${env.PAYLOAD_ENCRYPTION_KEYS ? 'encrypted' : 'in clear'}; sign in at /codec/login to read them in the Web UI)`,
       ...(x402
         ? [
