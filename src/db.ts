@@ -564,7 +564,12 @@ export interface CheckoutSessionDoc {
   /** Seed of the order's secret and creation time on complete (base64url, 32 bytes): a retry derives the same. */
   seed: string;
   /** How complete paid: the handler, and the wallet for the agent wallet's. */
-  payment: { handler_id: 'agent_wallet' | 'hosted_link' | 'x402'; token_id?: string; agent_id?: string } | null;
+  payment: {
+    handler_id: 'agent_wallet' | 'hosted_link' | 'x402' | 'card_tokenized';
+    /** The delegated token (`vt_…`), or the PSP's shared payment token (`spt_…`) of a card. */
+    token_id?: string;
+    agent_id?: string;
+  } | null;
   completed_at: Date | null;
   created_at: Date;
   updated_at: Date;

@@ -7,6 +7,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { createActivities } from '../activities';
 import { createCheckoutSessionActivities } from '../activities/checkoutSessions';
 import { CheckoutSessionRepository } from '../src/repos/checkoutSessions';
+import { cardPayments } from '../src/services/checkoutSessions';
 import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from '../activities/webhooks';
 import { Client } from '@temporalio/client';
 import { createCommissionActivities } from '../activities/commissions';
@@ -188,6 +189,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         creation: procurementPorts.commerce,
         order: (id) => services.orders.get(id),
         confirmWalletPayment: (id) => orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
+        cards: cardPayments(services.stripe, (id, req) => orderWorkflows.confirmPayment(id, req)),
         acpWebhooks: services.webhooks,
       }),
       // Books reconciliation (issue 24 §3): checks and repairs over the repositories, order workflows and the chain.

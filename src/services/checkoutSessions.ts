@@ -8,6 +8,7 @@
  * Source: ../shared/reference/protocols/acp-2026-04-17 (openapi.agentic_checkout.yaml, openapi.delegate_payment.yaml,
  * rfcs/rfc.agentic_checkout.md).
  */
+import type { DelegatedCardPort } from '../payments/stripe';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { AcpPaymentTokenDoc, CheckoutSessionDoc, OrderDoc } from '../db';
 import { getService, missingInputs, type ServiceDefinition } from '../domain/catalogue';
@@ -22,9 +23,24 @@ import { createQuote, newQuoteId, type QuotePorts } from './quotes';
 /** The one ACP version served. */
 export const ACP_VERSION = '2026-04-17';
 /** The payment handlers a session offers (their ids in `capabilities.payment.handlers`). */
-export type AcpHandlerId = 'agent_wallet' | 'hosted_link' | 'x402';
+export type AcpHandlerId = 'agent_wallet' | 'hosted_link' | 'x402' | 'card_tokenized';
 /** Every handler id, in the order offered. */
-export const ACP_HANDLERS: readonly AcpHandlerId[] = ['agent_wallet', 'x402', 'hosted_link'];
+export const ACP_HANDLERS: readonly AcpHandlerId[] = ['agent_wallet', 'x402', 'card_tokenized', 'hosted_link'];
+
+/**
+ * The card processor behind ACP's `card_tokenized` handler (issue 37 §3): the PSP's shared payment token charged once
+ * per session (`idempotencyKey`), then confirmed to the order's workflow as its link payment. Present only with a card
+ * processor configured (LINK_PROVIDER=stripe: src/payments/stripe.ts `DelegatedCardPort`).
+ */
+export interface CardPayments {
+  /**
+   * Charges `amountCents` (USD minor units) on `token` for `orderId`.
+   * @returns the processor's transaction id. @throws ProblemError 422 `payment_token_invalid`, 402 `payment_failed`.
+   */
+  charge(req: { token: string; orderId: string; amountCents: number; idempotencyKey: string }): Promise<string>;
+  /** The order workflow's `confirmPayment` Update on the link rail with that transaction. */
+  confirm(orderId: string, transactionId: string): Promise<OrderState>;
+}
 /** Units one session buys: the order model sells one service per order. */
 export const MAX_QUANTITY = 1;
 
@@ -58,11 +74,31 @@ export interface CheckoutPorts {
    * The session's durable timer and finisher (workflows/checkoutSession.ts): `started` when it is created,
    * `completing` before complete records its commitment (idempotent, signal-with-start). Absent in the finisher itself.
    */
+  /** The card processor of the `card_tokenized` handler; absent: cards are not taken. */
+  cards?: CardPayments;
   /** Where an order's ACP endpoint is registered (the platform's webhook); absent: no order events are sent. */
   acpWebhooks?: Pick<WebhookRepository, 'ensureAcpEndpoint'>;
   sessionWorkflow?: {
     started(doc: CheckoutSessionDoc): Promise<void>;
     completing(doc: CheckoutSessionDoc): Promise<void>;
+  };
+}
+
+/**
+ * {@link CardPayments} over a card processor's delegated-card port (src/payments/stripe.ts) and the order workflow's
+ * `confirmPayment` on the link rail; undefined without a processor (cards are then not offered).
+ */
+export function cardPayments(
+  port: Pick<DelegatedCardPort, 'chargeDelegatedCard'> | undefined,
+  confirmPayment: (orderId: string, req: { rail: 'linkpay_ncp'; transaction_id: string }) => Promise<OrderState>,
+): CardPayments | undefined {
+  if (!port) return undefined;
+  return {
+    async charge(req) {
+      return (await port.chargeDelegatedCard(req)).transaction_id;
+    },
+    confirm: (orderId, transactionId) =>
+      confirmPayment(orderId, { rail: 'linkpay_ncp', transaction_id: transactionId }),
   };
 }
 
@@ -336,6 +372,8 @@ export const sessionTotalCents = (doc: CheckoutSessionDoc): number =>
  * the first complete, so a retry or a crash between steps makes no second order) and pays it:
  * - `agent_wallet`: the delegated token must be this session's, unexpired, in its currency and allow its total; the
  *   order is the token's wallet's, paid by the order workflow's `confirmPayment` (one charge per order);
+ * - `card_tokenized`: the PSP's shared payment token (`spt_…`) is charged once ({@link CardPayments}) and confirmed
+ *   to the order as its link payment;
  * - `hosted_link`: the order awaits the buyer on the hosted page (status `requires_escalation`).
  * A completed session answers as it is.
  * @throws ProblemError 409 `checkout_session_closed` / `checkout_session_not_ready`, 422 `payment_token_invalid`,
@@ -375,6 +413,17 @@ export async function completeCheckoutSession(
         param: '$.payment_data.instrument.credential.token',
       });
   }
+  if (handler === 'card_tokenized' && doc.status === 'open') {
+    const rails = getService(doc.line.service_id)?.payment_rails ?? [];
+    if (!ports.cards || !rails.includes('linkpay_ncp'))
+      throw problem('rail_not_offered', `Cards are not taken for ${doc.line.service_id} here`, {
+        param: '$.payment_data.handler_id',
+      });
+    if (!pay.token?.startsWith('spt_'))
+      throw problem('payment_token_invalid', "card_tokenized needs the PSP's shared payment token (spt_…)", {
+        param: '$.payment_data.instrument.credential.token',
+      });
+  }
   if (doc.payment && doc.payment.handler_id !== handler)
     throw problem('invalid_request', `This session is being paid with ${doc.payment.handler_id}`, {
       param: '$.payment_data.handler_id',
@@ -389,7 +438,11 @@ export async function completeCheckoutSession(
     await ports.sessionWorkflow?.completing(doc);
     const claimed = await ports.sessions.update(doc, {
       status: 'complete_in_progress',
-      payment: { handler_id: handler, ...(token ? { token_id: token._id, agent_id: token.agent_id } : {}) },
+      payment: {
+        handler_id: handler,
+        ...(token ? { token_id: token._id, agent_id: token.agent_id } : {}),
+        ...(handler === 'card_tokenized' && pay.token ? { token_id: pay.token } : {}),
+      },
       completed_at: now,
       ...(pay.buyer ? { buyer: pay.buyer } : {}),
     });
@@ -427,7 +480,23 @@ export async function completeCheckoutSession(
     );
   }
   const order = await ports.order(current.order_id);
-  if (!order?.payment) {
+  if (!order?.payment && current.payment?.handler_id === 'card_tokenized') {
+    const cards = ports.cards;
+    if (!cards || !current.payment.token_id) throw problem('rail_not_offered', 'Cards are not taken here');
+    // One charge per session however often complete (or the finisher) runs: the processor's idempotency key.
+    const transactionId = await cards.charge({
+      token: current.payment.token_id,
+      orderId: current.order_id,
+      amountCents: sessionTotalCents(current),
+      idempotencyKey: `acp:${current._id}`,
+    });
+    try {
+      await cards.confirm(current.order_id, transactionId);
+    } catch (err) {
+      const paid = (await ports.order(current.order_id))?.payment;
+      if (!(err instanceof ProblemError && err.code === 'invalid_state_transition' && paid)) throw err;
+    }
+  } else if (!order?.payment) {
     try {
       await ports.confirmWalletPayment(current.order_id);
     } catch (err) {

@@ -11,7 +11,7 @@ import Stripe from 'stripe';
 import { ProblemError } from '../../src/errors';
 import { StripeLinkProvider, stripeClient } from '../../src/payments/stripe';
 import { orderWorkflowId } from '../../workflows/shared';
-import { fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
+import { OPERATOR_KEY, fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
 import { startStripeMock, type StripeMock } from '../helpers/stripeMock';
 
 const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
@@ -275,6 +275,78 @@ test("ACP's delegated card payment: the token is read, one PaymentIntent is conf
   expect(confirm.status).toBe(200);
   expect(confirm.body.payment).toMatchObject({ rail: 'linkpay_ncp', transaction_id: charge.transaction_id });
 }, 45_000);
+
+test('an ACP checkout session paid with the card_tokenized handler: one PaymentIntent, the order paid, complete again charges nothing', async () => {
+  const issued = await stack.call(
+    'POST',
+    '/api/v1/acp/platforms',
+    { name: 'card-platform' },
+    { authorization: `Bearer ${OPERATOR_KEY}` },
+  );
+  expect(issued.status).toBe(201);
+  let n = 0;
+  const acp = (method: 'GET' | 'POST', path: string, body?: unknown) =>
+    stack.call(method, path, body, {
+      authorization: `Bearer ${issued.body.api_key as string}`,
+      'api-version': '2026-04-17',
+      ...(method === 'POST' ? { 'idempotency-key': `card-${process.pid}-${++n}` } : {}),
+    });
+  const created = await acp('POST', '/checkout_sessions', {
+    line_items: [{ id: 'automation-wf' }],
+    currency: 'usd',
+    capabilities: {},
+    metadata: { inputs: automationInputs },
+  });
+  expect(created.body).toMatchObject({ id: expect.any(String) });
+  expect(created.status).toBe(201);
+  // Offered as the spec's tokenized-card handler, the PSP named.
+  const handlers = created.body.capabilities.payment.handlers as { id: string; name: string; psp: string }[];
+  expect(handlers.find((h) => h.id === 'card_tokenized')).toMatchObject({
+    name: 'dev.acp.tokenized.card',
+    psp: 'stripe',
+  });
+  const sessionId = created.body.id as string;
+  const total = (created.body.totals as { type: string; amount: number }[]).find((t) => t.type === 'total')?.amount;
+  const pay = {
+    payment_data: {
+      handler_id: 'card_tokenized',
+      instrument: { type: 'card', credential: { type: 'spt', token: 'spt_test_123' } },
+    },
+  };
+  const before = requestsTo('POST', '/v1/payment_intents').length;
+  const done = await acp('POST', `/checkout_sessions/${sessionId}/complete`, pay);
+  expect(done.status).toBe(200);
+  expect(done.body.status).toBe('completed');
+  const orderId = done.body.order.id as string;
+  const intents = requestsTo('POST', '/v1/payment_intents').slice(before);
+  expect(intents).toHaveLength(1);
+  expect(intents[0]).toMatchObject({
+    idempotencyKey: `acp:${sessionId}`,
+    params: expect.objectContaining({ amount: String(total), 'metadata[order_id]': orderId }),
+  });
+  const order = await waitForOrder(stack, orderId, (o) => o.payment !== null);
+  expect(order.payment).toMatchObject({ rail: 'linkpay_ncp', transaction_id: expect.stringMatching(/^pi_/) });
+  // A retry of complete (a new request) answers the completed session and takes nothing more.
+  const again = await acp('POST', `/checkout_sessions/${sessionId}/complete`, pay);
+  expect(again.status).toBe(200);
+  expect(requestsTo('POST', '/v1/payment_intents').slice(before)).toHaveLength(1);
+  // A token that is not a shared payment token is refused before anything is committed.
+  const other = await acp('POST', '/checkout_sessions', {
+    line_items: [{ id: 'automation-wf' }],
+    currency: 'usd',
+    capabilities: {},
+    metadata: { inputs: automationInputs },
+  });
+  const bad = await acp('POST', `/checkout_sessions/${other.body.id as string}/complete`, {
+    payment_data: {
+      handler_id: 'card_tokenized',
+      instrument: { type: 'card', credential: { type: 'spt', token: 'vt_x' } },
+    },
+  });
+  expect(bad.status).toBe(422);
+  expect(bad.body).toMatchObject({ code: 'payment_token_invalid' });
+  expect((await acp('GET', `/checkout_sessions/${other.body.id as string}`)).body.status).toBe('ready_for_payment');
+}, 60_000);
 
 test('a delegated card payment Stripe does not confirm, or a token that is not one, takes nothing', async () => {
   // The bundled fixture answers a confirmation with `requires_payment_method`, as Stripe answers a declined card.

@@ -15,6 +15,7 @@ import { CheckoutSessionRepository } from '../../../repos/checkoutSessions';
 import {
   ACP_VERSION,
   cancelCheckoutSession,
+  cardPayments,
   completeCheckoutSession,
   createCheckoutSession,
   delegateWalletPayment,
@@ -58,9 +59,16 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
     creation: orderCreationPorts(deps),
     order: (id) => deps.services.orders.get(id),
     confirmWalletPayment: (id) => deps.orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
+    cards: cardPayments(deps.services.stripe, (id, req) => deps.orderWorkflows.confirmPayment(id, req)),
     acpWebhooks: deps.services.webhooks,
     sessionWorkflow: new CheckoutSessionWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
   };
+  const card = deps.services.stripe
+    ? {
+        psp: 'stripe',
+        environment: deps.config.DEPLOYMENT_ENV === 'production' ? ('production' as const) : ('test' as const),
+      }
+    : undefined;
   const answer = async (ctx: Context, doc: CheckoutSessionDoc, status = 200) => {
     const order =
       doc.status === 'open' || doc.status === 'canceled' ? null : await deps.services.orders.get(doc.order_id);
@@ -68,7 +76,7 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
     ctx.set('Cache-Control', 'no-store');
     const key = ctx.get('idempotency-key');
     if (key) ctx.set('Idempotency-Key', key);
-    ctx.body = sessionView(doc, order, base, (micros) => ({ ...x402GatewayOf(deps).requirementsFor(micros) }));
+    ctx.body = sessionView(doc, order, base, (micros) => ({ ...x402GatewayOf(deps).requirementsFor(micros) }), card);
   };
   return new OperationRouter(deps)
     .on(ops.create, platformGate(repo, true), async (ctx, input, caller) => {

@@ -105,7 +105,11 @@ export const UpdateSessionBody = z.object({
 /** `CheckoutSessionCompleteRequest`: the handler and its credential. */
 export const CompleteSessionBody = z.object({
   payment_data: z.object({
-    handler_id: z.string().min(1).max(64).meta({ description: 'agent_wallet, x402 or hosted_link' }),
+    handler_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .meta({ description: 'agent_wallet, x402, card_tokenized (with a card processor) or hosted_link' }),
     instrument: z
       .object({
         type: z.string().max(64),

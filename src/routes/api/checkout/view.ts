@@ -23,11 +23,13 @@ export type X402Requirements = (amountMicros: number) => Record<string, unknown>
 
 /**
  * The payment handlers a session offers (`capabilities.payment.handlers`): the agent wallet, x402 when the service
- * is sold over x402 (`config.accepts`: the exact requirements to sign for the session's total) and the hosted link.
+ * is sold over x402 (`config.accepts`: the exact requirements to sign for the session's total), a card (with a card
+ * processor, for services sold on the link rail) and the hosted link.
  */
 export function paymentHandlers(
   baseUrl: string,
   x402?: { requirements: X402Requirements; amountMicros: number } | undefined,
+  card?: { psp: string; environment: 'test' | 'production' } | undefined,
 ): SessionView['capabilities']['payment']['handlers'] {
   const docs = `${baseUrl}/api/v1/openapi.json`;
   const x402Handler = x402
@@ -66,6 +68,24 @@ export function paymentHandlers(
       config: { delegate_payment_url: `${baseUrl}/agentic_commerce/delegate_payment`, credential_type: 'spt' },
     },
     ...x402Handler,
+    // ACP's tokenized card handler (the spec's own `dev.acp.tokenized.card`): the PSP's shared payment token.
+    ...(card
+      ? [
+          {
+            id: 'card_tokenized',
+            name: 'dev.acp.tokenized.card',
+            display_name: 'Card',
+            version: '2026-01-22',
+            spec: 'https://acp.dev/handlers/tokenized.card',
+            requires_delegate_payment: true,
+            requires_pci_compliance: false,
+            psp: card.psp,
+            config_schema: 'https://acp.dev/schemas/handlers/tokenized.card/config.json',
+            instrument_schemas: ['https://acp.dev/schemas/handlers/tokenized.card/instrument.json'],
+            config: { psp: card.psp, environment: card.environment, supports_3ds: false },
+          },
+        ]
+      : []),
     {
       id: 'hosted_link',
       name: 'dev.agent_commerce.hosted_link',
@@ -88,6 +108,7 @@ export function sessionView(
   order: OrderDoc | null,
   baseUrl: string,
   x402?: X402Requirements,
+  card?: { psp: string; environment: 'test' | 'production' },
 ): SessionView {
   const service = getService(doc.line.service_id);
   const unit = centsOfMicros(doc.unit_amount_micros);
@@ -109,6 +130,7 @@ export function sessionView(
           x402 && service?.payment_rails.includes('x402_usdc')
             ? { requirements: x402, amountMicros: doc.unit_amount_micros * doc.line.quantity }
             : undefined,
+          card && service?.payment_rails.includes('linkpay_ncp') ? card : undefined,
         ),
       },
     },

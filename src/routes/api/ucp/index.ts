@@ -12,6 +12,7 @@ import { ucpPlatformOf } from '../../../http/ucp';
 import { CheckoutSessionRepository } from '../../../repos/checkoutSessions';
 import {
   cancelCheckoutSession,
+  cardPayments,
   completeCheckoutSession,
   createCheckoutSession,
   freshSessionIds,
@@ -70,6 +71,7 @@ export function ucpRoutes(deps: AppDeps): OperationRouter {
     creation: orderCreationPorts(deps),
     order: (id) => deps.services.orders.get(id),
     confirmWalletPayment: (id) => deps.orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
+    cards: cardPayments(deps.services.stripe, (id, req) => deps.orderWorkflows.confirmPayment(id, req)),
   };
 
   /** Answers the checkout view; `sign` signs it (RFC 9421 over `@status`, Content-Digest, Content-Type). */
