@@ -129,7 +129,13 @@ export async function verifyCheckoutMandate(mandate: string, ctx: MandateContext
       'mandate_invalid_signature',
       "The checkout mandate's signature does not verify with the platform key",
     );
-  const signed = JSON.parse(Buffer.from(issuerJwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Json;
+  let signed: Json;
+  try {
+    signed = JSON.parse(Buffer.from(issuerJwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Json;
+    if (!signed || typeof signed !== 'object') throw new Error('not an object');
+  } catch {
+    throw problem('mandate_invalid_signature', "The checkout mandate's payload is not a JSON object");
+  }
   if (typeof signed.exp === 'number' && signed.exp + SKEW_SECONDS < nowSeconds)
     throw problem('mandate_expired', 'The checkout mandate has expired');
 
