@@ -87,6 +87,11 @@ export type ErrorCode =
   | 'mandate_required'
   | 'mandate_invalid_signature'
   | 'invalid_signature'
+  | 'mandate_expired'
+  | 'mandate_scope_mismatch'
+  | 'agent_missing_key'
+  | 'merchant_authorization_invalid'
+  | 'merchant_authorization_missing'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -187,6 +192,11 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   mandate_required: { status: 422, title: 'An AP2 checkout mandate is required' },
   mandate_invalid_signature: { status: 422, title: 'The AP2 checkout mandate does not verify' },
   invalid_signature: { status: 401, title: 'The request signature is missing, stale or does not verify' },
+  mandate_expired: { status: 422, title: 'The AP2 checkout mandate has expired' },
+  mandate_scope_mismatch: { status: 422, title: 'The AP2 checkout mandate is bound to another checkout' },
+  agent_missing_key: { status: 422, title: "The mandate's signing key is not in the platform profile" },
+  merchant_authorization_invalid: { status: 422, title: "The mandate's merchant authorization does not verify" },
+  merchant_authorization_missing: { status: 422, title: "The mandate's checkout has no merchant authorization" },
   internal_error: { status: 500, title: 'Internal server error' },
 };
 

@@ -110,7 +110,10 @@ export function businessProfile(
         ...cap(CHECKOUT_CAP, 'shopping/checkout', `${specBase}/schemas/shopping/checkout.json`),
         ...cap(ORDER_CAP, 'shopping/order', `${specBase}/schemas/shopping/order.json`),
         ...(ap2
-          ? cap(AP2_CAP, 'ap2-mandates', `${specBase}/schemas/shopping/ap2_mandate.json`, { extends: CHECKOUT_CAP })
+          ? cap(AP2_CAP, 'ap2-mandates', `${specBase}/schemas/shopping/ap2_mandate.json`, {
+              extends: CHECKOUT_CAP,
+              config: { vp_formats_supported: { 'dc+sd-jwt': {} } },
+            })
           : {}),
       },
       payment_handlers: paymentHandlers(baseUrl),

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { createSigner, httpbis } from 'http-message-signatures';
 import { contentDigest } from '../../src/ucp/signatures';
+import { UCP_VERSION } from '../../src/ucp/profiles';
 import type { ApiResponse, Stack } from './stack';
 
 const REST = JSON.parse(
@@ -28,6 +29,62 @@ for (const [p, item] of Object.entries(REST.paths))
   for (const [m, op] of Object.entries(item))
     if (op && typeof op === 'object' && op.operationId)
       UCP_OPERATIONS[op.operationId] = { method: m.toUpperCase(), path: p };
+
+const SPEC = `https://ucp.dev/${UCP_VERSION}`;
+
+/**
+ * A platform profile (profile.json platform_schema) with `keys`, the checkout capability, the order capability with its
+ * webhook at `webhook`, and the AP2 mandate extension when `ap2`.
+ */
+export function platformProfile(keys: Record<string, unknown>[], webhook: string, version = UCP_VERSION, ap2 = false) {
+  return {
+    ucp: {
+      version,
+      services: {
+        'dev.ucp.shopping': [
+          {
+            version,
+            spec: `${SPEC}/specification/overview/`,
+            transport: 'rest',
+            schema: `${SPEC}/services/shopping/rest.openapi.json`,
+            endpoint: 'https://platform.example/ucp',
+          },
+        ],
+      },
+      capabilities: {
+        'dev.ucp.shopping.checkout': [
+          {
+            version,
+            spec: `${SPEC}/specification/shopping/checkout`,
+            schema: `${SPEC}/schemas/shopping/checkout.json`,
+          },
+        ],
+        'dev.ucp.shopping.order': [
+          {
+            version,
+            spec: `${SPEC}/specification/shopping/order`,
+            schema: `${SPEC}/schemas/shopping/order.json`,
+            config: { webhook_url: webhook },
+          },
+        ],
+        ...(ap2
+          ? {
+              'dev.ucp.shopping.ap2_mandate': [
+                {
+                  version,
+                  spec: `${SPEC}/specification/ap2-mandates`,
+                  schema: `${SPEC}/schemas/shopping/ap2_mandate.json`,
+                  extends: 'dev.ucp.shopping.checkout',
+                },
+              ],
+            }
+          : {}),
+      },
+      payment_handlers: {},
+    },
+    keys,
+  };
+}
 
 /** An ES256 key pair and its public JWK with `kid`. */
 export function platformKey(kid: string): { privateKey: KeyObject; jwk: Record<string, unknown> } {

@@ -10,54 +10,13 @@ import { createVerifier, httpbis } from 'http-message-signatures';
 import { contentDigest } from '../../src/ucp/signatures';
 import { UCP_VERSION } from '../../src/ucp/profiles';
 import { fundedAgent, startStack, type ApiResponse, type Stack } from '../helpers/stack';
-import { platformKey, profileServer, UcpPlatform } from '../helpers/ucpClient';
+import { platformKey, platformProfile, profileServer, UcpPlatform } from '../helpers/ucpClient';
 import { UCP, ucpConforms } from '../helpers/ucpSchemas';
 
 let stack: Stack;
 let profiles: Awaited<ReturnType<typeof profileServer>>;
 let alice: UcpPlatform;
 let bob: UcpPlatform;
-
-const SPEC = `https://ucp.dev/${UCP_VERSION}`;
-
-/** A platform profile (profile.json platform_schema) with `keys`, and an order webhook to `webhook`. */
-function platformProfile(keys: Record<string, unknown>[], webhook: string, version = UCP_VERSION) {
-  return {
-    ucp: {
-      version,
-      services: {
-        'dev.ucp.shopping': [
-          {
-            version,
-            spec: `${SPEC}/specification/overview/`,
-            transport: 'rest',
-            schema: `${SPEC}/services/shopping/rest.openapi.json`,
-            endpoint: 'https://platform.example/ucp',
-          },
-        ],
-      },
-      capabilities: {
-        'dev.ucp.shopping.checkout': [
-          {
-            version,
-            spec: `${SPEC}/specification/shopping/checkout`,
-            schema: `${SPEC}/schemas/shopping/checkout.json`,
-          },
-        ],
-        'dev.ucp.shopping.order': [
-          {
-            version,
-            spec: `${SPEC}/specification/shopping/order`,
-            schema: `${SPEC}/schemas/shopping/order.json`,
-            config: { webhook_url: webhook },
-          },
-        ],
-      },
-      payment_handlers: {},
-    },
-    keys,
-  };
-}
 
 /** Expects a UCP protocol error `{code, content}` with `status`. */
 function refused(res: ApiResponse, status: number, code: string): void {
@@ -131,7 +90,15 @@ test('the profile at /.well-known/ucp: version, REST service, checkout and order
   const profile = res.body as Record<string, any>;
   expect(profile.ucp.version).toBe(UCP_VERSION);
   expect(profile.ucp.services['dev.ucp.shopping'][0]).toMatchObject({ transport: 'rest', endpoint: stack.url });
-  expect(Object.keys(profile.ucp.capabilities).sort()).toEqual(['dev.ucp.shopping.checkout', 'dev.ucp.shopping.order']);
+  expect(Object.keys(profile.ucp.capabilities).sort()).toEqual([
+    'dev.ucp.shopping.ap2_mandate',
+    'dev.ucp.shopping.checkout',
+    'dev.ucp.shopping.order',
+  ]);
+  expect(profile.ucp.capabilities['dev.ucp.shopping.ap2_mandate'][0]).toMatchObject({
+    extends: 'dev.ucp.shopping.checkout',
+    config: { vp_formats_supported: { 'dc+sd-jwt': {} } },
+  });
   expect(Object.keys(profile.ucp.payment_handlers).sort()).toEqual([
     'dev.agent_commerce.agent_wallet',
     'dev.agent_commerce.hosted_link',

@@ -29,6 +29,7 @@ import {
   UCP_VERSION,
   type UcpMessage,
 } from '../../../services/ucpCheckout';
+import { sameTerms, signMerchantAuthorization, verifyCheckoutMandate } from '../../../ucp/ap2';
 import { signUcpMessage } from '../../../ucp/signatures';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
@@ -36,8 +37,8 @@ import { orderCreationPorts } from '../../orders';
 import { ucpPlatformGate, ucpSessionGate, type UcpCaller } from './policy';
 import { ucpOperations as ops } from './schema';
 
-/** Whether this business offers the AP2 mandate extension (issue 37 §2: not yet). */
-const OFFER_AP2 = false;
+/** Whether this business offers the AP2 mandate extension (issue 37 §2; src/ucp/ap2.ts). */
+const OFFER_AP2 = true;
 
 /** Ids of a new session from the request's Idempotency-Key claim (a retry after a crash names the same ones). */
 function sessionIds(ctx: Context): SessionIds {
@@ -74,7 +75,10 @@ export function ucpRoutes(deps: AppDeps): OperationRouter {
     cards: cardPayments(deps.services.stripe, (id, req) => deps.orderWorkflows.confirmPayment(id, req)),
   };
 
-  /** Answers the checkout view; `sign` signs it (RFC 9421 over `@status`, Content-Digest, Content-Type). */
+  /**
+   * Answers the checkout view, with `ap2.merchant_authorization` when AP2 was negotiated for the session; `sign` signs
+   * the answer (RFC 9421 over `@status`, Content-Digest, Content-Type).
+   */
   const answer = async (
     ctx: Context,
     doc: CheckoutSessionDoc,
@@ -82,7 +86,10 @@ export function ucpRoutes(deps: AppDeps): OperationRouter {
   ) => {
     const order =
       doc.status === 'open' || doc.status === 'canceled' ? null : await deps.services.orders.get(doc.order_id);
-    const body = JSON.stringify(ucpCheckoutView(doc, order, base, { messages: opts.messages }));
+    const view = ucpCheckoutView(doc, order, base, { messages: opts.messages });
+    if (doc.ucp?.ap2)
+      view.ap2 = { merchant_authorization: await signMerchantAuthorization(view, await deps.signing.rawSigner()) };
+    const body = JSON.stringify(view);
     ctx.status = opts.status ?? 200;
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'application/json';
@@ -171,6 +178,19 @@ export function ucpRoutes(deps: AppDeps): OperationRouter {
     })
     .on(ops.complete, ucpSessionGate(repo), async (ctx, input, caller) => {
       const session = sessionOf(caller);
+      // AP2 negotiated: the session is locked to mandates (ap2-mandates.md, "Business Verification").
+      if (session.ucp?.ap2) {
+        const mandate = input.body.ap2?.checkout_mandate;
+        if (!mandate) throw problem('mandate_required', 'AP2 was negotiated: send ap2.checkout_mandate');
+        const authorized = await verifyCheckoutMandate(mandate, {
+          checkoutId: session._id,
+          audience: base,
+          platformKeys: ucpPlatformOf(ctx)?.profile.keys ?? [],
+          businessKeys: (await deps.signing.jwks()).keys,
+        });
+        if (!sameTerms(authorized, ucpCheckoutView(session, null, base)))
+          throw problem('mandate_scope_mismatch', 'The mandate authorizes other terms than this checkout now has');
+      }
       const instruments = input.body.payment.instruments;
       const instrument = instruments.find((i) => i.selected) ?? instruments[0];
       if (!instrument)

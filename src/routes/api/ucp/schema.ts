@@ -39,7 +39,11 @@ function ucpErrors(): Record<`4${string}` | `5${string}`, ResponseSpec> {
     '409': e('Idempotency-Key reused with another body (idempotency_key_reused), in flight, or the session is closed'),
     '413': e('Request body too large'),
     '415': e('The body is not JSON'),
-    '422': e('profile_malformed, version_unsupported, or the payment instrument does not pay this session'),
+    '422': e(
+      'profile_malformed, version_unsupported, the payment instrument does not pay this session, or (AP2) ' +
+        'mandate_required, mandate_invalid_signature, mandate_expired, mandate_scope_mismatch, agent_missing_key, ' +
+        'merchant_authorization_invalid, merchant_authorization_missing',
+    ),
     '424': e('profile_unreachable: the platform profile could not be fetched'),
     '429': e('Rate limited'),
     '500': e('Unexpected error'),
@@ -94,7 +98,10 @@ export const UcpCheckoutBody = z.looseObject({
 /** Complete: the selected instrument (and, with the AP2 extension, the checkout mandate). */
 export const UcpCompleteBody = z.looseObject({
   payment: z.looseObject({ instruments: z.array(UcpInstrument).min(1).max(10) }),
-  ap2: z.looseObject({ checkout_mandate: z.string().max(16_384) }).optional(),
+  ap2: z
+    .looseObject({ checkout_mandate: z.string().max(65_536).meta({ description: 'SD-JWT+KB (AP2 checkout mandate)' }) })
+    .optional()
+    .meta({ description: 'Required when dev.ucp.shopping.ap2_mandate was negotiated' }),
 });
 
 const Total = z.looseObject({ type: z.string(), amount: z.number().int(), display_text: z.string().optional() });
