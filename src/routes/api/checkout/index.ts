@@ -31,7 +31,15 @@ import { orderCreationPorts } from '../../orders';
 import { platformGate, sessionGate, walletGate, type AcpCaller, type SessionCaller } from './policy';
 import { orderPaymentResource, x402GatewayOf } from '../x402';
 import { checkoutOperations as ops } from './schema';
+import { unsupportedMessages, type UnsupportedMessage } from './unsupported';
 import { sessionView } from './view';
+
+/** The buyer without `tax_exemption` (answered `unsupported`, never stored). */
+const buyerOf = <B extends { tax_exemption?: unknown }>(buyer: B | undefined): Omit<B, 'tax_exemption'> | undefined => {
+  if (!buyer) return undefined;
+  const { tax_exemption: _dropped, ...rest } = buyer;
+  return rest;
+};
 
 /** Ids of a new session from the request's Idempotency-Key claim (a retry after a crash names the same ones). */
 function sessionIds(ctx: Context): SessionIds {
@@ -69,14 +77,20 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
         environment: deps.config.DEPLOYMENT_ENV === 'production' ? ('production' as const) : ('test' as const),
       }
     : undefined;
-  const answer = async (ctx: Context, doc: CheckoutSessionDoc, status = 200) => {
+  const answer = async (
+    ctx: Context,
+    doc: CheckoutSessionDoc,
+    status = 200,
+    unsupported: UnsupportedMessage[] = [],
+  ) => {
     const order =
       doc.status === 'open' || doc.status === 'canceled' ? null : await deps.services.orders.get(doc.order_id);
     ctx.status = status;
     ctx.set('Cache-Control', 'no-store');
     const key = ctx.get('idempotency-key');
     if (key) ctx.set('Idempotency-Key', key);
-    ctx.body = sessionView(doc, order, base, (micros) => ({ ...x402GatewayOf(deps).requirementsFor(micros) }), card);
+    const view = sessionView(doc, order, base, (micros) => ({ ...x402GatewayOf(deps).requirementsFor(micros) }), card);
+    ctx.body = { ...view, messages: [...view.messages, ...unsupported] };
   };
   return new OperationRouter(deps)
     .on(ops.create, platformGate(repo, true), async (ctx, input, caller) => {
@@ -87,11 +101,11 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
       const doc = await createCheckoutSession(
         ports,
         checked(caller).platform._id,
-        { item, buyer, metadata },
+        { item, buyer: buyerOf(buyer), metadata },
         sessionIds(ctx),
       );
       ctx.set('Location', `/checkout_sessions/${doc._id}`);
-      await answer(ctx, doc, 201);
+      await answer(ctx, doc, 201, unsupportedMessages(input.body));
     })
     .on(ops.get, sessionGate(repo, false), async (ctx, _input, caller) => {
       await answer(ctx, checked(caller).session);
@@ -100,10 +114,10 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
       const { line_items, buyer, metadata } = input.body;
       const doc = await updateCheckoutSession(ports, checked(caller).session, {
         item: line_items?.[0],
-        buyer,
+        buyer: buyerOf(buyer),
         metadata,
       });
-      await answer(ctx, doc);
+      await answer(ctx, doc, 200, unsupportedMessages(input.body));
     })
     .on(ops.complete, sessionGate(repo, true), async (ctx, input, caller) => {
       const { payment_data, buyer } = input.body;
@@ -111,7 +125,7 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
       let doc = await completeCheckoutSession(ports, checked(caller).session, {
         handler_id: payment_data.handler_id,
         token,
-        buyer,
+        buyer: buyerOf(buyer),
       });
       if (doc.status === 'complete_in_progress' && doc.payment?.handler_id === 'x402') {
         // The x402 rail itself pays the session's order with the request's payload (claim, verify, hold, settle,
@@ -126,7 +140,7 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
         }
         doc = await settleX402Session(ports, doc);
       }
-      await answer(ctx, doc);
+      await answer(ctx, doc, 200, unsupportedMessages(input.body));
     })
     .on(ops.cancel, sessionGate(repo, true), async (ctx, _input, caller) => {
       await answer(ctx, await cancelCheckoutSession(ports, checked(caller).session));

@@ -76,6 +76,36 @@ export const AcpBuyer = z.object({
   phone_number: z.string().max(64).optional(),
 });
 
+/** `Buyer` as requested: `tax_exemption` is accepted only to be answered `unsupported` (./unsupported.ts). */
+export const AcpRequestBuyer = AcpBuyer.extend({
+  tax_exemption: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .meta({ description: 'Not supported: answered with an `unsupported` message (no tax is charged)' }),
+});
+
+/** Request fields of ACP that this service does not offer: accepted, each answered by a `messages[]` error. */
+const Unsupported = {
+  fulfillment_details: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .meta({ description: 'Not supported (nothing ships): answered with an `unsupported` message' }),
+  fulfillment_groups: z
+    .array(z.unknown())
+    .max(100)
+    .optional()
+    .meta({ description: 'Not supported: answered with an `unsupported` message' }),
+  discounts: z
+    .object({ codes: z.array(z.string().max(256)).max(20).optional() })
+    .optional()
+    .meta({ description: 'No discounts are offered: each code is answered with a `coupon_invalid` message' }),
+  coupons: z
+    .array(z.string().max(256))
+    .max(20)
+    .optional()
+    .meta({ description: 'Deprecated by ACP for discounts.codes; each is answered with a `coupon_invalid` message' }),
+};
+
 /** A metadata or input name: plain, so it is a safe field name in the database. */
 const Key = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 const InputValue = z.union([z.string().max(10_000), z.number(), z.boolean(), z.array(z.string().max(1_000)).max(100)]);
@@ -89,8 +119,9 @@ export const CreateSessionBody = z.object({
   line_items: z.array(AcpItem).min(1).max(1).meta({ description: 'One catalogue service per session' }),
   currency: z.string().min(3).max(3).meta({ description: 'usd' }),
   capabilities: z.record(z.string(), z.unknown()),
-  buyer: AcpBuyer.optional(),
+  buyer: AcpRequestBuyer.optional(),
   metadata: Metadata,
+  ...Unsupported,
   locale: z.string().max(35).optional(),
   timezone: z.string().max(64).optional(),
 });
@@ -98,8 +129,14 @@ export const CreateSessionBody = z.object({
 /** `CheckoutSessionUpdateRequest`, plus `metadata` (the service's inputs). */
 export const UpdateSessionBody = z.object({
   line_items: z.array(AcpItem).min(1).max(1).optional(),
-  buyer: AcpBuyer.optional(),
+  buyer: AcpRequestBuyer.optional(),
   metadata: Metadata,
+  ...Unsupported,
+  selected_fulfillment_options: z
+    .array(z.unknown())
+    .max(100)
+    .optional()
+    .meta({ description: 'Not supported (fulfillment_options is empty): answered with an `unsupported` message' }),
 });
 
 /** `CheckoutSessionCompleteRequest`: the handler and its credential. */
@@ -123,7 +160,7 @@ export const CompleteSessionBody = z.object({
       })
       .optional(),
   }),
-  buyer: AcpBuyer.optional(),
+  buyer: AcpRequestBuyer.optional(),
 });
 
 /** `CancelSessionRequest`. */
@@ -192,8 +229,8 @@ export const AcpCheckoutSession = z
     messages: z.array(
       z.object({
         type: z.literal('error'),
-        code: z.enum(['missing', 'quantity_exceeded']),
-        severity: z.literal('high'),
+        code: z.enum(['missing', 'quantity_exceeded', 'unsupported', 'coupon_invalid']),
+        severity: z.enum(['high', 'low']),
         resolution: z.enum(['requires_buyer_input', 'recoverable']),
         param: z.string(),
         content_type: z.literal('plain'),
