@@ -14,6 +14,8 @@ import type { FanOutPorts } from '../src/webhooks/fanOut';
 import { sendWebhook } from '../src/webhooks/send';
 import { signatureHeader } from '../src/webhooks/signing';
 import { merchantSignature } from '../src/webhooks/acp';
+import { ucpWebhookHeaders } from '../src/webhooks/ucp';
+import type { MessageSigner } from '../src/ucp/signatures';
 import { whileHeartbeating } from './heartbeat';
 
 export { createWebhookFanOut, type DeliveryStarter, type FanOutItem } from '../src/webhooks/fanOut';
@@ -23,6 +25,8 @@ export interface WebhookPorts extends FanOutPorts {
   webhooks: WebhookRepository;
   orders: OrderRepository;
   allowPrivateTargets: boolean;
+  /** This business's signing key (a key of its UCP profile), for UCP platforms' order events; absent: none sent. */
+  ucpSigner?: () => Promise<MessageSigner>;
 }
 
 /** Outcome of one attempt as the workflow sees it. */
@@ -59,22 +63,32 @@ export function createWebhookActivities(ports: WebhookPorts) {
       const timestamp = Math.floor(now.getTime() / 1000);
       const secrets = activeSecrets(endpoint, now).map((s) => s.secret);
       // An ACP platform's endpoint: ACP's Merchant-Signature (openapi.agentic_checkout_webhook.yaml) with its secret.
+      if (endpoint.format === 'ucp' && !ports.ucpSigner) return { kind: 'stop', reason: 'no_ucp_signer' };
       const headers: Record<string, string> =
-        endpoint.format === 'acp'
-          ? {
-              'content-type': 'application/json',
-              'user-agent': 'agent-commerce-webhooks/1.0',
-              'request-id': message._id,
-              timestamp: now.toISOString(),
-              'merchant-signature': merchantSignature(secrets[0] ?? '', timestamp, message.payload),
-            }
-          : {
-              'content-type': 'application/json',
-              'user-agent': 'agent-commerce-webhooks/1.0',
-              'webhook-id': message.event_id,
-              'webhook-timestamp': String(timestamp),
-              'webhook-signature': signatureHeader(secrets, message.event_id, timestamp, message.payload),
-            };
+        endpoint.format === 'ucp' && ports.ucpSigner
+          ? await ucpWebhookHeaders(
+              await ports.ucpSigner(),
+              endpoint.url,
+              message.payload,
+              message.event_id,
+              timestamp,
+              ports.publicBaseUrl,
+            )
+          : endpoint.format === 'acp'
+            ? {
+                'content-type': 'application/json',
+                'user-agent': 'agent-commerce-webhooks/1.0',
+                'request-id': message._id,
+                timestamp: now.toISOString(),
+                'merchant-signature': merchantSignature(secrets[0] ?? '', timestamp, message.payload),
+              }
+            : {
+                'content-type': 'application/json',
+                'user-agent': 'agent-commerce-webhooks/1.0',
+                'webhook-id': message.event_id,
+                'webhook-timestamp': String(timestamp),
+                'webhook-signature': signatureHeader(secrets, message.event_id, timestamp, message.payload),
+              };
       // Heartbeats while the receiver answers (up to 15 s): a worker that dies here is noticed in seconds.
       const res = await whileHeartbeating(() =>
         sendWebhook(endpoint.url, message.payload, headers, ports.allowPrivateTargets),

@@ -194,8 +194,10 @@ export interface WebhookEndpointDoc {
    * `acp`: an ACP platform's order-events receiver for one order (issue 37 §1): the body is ACP's WebhookEvent
    * (order_create / order_update with the Order) and the signature `Merchant-Signature` (src/webhooks/acp.ts).
    */
-  format?: 'acp';
+  format?: 'acp' | 'ucp';
   acp?: { checkout_session_id: string; platform_id: string };
+  /** A UCP platform's order webhook (issue 37 §2): the session and the platform's profile. */
+  ucp?: { checkout_session_id: string; profile_url: string };
   /** sha256 hex of the management token (owner `token` and `order`). */
   token_hash: string | null;
   status: 'enabled' | 'disabled';

@@ -8,6 +8,7 @@ import { createActivities } from '../activities';
 import { createCheckoutSessionActivities } from '../activities/checkoutSessions';
 import { CheckoutSessionRepository } from '../src/repos/checkoutSessions';
 import { cardPayments } from '../src/services/checkoutSessions';
+import { KeySetSigner } from '../src/signing/signer';
 import { createWebhookActivities, createWebhookFanOut, type WebhookPorts } from '../activities/webhooks';
 import { Client } from '@temporalio/client';
 import { createCommissionActivities } from '../activities/commissions';
@@ -84,12 +85,15 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
     },
   });
   const orderWorkflows = new OrderWorkflows(client, taskQueue);
+  const signing = new KeySetSigner(opts.config, services.db);
   const webhookPorts: WebhookPorts = {
     webhooks: services.webhooks,
     orders: services.orders,
     deliveries: new DeliveryWorkflows(client, taskQueue),
     publicBaseUrl: opts.config.PUBLIC_BASE_URL,
     allowPrivateTargets: opts.config.DEV_MODE,
+    // UCP platforms' order events are signed with the keys this business's profile publishes (issue 37 §2).
+    ucpSigner: () => signing.rawSigner(),
   };
   // One fan-out for every emitter on this worker: order activities, long-running orders, procurement.
   const fanOut = createWebhookFanOut(webhookPorts);

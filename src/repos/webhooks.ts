@@ -113,6 +113,40 @@ export class WebhookRepository {
     }
   }
 
+  /**
+   * The order-events endpoint of a UCP platform for one order (`we_ucp_<order_id>`, issue 37 §2): the URL of the
+   * platform's `dev.ucp.shopping.order` `config.webhook_url`; no shared secret (the messages are signed with this
+   * business's profile keys, RFC 9421). Idempotent.
+   */
+  async ensureUcpEndpoint(input: {
+    orderId: string;
+    url: string;
+    events: readonly string[];
+    ucp: { checkout_session_id: string; profile_url: string };
+  }): Promise<void> {
+    const now = new Date();
+    try {
+      await this.d.webhookEndpoints.insertOne({
+        _id: `we_ucp_${input.orderId}`,
+        url: input.url,
+        agent_id: null,
+        order_id: input.orderId,
+        events: [...input.events],
+        secrets: [],
+        owner: 'order',
+        format: 'ucp',
+        ucp: input.ucp,
+        token_hash: null,
+        status: 'enabled',
+        disabled_reason: null,
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
   /** The endpoint or null. */
   get(id: string): Promise<WebhookEndpointDoc | null> {
     return this.d.webhookEndpoints.findOne({ _id: id });

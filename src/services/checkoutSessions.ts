@@ -77,7 +77,7 @@ export interface CheckoutPorts {
   /** The card processor of the `card_tokenized` handler; absent: cards are not taken. */
   cards?: CardPayments;
   /** Where an order's ACP endpoint is registered (the platform's webhook); absent: no order events are sent. */
-  acpWebhooks?: Pick<WebhookRepository, 'ensureAcpEndpoint'>;
+  acpWebhooks?: Pick<WebhookRepository, 'ensureAcpEndpoint' | 'ensureUcpEndpoint'>;
   sessionWorkflow?: {
     started(doc: CheckoutSessionDoc): Promise<void>;
     completing(doc: CheckoutSessionDoc): Promise<void>;
@@ -458,6 +458,14 @@ export async function completeCheckoutSession(
       secret: platform.webhook.secret,
       events: ACP_ORDER_EVENTS,
       acp: { checkout_session_id: current._id, platform_id: platform._id },
+    });
+  // A UCP platform that negotiated the order capability gets the order's events at its webhook URL (issue 37 §2).
+  if (current.ucp?.webhook_url && ports.acpWebhooks)
+    await ports.acpWebhooks.ensureUcpEndpoint({
+      orderId: current.order_id,
+      url: current.ucp.webhook_url,
+      events: ACP_ORDER_EVENTS,
+      ucp: { checkout_session_id: current._id, profile_url: current.ucp.profile_url },
     });
   const agentId = current.payment?.agent_id;
   const email = typeof current.buyer?.email === 'string' ? current.buyer.email : undefined;

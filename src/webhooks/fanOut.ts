@@ -11,6 +11,7 @@ import { eventMatches, type DeliveryInput } from '../domain/events';
 import type { OrderRepository } from '../repos/orders';
 import { type WebhookRepository, messageId } from '../repos/webhooks';
 import { acpWebhookEvent } from './acp';
+import { ucpOrderEvent } from './ucp';
 import { buildPayload } from './payload';
 
 /** Starting and nudging delivery workflows (src/temporal/webhooks.ts `DeliveryWorkflows` implements it). */
@@ -65,10 +66,13 @@ export function createWebhookFanOut(ports: FanOutPorts): {
       const payload = JSON.stringify(buildPayload(event, snapshot, ports.publicBaseUrl));
       for (const endpoint of endpoints) {
         // An ACP platform's endpoint gets ACP's WebhookEvent of the order instead (src/webhooks/acp.ts).
+        // A UCP platform's endpoint gets UCP's order entity (src/webhooks/ucp.ts).
         const body =
           endpoint.format === 'acp' && snapshot
             ? JSON.stringify(acpWebhookEvent(event, snapshot, endpoint, ports.publicBaseUrl))
-            : payload;
+            : endpoint.format === 'ucp' && snapshot
+              ? JSON.stringify(ucpOrderEvent(event, snapshot, endpoint, ports.publicBaseUrl))
+              : payload;
         const now = new Date();
         const message: WebhookMessageDoc = await ports.webhooks.ensureMessage({
           _id: messageId(event._id, endpoint._id),

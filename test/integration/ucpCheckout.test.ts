@@ -190,6 +190,59 @@ test('a platform buys services with the agent wallet: incomplete until the input
   }
 }, 120_000);
 
+test("the platform's order webhook gets each order's events, signed with the business profile's keys (RFC 9421)", async () => {
+  // The orders alice bought above (the wallet test): automation-wf is delivered within seconds.
+  const profile = (await stack.call('GET', '/.well-known/ucp')).body as { keys: Record<string, unknown>[] };
+  const deadline = Date.now() + 30_000;
+  let hooks: typeof profiles.received = [];
+  const delivered = () =>
+    hooks.some(
+      (h) => (JSON.parse(h.body) as { line_items: { status: string }[] }).line_items[0]?.status === 'fulfilled',
+    );
+  while (Date.now() < deadline) {
+    hooks = profiles.received.filter((h) => h.path === '/hooks/alice');
+    if (delivered()) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  expect(delivered()).toBe(true);
+  const byOrder = new Map<string, string[]>();
+  for (const h of hooks) {
+    const body = JSON.parse(h.body) as Record<string, any>;
+    ucpConforms(UCP.order, body);
+    expect(h.headers['ucp-agent']).toBe(`profile="${stack.url}/.well-known/ucp"`);
+    expect(h.headers['webhook-id']).toMatch(/\S/);
+    expect(Number(h.headers['webhook-timestamp'])).toBeGreaterThan(0);
+    expect(h.headers['content-digest']).toBe(contentDigest(h.body));
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(h.headers)) if (typeof v === 'string') headers[k] = v;
+    const ok = await httpbis.verifyMessage(
+      {
+        keyLookup: async (params) => {
+          const jwk = profile.keys.find((k) => k.kid === params.keyid);
+          return jwk
+            ? {
+                id: String(jwk.kid),
+                algs: ['ed25519'],
+                verify: createVerifier(createPublicKey({ key: jwk as any, format: 'jwk' }), 'ed25519'),
+              }
+            : null;
+        },
+        requiredFields: ['@method', '@authority', '@path', 'ucp-agent', 'content-digest', 'content-type'],
+      },
+      { method: 'POST', url: `${profiles.base}${h.path}`, headers },
+    );
+    expect(ok).toBe(true);
+    byOrder.set(body.id, [...(byOrder.get(body.id) ?? []), body.line_items[0].status]);
+  }
+  // In order per order: processing until delivered, then fulfilled (and never back).
+  for (const statuses of byOrder.values()) {
+    const first = statuses.indexOf('fulfilled');
+    if (first >= 0) expect(statuses.slice(first).every((st) => st === 'fulfilled')).toBe(true);
+  }
+  // Bob's hook got nothing of alice's orders.
+  expect(profiles.received.filter((h) => h.path === '/hooks/bob')).toHaveLength(0);
+}, 60_000);
+
 test('the hosted link: complete answers requires_escalation with the hosted page as continue_url', async () => {
   const open = await create(alice, 'automation-wf', INPUTS['automation-wf']);
   const res = await alice.send('complete_checkout', {

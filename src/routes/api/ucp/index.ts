@@ -73,6 +73,7 @@ export function ucpRoutes(deps: AppDeps): OperationRouter {
     order: (id) => deps.services.orders.get(id),
     confirmWalletPayment: (id) => deps.orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
     cards: cardPayments(deps.services.stripe, (id, req) => deps.orderWorkflows.confirmPayment(id, req)),
+    acpWebhooks: deps.services.webhooks,
   };
 
   /**
