@@ -500,7 +500,7 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
           [
             'Rate met',
             rateMet === null
-              ? 'to be confirmed in simulation'
+              ? 'not checked (no TCP speed on the data sheet): simulate before committing'
               : rateMet
                 ? `yes (${mode})`
                 : 'no: see "Not honoured as asked"',
