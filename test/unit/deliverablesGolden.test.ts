@@ -890,7 +890,7 @@ describe('automation-audit', () => {
     ]);
     expect(data.stack_notes.join(' ')).not.toContain('No CRM');
     expect(files['automation-audit-report.md']).toContain(
-      'Start with: Re-typing data between tools: Jotform → Cliniko.',
+      'Start with: Re-typing data between tools: Jotform → Cliniko (P1).',
     );
   });
 
