@@ -6,7 +6,7 @@
  * Source: seed §1, §2.1 (integration-project inputs: systems, direction; volume optional).
  */
 import { parseCount, parseRate } from './parse';
-import { API_LIMITS, NETSUITE_ENTITIES, findApiLimits, type ApiLimits } from './apis';
+import { NETSUITE_ENTITIES, findApiLimits, type ApiLimits } from './apis';
 import { findProduct, findProducts, type Capability, type Product, type ProductEntity } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import {

@@ -41,7 +41,6 @@ import {
   mdFooter,
   mdQuote,
   mdTable,
-  snake,
   text,
   textFile,
   yamlString,
