@@ -294,7 +294,8 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
   const named = findRobot(robotType);
   // A robot outside the table has no data sheet here: the pack is configured for the arm the objective needs.
   const robot: RobotModel = named ?? suggestRobot(needsText);
-  const controllerText = controller || robot.controller;
+  // The named controller belongs to the named robot; a replaced robot brings its own.
+  const controllerText = named ? controller || robot.controller : robot.controller;
   const controllerKind = classify(controllerText, CONTROLLER_KINDS, 'generic');
   const bridge = {
     bridge: robot.driver,
@@ -347,7 +348,7 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
   const notHonoured: string[] = [
     ...(!named
       ? [
-          `"${robotType}" is not in the data-sheet table (robots.ts), so its joints, payload and reach cannot be checked: this pack is configured for the ${robot.name}, which meets the objective. To use "${robotType}", send its data sheet and ROS 2 driver for a re-issue.`,
+          `"${robotType}" is not in the data-sheet table (robots.ts), so its joints, payload and reach cannot be checked: this pack is configured for the ${robot.name}, which meets the objective. To use "${robotType}"${controller ? ` with ${controller}` : ''}, send its data sheet and ROS 2 driver for a re-issue.`,
         ]
       : []),
     ...shortfalls.map(
