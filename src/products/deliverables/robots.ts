@@ -218,10 +218,10 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     driver: 'ros2_fanuc_interface (ros2_control hardware interface for the CRX family, EtherNet/IP and DPM)',
     tcp_speed_mm_s: 1000,
     ros2: {
-      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: { robot_ip: '$(var robot_ip)' } },
+      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: {} },
       moveit: null,
       moveit_note:
-        'ros2_fanuc_interface publishes a MoveIt configuration for the CRX-20iA/L only; for this model the TP program on the controller plans the motion and ROS 2 sends targets through the interface',
+        "ros2_fanuc_interface's robot_bringup.launch.py loads the CRX-20iA/L description and its MoveIt configuration only; for this model its description from crx_description is swapped in during days 2-3, and until then the TP program on the controller plans the motion",
     },
     source: 'FANUC CRX series data sheet (fanuc.eu); ros2_fanuc_interface (SUPSI, CRX family)',
   },
@@ -238,8 +238,15 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     driver: 'ros2_fanuc_interface (ros2_control hardware interface for the CRX family, EtherNet/IP and DPM)',
     tcp_speed_mm_s: 1000,
     ros2: {
-      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: { robot_ip: '$(var robot_ip)' } },
-      moveit: { pkg: 'crx20_moveit_config', file: 'demo.launch.py', args: {} },
+      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: {} },
+      moveit: {
+        pkg: 'ros2_fanuc_interface',
+        file: 'robot_bringup.launch.py',
+        args: {},
+        starts_driver: true,
+      },
+      moveit_note:
+        "robot_bringup.launch.py starts the hardware interface and crx20_moveit_config's move_group; the controller's IP address is set in crx_description's ros2_control xacro",
     },
     source: 'FANUC CRX series data sheet (fanuc.eu); ros2_fanuc_interface (SUPSI, CRX family)',
   },
@@ -256,10 +263,10 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     driver: 'ros2_fanuc_interface (ros2_control hardware interface for the CRX family, EtherNet/IP and DPM)',
     tcp_speed_mm_s: 1000,
     ros2: {
-      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: { robot_ip: '$(var robot_ip)' } },
+      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: {} },
       moveit: null,
       moveit_note:
-        'ros2_fanuc_interface publishes a MoveIt configuration for the CRX-20iA/L only; for this model the TP program on the controller plans the motion and ROS 2 sends targets through the interface',
+        "ros2_fanuc_interface's robot_bringup.launch.py loads the CRX-20iA/L description and its MoveIt configuration only; for this model its description from crx_description is swapped in during days 2-3, and until then the TP program on the controller plans the motion",
     },
     source: 'FANUC CRX series data sheet (fanuc.eu); ros2_fanuc_interface (SUPSI, CRX family)',
   },
@@ -276,10 +283,10 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     driver: 'ros2_fanuc_interface (ros2_control hardware interface for the CRX family, EtherNet/IP and DPM)',
     tcp_speed_mm_s: 1000,
     ros2: {
-      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: { robot_ip: '$(var robot_ip)' } },
+      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: {} },
       moveit: null,
       moveit_note:
-        'ros2_fanuc_interface publishes a MoveIt configuration for the CRX-20iA/L only; for this model the TP program on the controller plans the motion and ROS 2 sends targets through the interface',
+        "ros2_fanuc_interface's robot_bringup.launch.py loads the CRX-20iA/L description and its MoveIt configuration only; for this model its description from crx_description is swapped in during days 2-3, and until then the TP program on the controller plans the motion",
     },
     source: 'FANUC CRX series data sheet (fanuc.eu); ros2_fanuc_interface (SUPSI, CRX family)',
   },
@@ -295,10 +302,10 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     controller: 'FANUC R-30iB Mate Plus with Stream Motion',
     driver: 'ros2_fanuc_interface (ros2_control hardware interface for the CRX family, EtherNet/IP and DPM)',
     ros2: {
-      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: { robot_ip: '$(var robot_ip)' } },
+      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: {} },
       moveit: null,
       moveit_note:
-        'no maintained ROS 2 driver or MoveIt configuration is published for the LR Mate 200iD; the TP program on the controller plans the motion',
+        'ros2_fanuc_interface is written for the CRX family and no MoveIt configuration is published for the LR Mate 200iD; its description (fanuc_lrmate200id_support) is swapped in during days 2-3, the controller needs the DPM option, and until then the TP program on the controller plans the motion',
     },
     source: 'FANUC LR Mate 200iD/7L data sheet (fanuc.eu)',
   },
