@@ -711,6 +711,8 @@ function lowerFirst(v: string): string {
 /** An evaluation request for a tool without its own, built from the use case. */
 function evalPromptFor(t: ToolSpec, useCase: string, product: string): string {
   if (t.annotations.readOnlyHint) return `Before acting, check ${product} for this: ${useCase}.`;
+  // A tool named after what was asked ("Jira"): no verb of its own to put in the sentence.
+  if (t.title.toLowerCase() === product.toLowerCase()) return `Use ${product} for this: ${useCase}.`;
   return `Go ahead and ${lowerFirst(t.title)} in ${product} for this: ${useCase}.`;
 }
 
