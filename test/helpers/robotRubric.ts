@@ -151,7 +151,7 @@ export function robotRubric(files: Files, inputs: Record<string, InputValue>, su
   // R2 the named robot is the configured one when the table holds it; an unknown one is said to be replaced.
   const named = ROBOT_MODELS.find((m) => m.aliases.test(String(inputs.robot_type)));
   if (named && named.id !== r.robot.id) fail('R2 model', `named ${named.id}, configured ${r.robot.id}`);
-  if (!named && !unmet.includes('is not in the data-sheet table'))
+  if (!named && !unmet.includes('is not in our data-sheet table'))
     fail('R2 model', `"${String(inputs.robot_type)}" is not tabulated and the pack does not say so`);
   if (JSON.stringify(r.sup.joints) !== JSON.stringify(r.robot.joints)) fail('R2 joints', String(r.sup.joints));
 

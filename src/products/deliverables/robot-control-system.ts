@@ -348,7 +348,7 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
   const notHonoured: string[] = [
     ...(!named
       ? [
-          `"${robotType}" is not in the data-sheet table (robots.ts), so its joints, payload and reach cannot be checked: this pack is configured for the ${robot.name}, which meets the objective. To use "${robotType}"${controller ? ` with ${controller}` : ''}, send its data sheet and ROS 2 driver for a re-issue.`,
+          `"${robotType}" is not in our data-sheet table, so its joints, payload and reach cannot be checked: this pack is configured for the ${robot.name}, which meets the objective. To use "${robotType}"${controller ? ` with ${controller}` : ''}, send its data sheet and ROS 2 driver for a re-issue.`,
         ]
       : []),
     ...shortfalls.map(
