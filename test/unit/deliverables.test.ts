@@ -335,7 +335,8 @@ describe('service-specific content', () => {
     if (yamlLoad) {
       const doc = yamlLoad(textOf(params)) as Record<string, { ros__parameters: Record<string, unknown> }>;
       expect(doc.mission_supervisor?.ros__parameters.objective).toBe(hostile);
-      expect(doc.diff_drive_controller?.ros__parameters.wheel_radius).toBe(0.08);
+      // "mobile AMR" is in no data sheet: the pack is configured for a tabulated robot and says so.
+      expect(doc.mission_supervisor?.ros__parameters.robot_model).toBeDefined();
       expect(Object.keys(doc)).not.toContain('injected');
       const launch = yamlLoad(textOf(file(files, 'robot-control-system-launch.yaml'))) as { launch: unknown[] };
       expect(Array.isArray(launch.launch)).toBe(true);

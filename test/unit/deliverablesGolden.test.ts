@@ -595,15 +595,17 @@ describe('robot-control-system', () => {
     expect(f['robot-control-system-params.yaml']).toContain('"fr3_joint7"');
   });
 
-  test('TurtleBot 4 on Humble: its wheel geometry and Twist (not TwistStamped) velocity commands', () => {
+  test('TurtleBot 4 on Humble: its own navigation packages and Twist (not TwistStamped) velocity commands', () => {
     const f = gen('robot-control-system', {
       robot_type: 'TurtleBot 4',
       controller: 'ROS 2 Humble',
       objective: 'Patrol the warehouse aisles at night',
     });
-    const params = f['robot-control-system-params.yaml'] ?? '';
-    expect(params).toContain('wheel_separation: 0.233');
-    expect(params).toContain('use_stamped_vel: false');
+    // The Create 3 base drives its own wheels: the pack launches turtlebot4_navigation, not a second diff drive.
+    expect(f['robot-control-system-launch.yaml']).toContain(
+      '$(find-pkg-share turtlebot4_navigation)/launch/nav2.launch.py',
+    );
+    expect(f['robot-control-system-launch.yaml']).not.toContain('diff_drive_controller');
     expect(f['robot-control-system-architecture.md']).toContain('geometry\\_msgs/msg/Twist |');
   });
 });
@@ -673,7 +675,12 @@ describe('robot-control-system: sampled orders', () => {
         'Shared aisle with forklifts; ceiling 3.2 m; 230 V single phase; no fences wanted, area scanner OK',
     });
     const arch = f['robot-control-system-architecture.md'] ?? '';
-    expect(arch).toContain('| Robot model | FANUC CRX-10iA/L: rated payload 10 kg, reach 1418 mm |');
+    expect(arch).toContain(
+      '| Robot model | FANUC CRX-10iA/L: rated payload 10 kg, reach 1418 mm, TCP up to 1000 mm/s |',
+    );
+    // 8 cartons a minute is out of reach at the collaborative 250 mm/s: the area scanner the site allows is used.
+    expect(arch).toContain('8 picks/min cannot be reached at the collaborative 250 mm/s');
+    expect(f['robot-control-system-params.yaml']).toContain('sharing_mode: "ssm"');
     expect(arch).toContain('| Controller class | vendor |');
     expect(arch).toContain('The FANUC CRX-20iA/L has the capacity.');
     expect(arch).toContain('| Vision | none needed for this objective |');
@@ -883,7 +890,7 @@ describe('automation-audit', () => {
     ]);
     expect(data.stack_notes.join(' ')).not.toContain('No CRM');
     expect(files['automation-audit-report.md']).toContain(
-      'Start with: Re-typing data between tools: Jotform → Cliniko.',
+      'Start with: Re-typing data between tools: Jotform → Cliniko (P1).',
     );
   });
 
@@ -1024,7 +1031,11 @@ describe('bundles', () => {
     expect(params).toContain('controller: "UR e-Series control box (PolyScope 5) with the External Control URCap"');
     expect(params).toContain('payload_check: "ok"');
     expect(rcs['robot-control-system-architecture.md']).not.toMatch(/to be confirmed/i);
-    expect(rcs['robot-control-system-launch.yaml']).toContain('exec: "perception"');
+    // The camera is specified; its pick-pose node is built in the engineering week, so the launch does not start it.
+    expect(rcs['robot-control-system-launch.yaml']).not.toContain('perception');
+    expect(rcs['robot-control-system-launch.yaml']).toContain(
+      '$(find-pkg-share ur_robot_driver)/launch/ur_control.launch.py',
+    );
     expect(json(parts['automation-audit']!, 'automation-audit-findings.json').findings.map((f: any) => f.id)).toContain(
       'physical_automation',
     );
@@ -1161,7 +1172,8 @@ describe('bundles: second and third orders', () => {
       (parts) => {
         const params = parts['robot-control-system']!['robot-control-system-params.yaml'] ?? '';
         expect(params).toContain('robot_model: "mir250"');
-        expect(params).toContain('diff_drive_controller');
+        // The MiR drives itself; the supervisor reaches it over its REST API.
+        expect(parts['robot-control-system']!['robot-control-system-architecture.md']).toContain('REST API');
       },
     ],
   ];

@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { HOUSE_RULES, languageReply, languageTask, type LanguageTask } from './language';
+import { getService } from '../../domain/catalogue';
 import { findProducts, type Capability, type Product } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import {
@@ -233,6 +234,81 @@ const TOOL_CATEGORIES: { category: string; keywords: string[] }[] = [
 
 const EFFORT_WEIGHT: Record<Effort, number> = { low: 1, medium: 2, high: 3 };
 
+/** Loaded cost of an hour of staff time when the description gives none, USD. */
+export const DEFAULT_HOURLY_RATE_USD = 35;
+
+/** Working weeks a year the hours are counted over. */
+export const WORKING_WEEKS = 46;
+
+/** One-off costs beyond the catalogue service, per finding, USD (planning estimates, stated as such). */
+const EXTRA_ONE_OFF: Record<string, { item: string; usd: number }[]> = {
+  physical_automation: [
+    {
+      item: 'collaborative robot cell: arm, gripper, safety area scanner, installation (planning estimate)',
+      usd: 65_000,
+    },
+  ],
+};
+
+/** Running costs per month by the service that delivers the finding, USD (planning estimates). */
+const RUNNING_PER_MONTH: Record<string, { item: string; usd: number }> = {
+  'automation-wf': { item: 'n8n Cloud Starter or a small VM for self-hosted n8n', usd: 24 },
+  'integration-project': { item: 'hosting of the integration service and its queue', usd: 40 },
+  'agent-development': { item: 'model usage and tool-server hosting', usd: 60 },
+  'robot-control-system': { item: 'maintenance and spares allowance', usd: 250 },
+};
+
+/** Priority from the payback: P1 within 8 weeks, P2 within 26 weeks, P3 later or never. */
+export function priorityOf(paybackWeeks: number | null): 'P1' | 'P2' | 'P3' {
+  return paybackWeeks !== null && paybackWeeks <= 8 ? 'P1' : paybackWeeks !== null && paybackWeeks <= 26 ? 'P2' : 'P3';
+}
+
+/** What a finding costs and returns: one-off and monthly costs, the yearly value of the hours, the payback. */
+export function findingCost(
+  serviceId: string,
+  findingId: string,
+  hoursPerWeek: number,
+  hourlyRate: number,
+): {
+  one_off: { item: string; usd: number }[];
+  one_off_usd: number;
+  running_usd_per_month: number;
+  running: string | null;
+  value_usd_per_year: number;
+  net_first_year_usd: number;
+  payback_weeks: number | null;
+} {
+  const service = getService(serviceId);
+  const monthlyService = service?.billing === 'monthly';
+  const oneOff = [
+    ...(service && !monthlyService ? [{ item: `${service.name} (${serviceId})`, usd: service.human_price }] : []),
+    ...(EXTRA_ONE_OFF[findingId] ?? []),
+  ];
+  const running =
+    monthlyService && service
+      ? { item: `${service.name} subscription`, usd: service.human_price }
+      : RUNNING_PER_MONTH[serviceId];
+  const oneOffUsd = oneOff.reduce((n, c) => n + c.usd, 0);
+  const runningUsd = running?.usd ?? 0;
+  const valuePerWeek = hoursPerWeek * hourlyRate;
+  const netPerWeek = valuePerWeek - (runningUsd * 12) / WORKING_WEEKS;
+  return {
+    one_off: oneOff,
+    one_off_usd: oneOffUsd,
+    running_usd_per_month: runningUsd,
+    running: running?.item ?? null,
+    value_usd_per_year: Math.round(valuePerWeek * WORKING_WEEKS),
+    net_first_year_usd: Math.round(valuePerWeek * WORKING_WEEKS - oneOffUsd - runningUsd * 12),
+    payback_weeks: netPerWeek > 0 ? Math.max(1, Math.ceil(oneOffUsd / netPerWeek)) : null,
+  };
+}
+
+/** The hourly staff cost the text states ("$28/hour", "$40 per hour"), else null. */
+export function parseHourlyRate(text: string): number | null {
+  const m = /\$\s?(\d+(?:\.\d+)?)\s*(?:\/|per|an?)\s*(?:h|hr|hour)\b/i.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
 /** What a tool must do for a finding's process to count as already handled. */
 const COVERED_BY: Record<string, Capability[]> = {
   scheduling: ['scheduling'],
@@ -282,6 +358,10 @@ const DOES_WORDS: Partial<Record<Capability, string>> = {
 };
 
 /** "takes bookings, sends SMS reminders and invoices" from a product's capabilities. */
+function usd(n: number): string {
+  return `$${Math.round(n).toLocaleString('en-US')}`;
+}
+
 function doesInWords(caps: readonly Capability[]): string {
   const words = caps.map((c) => DOES_WORDS[c]).filter((w): w is string => Boolean(w));
   return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : (words[0] ?? '');
@@ -331,7 +411,10 @@ function flowProposal(flow: NamedFlow): { text: string; trigger: string; creates
   const creates = target.http
     ? `${target.name} ${target.http.kind.replace(/s$/, '')}`
     : `${target.name} record${target.polling ? ` (${target.polling})` : ''}`;
-  const request = target.http ? `${target.http.method} ${target.http.url}` : null;
+  // The table writes an account-specific host part as REPLACE_WITH_…: the audit shows it as a URI template variable.
+  const request = target.http
+    ? `${target.http.method} ${target.http.url.replace(/REPLACE_WITH_([A-Z0-9_]+)/g, (_m, n: string) => `{${n.toLowerCase()}}`)}`
+    : null;
   return {
     text: `Automate ${source.name} → ${target.name}: an n8n workflow (automation-wf) triggered by ${trigger} that creates the ${creates}${request ? ` (\`${request}\`)` : ''}, so each record is entered once instead of re-typed.`,
     trigger,
@@ -504,6 +587,13 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
   const rank = (f: (typeof findings)[number]): number =>
     'proposed_automation' in f ? 0 : f.confidence === 'high' ? 1 : 2;
   findings.sort((a, b) => rank(a) - rank(b) || b.priority_score - a.priority_score || a.id.localeCompare(b.id));
+  // Costs and priority (P1-P3 by payback); the order keeps P1 before P2 before P3, the ranking above within each.
+  const hourlyRate = parseHourlyRate(`${description} ${pains.join(' ')}`) ?? DEFAULT_HOURLY_RATE_USD;
+  const costed = findings.map((f) => {
+    const cost = findingCost(f.recommended_service, f.id, f.estimated_hours_saved_per_week, hourlyRate);
+    return Object.assign(f, { cost, priority: priorityOf(cost.payback_weeks) });
+  });
+  costed.sort((a, b) => a.priority.localeCompare(b.priority));
   const reading = languageReply(ctx, 'audit_reading', Reading);
 
   const byCategory = new Map<string, string[]>();
@@ -543,10 +633,15 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
     summary: {
       findings: findings.length,
       estimated_hours_saved_per_week: totalHours,
-      estimated_hours_saved_per_year: totalHours * 46,
+      estimated_hours_saved_per_year: totalHours * WORKING_WEEKS,
+      hourly_rate_usd: hourlyRate,
+      hourly_rate_assumed: parseHourlyRate(`${description} ${pains.join(' ')}`) === null,
+      one_off_usd: costed.reduce((n, f) => n + f.cost.one_off_usd, 0),
+      running_usd_per_month: costed.reduce((n, f) => n + f.cost.running_usd_per_month, 0),
+      value_usd_per_year: costed.reduce((n, f) => n + f.cost.value_usd_per_year, 0),
       recommended_services: services,
     },
-    findings,
+    findings: costed,
     tool_inventory: toolInventory,
     stack_notes: stackNotes,
     ...(reading ? { processes_described: reading.value.processes, read_by: { model: reading.model } } : {}),
@@ -554,7 +649,7 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
       days_0_30: quickWins.map((f) => f.id),
       days_30_90: later.map((f) => f.id),
     },
-    method: `Evidence quoted from the pain points and the description (keywords per process); a flow between two tools that a pain point names is proposed as the automation and ranked first, then findings the pain points back; tools classified from a table of real products (a process a tool already does is marked covered and counts half); hours are planning estimates (pain points weigh 1.5x), priority = hours / effort weight (low 1, medium 2, high 3).${reading ? ' The described processes were read by a language model.' : ''}`,
+    method: `Evidence quoted from the pain points and the description (keywords per process); a flow between two tools that a pain point names is proposed as the automation and ranked first, then findings the pain points back; tools classified from a table of real products (a process a tool already does is marked covered and counts half); hours are planning estimates (pain points weigh 1.5x), score = hours / effort weight (low 1, medium 2, high 3); costs are the catalogue price of the service that delivers the finding plus stated one-off and running estimates; value = hours x ${hourlyRate} USD/hour (${parseHourlyRate(`${description} ${pains.join(' ')}`) === null ? 'assumed loaded staff cost' : 'as stated'}) x ${WORKING_WEEKS} weeks; priority P1 pays back within 8 weeks, P2 within 26, P3 later.${reading ? ' The described processes were read by a language model.' : ''}`,
   };
 
   const report = lines(
@@ -567,30 +662,49 @@ export function automationAuditDeliverables(ctx: DeliverableContext): Deliverabl
     '## Summary',
     '',
     `- ${findings.length} automation opportunities, about **${totalHours} hours per week** (${totalHours * 46} hours per year at 46 working weeks).`,
-    `- Start with: ${md(findings[0]?.title ?? 'n/a')}.`,
+    `- Start with: ${md(costed[0]?.title ?? 'n/a')} (${costed[0]?.priority ?? 'n/a'}).`,
+    `- One-off cost about ${usd(data.summary.one_off_usd)}, running ${usd(data.summary.running_usd_per_month)}/month, for staff time worth about ${usd(data.summary.value_usd_per_year)} a year at ${usd(hourlyRate)}/hour${data.summary.hourly_rate_assumed ? ' (assumed)' : ''}.`,
     `- Catalogue services that address them: ${services.map((s) => `\`${s}\``).join(', ')}.`,
     '',
     '## Findings',
     '',
     mdTable(
-      ['#', 'Opportunity', 'Hours/week', 'Effort', 'Priority', 'Confidence', 'Service'],
-      findings.map((f, i) => [
+      [
+        '#',
+        'Opportunity',
+        'Priority',
+        'Hours/week',
+        'One-off cost',
+        'Running/month',
+        'Value/year',
+        'Payback',
+        'Effort',
+        'Confidence',
+        'Service',
+      ],
+      costed.map((f, i) => [
         i + 1,
         f.title,
+        f.priority,
         f.estimated_hours_saved_per_week,
+        usd(f.cost.one_off_usd),
+        usd(f.cost.running_usd_per_month),
+        usd(f.cost.value_usd_per_year),
+        f.cost.payback_weeks === null ? 'does not pay back' : `${f.cost.payback_weeks} weeks`,
         f.effort,
-        f.priority_score,
         f.confidence,
         f.recommended_service,
       ]),
     ),
     '',
-    ...findings.flatMap((f, i) => [
-      `### ${i + 1}. ${md(f.title)}`,
+    ...costed.flatMap((f, i) => [
+      `### ${i + 1}. ${md(f.title)} (${f.priority})`,
       '',
       `Evidence: ${f.evidence.map(md).join('; ')}.`,
       '',
       `Recommendation: ${f.recommendation}`,
+      '',
+      `Cost: ${f.cost.one_off.map((c) => `${md(c.item)} ${usd(c.usd)}`).join(' + ') || 'none one-off'}${f.cost.running ? `; ${md(f.cost.running)} ${usd(f.cost.running_usd_per_month)}/month` : ''}. Payback: ${f.cost.payback_weeks === null ? 'does not pay back on the hours alone' : `${f.cost.payback_weeks} weeks`}.`,
       '',
     ]),
     pains.length > 0 ? '## Pain points given' : null,

@@ -6,7 +6,8 @@
  * Source: seed §1, §2.1 (integration-project inputs: systems, direction; volume optional).
  */
 import { parseCount, parseRate } from './parse';
-import { findProduct, findProducts, type Capability, type Product } from './products';
+import { NETSUITE_ENTITIES, findApiLimits, type ApiLimits } from './apis';
+import { findProduct, findProducts, type Capability, type Product, type ProductEntity } from './products';
 import type { DeliverableContext, DeliverableFile } from './types';
 import {
   hasAny,
@@ -182,8 +183,23 @@ function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/** A system's records with their field names: the product table's, or NetSuite's REST records (apis.ts). */
+function knownEntities(system: string): { name: string; entities: readonly ProductEntity[]; docs: string } | undefined {
+  const product = findProduct(system);
+  if (product) return { name: product.name, entities: product.entities, docs: product.docs };
+  if (hasAny(haystack(system), ['netsuite']))
+    return {
+      name: 'NetSuite',
+      entities: NETSUITE_ENTITIES,
+      docs: 'https://docs.oracle.com/en/cloud/saas/netsuite/ns-online-help/chapter_1540391670.html',
+    };
+  return undefined;
+}
+
 function categorise(system: string): { category: string; entities: string[]; product: Product | undefined } {
   const product = findProduct(system);
+  if (!product && hasAny(haystack(system), ['netsuite']))
+    return { category: 'erp', entities: NETSUITE_ENTITIES.map((e) => e.name), product: undefined };
   if (product) {
     const category = CATEGORY_OF.find(([c]) => product.capabilities.includes(c))?.[1] ?? 'application';
     return { category, entities: product.entities.map((e) => e.name), product };
@@ -265,12 +281,15 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
 
   const systems = systemNames.map((name) => {
     const c = categorise(name);
+    const known = knownEntities(name);
     return {
-      name: c.product?.name ?? name,
-      id: slug(c.product?.name ?? name, 'system', 32),
+      name: known?.name ?? name,
+      id: slug(known?.name ?? name, 'system', 32),
       category: c.category,
       entities: c.entities,
       product: c.product,
+      known,
+      limits: findApiLimits(name),
     };
   });
   const ordered = reverse ? [...systems].reverse() : systems;
@@ -290,7 +309,41 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
   const assumedPerDay = perDay ?? 10_000;
   const avgPerMinute = assumedPerDay / 1_440;
   const peakPerSecond = Math.max(1, Math.ceil((avgPerMinute / 60) * 10));
-  const mode = peakPerSecond > 50 ? 'queue_with_batch_writes' : 'event_driven_with_queue';
+  // Each system's documented limit against the requests it receives: one write per record and flow into it, reads
+  // paged 100 records a page; 80 % of the documented limit is the budget.
+  const apiBudget = systems
+    .filter((s) => s.limits)
+    .map((s) => {
+      const l = s.limits as ApiLimits;
+      const writes = pairs.filter(([, to]) => to.id === s.id).length * assumedPerDay;
+      const reads = pairs.filter(([from]) => from.id === s.id).length * assumedPerDay;
+      const perDayNeeded = writes + Math.ceil(reads / 100);
+      const avgNeeded = Math.round((perDayNeeded / 86_400) * 1000) / 1000;
+      const exceeds =
+        avgNeeded > l.sustained_per_second * 0.8 || (l.daily !== undefined && perDayNeeded > l.daily * 0.8);
+      return {
+        system: s.id,
+        name: s.name,
+        limit: l.limit,
+        sustained_per_second: l.sustained_per_second,
+        ...(l.daily !== undefined ? { daily: l.daily } : {}),
+        signal: l.signal,
+        docs: l.limit_docs,
+        requests_per_day_needed: perDayNeeded,
+        average_per_second_needed: avgNeeded,
+        throttle_per_second: Math.round(l.sustained_per_second * 0.8 * 100) / 100,
+        exceeds,
+        ...(exceeds
+          ? {
+              instead: l.bulk
+                ? `one request per record exceeds the documented limit: use ${l.bulk}`
+                : `one request per record exceeds the documented limit and the API has no bulk route: queue the writes over the day and ask ${s.name} for a higher limit`,
+            }
+          : {}),
+      };
+    });
+  const mode =
+    peakPerSecond > 50 || apiBudget.some((b) => b.exceeds) ? 'queue_with_batch_writes' : 'event_driven_with_queue';
   const batchSize = peakPerSecond > 50 ? 500 : 100;
 
   const flows = pairs.map(([from, to]) => {
@@ -312,9 +365,10 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
   // Each system's own field for each canonical field: from the product table where the product is known.
   const fieldMapping = Object.fromEntries(
     entities.map((e) => {
-      const known = systems.map((s) => ({ s, entity: s.product?.entities.find((x) => x.name === e) }));
+      const known = systems.map((s) => ({ s, entity: s.known?.entities.find((x) => x.name === e) }));
       const canonical = [
         ...new Set([
+          ...(known.some((k) => k.entity) ? ['external_id'] : []),
           ...known.flatMap((k) => Object.keys(k.entity?.fields ?? {})),
           ...(known.some((k) => k.entity) ? [] : (CANONICAL_FIELDS[e] ?? []).map(([f]) => f)),
         ]),
@@ -328,16 +382,21 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
               .filter((k) => k.s.entities.includes(e))
               .map((k) => [
                 k.s.id,
+                // A system outside the tables: null, and the runbook says its fields are read on day 1.
+                // Without an id of its own (a sheet row), the integration writes the key and finds records by it.
                 k.entity
-                  ? (k.entity.fields[field] ?? null)
-                  : `REPLACE_WITH_${k.s.id.toUpperCase().replace(/-/g, '_')}_FIELD (verify)`,
+                  ? (k.entity.fields[field] ??
+                    (field === 'external_id'
+                      ? 'an "external_id" column the integration writes and finds the record by'
+                      : null))
+                  : null,
               ]),
           ),
         })),
       ];
     }),
   );
-  const unmapped = systems.filter((s) => !s.product).map((s) => s.name);
+  const unmapped = systems.filter((s) => !s.known).map((s) => s.name);
   const schemaName = (e: string): string => e.charAt(0).toUpperCase() + e.slice(1).replace(/s$/, '');
   const schemas: Record<string, unknown> = {};
   for (const e of entities) {
@@ -401,9 +460,7 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
       version: '1.0.0',
       description: `Integration service between ${systemNames.join(', ')} (${bidirectional ? 'bidirectional' : 'one-way'}). Amounts are integer micro-units.`,
     },
-    servers: [
-      { url: 'https://integration.example.invalid', description: 'Replace with the deployed integration service' },
-    ],
+    servers: [{ url: '/', description: 'The integration service, at the host it is deployed on (relative URL)' }],
     paths: {
       '/webhooks/{system}': {
         post: {
@@ -472,14 +529,17 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
         name: s.name,
         category: s.category,
         entities: s.entities,
-        known_product: Boolean(s.product),
-        ...(s.product
+        known_product: Boolean(s.known),
+        ...(s.known
           ? {
-              auth: s.product.auth,
-              api_reference: s.product.docs,
-              endpoints: Object.fromEntries(s.product.entities.map((e) => [e.name, e.endpoint])),
+              auth: s.limits?.auth ?? s.product?.auth ?? null,
+              api_reference: s.known.docs,
+              endpoints: Object.fromEntries(s.known.entities.map((e) => [e.name, e.endpoint])),
             }
-          : {}),
+          : {
+              not_in_tables: `${s.name} is not in the API tables: its auth, limits and field names are read from its documentation on day 1 and added to this spec`,
+            }),
+        rate_limit: apiBudget.find((b) => b.system === s.id) ?? null,
       })),
       flows,
       field_mapping: fieldMapping,
@@ -497,7 +557,8 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
         retry: { attempts: 6, backoff: 'exponential', initial_seconds: 5, max_seconds: 900, jitter: true },
         non_retryable: ['400', '401', '403', '404', '422'],
         dead_letter: { after_attempts: 6, retention_days: 14, replay_endpoint: '/dead-letters/{id}/replay' },
-        rate_limits: 'honour Retry-After; token bucket per target system',
+        rate_limits:
+          'token bucket per system at throttle_per_second (80 % of the documented limit); honour Retry-After and the limit headers',
       },
       monitoring: {
         alerts: ['dead letters > 0 for 15 minutes', 'flow lag > 30 minutes', 'error rate > 2 % over 10 minutes'],
@@ -525,10 +586,25 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
         s.name,
         s.category,
         s.entities.join(', '),
-        s.product?.auth ?? 'to be confirmed',
-        s.product?.docs ?? 'to be confirmed',
+        s.limits?.auth ?? s.product?.auth ?? 'not in the API tables: read from its documentation on day 1',
+        s.known?.docs ?? 'not in the API tables',
       ]),
     ),
+    '',
+    '## API limits',
+    '',
+    apiBudget.length > 0
+      ? mdTable(
+          ['System', 'Documented limit', 'Throttle', 'Needed (average)', 'Verdict'],
+          apiBudget.map((b) => [
+            b.name,
+            `${b.limit} (${b.docs})`,
+            `${b.throttle_per_second}/s`,
+            `${thousands(b.requests_per_day_needed)} requests/day, ${b.average_per_second_needed}/s`,
+            b.exceeds ? `over the limit: ${b.instead ?? ''}` : 'within the limit',
+          ]),
+        )
+      : 'None of the systems is in the API tables.',
     '',
     '## Field mapping',
     '',
@@ -546,14 +622,14 @@ export function integrationProjectDeliverables(ctx: DeliverableContext): Deliver
       ];
     }),
     unmapped.length
-      ? `Not in the product table, so their fields are placeholders to fill after checking their schema: ${unmapped.map(md).join(', ')}.\n`
+      ? `Not in the API tables, so their columns are empty (null in the spec) until their schema is read on day 1: ${unmapped.map(md).join(', ')}.\n`
       : null,
     '',
     '## Deploy',
     '',
     '1. Create API credentials for each system with the minimum scopes the flows need; store them in the secret manager.',
     unmapped.length
-      ? "2. Fill every `REPLACE_WITH_…_FIELD` in `x-integration.field_mapping` after checking each system's schema."
+      ? `2. Read the schema of ${unmapped.map(md).join(', ')} and fill their columns of \`x-integration.field_mapping\`; check the other columns against a real record.`
       : '2. Check `x-integration.field_mapping` against a real record of each system (custom fields are not listed).',
     '3. Deploy the service; register `/webhooks/{system}` in each source system and verify the signature secret.',
     '4. Run `POST /flows/{flow_id}/sync` once per flow in dry-run mode and compare counts on both sides.',

@@ -11,9 +11,26 @@
  * Source: seed §1, §2.1 (robot-control-system inputs: robot_type, controller, objective;
  * site_constraints optional; the service does not support safety certification); issue 13.
  */
-import { findRobot, parseMaxMassKg, parseRosDistro, payloadCheck, visionNeed, type RobotModel } from './robots';
+import {
+  CYCLE_MODEL,
+  REDUCED_SPEED_MM_S,
+  alternativeArm,
+  armNeeds,
+  armShortfalls,
+  cycleSeconds,
+  findRobot,
+  parseMaxMassKg,
+  parseRosDistro,
+  payloadCheck,
+  picksPerMinuteAt,
+  suggestRobot,
+  visionNeed,
+  type RobotModel,
+  type Ros2Launch,
+} from './robots';
 import type { DeliverableContext, DeliverableFile } from './types';
 import {
+  MEDIA_TEXT,
   MEDIA_YAML,
   hasAny,
   haystack,
@@ -24,49 +41,13 @@ import {
   mdFooter,
   mdQuote,
   mdTable,
-  snake,
   text,
   textFile,
   yamlString,
 } from './util';
 
-type RobotKind = 'manipulator' | 'mobile' | 'aerial' | 'legged' | 'gantry' | 'generic';
 type ControllerKind =
   'plc' | 'universal_robots' | 'ros2_native' | 'microcontroller' | 'flight_controller' | 'vendor' | 'generic';
-
-const ROBOT_KINDS: { kind: RobotKind; keywords: string[] }[] = [
-  {
-    kind: 'manipulator',
-    keywords: [
-      'arm',
-      'manipulator',
-      'cobot',
-      '6-axis',
-      '6 axis',
-      'axis',
-      'scara',
-      'delta',
-      'pick',
-      'ur3',
-      'ur5',
-      'ur10',
-      'ur16',
-      'ur20',
-      'kuka',
-      'fanuc',
-      'abb',
-      'franka',
-      'kinova',
-    ],
-  },
-  {
-    kind: 'mobile',
-    keywords: ['amr', 'agv', 'mobile', 'wheel', 'diff', 'rover', 'forklift', 'cart', 'turtlebot', 'base'],
-  },
-  { kind: 'aerial', keywords: ['drone', 'uav', 'quad', 'multicopter', 'aerial'] },
-  { kind: 'legged', keywords: ['legged', 'quadruped', 'humanoid', 'biped', 'spot', 'unitree'] },
-  { kind: 'gantry', keywords: ['gantry', 'cartesian', 'xyz', 'cnc', 'linear'] },
-];
 
 const CONTROLLER_KINDS: { kind: ControllerKind; keywords: string[] }[] = [
   {
@@ -114,165 +95,215 @@ const CONTROLLER_KINDS: { kind: ControllerKind; keywords: string[] }[] = [
   },
 ];
 
-const CONTROLLER_BRIDGES: Record<ControllerKind, { bridge: string; detail: string }> = {
-  plc: {
-    bridge: 'OPC UA / Modbus TCP bridge node',
-    detail:
-      'The PLC keeps the safety and I/O logic; ROS 2 reads state and writes setpoints through OPC UA (preferred) or Modbus TCP, with a heartbeat the PLC monitors.',
-  },
-  universal_robots: {
-    bridge: 'ur_robot_driver (ros2_control hardware interface)',
-    detail:
-      'The official Universal Robots ROS 2 driver exposes the arm through ros2_control; the External Control URCap must run on the teach pendant.',
-  },
-  ros2_native: {
-    bridge: 'ros2_control hardware interface',
-    detail: 'The controller already speaks ROS 2: controllers load through controller_manager directly.',
-  },
-  microcontroller: {
-    bridge: 'micro-ROS agent',
-    detail:
-      'The microcontroller runs a micro-ROS client over serial or UDP; the micro_ros_agent on the host bridges it into the ROS 2 graph.',
-  },
-  flight_controller: {
-    bridge: 'PX4 uXRCE-DDS bridge / MAVROS',
-    detail:
-      'PX4 publishes its uORB topics into ROS 2 through the uXRCE-DDS agent (ArduPilot through MAVROS or its DDS interface); offboard setpoints go through the same bridge.',
-  },
-  vendor: {
-    bridge: 'vendor motion interface (e.g. KUKA RSI/FRI, ABB EGM, FANUC Stream Motion)',
-    detail:
-      'The vendor controller stays in charge of motion and safety; ROS 2 streams setpoints through the vendor real-time interface wrapped as a ros2_control hardware interface.',
-  },
-  generic: {
-    bridge: 'custom ros2_control hardware interface',
-    detail:
-      'A hardware interface plugin (read/write at the control rate) wraps the controller protocol; its exact transport is fixed during the design review.',
-  },
-};
-
 function classify<K extends string>(value: string, table: { kind: K; keywords: string[] }[], fallback: K): K {
   const hay = haystack(value);
   return table.find((t) => hasAny(hay, t.keywords))?.kind ?? fallback;
 }
 
-function controllersFor(
-  kind: RobotKind,
-  robot: RobotModel | undefined,
-  distro: string,
-): { name: string; type: string; params: [string, string][] }[] {
-  const jointList = (names: string[]): string => `[${names.map((n) => JSON.stringify(n)).join(', ')}]`;
-  const jsb = {
-    name: 'joint_state_broadcaster',
-    type: 'joint_state_broadcaster/JointStateBroadcaster',
-    params: [] as [string, string][],
-  };
-  switch (kind) {
-    case 'manipulator':
-      return [
-        jsb,
-        {
-          name: 'joint_trajectory_controller',
-          type: 'joint_trajectory_controller/JointTrajectoryController',
-          params: [
-            [
-              'joints',
-              robot?.kind === 'manipulator' ? jointList(robot.joints) : '["REPLACE_WITH_JOINT_NAMES_FROM_THE_URDF"]',
-            ],
-            ['command_interfaces', '["position"]'],
-            ['state_interfaces', '["position", "velocity"]'],
-            ['state_publish_rate', '100.0'],
-            ['action_monitor_rate', '20.0'],
-            ['allow_partial_joints_goal', 'false'],
-          ],
-        },
-      ];
-    case 'mobile':
-      return [
-        jsb,
-        {
-          name: 'diff_drive_controller',
-          type: 'diff_drive_controller/DiffDriveController',
-          params: [
-            ['left_wheel_names', jointList([robot?.wheels?.left ?? 'left_wheel_joint'])],
-            ['right_wheel_names', jointList([robot?.wheels?.right ?? 'right_wheel_joint'])],
-            ['wheel_separation', robot?.wheels ? String(robot.wheels.separation) : '0.40  # REPLACE: measure'],
-            ['wheel_radius', robot?.wheels ? String(robot.wheels.radius) : '0.08  # REPLACE: measure'],
-            // Humble's diff_drive_controller takes geometry_msgs/Twist unless told otherwise; Jazzy takes TwistStamped.
-            ...(distro === 'humble' || distro === 'foxy' || distro === 'iron'
-              ? ([['use_stamped_vel', 'false']] as [string, string][])
-              : []),
-            ['publish_rate', '50.0'],
-            ['base_frame_id', '"base_link"'],
-            ['odom_frame_id', '"odom"'],
-            ['cmd_vel_timeout', '0.5'],
-            ['linear.x.max_velocity', '1.0'],
-            ['angular.z.max_velocity', '1.5'],
-          ],
-        },
-      ];
-    case 'gantry':
-      return [
-        jsb,
-        {
-          name: 'joint_trajectory_controller',
-          type: 'joint_trajectory_controller/JointTrajectoryController',
-          params: [
-            ['joints', '["axis_x", "axis_y", "axis_z"]'],
-            ['command_interfaces', '["position"]'],
-            ['state_interfaces', '["position", "velocity"]'],
-          ],
-        },
-      ];
-    case 'legged':
-      return [
-        jsb,
-        {
-          name: 'joint_group_effort_controller',
-          type: 'effort_controllers/JointGroupEffortController',
-          params: [['joints', '["REPLACE_WITH_LEG_JOINTS"]']],
-        },
-      ];
-    case 'aerial':
-      return [];
-    default:
-      return [
-        jsb,
-        {
-          name: 'forward_position_controller',
-          type: 'forward_command_controller/ForwardCommandController',
-          params: [
-            ['joints', '["REPLACE_WITH_JOINTS"]'],
-            ['interface_name', '"position"'],
-          ],
-        },
-      ];
-  }
+/** Words saying people share the robot's space. */
+const HUMAN_WORDS = [
+  'human',
+  'people',
+  'operator',
+  'collaborat',
+  'shared',
+  'worker',
+  'staff',
+  'public',
+  'hospital',
+  'warehouse',
+  'store',
+  'pass by',
+  'aisle',
+];
+
+/**
+ * How the arm shares its space with people, and the automatic-mode TCP speed that follows (mm/s).
+ * - `guarded`: perimeter guarding keeps people out during automatic operation; the data-sheet speed applies.
+ * - `collaborative`: people may be in the space at any time; the TCP is held to the reduced speed (250 mm/s).
+ * - `ssm`: speed and separation monitoring (ISO 10218-2:2011 5.11.5.3, ISO/TS 15066 5.5.4): an area scanner switches
+ *   to the reduced speed when a person enters the warning field and stops in the protective field; full speed otherwise.
+ */
+export type SharingMode = 'guarded' | 'collaborative' | 'ssm';
+
+/** File names of the nodes the pack delivers and launches. */
+export const DELIVERED_NODES = {
+  mission_supervisor: 'robot-control-system-mission-supervisor.py',
+  safety_watchdog: 'robot-control-system-safety-watchdog.py',
+} as const;
+
+function launchInclude(l: Ros2Launch): string[] {
+  const args = Object.entries(l.args);
+  return [
+    '  - include:',
+    `      file: "$(find-pkg-share ${l.pkg})/launch/${l.file}"`,
+    ...(args.length > 0
+      ? ['      arg:', ...args.flatMap(([k, v]) => [`        - name: "${k}"`, `          value: "${v}"`])]
+      : []),
+  ];
+}
+
+function supervisorNode(): string {
+  return lines(
+    '#!/usr/bin/env python3',
+    '"""mission_supervisor: the cell\'s state machine (IDLE, RUNNING, PAUSED, FAULT).',
+    '',
+    'Services /mission/start, /mission/pause, /mission/resume (std_srvs/Trigger); publishes /mission/state',
+    '(std_msgs/String) and /mission/heartbeat (std_msgs/Empty) every heartbeat_period_s; a True on /safety/estop',
+    '(std_msgs/Bool) puts it in FAULT until /mission/start is called again. Parameters come from',
+    'robot-control-system-params.yaml (mission_supervisor.ros__parameters).',
+    '"""',
+    'import rclpy',
+    'from rclpy.node import Node',
+    'from std_msgs.msg import Bool, Empty, String',
+    'from std_srvs.srv import Trigger',
+    '',
+    '',
+    'class MissionSupervisor(Node):',
+    '    def __init__(self):',
+    "        super().__init__('mission_supervisor')",
+    "        self.declare_parameter('heartbeat_period_s', 0.1)",
+    "        self.declare_parameter('state_topic', '/mission/state')",
+    "        self.state = 'IDLE'",
+    "        self.state_pub = self.create_publisher(String, self.get_parameter('state_topic').value, 10)",
+    "        self.heartbeat_pub = self.create_publisher(Empty, '/mission/heartbeat', 10)",
+    "        self.create_subscription(Bool, '/safety/estop', self.on_estop, 10)",
+    "        self.create_service(Trigger, '/mission/start', self.on_start)",
+    "        self.create_service(Trigger, '/mission/pause', self.on_pause)",
+    "        self.create_service(Trigger, '/mission/resume', self.on_resume)",
+    "        self.create_timer(self.get_parameter('heartbeat_period_s').value, self.tick)",
+    '',
+    '    def set_state(self, state):',
+    '        if state != self.state:',
+    "            self.get_logger().info(f'{self.state} -> {state}')",
+    '            self.state = state',
+    '',
+    '    def tick(self):',
+    '        self.heartbeat_pub.publish(Empty())',
+    '        self.state_pub.publish(String(data=self.state))',
+    '',
+    '    def on_estop(self, msg):',
+    '        if msg.data:',
+    "            self.set_state('FAULT')",
+    '',
+    '    def on_start(self, _req, res):',
+    "        res.success = self.state in ('IDLE', 'FAULT')",
+    '        if res.success:',
+    "            self.set_state('RUNNING')",
+    '        res.message = self.state',
+    '        return res',
+    '',
+    '    def on_pause(self, _req, res):',
+    "        res.success = self.state == 'RUNNING'",
+    '        if res.success:',
+    "            self.set_state('PAUSED')",
+    '        res.message = self.state',
+    '        return res',
+    '',
+    '    def on_resume(self, _req, res):',
+    "        res.success = self.state == 'PAUSED'",
+    '        if res.success:',
+    "            self.set_state('RUNNING')",
+    '        res.message = self.state',
+    '        return res',
+    '',
+    '',
+    'def main():',
+    '    rclpy.init()',
+    '    rclpy.spin(MissionSupervisor())',
+    '',
+    '',
+    "if __name__ == '__main__':",
+    '    main()',
+  );
+}
+
+function watchdogNode(): string {
+  return lines(
+    '#!/usr/bin/env python3',
+    '"""safety_watchdog: requests a controlled stop when the supervisor\'s heartbeat stops.',
+    '',
+    'Subscribes /mission/heartbeat (std_msgs/Empty); after heartbeat_timeout_s without one it publishes True on',
+    '/safety/estop (std_msgs/Bool) and, when stop_service names one (UR: /dashboard_client/pause), calls it',
+    "(std_srvs/Trigger). A software layer only: the hard-wired e-stop and the controller's safety functions stay in",
+    'charge (IEC 60204-1 stop category 1 is configured on the controller).',
+    '"""',
+    'import time',
+    '',
+    'import rclpy',
+    'from rclpy.node import Node',
+    'from std_msgs.msg import Bool, Empty',
+    'from std_srvs.srv import Trigger',
+    '',
+    '',
+    'class SafetyWatchdog(Node):',
+    '    def __init__(self):',
+    "        super().__init__('safety_watchdog')",
+    "        self.declare_parameter('heartbeat_timeout_s', 0.3)",
+    "        self.declare_parameter('estop_topic', '/safety/estop')",
+    "        self.declare_parameter('stop_service', '')",
+    "        self.timeout = self.get_parameter('heartbeat_timeout_s').value",
+    "        self.estop_pub = self.create_publisher(Bool, self.get_parameter('estop_topic').value, 10)",
+    "        service = self.get_parameter('stop_service').value",
+    '        self.stop_client = self.create_client(Trigger, service) if service else None',
+    '        self.last = time.monotonic()',
+    '        self.tripped = False',
+    "        self.create_subscription(Empty, '/mission/heartbeat', self.on_heartbeat, 10)",
+    '        self.create_timer(0.05, self.check)',
+    '',
+    '    def on_heartbeat(self, _msg):',
+    '        self.last = time.monotonic()',
+    '        self.tripped = False',
+    '',
+    '    def check(self):',
+    '        if self.tripped or time.monotonic() - self.last < self.timeout:',
+    '            return',
+    '        self.tripped = True',
+    "        self.get_logger().error('heartbeat lost: controlled stop requested')",
+    '        self.estop_pub.publish(Bool(data=True))',
+    '        if self.stop_client is not None and self.stop_client.service_is_ready():',
+    '            self.stop_client.call_async(Trigger.Request())',
+    '',
+    '',
+    'def main():',
+    '    rclpy.init()',
+    '    rclpy.spin(SafetyWatchdog())',
+    '',
+    '',
+    "if __name__ == '__main__':",
+    '    main()',
+  );
 }
 
 /**
  * Generates `robot-control-system-architecture.md`, `robot-control-system-params.yaml`,
- * `robot-control-system-launch.yaml` and `robot-control-system-safety-checklist.md`.
- * Source: seed §1, §2.1.
+ * `robot-control-system-launch.yaml`, `robot-control-system-safety-checklist.md` and the two nodes the launch starts
+ * (`robot-control-system-mission-supervisor.py`, `robot-control-system-safety-watchdog.py`).
+ *
+ * The pack is configured for the named robot when the data-sheet table (robots.ts) holds it, else for the arm the
+ * objective needs, and says so. Payload, reach and the asked rate are checked against the data sheet; a shortfall is
+ * stated with the alternative that meets it. Reduced speed is 250 mm/s (ISO 10218-1:2011 5.6).
+ * Source: seed §1, §2.1; issue 13; issue 38 §4 (docs/rubrics/robot-control-system.md).
  */
 export function robotControlSystemDeliverables(ctx: DeliverableContext): DeliverableFile[] {
-  const robotType = line(ctx.inputs, 'robot_type', 'robot (type to be confirmed)', 120);
-  const controller = line(ctx.inputs, 'controller', 'controller (to be confirmed)', 120);
-  const objective = text(ctx.inputs, 'objective', 'Objective to be confirmed.', 2000);
+  const robotType = line(ctx.inputs, 'robot_type', 'robot (none named)', 120);
+  const controller = line(ctx.inputs, 'controller', '', 120);
+  const objective = text(ctx.inputs, 'objective', 'Pick and place parts between two fixed stations.', 2000);
   const siteConstraints = text(ctx.inputs, 'site_constraints', '', 2000);
-  const robot = findRobot(robotType);
-  const robotKind: RobotKind = robot?.kind ?? classify(robotType, ROBOT_KINDS, 'generic');
-  const controllerKind = classify(controller, CONTROLLER_KINDS, 'generic');
-  // A known robot's own driver is the bridge, whatever else the controller text mentions.
-  const bridge = robot
-    ? {
-        bridge: robot.driver,
-        detail: `${robot.name}: ${robot.controller}; ROS 2 talks to it through ${robot.driver.split(' ')[0]}.`,
-      }
-    : CONTROLLER_BRIDGES[controllerKind];
+  const needsText = `${objective} ${siteConstraints}`;
+  const named = findRobot(robotType);
+  // A robot outside the table has no data sheet here: the pack is configured for the arm the objective needs.
+  const robot: RobotModel = named ?? suggestRobot(needsText);
+  // The named controller belongs to the named robot; a replaced robot brings its own.
+  const controllerText = named ? controller || robot.controller : robot.controller;
+  const controllerKind = classify(controllerText, CONTROLLER_KINDS, 'generic');
+  const bridge = {
+    bridge: robot.driver,
+    detail: `${robot.name}: ${robot.controller}; ROS 2 talks to it through ${robot.driver.split(' ')[0]}.`,
+  };
   const allText = [
     robotType,
-    controller,
+    controllerText,
     objective,
     siteConstraints,
     text(ctx.inputs, 'ros_distro', '', 100),
@@ -280,25 +311,15 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
   ].join(' \n ');
   const distroGiven = parseRosDistro(allText);
   const distro = distroGiven ?? { id: 'jazzy', label: 'Jazzy Jalisco (LTS, Ubuntu 24.04)' };
-  const partKg = parseMaxMassKg(`${objective} ${siteConstraints}`);
-  const payload = payloadCheck(robot, partKg);
-  const vision = visionNeed(`${objective} ${siteConstraints}`);
-  const pkg = `${snake(robot?.id ?? robotType, 'robot', 24)}_bringup`;
-  const controllers = controllersFor(robotKind, robot, distro.id);
+  const needs = armNeeds(needsText);
+  const payload = payloadCheck(robot, parseMaxMassKg(needsText));
+  const vision = visionNeed(needsText);
+  const manipulator = robot.kind === 'manipulator';
   const hay = haystack(objective, siteConstraints);
-  const humansNearby = hasAny(hay, [
-    'human',
-    'people',
-    'operator',
-    'collaborat',
-    'shared',
-    'worker',
-    'staff',
-    'public',
-    'hospital',
-    'warehouse',
-    'store',
-  ]);
+  const humansNearby = hasAny(hay, HUMAN_WORDS);
+  const fenced =
+    hasAny(hay, ['fence', 'fenced', 'guarding', 'guarded', 'enclosure', 'caged', 'light curtain']) &&
+    !hasAny(hay, ['no fence', 'without fence', 'fenceless', 'no guarding']);
   const hazardous = hasAny(hay, [
     'atex',
     'explosive',
@@ -310,38 +331,90 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
     'clean room',
     'cleanroom',
   ]);
-  const planner =
-    robotKind === 'manipulator' || robotKind === 'gantry'
+
+  // Shortfalls of the configured arm against the data sheet, and the arm that meets them.
+  const shortfalls = manipulator ? armShortfalls(robot, needs) : [];
+  const alternative = shortfalls.length > 0 ? alternativeArm(needs, robot.family) : undefined;
+  const tcpMax = robot.tcp_speed_mm_s;
+  const reduced = REDUCED_SPEED_MM_S;
+  const rate = needs.picks_per_minute;
+  const atReduced = picksPerMinuteAt(reduced, needs.palletising);
+  const atFull = tcpMax !== undefined ? picksPerMinuteAt(tcpMax, needs.palletising) : null;
+  let mode: SharingMode = humansNearby && !fenced ? 'collaborative' : 'guarded';
+  if (mode === 'collaborative' && rate !== null && rate > atReduced && atFull !== null && atFull >= rate) mode = 'ssm';
+  const autoSpeed = mode === 'collaborative' ? reduced : tcpMax;
+  const rateMet =
+    rate === null ? null : mode === 'collaborative' ? rate <= atReduced : atFull === null ? null : atFull >= rate;
+  const notHonoured: string[] = [
+    ...(!named
+      ? [
+          `"${robotType}" is not in our data-sheet table, so its joints, payload and reach cannot be checked: this pack is configured for the ${robot.name}, which meets the objective. To use "${robotType}"${controller ? ` with ${controller}` : ''}, send its data sheet and ROS 2 driver for a re-issue.`,
+        ]
+      : []),
+    ...shortfalls.map(
+      (s) =>
+        `The ${robot.name} falls short on ${s}. ${alternative ? `The ${alternative.name} (rated ${alternative.payload_kg} kg, reach ${alternative.reach_mm} mm${alternative.tcp_speed_mm_s ? `, TCP up to ${alternative.tcp_speed_mm_s} mm/s` : ''}) meets the objective.` : 'No arm in the table meets it alone: split the load or the rate across two arms, or use an industrial palletiser.'}`,
+    ),
+    ...(rate !== null && humansNearby && !fenced && rate > atReduced
+      ? [
+          mode === 'ssm'
+            ? `${rate} picks/min cannot be reached at the collaborative 250 mm/s (at most ${atReduced} picks/min under the cycle model below). The cell runs at full speed with speed and separation monitoring instead: a safety-rated area scanner slows the TCP to 250 mm/s when a person enters the warning field and stops the arm in the protective field (ISO 10218-2:2011 5.11.5.3, ISO/TS 15066 5.5.4).`
+            : `${rate} picks/min cannot be reached at the collaborative 250 mm/s (at most ${atReduced} picks/min under the cycle model below)${atFull === null ? ', and the data sheet gives no TCP speed to check full speed against' : ` nor at the ${robot.name}'s full ${tcpMax} mm/s (${atFull} picks/min)`}. Alternative: ${alternative ? `the ${alternative.name}, or ` : ''}two arms sharing the rate behind an area scanner.`,
+        ]
+      : []),
+  ];
+
+  const ros2 = robot.ros2;
+  const moveitIncluded = manipulator && ros2?.moveit ? ros2.moveit : null;
+  const includes: Ros2Launch[] =
+    manipulator && ros2
+      ? [...(moveitIncluded?.starts_driver ? [] : [ros2.driver]), ...(moveitIncluded ? [moveitIncluded] : [])].filter(
+          (l, i, all) => all.findIndex((x) => x.pkg === l.pkg && x.file === l.file) === i,
+        )
+      : robot.id === 'turtlebot4'
+        ? [
+            { pkg: 'turtlebot4_navigation', file: 'slam.launch.py', args: {} },
+            { pkg: 'turtlebot4_navigation', file: 'nav2.launch.py', args: {} },
+          ]
+        : [];
+  const needsIp = includes.some((l) => Object.values(l.args).some((v) => v.includes('$(var robot_ip)')));
+  const trajectoryAction =
+    robot.family === 'ur'
+      ? '/scaled_joint_trajectory_controller/follow_joint_trajectory'
+      : '/joint_trajectory_controller/follow_joint_trajectory';
+  const stopService = robot.family === 'ur' ? '/dashboard_client/pause' : '';
+  const planner = manipulator
+    ? moveitIncluded
       ? 'MoveIt 2'
-      : robotKind === 'mobile'
-        ? 'Nav2'
-        : robotKind === 'aerial'
-          ? 'PX4 offboard mission'
-          : 'custom behaviour tree';
-  const maxLinear = humansNearby ? 0.25 : 1.0;
+      : `the ${robot.name}'s own controller (no published MoveIt configuration)`
+    : robot.id === 'turtlebot4'
+      ? 'Nav2 (turtlebot4_navigation)'
+      : `the ${robot.name}'s own navigation (missions over its REST API)`;
+  const mobileSpeed = humansNearby ? 0.3 : 1.0;
 
   const paramsYaml = lines(
     `# ROS 2 parameters generated for order ${ctx.orderId.replace(/[\r\n]/g, ' ')}`,
-    `# robot: ${robotType.replace(/[\r\n]/g, ' ')} | controller: ${controller.replace(/[\r\n]/g, ' ')} | ROS 2 ${distro.id}`,
-    '# Values marked REPLACE_WITH_ and the kinematic values must be confirmed against the robot description.',
-    controllers.length > 0 ? 'controller_manager:' : null,
-    controllers.length > 0 ? '  ros__parameters:' : null,
-    controllers.length > 0 ? '    update_rate: 100  # Hz' : null,
-    ...controllers.flatMap((c) => [`    ${c.name}:`, `      type: ${c.type}`]),
-    ...controllers
-      .filter((c) => c.params.length > 0)
-      .flatMap((c) => [`${c.name}:`, '  ros__parameters:', ...c.params.map(([k, v]) => `    ${k}: ${v}`)]),
+    `# robot: ${robot.name} | controller: ${controllerText.replace(/[\r\n]/g, ' ')} | ROS 2 ${distro.id}`,
+    `# The robot's driver (${ros2?.driver.pkg ?? robot.driver.split(' ')[0]}) loads its own ros2_control controllers; these are the pack's nodes.`,
     'mission_supervisor:',
     '  ros__parameters:',
     `    robot_type: ${yamlString(robotType)}`,
-    `    controller: ${yamlString(controller)}`,
+    `    controller: ${yamlString(controllerText)}`,
     `    objective: ${yamlString(objective)}`,
     `    planner: ${yamlString(planner)}`,
     `    controller_bridge: ${yamlString(bridge.bridge)}`,
     `    ros_distro: ${yamlString(distro.id)}`,
-    ...(robot ? [`    robot_model: ${yamlString(robot.id)}`, `    rated_payload_kg: ${robot.payload_kg}`] : []),
+    `    robot_model: ${yamlString(robot.id)}`,
+    `    joints: [${robot.joints.map((n) => JSON.stringify(n)).join(', ')}]`,
+    ...(manipulator ? [`    trajectory_action: ${yamlString(trajectoryAction)}`] : []),
+    `    rated_payload_kg: ${robot.payload_kg}`,
+    ...(robot.reach_mm ? [`    reach_mm: ${robot.reach_mm}`] : []),
     ...(payload.load_kg !== null ? [`    max_load_kg: ${payload.load_kg}  # heaviest part + gripper allowance`] : []),
     `    payload_check: ${yamlString(payload.status)}`,
+    ...(needs.reach_mm !== null ? [`    required_reach_mm: ${needs.reach_mm}`] : []),
+    ...(rate !== null ? [`    required_picks_per_minute: ${rate}`] : []),
+    '    heartbeat_period_s: 0.1',
+    '    state_topic: "/mission/state"',
     ...(vision
       ? [
           'perception:',
@@ -353,164 +426,209 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
           '    min_confidence: 0.8',
         ]
       : []),
-    '    heartbeat_period_s: 0.1',
-    '    state_topic: "/mission/state"',
     'safety_watchdog:',
     '  ros__parameters:',
     '    heartbeat_timeout_s: 0.3',
     '    estop_topic: "/safety/estop"',
-    `    max_linear_velocity_mps: ${maxLinear.toFixed(2)}`,
-    `    max_joint_velocity_scale: ${humansNearby ? '0.25' : '1.0'}`,
+    `    stop_service: ${yamlString(stopService)}`,
+    ...(manipulator
+      ? [
+          `    reduced_speed_mps: ${(reduced / 1000).toFixed(2)}  # ISO 10218-1:2011 5.6: manual (T1) and collaborative operation`,
+          `    sharing_mode: ${yamlString(mode)}`,
+          ...(autoSpeed !== undefined
+            ? [
+                `    automatic_speed_limit_mps: ${(autoSpeed / 1000).toFixed(2)}  # ${mode === 'collaborative' ? 'collaborative: reduced speed' : mode === 'ssm' ? 'full speed while the area scanner sees nobody' : 'behind guarding'}`,
+              ]
+            : []),
+        ]
+      : [
+          `    max_linear_velocity_mps: ${mobileSpeed.toFixed(2)}  # ISO 3691-4 operating zone${humansNearby ? ' shared with people' : ''}`,
+        ]),
     '    on_timeout: "controlled_stop"  # IEC 60204-1 stop category 1',
-    `    collaborative_zone: ${humansNearby ? 'true' : 'false'}`,
     `    site_constraints: ${yamlString(siteConstraints || 'none given')}`,
   );
 
-  const spawned = controllers.map((c) => c.name);
   const launchYaml = lines(
-    `# ROS 2 YAML launch file (ros2 launch ${pkg} bringup.launch.yaml)`,
+    `# ROS 2 YAML launch file: ros2 launch ./robot-control-system-launch.yaml${needsIp ? " (robot_ip is required: the controller's IP address)" : ''}`,
+    `# Starts the ${robot.name}'s ROS 2 stack${moveitIncluded ? ' and MoveIt' : ''} from their packages and the two nodes delivered beside this file.`,
     'launch:',
-    '  - arg:',
-    '      name: "use_sim"',
-    '      default: "true"',
+    ...(needsIp
+      ? ['  - arg:', '      name: "robot_ip"', `      description: "IP address of the ${robot.name} controller"`]
+      : []),
     '  - arg:',
     '      name: "params_file"',
-    `      default: "$(find-pkg-share ${pkg})/config/robot-control-system-params.yaml"`,
-    '  - node:',
-    '      pkg: "robot_state_publisher"',
-    '      exec: "robot_state_publisher"',
-    '      param:',
-    '        - name: "robot_description"',
-    `          value: "$(command 'xacro $(find-pkg-share ${pkg})/urdf/robot.urdf.xacro use_sim:=$(var use_sim)')"`,
-    ...(controllers.length > 0
-      ? [
-          '  - node:',
-          '      pkg: "controller_manager"',
-          '      exec: "ros2_control_node"',
-          '      param:',
-          '        - from: "$(var params_file)"',
-          ...spawned.flatMap((name) => [
-            '  - node:',
-            '      pkg: "controller_manager"',
-            '      exec: "spawner"',
-            `      args: "${name} --controller-manager /controller_manager"`,
-          ]),
-        ]
-      : []),
-    ...(controllerKind === 'microcontroller'
-      ? ['  - executable:', '      cmd: "ros2 run micro_ros_agent micro_ros_agent serial --dev /dev/ttyUSB0"']
-      : []),
-    ...(controllerKind === 'flight_controller' ? ['  - executable:', '      cmd: "MicroXRCEAgent udp4 -p 8888"'] : []),
-    ...(vision
-      ? [
-          '  - node:',
-          `      pkg: "${pkg}"`,
-          '      exec: "perception"',
-          '      name: "perception"',
-          '      param:',
-          '        - from: "$(var params_file)"',
-        ]
-      : []),
-    '  - node:',
-    `      pkg: "${pkg}"`,
-    '      exec: "safety_watchdog"',
+    '      default: "$(dirname)/robot-control-system-params.yaml"',
+    ...includes.flatMap(launchInclude),
+    '  - executable:',
+    `      cmd: "python3 $(dirname)/${DELIVERED_NODES.safety_watchdog} --ros-args --params-file $(var params_file)"`,
     '      name: "safety_watchdog"',
-    '      param:',
-    '        - from: "$(var params_file)"',
-    '  - node:',
-    `      pkg: "${pkg}"`,
-    '      exec: "mission_supervisor"',
+    '      output: "screen"',
+    '  - executable:',
+    `      cmd: "python3 $(dirname)/${DELIVERED_NODES.mission_supervisor} --ros-args --params-file $(var params_file)"`,
     '      name: "mission_supervisor"',
-    '      param:',
-    '        - from: "$(var params_file)"',
+    '      output: "screen"',
   );
 
+  const speedRow = manipulator
+    ? mode === 'collaborative'
+      ? `collaborative: people may enter at any time, so the TCP is held to the reduced speed of ${reduced} mm/s (ISO 10218-1:2011 5.6) in automatic operation`
+      : mode === 'ssm'
+        ? `speed and separation monitoring: full speed (${tcpMax} mm/s data sheet) while the area scanner sees nobody, ${reduced} mm/s in the warning field, stop in the protective field`
+        : `guarded: perimeter guarding keeps people out in automatic operation${tcpMax !== undefined ? ` (data sheet ${tcpMax} mm/s)` : ' (the data sheet gives no TCP speed)'}; reduced speed ${reduced} mm/s in manual (T1)`
+    : `${mobileSpeed.toFixed(2)} m/s in the operating zone (ISO 3691-4)`;
+  const cycleRows: string[][] =
+    manipulator && rate !== null
+      ? [
+          ['Asked rate', `${rate} picks/min (${Math.round((60 / rate) * 100) / 100} s per cycle)`],
+          [
+            'At reduced speed (250 mm/s)',
+            `${cycleSeconds(reduced, needs.palletising)} s per cycle, at most ${atReduced} picks/min`,
+          ],
+          ...(tcpMax !== undefined && atFull !== null
+            ? [
+                [
+                  `At full speed (${tcpMax} mm/s)`,
+                  `${cycleSeconds(tcpMax, needs.palletising)} s per cycle, at most ${atFull} picks/min`,
+                ],
+              ]
+            : [
+                [
+                  'At full speed',
+                  'the data sheet gives no TCP speed: simulate the cycle before committing to the rate',
+                ],
+              ]),
+          [
+            'Rate met',
+            rateMet === null
+              ? 'not checked (no TCP speed on the data sheet): simulate before committing'
+              : rateMet
+                ? `yes (${mode})`
+                : 'no: see "Not honoured as asked"',
+          ],
+        ]
+      : [];
+
   const architecture = lines(
-    `# Control-system blueprint: ${md(robotType)}`,
+    `# Control-system blueprint: ${md(robot.name)}`,
     '',
     mdTable(
       ['Item', 'Value'],
       [
         ['Robot type', robotType],
-        ['Robot class', robotKind],
-        ['Controller', controller],
+        ['Robot class', robot.kind],
+        ['Controller', controllerText],
         ['Controller class', controllerKind],
         ['Controller bridge', bridge.bridge],
         ['Motion planning', planner],
         ['ROS 2 distribution', distroGiven ? `${distro.label} (as requested)` : `${distro.label} (none was named)`],
-        ...(robot
-          ? [
-              [
-                'Robot model',
-                `${robot.name}: rated payload ${robot.payload_kg} kg${robot.reach_mm ? `, reach ${robot.reach_mm} mm` : ''}`,
-              ],
-              ['Joints', robot.joints.join(', ')],
-            ]
-          : [['Robot model', 'not in the model table: joint names and payload to be taken from its data sheet']]),
+        [
+          'Robot model',
+          `${robot.name}: rated payload ${robot.payload_kg} kg${robot.reach_mm ? `, reach ${robot.reach_mm} mm` : ''}${robot.tcp_speed_mm_s ? `, TCP up to ${robot.tcp_speed_mm_s} mm/s` : ''}`,
+        ],
+        ['Data sheet', robot.source],
+        ['Joints', robot.joints.join(', ')],
         [
           'Payload check',
           `${payload.status}: ${payload.note}${payload.suggest ? ` Consider the ${payload.suggest}.` : ''}`,
         ],
+        ...(manipulator && needs.reach_mm !== null
+          ? [
+              [
+                'Reach check',
+                `${(robot.reach_mm ?? 0) >= needs.reach_mm ? 'ok' : 'short'}: ${needs.reach_mm} mm needed${needs.palletising ? ' (far corner of a 1200 x 800 mm EUR pallet from a base 300 mm beside its long side)' : ''}, ${robot.reach_mm} mm on the data sheet`,
+              ],
+            ]
+          : []),
+        ['Speed', speedRow],
         ['Vision', vision ? `${vision.kind.toUpperCase()} camera: ${vision.why}` : 'none needed for this objective'],
-        ['Bring-up package', pkg],
       ],
     ),
     payload.status === 'over'
-      ? `\n> **Payload exceeded.** ${md(payload.note)}${payload.suggest ? ` The ${md(payload.suggest)} has the capacity.` : ' Choose a robot with a higher rated payload.'}`
+      ? `\n> **Payload exceeded.** ${md(payload.note)}${payload.suggest ? ` The ${md(payload.suggest)} has the capacity.` : alternative ? ` The ${md(alternative.name)} has the capacity.` : ' No arm in the table carries it: split the load or use an industrial robot rated for it.'}`
       : null,
+    notHonoured.length > 0 ? '\n## Not honoured as asked\n' : null,
+    ...notHonoured.map((n) => `- ${md(n)}`),
     '',
     '## Objective',
     '',
     mdQuote(objective),
     siteConstraints ? '\n## Site constraints\n' : null,
     siteConstraints ? mdQuote(siteConstraints) : null,
+    ...(cycleRows.length > 0
+      ? [
+          '',
+          '## Cycle time',
+          '',
+          mdTable(['Item', 'Value'], cycleRows),
+          '',
+          `Cycle model: ${needs.palletising ? CYCLE_MODEL.transfer_m.palletising : CYCLE_MODEL.transfer_m.other} m transfer each way, ${CYCLE_MODEL.approach_m} m of approach and retreat, ${CYCLE_MODEL.handling_s} s to grip and release, an average ${CYCLE_MODEL.average_share * 100} % of the speed limit over each move. Confirm in simulation with the real layout.`,
+        ]
+      : []),
     '',
     '## Architecture',
     '',
     '```mermaid',
     'flowchart LR',
     '  HMI[Operator HMI / API] --> MS[mission_supervisor]',
-    `  MS --> PL[${planner}]`,
-    '  PL --> CM[controller_manager / ros2_control]',
-    '  CM --> HW[hardware interface / bridge]',
-    '  HW --> CTRL[robot controller]',
-    '  SW[safety_watchdog] -- heartbeat / e-stop --> CM',
+    `  MS --> PL[${planner.replace(/[[\]()]/g, '')}]`,
+    `  PL --> DRV[${(ros2?.driver.pkg ?? robot.driver.split(' ')[0] ?? 'driver').replace(/[[\]()]/g, '')}]`,
+    '  DRV --> CTRL[robot controller]',
+    '  SW[safety_watchdog] -- heartbeat / stop request --> DRV',
     ...(vision ? ['  CAM[camera] --> PER[perception]', '  PER -- pick poses --> MS'] : []),
-    '  CTRL -- state --> HW',
+    '  CTRL -- state --> DRV',
     '```',
     '',
     '| Layer | Component | Responsibility |',
     '| --- | --- | --- |',
-    `| Hardware | ${md(controller)} | Executes motion; owns the hard-wired safety functions |`,
-    `| Bridge | ${md(bridge.bridge)} | ${md(bridge.detail)} |`,
-    `| Control | ${controllers.length ? controllers.map((c) => c.name).join(', ') : 'flight controller internal loops'} | Closed-loop control at 100 Hz |`,
-    `| Planning | ${planner} | Collision-free trajectories / paths |`,
-    '| Mission | mission_supervisor | Sequences the objective as a state machine: IDLE → READY → RUNNING → PAUSED / FAULT |',
-    '| Supervision | safety_watchdog | Heartbeat, velocity limits, controlled stop on fault (software layer only) |',
+    `| Hardware | ${md(controllerText)} | Executes motion; owns the safety functions (speed limits, zones, stops) |`,
+    `| Driver | ${md(bridge.bridge)} | ${md(bridge.detail)} |`,
+    `| Planning | ${md(planner)} | Collision-free trajectories / paths |`,
+    '| Mission | mission_supervisor (delivered) | State machine: IDLE → RUNNING → PAUSED / FAULT; heartbeat |',
+    '| Supervision | safety_watchdog (delivered) | Heartbeat watch; controlled stop request on loss (software layer only) |',
+    ...(vision
+      ? [
+          '| Perception | camera driver and pick-pose node (built in days 4-5, not in this launch) | Where the parts are |',
+        ]
+      : []),
+    '',
+    '## Launch',
+    '',
+    `\`robot-control-system-launch.yaml\` starts, from their own packages: ${includes.length > 0 ? includes.map((l) => `\`${l.pkg}\` \`${l.file}\``).join(', ') : `nothing (the ${md(robot.name)} runs its own stack; the supervisor reaches it over its API)`}; and the two delivered nodes. ${manipulator && !moveitIncluded ? md(ros2?.moveit_note ?? 'No MoveIt configuration is published for this model.') + `. Alternative with a published MoveIt configuration: ${md(alternativeArm(needs, 'ur')?.name ?? 'Universal Robots UR10e')}.` : ''}`,
     '',
     '## Interfaces',
     '',
     mdTable(
       ['Name', 'Kind', 'Type', 'Purpose'],
       [
-        ['/mission/command', 'service', 'std_srvs/srv/Trigger (start, pause, resume)', 'Operator or API control'],
+        [
+          '/mission/start, /mission/pause, /mission/resume',
+          'service',
+          'std_srvs/srv/Trigger',
+          'Operator or API control',
+        ],
         ['/mission/state', 'topic', 'std_msgs/msg/String', 'Current mission state'],
+        ['/mission/heartbeat', 'topic', 'std_msgs/msg/Empty', 'Supervisor alive, watched by safety_watchdog'],
         [
           '/safety/estop',
           'topic',
           'std_msgs/msg/Bool',
           'Software stop request (not a replacement for the hard-wired e-stop)',
         ],
-        ['/joint_states', 'topic', 'sensor_msgs/msg/JointState', 'Robot state from joint_state_broadcaster'],
-        ...(robotKind === 'mobile'
+        [
+          '/joint_states',
+          'topic',
+          'sensor_msgs/msg/JointState',
+          "Robot state from the driver's joint_state_broadcaster",
+        ],
+        ...(robot.id === 'turtlebot4'
           ? [
               [
-                '/diff_drive_controller/cmd_vel',
+                '/cmd_vel',
                 'topic',
                 distro.id === 'humble' || distro.id === 'foxy' || distro.id === 'iron'
                   ? 'geometry_msgs/msg/Twist'
                   : 'geometry_msgs/msg/TwistStamped',
-                'Velocity commands to the base',
+                'Velocity commands to the base (from Nav2)',
               ],
             ]
           : []),
@@ -524,56 +642,49 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
               ],
             ]
           : []),
-        ...(robotKind === 'manipulator' || robotKind === 'gantry'
-          ? [
-              [
-                '/joint_trajectory_controller/follow_joint_trajectory',
-                'action',
-                'control_msgs/action/FollowJointTrajectory',
-                'Trajectory execution',
-              ],
-            ]
+        ...(manipulator
+          ? [[trajectoryAction, 'action', 'control_msgs/action/FollowJointTrajectory', 'Trajectory execution']]
           : []),
       ],
     ),
     '',
     '## Delivery plan (7 days)',
     '',
-    '1. Day 1: design review of this blueprint with the site team; confirm kinematics, I/O list and network.',
-    '2. Days 2-3: robot description (URDF/xacro), hardware interface or bridge, controllers in simulation.',
-    `3. Days 4-5: ${planner} configuration, mission state machine, watchdog; simulation tests of the objective.`,
-    '4. Day 6: commissioning support on the real controller at reduced speed.',
+    '1. Day 1: design review of this blueprint with the site team; confirm layout, I/O list and network.',
+    `2. Days 2-3: cell description (robot, gripper, fixtures) on the vendor's description package; the driver in simulation.`,
+    `3. Days 4-5: ${md(planner)} configuration, the objective's motion sequence in mission_supervisor${vision ? ', camera driver and pick-pose node' : ''}; simulation tests.`,
+    '4. Day 6: commissioning support on the real controller at reduced speed (250 mm/s).',
     '5. Day 7: acceptance tests, documentation handover.',
     '',
     '## Files',
     '',
-    '- `robot-control-system-params.yaml`: ROS 2 parameters (controllers, supervisor, watchdog limits).',
-    `- \`robot-control-system-launch.yaml\`: YAML launch file for the \`${pkg}\` package.`,
+    '- `robot-control-system-params.yaml`: parameters of the delivered nodes (supervisor, watchdog, limits).',
+    '- `robot-control-system-launch.yaml`: YAML launch file; keep it beside the params file and the two nodes.',
+    `- \`${DELIVERED_NODES.mission_supervisor}\`, \`${DELIVERED_NODES.safety_watchdog}\`: rclpy nodes the launch starts.`,
     '- `robot-control-system-safety-checklist.md`: checks before any motion on the real robot.',
     mdFooter(ctx),
   );
 
   const standards = [
-    robotKind === 'manipulator' ? 'ISO 10218-1/-2 (industrial robots and robot systems)' : null,
-    robotKind === 'manipulator' && humansNearby
-      ? 'ISO/TS 15066 (collaborative operation: power and force limits)'
+    manipulator ? 'ISO 10218-1/-2:2011 (industrial robots and robot systems)' : null,
+    manipulator && humansNearby
+      ? 'ISO/TS 15066:2016 (collaborative operation: speed and separation, power and force limits)'
       : null,
-    robotKind === 'mobile' ? 'ISO 3691-4 (driverless industrial trucks) and ISO 13482 where robots serve people' : null,
-    robotKind === 'aerial' ? 'local aviation authority rules for the operation category' : null,
-    'ISO 12100 (risk assessment and risk reduction)',
-    'ISO 13849-1 (performance levels of safety-related control parts)',
+    !manipulator ? 'ISO 3691-4:2023 (driverless industrial trucks) and ISO 13482 where robots serve people' : null,
+    'ISO 12100:2010 (risk assessment and risk reduction)',
+    'ISO 13849-1:2023 (performance levels of safety-related control parts)',
     'IEC 60204-1 (electrical equipment of machines, stop categories)',
     hazardous ? 'ATEX / IECEx or hygiene requirements named in the site constraints' : null,
-  ].filter((s): s is string => s !== null);
+  ].filter((x): x is string => x !== null);
 
   const checklist = lines(
-    `# Safety checklist: ${md(robotType)} with ${md(controller)}`,
+    `# Safety checklist: ${md(robot.name)} with ${md(controllerText)}`,
     '',
     '> This checklist supports, and does not replace, a risk assessment by a competent person. This service does **not** provide safety certification.',
     '',
     '## Standards to apply',
     '',
-    ...standards.map((s) => `- ${s}`),
+    ...standards.map((x) => `- ${x}`),
     '',
     '## Before power-on',
     '',
@@ -581,24 +692,40 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
     '- [ ] Hard-wired emergency stops reachable from every operator position and tested.',
     '- [ ] Safety functions (e-stop, protective stop, speed limits) implemented in the safety-rated controller or PLC, not only in ROS 2.',
     '- [ ] Workspace limits / safety zones configured in the controller.',
-    humansNearby
-      ? '- [ ] Collaborative zone: speed and separation monitoring or power-and-force limits validated.'
-      : '- [ ] Perimeter guarding or presence detection prevents entry during automatic operation.',
+    manipulator && mode === 'collaborative'
+      ? `- [ ] Collaborative operation: TCP speed limited to ${reduced} mm/s in the controller's safety configuration; power and force limits validated (ISO/TS 15066).`
+      : manipulator && mode === 'ssm'
+        ? `- [ ] Speed and separation monitoring: safety-rated area scanner fields set from the separation distance (ISO 13855); warning field → ${reduced} mm/s, protective field → stop; validated with a test piece.`
+        : manipulator
+          ? '- [ ] Perimeter guarding or presence detection prevents entry during automatic operation.'
+          : `- [ ] Operating zones and speed limits (${mobileSpeed.toFixed(2)} m/s) set in the vehicle's safety configuration (ISO 3691-4).`,
     '- [ ] Network segmented; the robot controller is not reachable from the internet.',
     '',
     '## Before the first motion',
     '',
     '- [ ] The complete objective ran in simulation without collisions.',
-    `- [ ] Watchdog tested: stopping \`mission_supervisor\` triggers a controlled stop within ${0.3} s.`,
-    `- [ ] Reduced speed active (max ${maxLinear.toFixed(2)} m/s linear${humansNearby ? ', 25 % joint speed' : ''}).`,
+    '- [ ] Watchdog tested: stopping `mission_supervisor` triggers a controlled stop request within 0.3 s.',
+    manipulator
+      ? `- [ ] Reduced speed active for manual (T1) operation: TCP at most ${reduced} mm/s (0.25 m/s, ISO 10218-1:2011 5.6), set in the controller.`
+      : `- [ ] Speed limit active: at most ${mobileSpeed.toFixed(2)} m/s where people work.`,
+    ...(manipulator && mode !== 'collaborative' && autoSpeed !== undefined
+      ? [
+          `- [ ] Automatic-mode speed limit (${autoSpeed} mm/s${mode === 'ssm' ? ' while the scanner fields are clear' : ', behind guarding'}) set in the controller's safety configuration.`,
+        ]
+      : []),
     '- [ ] Joint and velocity limits in the robot description match the data sheet.',
     `- [ ] Payload: ${payload.note}${payload.status === 'over' ? ' Do not run until the robot or the load changes.' : ''}`,
+    ...(manipulator && needs.reach_mm !== null
+      ? [
+          `- [ ] Reach: every pick and place position within ${robot.reach_mm} mm of the base (${needs.reach_mm} mm needed).`,
+        ]
+      : []),
     '- [ ] Software e-stop topic `/safety/estop` tested; hard-wired e-stop tested independently.',
     '',
     '## Commissioning',
     '',
     '- [ ] First runs in manual / T1 mode with an enabling device where applicable.',
-    '- [ ] Each step of the objective verified at reduced speed before full speed.',
+    `- [ ] Each step of the objective verified at reduced speed (${reduced} mm/s) before automatic speed.`,
     '- [ ] Fault handling verified: lost heartbeat, lost network, controller fault, sensor dropout.',
     '- [ ] Operators trained; stop and recovery procedure posted at the cell.',
     siteConstraints ? '\n## Site constraints to verify\n' : null,
@@ -611,5 +738,7 @@ export function robotControlSystemDeliverables(ctx: DeliverableContext): Deliver
     textFile('robot-control-system-params.yaml', MEDIA_YAML, paramsYaml),
     textFile('robot-control-system-launch.yaml', MEDIA_YAML, launchYaml),
     markdownFile('robot-control-system-safety-checklist.md', checklist),
+    textFile(DELIVERED_NODES.mission_supervisor, MEDIA_TEXT, supervisorNode()),
+    textFile(DELIVERED_NODES.safety_watchdog, MEDIA_TEXT, watchdogNode()),
   ];
 }

@@ -27,7 +27,26 @@ export interface RobotModel {
   family: string;
   /** Mobile bases: wheel geometry for diff_drive_controller, metres. */
   wheels?: { left: string; right: string; separation: number; radius: number };
+  /** Maximum TCP speed from the data sheet, mm/s (manipulators whose data sheet states one). */
+  tcp_speed_mm_s?: number;
+  /** The vendor's ROS 2 launch files: the driver and, where one is published for this model, MoveIt. */
+  ros2?: { driver: Ros2Launch; moveit: Ros2Launch | null; moveit_note?: string };
+  /** Where the figures come from. */
+  source: string;
 }
+
+/** One launch file of a named ROS 2 package, with the arguments it takes. */
+export interface Ros2Launch {
+  pkg: string;
+  file: string;
+  /** Launch arguments; `$(var robot_ip)` reads the pack's own launch argument. */
+  args: Record<string, string>;
+  /** True when this file also starts the driver (a MoveIt launch that brings the robot up itself). */
+  starts_driver?: boolean;
+}
+
+/** ISO 10218-1:2011 5.6: reduced speed, the TCP speed limit under manual (teach) and collaborative operation, mm/s. */
+export const REDUCED_SPEED_MM_S = 250;
 
 const UR_JOINTS = [
   'shoulder_pan_joint',
@@ -37,7 +56,7 @@ const UR_JOINTS = [
   'wrist_2_joint',
   'wrist_3_joint',
 ];
-const ur = (id: string, name: string, payload: number, reach: number, alias: RegExp): RobotModel => ({
+const ur = (id: string, name: string, payload: number, reach: number, tcp: number, alias: RegExp): RobotModel => ({
   id,
   name,
   aliases: alias,
@@ -47,17 +66,27 @@ const ur = (id: string, name: string, payload: number, reach: number, alias: Reg
   joints: UR_JOINTS,
   family: 'ur',
   controller: 'UR e-Series control box (PolyScope 5) with the External Control URCap',
-  driver: `ur_robot_driver (Universal_Robots_ROS2_Driver): ros2 launch ur_robot_driver ur_control.launch.py ur_type:=${id} robot_ip:=<robot ip>`,
+  driver: `ur_robot_driver (Universal_Robots_ROS2_Driver): ros2 launch ur_robot_driver ur_control.launch.py ur_type:=${id} robot_ip:=$ROBOT_IP`,
+  tcp_speed_mm_s: tcp,
+  ros2: {
+    driver: {
+      pkg: 'ur_robot_driver',
+      file: 'ur_control.launch.py',
+      args: { ur_type: id, robot_ip: '$(var robot_ip)', launch_rviz: 'false' },
+    },
+    moveit: { pkg: 'ur_moveit_config', file: 'ur_moveit.launch.py', args: { ur_type: id, launch_rviz: 'false' } },
+  },
+  source: `Universal Robots ${name.replace('Universal Robots ', '')} data sheet (universal-robots.com); Universal_Robots_ROS2_Driver README`,
 });
 
 /** The table. */
 export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
-  ur('ur3e', 'Universal Robots UR3e', 3, 500, /\bur\s?3e?\b/i),
-  ur('ur5e', 'Universal Robots UR5e', 5, 850, /\bur\s?5e?\b/i),
-  ur('ur10e', 'Universal Robots UR10e', 12.5, 1300, /\bur\s?10e?\b/i),
-  ur('ur16e', 'Universal Robots UR16e', 16, 900, /\bur\s?16e?\b/i),
-  ur('ur20', 'Universal Robots UR20', 20, 1750, /\bur\s?20\b/i),
-  ur('ur30', 'Universal Robots UR30', 30, 1300, /\bur\s?30\b/i),
+  ur('ur3e', 'Universal Robots UR3e', 3, 500, 1000, /\bur\s?3e?\b/i),
+  ur('ur5e', 'Universal Robots UR5e', 5, 850, 1000, /\bur\s?5e?\b/i),
+  ur('ur10e', 'Universal Robots UR10e', 12.5, 1300, 1000, /\bur\s?10e?\b/i),
+  ur('ur16e', 'Universal Robots UR16e', 16, 900, 1000, /\bur\s?16e?\b/i),
+  ur('ur20', 'Universal Robots UR20', 20, 1750, 2000, /\bur\s?20\b/i),
+  ur('ur30', 'Universal Robots UR30', 30, 1300, 2000, /\bur\s?30\b/i),
   {
     id: 'fr3',
     name: 'Franka Research 3',
@@ -68,7 +97,18 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     family: 'franka',
     joints: ['fr3_joint1', 'fr3_joint2', 'fr3_joint3', 'fr3_joint4', 'fr3_joint5', 'fr3_joint6', 'fr3_joint7'],
     controller: 'Franka Control with the Franka Control Interface (FCI, 1 kHz)',
-    driver: 'franka_ros2 (franka_bringup franka.launch.py robot_ip:=<robot ip>)',
+    driver: 'franka_ros2 (franka_bringup franka.launch.py robot_ip:=$ROBOT_IP)',
+    tcp_speed_mm_s: 2000,
+    ros2: {
+      driver: { pkg: 'franka_bringup', file: 'franka.launch.py', args: { robot_ip: '$(var robot_ip)' } },
+      moveit: {
+        pkg: 'franka_fr3_moveit_config',
+        file: 'moveit.launch.py',
+        args: { robot_ip: '$(var robot_ip)' },
+        starts_driver: true,
+      },
+    },
+    source: 'Franka Research 3 data sheet (franka.de); franka_ros2 documentation',
   },
   {
     id: 'lbr_iiwa7',
@@ -81,6 +121,21 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     joints: ['lbr_A1', 'lbr_A2', 'lbr_A3', 'lbr_A4', 'lbr_A5', 'lbr_A6', 'lbr_A7'],
     controller: 'KUKA Sunrise Cabinet with the Fast Robot Interface (FRI)',
     driver: 'lbr_fri_ros2_stack (lbr_bringup)',
+    ros2: {
+      driver: {
+        pkg: 'lbr_bringup',
+        file: 'bringup.launch.py',
+        args: { model: 'iiwa7', sim: 'false', moveit: 'true', rviz: 'false' },
+        starts_driver: true,
+      },
+      moveit: {
+        pkg: 'lbr_bringup',
+        file: 'bringup.launch.py',
+        args: { model: 'iiwa7', sim: 'false', moveit: 'true', rviz: 'false' },
+        starts_driver: true,
+      },
+    },
+    source: 'KUKA LBR iiwa 7 R800 data sheet (kuka.com); lbr_fri_ros2_stack README',
   },
   {
     id: 'kr6_r900',
@@ -93,6 +148,13 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     joints: ['joint_a1', 'joint_a2', 'joint_a3', 'joint_a4', 'joint_a5', 'joint_a6'],
     controller: 'KUKA KR C5 micro with RobotSensorInterface (RSI)',
     driver: 'kuka_drivers (kuka_rsi_driver)',
+    ros2: {
+      driver: { pkg: 'kuka_rsi_driver', file: 'startup.launch.py', args: { robot_model: 'kr6_r900_sixx' } },
+      moveit: null,
+      moveit_note:
+        'kuka_drivers publishes no MoveIt configuration for the KR 6 R900; the KR C5 runs the motion program (KRL) and ROS 2 streams corrections through RSI',
+    },
+    source: 'KUKA KR 6 R900 sixx data sheet (kuka.com); kuka_drivers documentation (kuka_rsi_driver, experimental)',
   },
   {
     id: 'irb120',
@@ -105,6 +167,18 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     joints: ['joint_1', 'joint_2', 'joint_3', 'joint_4', 'joint_5', 'joint_6'],
     controller: 'ABB IRC5 Compact with Externally Guided Motion (EGM)',
     driver: 'abb_ros2 (abb_bringup, EGM + RWS)',
+    tcp_speed_mm_s: 6200,
+    ros2: {
+      driver: {
+        pkg: 'abb_bringup',
+        file: 'abb_control.launch.py',
+        args: { rws_ip: '$(var robot_ip)', use_fake_hardware: 'false' },
+      },
+      moveit: null,
+      moveit_note:
+        'abb_ros2 ships a robot description and MoveIt configuration for the IRB 1200 only; for the IRB 120 the RAPID program on the IRC5 plans the motion and ROS 2 streams through EGM',
+    },
+    source: 'ABB IRB 120 product specification (abb.com); abb_ros2 README',
   },
   {
     id: 'gofa_crb15000',
@@ -117,6 +191,18 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     joints: ['joint_1', 'joint_2', 'joint_3', 'joint_4', 'joint_5', 'joint_6'],
     controller: 'ABB OmniCore C30 with Externally Guided Motion (EGM)',
     driver: 'abb_ros2 (abb_bringup, EGM + RWS)',
+    tcp_speed_mm_s: 2200,
+    ros2: {
+      driver: {
+        pkg: 'abb_bringup',
+        file: 'abb_control.launch.py',
+        args: { rws_ip: '$(var robot_ip)', use_fake_hardware: 'false' },
+      },
+      moveit: null,
+      moveit_note:
+        'abb_ros2 ships a robot description and MoveIt configuration for the IRB 1200 only; for the GoFa the RAPID program on the OmniCore plans the motion and ROS 2 streams through EGM',
+    },
+    source: 'ABB GoFa CRB 15000 product specification (abb.com); abb_ros2 README',
   },
   // The long-arm and heavier CRX variants first: "CRX-10iA/L" is not the CRX-10iA (1418 mm, not 1249 mm reach).
   {
@@ -129,7 +215,15 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     family: 'fanuc',
     joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
     controller: 'FANUC R-30iB Mini Plus with Stream Motion',
-    driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+    driver: 'ros2_fanuc_interface (ros2_control hardware interface for the CRX family, EtherNet/IP and DPM)',
+    tcp_speed_mm_s: 1000,
+    ros2: {
+      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: {} },
+      moveit: null,
+      moveit_note:
+        "ros2_fanuc_interface's robot_bringup.launch.py loads the CRX-20iA/L description and its MoveIt configuration only; for this model its description from crx_description is swapped in during days 2-3, and until then the TP program on the controller plans the motion",
+    },
+    source: 'FANUC CRX series data sheet (fanuc.eu); ros2_fanuc_interface (SUPSI, CRX family)',
   },
   {
     id: 'crx20ia_l',
@@ -141,7 +235,20 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     family: 'fanuc',
     joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
     controller: 'FANUC R-30iB Mini Plus with Stream Motion',
-    driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+    driver: 'ros2_fanuc_interface (ros2_control hardware interface for the CRX family, EtherNet/IP and DPM)',
+    tcp_speed_mm_s: 1000,
+    ros2: {
+      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: {} },
+      moveit: {
+        pkg: 'ros2_fanuc_interface',
+        file: 'robot_bringup.launch.py',
+        args: {},
+        starts_driver: true,
+      },
+      moveit_note:
+        "robot_bringup.launch.py starts the hardware interface and crx20_moveit_config's move_group; the controller's IP address is set in crx_description's ros2_control xacro",
+    },
+    source: 'FANUC CRX series data sheet (fanuc.eu); ros2_fanuc_interface (SUPSI, CRX family)',
   },
   {
     id: 'crx25ia',
@@ -153,7 +260,15 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     family: 'fanuc',
     joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
     controller: 'FANUC R-30iB Mini Plus with Stream Motion',
-    driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+    driver: 'ros2_fanuc_interface (ros2_control hardware interface for the CRX family, EtherNet/IP and DPM)',
+    tcp_speed_mm_s: 1000,
+    ros2: {
+      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: {} },
+      moveit: null,
+      moveit_note:
+        "ros2_fanuc_interface's robot_bringup.launch.py loads the CRX-20iA/L description and its MoveIt configuration only; for this model its description from crx_description is swapped in during days 2-3, and until then the TP program on the controller plans the motion",
+    },
+    source: 'FANUC CRX series data sheet (fanuc.eu); ros2_fanuc_interface (SUPSI, CRX family)',
   },
   {
     id: 'crx10ia',
@@ -165,7 +280,15 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     family: 'fanuc',
     joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
     controller: 'FANUC R-30iB Mini Plus with Stream Motion',
-    driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+    driver: 'ros2_fanuc_interface (ros2_control hardware interface for the CRX family, EtherNet/IP and DPM)',
+    tcp_speed_mm_s: 1000,
+    ros2: {
+      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: {} },
+      moveit: null,
+      moveit_note:
+        "ros2_fanuc_interface's robot_bringup.launch.py loads the CRX-20iA/L description and its MoveIt configuration only; for this model its description from crx_description is swapped in during days 2-3, and until then the TP program on the controller plans the motion",
+    },
+    source: 'FANUC CRX series data sheet (fanuc.eu); ros2_fanuc_interface (SUPSI, CRX family)',
   },
   {
     id: 'lrmate200id_7l',
@@ -177,7 +300,14 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     family: 'fanuc',
     joints: ['J1', 'J2', 'J3', 'J4', 'J5', 'J6'],
     controller: 'FANUC R-30iB Mate Plus with Stream Motion',
-    driver: 'fanuc_driver (FANUC ROS 2 driver, Stream Motion)',
+    driver: 'ros2_fanuc_interface (ros2_control hardware interface for the CRX family, EtherNet/IP and DPM)',
+    ros2: {
+      driver: { pkg: 'ros2_fanuc_interface', file: 'robot_bringup.launch.py', args: {} },
+      moveit: null,
+      moveit_note:
+        'ros2_fanuc_interface is written for the CRX family and no MoveIt configuration is published for the LR Mate 200iD; its description (fanuc_lrmate200id_support) is swapped in during days 2-3, the controller needs the DPM option, and until then the TP program on the controller plans the motion',
+    },
+    source: 'FANUC LR Mate 200iD/7L data sheet (fanuc.eu)',
   },
   {
     id: 'xarm6',
@@ -189,7 +319,23 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     family: 'xarm',
     joints: ['joint1', 'joint2', 'joint3', 'joint4', 'joint5', 'joint6'],
     controller: 'xArm control box (xArm SDK over TCP)',
-    driver: 'xarm_ros2 (xarm_api, ros2 launch xarm_moveit_config xarm6_moveit_realmove.launch.py robot_ip:=<robot ip>)',
+    driver: 'xarm_ros2 (xarm_api, ros2 launch xarm_moveit_config xarm6_moveit_realmove.launch.py robot_ip:=$ROBOT_IP)',
+    tcp_speed_mm_s: 1000,
+    ros2: {
+      driver: {
+        pkg: 'xarm_moveit_config',
+        file: 'xarm6_moveit_realmove.launch.py',
+        args: { robot_ip: '$(var robot_ip)' },
+        starts_driver: true,
+      },
+      moveit: {
+        pkg: 'xarm_moveit_config',
+        file: 'xarm6_moveit_realmove.launch.py',
+        args: { robot_ip: '$(var robot_ip)' },
+        starts_driver: true,
+      },
+    },
+    source: 'UFACTORY xArm 6 data sheet (ufactory.cc); xarm_ros2 README',
   },
   {
     id: 'kinova_gen3',
@@ -201,7 +347,22 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     family: 'kinova',
     joints: ['joint_1', 'joint_2', 'joint_3', 'joint_4', 'joint_5', 'joint_6', 'joint_7'],
     controller: 'Kinova Gen3 base controller (Kortex API)',
-    driver: 'ros2_kortex (kortex_bringup gen3.launch.py robot_ip:=<robot ip>)',
+    driver: 'ros2_kortex (kortex_bringup gen3.launch.py robot_ip:=$ROBOT_IP)',
+    tcp_speed_mm_s: 500,
+    ros2: {
+      driver: {
+        pkg: 'kortex_bringup',
+        file: 'gen3.launch.py',
+        args: { robot_ip: '$(var robot_ip)', launch_rviz: 'false' },
+      },
+      moveit: {
+        pkg: 'kinova_gen3_7dof_robotiq_2f_85_moveit_config',
+        file: 'robot.launch.py',
+        args: { robot_ip: '$(var robot_ip)' },
+        starts_driver: true,
+      },
+    },
+    source: 'Kinova Gen3 specifications (kinovarobotics.com); ros2_kortex README',
   },
   {
     id: 'turtlebot4',
@@ -214,6 +375,7 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     wheels: { left: 'left_wheel_joint', right: 'right_wheel_joint', separation: 0.233, radius: 0.03575 },
     controller: 'iRobot Create 3 base with a Raspberry Pi 4',
     driver: 'turtlebot4_robot (turtlebot4_bringup)',
+    source: 'TurtleBot 4 user manual (turtlebot.github.io); iRobot Create 3 specifications',
   },
   {
     id: 'mir250',
@@ -226,6 +388,7 @@ export const ROBOT_MODELS: readonly RobotModel[] = Object.freeze([
     wheels: { left: 'left_wheel_joint', right: 'right_wheel_joint', separation: 0.445, radius: 0.0625 },
     controller: 'MiR robot computer (REST API, fleet manager)',
     driver: 'MiR REST API bridge (mir_restapi) or mir_robot (community)',
+    source: 'MiR250 user guide and REST API reference (mobile-industrial-robots.com)',
   },
 ] satisfies RobotModel[]);
 
@@ -378,7 +541,127 @@ export function payloadCheck(
   };
 }
 
-/** A concrete robot for an objective that names none: the smallest fitting UR arm, or a MiR250 for transport. */
+/** Whether the objective stacks goods onto pallets (not depalletising). */
+export function isPalletising(text: string): boolean {
+  const hay = haystack(text);
+  return hasAny(hay, ['palletiz', 'palletis', 'pallet']) && !hasAny(hay, ['depalletiz', 'depalletis']);
+}
+
+/**
+ * Reach a palletising arm needs, mm: from a base 300 mm from the long side of a 1200 x 800 mm EUR pallet
+ * (ISO 6780 / EN 13698-1), centred on it, to the far corner: sqrt(600² + 1100²) = 1253 mm. A column or lift covers
+ * the stack height; the horizontal reach is what the arm must give.
+ */
+export const PALLET_REACH_MM = 1253;
+
+/** The reach the objective needs, mm (palletising: {@link PALLET_REACH_MM}); null when the text sets none. */
+export function requiredReachMm(text: string): number | null {
+  const explicit = /\breach(?:\s+of)?\s+(\d+(?:[.,]\d+)?)\s*(mm|m)\b/i.exec(text);
+  if (explicit) {
+    const n = Number((explicit[1] ?? '0').replace(',', '.'));
+    return Math.round(explicit[2]?.toLowerCase() === 'm' ? n * 1000 : n);
+  }
+  return isPalletising(text) ? PALLET_REACH_MM : null;
+}
+
+/** Picks (cycles) per minute the text asks for: "8 picks a minute", "8 cartons per minute", "480 per hour", "cycle time 6 s". */
+export function parsePicksPerMinute(text: string): number | null {
+  const rate =
+    /(\d+(?:[.,]\d+)?)\s*(?:(?:picks?|cycles?|cartons?|boxes|box|cases?|parts?|pieces?|items?|units?|bags?|sacks?|trays?|bottles?|packs?|products?|places?|placements?|lifts?)\s*)?(?:\/|\bper\b|\ba\b|\ban\b|\bevery\b|\beach\b)\s*(minute|min|hour|hr|h)\b/i.exec(
+      text,
+    );
+  if (rate) {
+    const n = Number((rate[1] ?? '0').replace(',', '.'));
+    return n > 0 ? Math.round((rate[2]?.toLowerCase().startsWith('m') ? n : n / 60) * 100) / 100 : null;
+  }
+  const cycle = /cycle\s*time\s*(?:of\s*)?(\d+(?:[.,]\d+)?)\s*(s|sec|seconds?)\b/i.exec(text);
+  if (cycle) {
+    const s = Number((cycle[1] ?? '0').replace(',', '.'));
+    return s > 0 ? Math.round((60 / s) * 100) / 100 : null;
+  }
+  return null;
+}
+
+/** The cycle model's assumptions (printed in the deliverable). Distances in metres, times in seconds. */
+export const CYCLE_MODEL = {
+  /** One-way transfer: conveyor end to the mean pallet position; other pick-and-place. */
+  transfer_m: { palletising: 1.0, other: 0.5 },
+  /** Approach and retreat, 100 mm each at pick and at place. */
+  approach_m: 0.4,
+  /** Gripping and releasing. */
+  handling_s: 1.0,
+  /** Average speed over a move as a share of the TCP speed limit (acceleration, deceleration, payload). */
+  average_share: 0.5,
+} as const;
+
+/** Seconds per cycle when the TCP speed is limited to `speedMmS` (average share of it over each move). */
+export function cycleSeconds(speedMmS: number, palletising: boolean): number {
+  const path =
+    2 * (palletising ? CYCLE_MODEL.transfer_m.palletising : CYCLE_MODEL.transfer_m.other) + CYCLE_MODEL.approach_m;
+  return Math.round((path / ((speedMmS / 1000) * CYCLE_MODEL.average_share) + CYCLE_MODEL.handling_s) * 100) / 100;
+}
+
+/** Picks per minute reachable at a TCP speed limit (two decimals). */
+export function picksPerMinuteAt(speedMmS: number, palletising: boolean): number {
+  return Math.floor((60 / cycleSeconds(speedMmS, palletising)) * 100) / 100;
+}
+
+/** What an arm must give: payload (part + gripper allowance, 10 % margin), reach, TCP speed for the rate. */
+export interface ArmNeeds {
+  load_kg: number | null;
+  reach_mm: number | null;
+  picks_per_minute: number | null;
+  palletising: boolean;
+}
+
+/** The needs read from the objective and site text. */
+export function armNeeds(text: string): ArmNeeds {
+  const mass = parseMaxMassKg(text);
+  return {
+    load_kg: mass === null ? null : Math.round((mass + GRIPPER_ALLOWANCE_KG) * 100) / 100,
+    reach_mm: requiredReachMm(text),
+    picks_per_minute: parsePicksPerMinute(text),
+    palletising: isPalletising(text),
+  };
+}
+
+/** Whether a manipulator meets the needs at full (data-sheet) speed; reasons when not. */
+export function armShortfalls(robot: RobotModel, needs: ArmNeeds): string[] {
+  const out: string[] = [];
+  if (needs.load_kg !== null && needs.load_kg > robot.payload_kg)
+    out.push(`payload: ${needs.load_kg} kg needed, ${robot.payload_kg} kg rated`);
+  if (needs.reach_mm !== null && (robot.reach_mm ?? 0) < needs.reach_mm)
+    out.push(`reach: ${needs.reach_mm} mm needed, ${robot.reach_mm ?? 0} mm on the data sheet`);
+  if (needs.picks_per_minute !== null && robot.tcp_speed_mm_s !== undefined) {
+    const max = picksPerMinuteAt(robot.tcp_speed_mm_s, needs.palletising);
+    if (max < needs.picks_per_minute)
+      out.push(
+        `rate: ${needs.picks_per_minute} picks/min needed, ${max} picks/min at its ${robot.tcp_speed_mm_s} mm/s`,
+      );
+  }
+  return out;
+}
+
+/**
+ * The smallest arm (by rated payload, then reach) meeting the needs: the same family first, then any arm with a
+ * ROS 2 driver and MoveIt configuration in the table. Undefined when none does.
+ */
+export function alternativeArm(needs: ArmNeeds, family?: string): RobotModel | undefined {
+  const fits = (r: RobotModel): boolean =>
+    r.kind === 'manipulator' &&
+    armShortfalls(r, { ...needs, load_kg: needs.load_kg === null ? null : needs.load_kg * 1.1 }).length === 0;
+  const rank = (a: RobotModel, b: RobotModel): number =>
+    a.payload_kg - b.payload_kg || (a.reach_mm ?? 0) - (b.reach_mm ?? 0);
+  return (
+    ROBOT_MODELS.filter((r) => r.family === family && fits(r)).sort(rank)[0] ??
+    ROBOT_MODELS.filter((r) => r.ros2?.moveit && fits(r)).sort(rank)[0]
+  );
+}
+
+/**
+ * A concrete robot for an objective that names none: the smallest UR arm meeting its payload, reach and rate (another
+ * family's arm when no UR does), or a MiR250 for transport.
+ */
 export function suggestRobot(objective: string): RobotModel {
   const hay = haystack(objective);
   if (
@@ -400,11 +683,6 @@ export function suggestRobot(objective: string): RobotModel {
     ])
   )
     return ROBOT_MODELS.find((r) => r.id === 'mir250') as RobotModel;
-  const mass = parseMaxMassKg(objective);
-  const need = mass === null ? 0 : (mass + GRIPPER_ALLOWANCE_KG) * 1.1;
-  return (
-    ROBOT_MODELS.filter((r) => r.family === 'ur' && r.payload_kg >= need).sort(
-      (a, b) => a.payload_kg - b.payload_kg,
-    )[0] ?? (ROBOT_MODELS.find((r) => r.id === 'ur30') as RobotModel)
-  );
+  // Payload (with a 10 % margin), reach (palletising: a EUR pallet's far corner) and rate at full speed.
+  return alternativeArm(armNeeds(objective), 'ur') ?? (ROBOT_MODELS.find((r) => r.id === 'ur30') as RobotModel);
 }
