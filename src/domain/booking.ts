@@ -23,8 +23,16 @@ const HHMM = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'HH:mm');
 export const BookingServiceRules = z.looseObject({
   id: z.string().min(1),
   name: z.string().min(1),
-  duration_minutes: z.number().int().min(5).max(24 * 60),
-  buffer_minutes: z.number().int().min(0).max(24 * 60),
+  duration_minutes: z
+    .number()
+    .int()
+    .min(5)
+    .max(24 * 60),
+  buffer_minutes: z
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 60),
 });
 export type BookingServiceRules = z.infer<typeof BookingServiceRules>;
 
@@ -39,7 +47,10 @@ export const BookingRules = z.looseObject({
     timezone: z.string().refine((zone) => DateTime.local().setZone(zone).isValid, 'an IANA time zone'),
     weekly: z.record(z.enum(WEEK_DAYS), z.array(z.tuple([HHMM, HHMM]))),
     slot_interval_minutes: z.number().int().min(5).max(240),
-    min_lead_time_hours: z.number().min(0).max(24 * 90),
+    min_lead_time_hours: z
+      .number()
+      .min(0)
+      .max(24 * 90),
     max_days_ahead: z.number().int().min(0).max(730),
   }),
 });
@@ -115,7 +126,11 @@ function candidates(rules: BookingRules, service: BookingServiceRules, date: str
   const out: Slot[] = [];
   for (const [from, to] of rules.availability.weekly[key] ?? []) {
     const close = minutesOf(to);
-    for (let m = minutesOf(from); m + service.duration_minutes <= close; m += rules.availability.slot_interval_minutes) {
+    for (
+      let m = minutesOf(from);
+      m + service.duration_minutes <= close;
+      m += rules.availability.slot_interval_minutes
+    ) {
       const local = day.set({ hour: Math.floor(m / 60), minute: m % 60, second: 0, millisecond: 0 });
       // A wall-clock time skipped by a change to summer time is moved by Luxon: it is not a start.
       if (!local.isValid || local.hour * 60 + local.minute !== m || local.toISODate() !== date) continue;

@@ -53,7 +53,10 @@ const rulesArb = fc
     lead: fc.constantFrom(0, 0.5, 2, 24, 48),
     maxDays: fc.integer({ min: 0, max: 60 }),
     services: fc.array(
-      fc.record({ duration: fc.integer({ min: 1, max: 36 }).map((x) => x * 5), buffer: fc.constantFrom(0, 5, 10, 15, 30) }),
+      fc.record({
+        duration: fc.integer({ min: 1, max: 36 }).map((x) => x * 5),
+        buffer: fc.constantFrom(0, 5, 10, 15, 30),
+      }),
       { minLength: 1, maxLength: 3 },
     ),
   })
@@ -141,28 +144,34 @@ describe('availability (property-based)', () => {
 
   it('booking the offered slots one after another never holds the same time twice (also as stored cells)', () => {
     fc.assert(
-      fc.property(rulesArb, nowArb, fc.integer({ min: 0, max: 10 }), fc.array(fc.nat(), { maxLength: 12 }), (rules, now, off, picks) => {
-        const zone = rules.availability.timezone;
-        const date = DateTime.fromMillis(now, { zone }).plus({ days: off }).toISODate() ?? '';
-        const booked: Interval[] = [];
-        const cells = new Set<number>();
-        for (const [i, pick] of picks.entries()) {
-          const service = rules.services[i % rules.services.length];
-          if (!service) continue;
-          const slots = availableSlots(rules, service.id, date, now, booked);
-          const s = slots[pick % Math.max(1, slots.length)];
-          if (!s) continue;
-          const held = { start: s.startMs, end: s.heldUntilMs };
-          expect(booked.some((b) => held.start < b.end && b.start < held.end)).toBe(false);
-          const mine = cellsOf(rules, held);
-          for (const c of mine) expect(cells.has(c)).toBe(false);
-          mine.forEach((c) => cells.add(c));
-          booked.push(held);
-          // The same start again is refused as taken.
-          const again = slotFor(rules, service.id, date, s.time, now, booked);
-          expect(again).toEqual({ refused: 'taken' });
-        }
-      }),
+      fc.property(
+        rulesArb,
+        nowArb,
+        fc.integer({ min: 0, max: 10 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (rules, now, off, picks) => {
+          const zone = rules.availability.timezone;
+          const date = DateTime.fromMillis(now, { zone }).plus({ days: off }).toISODate() ?? '';
+          const booked: Interval[] = [];
+          const cells = new Set<number>();
+          for (const [i, pick] of picks.entries()) {
+            const service = rules.services[i % rules.services.length];
+            if (!service) continue;
+            const slots = availableSlots(rules, service.id, date, now, booked);
+            const s = slots[pick % Math.max(1, slots.length)];
+            if (!s) continue;
+            const held = { start: s.startMs, end: s.heldUntilMs };
+            expect(booked.some((b) => held.start < b.end && b.start < held.end)).toBe(false);
+            const mine = cellsOf(rules, held);
+            for (const c of mine) expect(cells.has(c)).toBe(false);
+            mine.forEach((c) => cells.add(c));
+            booked.push(held);
+            // The same start again is refused as taken.
+            const again = slotFor(rules, service.id, date, s.time, now, booked);
+            expect(again).toEqual({ refused: 'taken' });
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
