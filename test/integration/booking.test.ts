@@ -79,7 +79,11 @@ async function slots(service: string, date: string): Promise<{ start: string; en
   return res.body.slots;
 }
 
-const customer = (n: number) => ({ name: `Customer ${n}`, email: `customer${n}@example.com`, phone: '+61 400 000 000' });
+const customer = (n: number) => ({
+  name: `Customer ${n}`,
+  email: `customer${n}@example.com`,
+  phone: '+61 400 000 000',
+});
 
 test('the page is hosted at a stable URL of this service, in the business time zone, with the delivered bytes and config', async () => {
   expect(pageId).toMatch(/^bp_[A-Za-z0-9_-]{22}$/);
@@ -94,6 +98,9 @@ test('the page is hosted at a stable URL of this service, in the business time z
   expect(html).toBe(await delivered.text());
   expect(html).toContain(`Time (${ZONE})`);
   expect(html).not.toContain('Time (UTC)');
+  // The page is public: it names no order (the order id reads the order and its files, decision 0011).
+  expect(html).not.toContain(orderId);
+  expect(html).not.toContain(orderId.replace(/^ord_/, ''));
   expect(html).toContain(`data-endpoint="${stack.url}/api/v1/booking-pages/${pageId}/bookings"`);
   expect(html).toContain('Initial assessment');
   expect(html).toContain('1 h');
@@ -118,7 +125,9 @@ test('availability follows the hours, the lead time and the buffer of the config
   // Today: nothing sooner than the lead time.
   const now = Date.now();
   for (const s of await slots(assessment.id, dayAhead(0)))
-    expect(Date.parse(s.start)).toBeGreaterThanOrEqual(now + config.availability.min_lead_time_hours * 3_600_000 - 1000);
+    expect(Date.parse(s.start)).toBeGreaterThanOrEqual(
+      now + config.availability.min_lead_time_hours * 3_600_000 - 1000,
+    );
   const date = dayAhead(4);
   const free = await slots(assessment.id, date);
   expect(free[0]?.time).toBe('07:00');

@@ -30,7 +30,9 @@ export const BookingPageView = z
     page_id: z.string(),
     business: z.object({ name: z.string(), industry: z.string() }),
     timezone: z.string(),
-    weekly: z.record(z.string(), z.array(z.tuple([z.string(), z.string()]))),
+    weekly: z.record(z.string(), z.array(z.array(z.string()).length(2))).meta({
+      description: 'Opening windows per day (mon..sun): [["09:00", "17:00"], ...] in the page zone',
+    }),
     slot_interval_minutes: z.number().int(),
     min_lead_time_hours: z.number(),
     max_days_ahead: z.number().int(),
