@@ -6,7 +6,11 @@
  * refused (409), also when many customers book it at the same instant; the owner is e-mailed and sent a signed
  * webhook; the owner lists and cancels with the owner key the buyer issued; strangers are refused.
  */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { DateTime } from 'luxon';
+import { chromium, type Page } from 'playwright-core';
 import { startMailpit, type Mailpit } from '../helpers/mailpit';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
@@ -282,3 +286,54 @@ test('the owner reads and cancels with the owner key the buyer issued; strangers
     expect.objectContaining({ booking_id: dana.booking_id }),
   );
 });
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+test('in Chromium: a customer books through the hosted page; a second customer on the same slot is told it was taken', async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `No Chromium at ${CHROMIUM}: run scripts/setup.sh as root, or set CHROMIUM_PATH (this test never skips)`,
+    );
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  const errors: string[] = [];
+  // The 409 the second customer gets on purpose is not an error of the page.
+  context.on('page', (p) =>
+    p.on('console', (m) => m.type() === 'error' && !/status of 409/.test(m.text()) && errors.push(m.text())),
+  );
+  try {
+    const date = dayAhead(8);
+    const open = async (): Promise<Page> => {
+      const page = await context.newPage();
+      await page.goto(`${stack.url}/book/${pageId}`);
+      await page.getByLabel('Service', { exact: true }).selectOption(config.services[1]?.id ?? '');
+      await page.getByLabel('Date').fill(date);
+      await page.getByLabel('Date').dispatchEvent('change');
+      await page.locator('#time option[value="11:00"]').waitFor({ state: 'attached' });
+      await page.getByLabel(`Time (${ZONE})`).selectOption('11:00');
+      await page.getByLabel('Your name').fill('Robin Ng');
+      await page.getByLabel('E-mail', { exact: true }).fill('robin@example.com');
+      return page;
+    };
+    const [first, second] = [await open(), await open()];
+    await first.getByRole('button', { name: 'Request booking' }).click();
+    await first.getByText(`Booked: ${config.services[1]?.name} on ${date} at 11:00 (${ZONE})`).waitFor();
+    // The slot is gone from the first page's list once booked.
+    await first.locator('#time option[value="11:00"]').waitFor({ state: 'detached' });
+    await second.getByRole('button', { name: 'Request booking' }).click();
+    await second.getByText('that time was just booked').waitFor();
+    const stored = await stack.services.db.bookings.find({ page_id: pageId, date, time: '11:00' }).toArray();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]?.customer.email).toBe('robin@example.com');
+    await mailpit.waitFor((m) => m.text.includes(stored[0]?._id ?? '?'));
+    await receiver.waitFor((r) => r.events().some((e) => e.data.event_id.includes(stored[0]?._id ?? '?')));
+    expect(errors).toEqual([]);
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}, 90_000);

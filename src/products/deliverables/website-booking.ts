@@ -267,6 +267,8 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta http-equiv="Content-Security-Policy" content="${e(csp)}">`,
     `<title>${e(business)} · Book online</title>`,
+    // No icon request to the host (a 404 on every visit where none is served).
+    '<link rel="icon" href="data:,">',
     `<meta name="description" content="${e(`${business} (${industry}): ${serviceNames.join(', ')}. Book online.`)}">`,
     `<style>${css}</style>`,
     '</head>',
