@@ -23,10 +23,11 @@ const HHMM = z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'HH:mm');
 export const BookingServiceRules = z.looseObject({
   id: z.string().min(1),
   name: z.string().min(1),
+  // Any whole minutes a buyer wrote: a page whose config would not parse would not book at all.
   duration_minutes: z
     .number()
     .int()
-    .min(5)
+    .min(1)
     .max(24 * 60),
   buffer_minutes: z
     .number()
