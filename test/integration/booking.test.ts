@@ -287,6 +287,42 @@ test('the owner reads and cancels with the owner key the buyer issued; strangers
   );
 });
 
+test('in a bundle (clinic-pack) the page is hosted too, and the receptionist books through the same endpoint', async () => {
+  const quote = await stack.call('POST', '/api/v1/quote', { service_id: 'clinic-pack' });
+  const created = await stack.call('POST', '/api/v1/orders', {
+    quote_id: quote.body.quote_id,
+    agent_id: 'booking-buyer',
+    inputs: {
+      business_name: 'Cedar Vet Clinic',
+      practice_type: 'Veterinary clinic',
+      contact_email: 'front@cedarvet.example',
+      services: 'Vaccination (20 min), Dental cleaning 1.5 hours',
+      timezone: 'America/Los_Angeles',
+      opening_hours: 'Mon-Sat 8:00-17:30',
+    },
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.order_id as string;
+  expect((await stack.call('POST', `/api/v1/orders/${id}/confirm_payment`, {}, bearer(agentKey))).status).toBe(200);
+  await waitForOrder(stack, id, (o) => o.status === 'delivered', 60_000);
+  const page = await stack.services.db.bookingPages.findOne({ order_id: id });
+  expect(page?._id).toMatch(/^bp_/);
+  expect(await stack.services.db.bookingPages.countDocuments({ order_id: id })).toBe(1);
+  const bookings = `${stack.url}/api/v1/booking-pages/${page?._id}/bookings`;
+  const receptionist = await stack.call('GET', `/api/v1/orders/${id}/deliverables/ai-receptionist-config.json`);
+  const tool = (receptionist.body as { tools: { name: string; url: string }[] }).tools[0];
+  expect(tool).toMatchObject({ name: 'create_booking_request', url: bookings });
+  const html = await (await fetch(`${stack.url}/book/${page?._id}`)).text();
+  expect(html).toContain(`data-endpoint="${bookings}"`);
+  expect(html).toContain('Time (America/Los_Angeles)');
+  const slots = await stack.call(
+    'GET',
+    `/api/v1/booking-pages/${page?._id}/availability?service=vaccination&date=${DateTime.now().setZone('America/Los_Angeles').plus({ days: 9 }).toISODate()}`,
+  );
+  expect(slots.status).toBe(200);
+  expect(slots.body.slots.length).toBeGreaterThan(0);
+}, 90_000);
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 test('in Chromium: a customer books through the hosted page; a second customer on the same slot is told it was taken', async () => {
@@ -310,6 +346,11 @@ test('in Chromium: a customer books through the hosted page; a second customer o
     const open = async (): Promise<Page> => {
       const page = await context.newPage();
       await page.goto(`${stack.url}/book/${pageId}`);
+      // The page asks for today's free times first and fills in today's date (in the page's zone).
+      for (let i = 0; (await page.locator('#date').inputValue()) === ''; i++) {
+        if (i > 100) throw new Error("the page never filled in today's date");
+        await new Promise((r) => setTimeout(r, 100));
+      }
       await page.getByLabel('Service', { exact: true }).selectOption(config.services[1]?.id ?? '');
       await page.getByLabel('Date').fill(date);
       await page.getByLabel('Date').dispatchEvent('change');

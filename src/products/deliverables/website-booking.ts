@@ -140,8 +140,10 @@ const BOOKING_SCRIPT = `
     o.textContent = label;
     time.appendChild(o);
   }
+  var latest = 0;
   function loadSlots(first) {
     if (!availability) return;
+    var mine = ++latest;
     var url = availability + '?service=' + encodeURIComponent(service.value) + (date.value ? '&date=' + encodeURIComponent(date.value) : '');
     time.innerHTML = '';
     option('', 'Loading free times...');
@@ -149,11 +151,13 @@ const BOOKING_SCRIPT = `
       .then(function (r) { if (!r.ok) { throw new Error('HTTP ' + r.status); } return r.json(); })
       .then(function (a) {
         if (first) { date.min = a.date; if (!date.value) { date.value = a.date; } }
+        // An answer overtaken by a later choice of service or date is dropped.
+        if (mine !== latest) { return; }
         time.innerHTML = '';
         if (a.slots.length === 0) { option('', 'No free times on this day'); return; }
         a.slots.forEach(function (s) { option(s.time, s.time); });
       })
-      .catch(function () { time.innerHTML = ''; option('', 'Free times could not be loaded'); });
+      .catch(function () { if (mine === latest) { time.innerHTML = ''; option('', 'Free times could not be loaded'); } });
   }
   service.addEventListener('change', function () { loadSlots(false); });
   date.addEventListener('change', function () { loadSlots(false); });
