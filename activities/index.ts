@@ -18,6 +18,9 @@ import { produceAndStore } from './produce';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { bundleManifest, languageTasks } from '../src/products/deliverables';
+import type { HostedBookingPage } from '../src/products/deliverables/types';
+import type { BookingRepository } from '../src/repos/bookings';
+import { getService } from '../src/domain/catalogue';
 import type { TextGenerator } from '../src/textgen/port';
 import type { X402ActivityPorts } from './x402';
 import {
@@ -60,6 +63,11 @@ export interface ActivityPorts {
   };
   /** The language model of the services that need one (src/textgen); absent: none is configured. */
   textgen?: TextGenerator;
+  /**
+   * Hosted booking pages (issue 38 §2) and this service's public address: an order holding website-booking gets its
+   * page at delivery. Absent: pages are not hosted (the files still are delivered).
+   */
+  bookingPages?: { repo: Pick<BookingRepository, 'ensurePage' | 'setContent'>; publicBaseUrl: string };
 }
 
 /** Argument of `chargePayment` and of `refundPayment` (src/services/payments.ts). */
@@ -247,11 +255,34 @@ export function createActivities(ports: ActivityPorts) {
     return { deliverables: order.deliverables, at: entry?.at ?? order.updated_at.toISOString(), recorded: true };
   }
 
+  /**
+   * The hosted booking page of an order whose service (`orderServiceId`: website-booking or a bundle holding it) has
+   * one: made on first call, the same on every retry and for every part of the bundle. Undefined otherwise.
+   */
+  async function bookingPageOf(orderId: string, orderServiceId: string): Promise<HostedBookingPage | undefined> {
+    const hosting = ports.bookingPages;
+    if (!hosting) return undefined;
+    const service = getService(orderServiceId);
+    if (orderServiceId !== 'website-booking' && !service?.includes?.includes('website-booking')) return undefined;
+    const page = await hosting.repo.ensurePage(orderId, orderServiceId);
+    return {
+      id: page._id,
+      url: `${hosting.publicBaseUrl}/book/${page._id}`,
+      api: `${hosting.publicBaseUrl}/api/v1/booking-pages/${page._id}`,
+    };
+  }
+  const producing = {
+    store: ports.store,
+    ...(ports.textgen ? { textgen: ports.textgen } : {}),
+    ...(ports.bookingPages ? { bookingPages: ports.bookingPages.repo } : {}),
+  };
+
   /** Produces one (non-bundle) service's deliverables and stores them content-addressed. */
   async function produce(input: FulfillmentInput): Promise<DeliverableRecord[]> {
     // A bundle's parts are wired to each other (booking page, receptionist, workflow): they need the bundle's id.
     const order = await ports.orders.get(input.orderId);
     const bundleId = order && order.service_id !== input.serviceId ? order.service_id : undefined;
+    const bookingPage = await bookingPageOf(input.orderId, order?.service_id ?? input.serviceId);
     return produceAndStore(
       {
         orderId: input.orderId,
@@ -259,8 +290,9 @@ export function createActivities(ports: ActivityPorts) {
         inputs: input.inputs,
         issuedAt: input.issuedAt,
         ...(bundleId ? { bundleId } : {}),
+        ...(bookingPage ? { bookingPage } : {}),
       },
-      ports,
+      producing,
     );
   }
 
@@ -358,11 +390,13 @@ export function createActivities(ports: ActivityPorts) {
     async deliverService(input: DeliveryRequest): Promise<DeliveryResult> {
       const { version } = input.delivered;
       // A single service, not a bundle's part: no bundle id to read.
+      const bookingPage = await bookingPageOf(input.orderId, input.serviceId);
       const ctx = {
         orderId: input.orderId,
         serviceId: input.serviceId,
         inputs: input.inputs,
         issuedAt: input.issuedAt,
+        ...(bookingPage ? { bookingPage } : {}),
       };
       let deliverables: DeliverableRecord[];
       try {
@@ -370,7 +404,7 @@ export function createActivities(ports: ActivityPorts) {
           const earlier = await recordedDelivery(input.orderId, version).catch(() => null);
           if (earlier) return earlier;
         }
-        deliverables = await produceAndStore(ctx, ports);
+        deliverables = await produceAndStore(ctx, producing);
       } catch (err) {
         // An attempt lost with its worker may have recorded the delivery before this one failed: the goods stand.
         const earlier = await recordedDelivery(input.orderId, version).catch(() => null);
@@ -404,8 +438,15 @@ export function createActivities(ports: ActivityPorts) {
         list.push({ name: p.name, sha256: p.sha256, size: p.size });
         byService.set(p.service_id, list);
       }
+      const bookingPage = await bookingPageOf(input.orderId, input.serviceId);
       const file = bundleManifest(
-        { orderId: input.orderId, serviceId: input.serviceId, inputs: input.inputs, issuedAt: input.issuedAt },
+        {
+          orderId: input.orderId,
+          serviceId: input.serviceId,
+          inputs: input.inputs,
+          issuedAt: input.issuedAt,
+          ...(bookingPage ? { bookingPage } : {}),
+        },
         [...byService].map(([serviceId, files]) => ({ serviceId, files })),
       );
       const blob = await ports.store.put(file.content);

@@ -7,6 +7,7 @@ import { produceDeliverables, type DeliverableContext } from '../src/products/de
 import type { DeliverableStore } from '../src/storage/deliverables';
 import type { TextGenerator } from '../src/textgen/port';
 import type { DeliverableRecord } from '../src/domain/order';
+import type { BookingRepository } from '../src/repos/bookings';
 import { asTextGenerationFailure } from './failures';
 import { beat } from './heartbeat';
 
@@ -16,11 +17,22 @@ import { beat } from './heartbeat';
  */
 export async function produceAndStore(
   ctx: DeliverableContext,
-  ports: { store: DeliverableStore; textgen?: TextGenerator },
+  ports: { store: DeliverableStore; textgen?: TextGenerator; bookingPages?: Pick<BookingRepository, 'setContent'> },
 ): Promise<DeliverableRecord[]> {
   const files = await produceDeliverables(ctx, ports.textgen).catch((err: unknown) => {
     throw asTextGenerationFailure(err);
   });
+  // The hosted booking page serves what is delivered: the page's bytes and the config's JSON (issue 38 §2).
+  if (ctx.bookingPage && ports.bookingPages && ctx.serviceId === 'website-booking') {
+    const html = files.find((f) => f.name === 'website-booking-index.html');
+    const config = files.find((f) => f.name === 'website-booking-config.json');
+    if (html && config)
+      await ports.bookingPages.setContent(
+        ctx.bookingPage.id,
+        JSON.parse(config.content.toString('utf8')) as Record<string, unknown>,
+        html.content.toString('utf8'),
+      );
+  }
   const records: DeliverableRecord[] = [];
   for (const f of files) {
     const blob = await ports.store.put(f.content);

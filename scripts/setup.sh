@@ -13,7 +13,7 @@
 #   - stripe-mock, the Stripe API mock the Stripe adapter is tested against, built with `go install`.
 #
 # Everything server-related lives in the cache dir (never inside the repo):
-#   ${AGENT_COMMERCE_CACHE:-$HOME/.cache/agent-commerce}/bin/{temporal,ferretdb,temporal-test-server,gofakes3,stripe-mock}
+#   ${AGENT_COMMERCE_CACHE:-$HOME/.cache/agent-commerce}/bin/{temporal,ferretdb,temporal-test-server,gofakes3,stripe-mock,mailpit}
 #
 # Environment:
 #   AGENT_COMMERCE_CACHE        cache dir override
@@ -31,6 +31,7 @@
 #   CHROMIUM_PATH               use this Chromium for the browser test instead of Debian's /usr/bin/chromium
 #   GOFAKES3_PATH               use this GoFakeS3 binary (the S3 store tests' server) instead of building one
 #   STRIPE_MOCK_PATH            use this stripe-mock binary (the Stripe adapter tests' server) instead of building one
+#   MAILPIT_PATH                use this Mailpit binary (the booking tests' SMTP server) instead of building one
 #   (the MCP conformance suite and its Node 22 go to $CACHE/node22, from npm)
 #
 # Quiet when everything is present; progress lines go to stderr only when something is installed.
@@ -348,6 +349,30 @@ stripe_mock() {
 }
 
 # ---------------------------------------------------------------------------
+# Mailpit, a real SMTP server with an HTTP API to read what it received: the booking tests send the owner's
+# e-mail to it (issue 38 §2, test/helpers/mailpit.ts). `go install` from the module proxy (v1.33.1 is served).
+# ---------------------------------------------------------------------------
+MAILPIT_VERSION=v1.33.1
+mailpit() {
+  if [ -n "${MAILPIT_PATH:-}" ]; then
+    [ -x "$MAILPIT_PATH" ] || die "MAILPIT_PATH=$MAILPIT_PATH is not an executable file"
+    return 0
+  fi
+  if [ -x "$BIN/mailpit" ] && [ "$(cat "$BIN/mailpit.version" 2>/dev/null)" = "$MAILPIT_VERSION" ]; then
+    return 0
+  fi
+  need_go "mailpit" MAILPIT_PATH
+  log "building Mailpit $MAILPIT_VERSION with go install (the SMTP server of the booking tests)"
+  mkdir -p "$BIN"
+  rm -f "$BIN/mailpit.version"
+  (cd / && run_logged mailpit-build.log nice -n 15 env CGO_ENABLED=0 GOBIN="$BIN" GOFLAGS=-buildvcs=false go install \
+    "github.com/axllent/mailpit@$MAILPIT_VERSION")
+  [ -x "$BIN/mailpit" ] || die "go install did not produce $BIN/mailpit"
+  echo "$MAILPIT_VERSION" > "$BIN/mailpit.version"
+  log "installed mailpit $MAILPIT_VERSION"
+}
+
+# ---------------------------------------------------------------------------
 # Java time-skipping test server
 # ---------------------------------------------------------------------------
 TTS_DIR="$CACHE/temporal-test-server"
@@ -599,6 +624,7 @@ main() {
     prometheus_deb
     gofakes3
     stripe_mock
+    mailpit
     schemathesis
     mcp_conformance
     chromium_deb

@@ -168,6 +168,13 @@ export const ConfigSchema = z.object({
   WORKER_METRICS_PORT: z.coerce.number().int().min(-1).max(65535).default(9465),
   /** Public address used in links (payment links, deliverable URLs). Defaults to http://HOST:PORT. */
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /**
+   * Issue 38 §2: SMTP server of outgoing e-mail (`smtp://user:pass@host:port`, `smtps://…`): a booking page's owner
+   * is e-mailed each booking and cancellation. Unset: the e-mail is skipped and logged (the signed webhook still goes).
+   */
+  SMTP_URL: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
+  /** Sender of outgoing e-mail. */
+  MAIL_FROM: z.string().min(3).default('Agent Commerce Bookings <bookings@agent-commerce.invalid>'),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('agent-commerce'),

@@ -175,6 +175,65 @@ export interface EventDoc {
 }
 
 /**
+ * A hosted booking page (issue 38 §2): one per order holding website-booking (alone or in a bundle). `_id` is the
+ * page id in its URL (`bp_` + 128 random bits: the order id cannot be read from it, nor it from the order id).
+ * `config` is the `website-booking-config.json` delivered (the same JSON), `html` the delivered page (the same bytes);
+ * both null until the delivery wrote them. The owner key (`bpk_...`) is kept as its sha256 only.
+ */
+export interface BookingPageDoc {
+  _id: string;
+  order_id: string;
+  /** The order's service: website-booking, or the bundle holding it. */
+  service_id: string;
+  config: Record<string, unknown> | null;
+  html: string | null;
+  owner_key_hash: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A customer's contact details as the booking form sent them. */
+export interface BookingCustomer {
+  name: string;
+  email: string;
+  phone: string | null;
+  notes: string | null;
+}
+
+/**
+ * One booking of a hosted page. `start`/`end` are the appointment, `held_until` its end plus the service's buffer;
+ * `date`/`time` the wall-clock start in `timezone` as the customer chose it.
+ */
+export interface BookingDoc {
+  _id: string;
+  page_id: string;
+  order_id: string;
+  service_id: string;
+  service_name: string;
+  start: Date;
+  end: Date;
+  held_until: Date;
+  date: string;
+  time: string;
+  timezone: string;
+  customer: BookingCustomer;
+  status: 'confirmed' | 'cancelled';
+  created_at: Date;
+  cancelled_at: Date | null;
+}
+
+/**
+ * One cell of time a booking holds (`<page_id>|<cell start ISO>`): the unique `_id` is what makes a booking atomic,
+ * two bookings cannot hold the same cell of the same page (src/domain/booking.ts `cellsOf`).
+ */
+export interface BookingCellDoc {
+  _id: string;
+  page_id: string;
+  booking_id: string;
+  start: Date;
+}
+
+/**
  * A registered webhook endpoint (seed §2.6, §6.1; issue 5). Secrets are `whsec_<base64>` (Standard Webhooks),
  * stored in clear because the service must sign with them (the database is trusted; see docs/webhooks-and-mcp.md);
  * they are shown once. `events` empty means every event. `owner`: `agent` (managed with the agent's wallet key),
@@ -629,6 +688,9 @@ export interface Database {
   acpPlatforms: Collection<AcpPlatformDoc>;
   checkoutSessions: Collection<CheckoutSessionDoc>;
   acpPaymentTokens: Collection<AcpPaymentTokenDoc>;
+  bookingPages: Collection<BookingPageDoc>;
+  bookings: Collection<BookingDoc>;
+  bookingCells: Collection<BookingCellDoc>;
   close(): Promise<void>;
 }
 
@@ -685,6 +747,9 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     acpPlatforms: db.collection<AcpPlatformDoc>('acp_platforms'),
     checkoutSessions: db.collection<CheckoutSessionDoc>('checkout_sessions'),
     acpPaymentTokens: db.collection<AcpPaymentTokenDoc>('acp_payment_tokens'),
+    bookingPages: db.collection<BookingPageDoc>('booking_pages'),
+    bookings: db.collection<BookingDoc>('bookings'),
+    bookingCells: db.collection<BookingCellDoc>('booking_cells'),
     close: () => client.close(),
   };
   await ensureIndexes(database);
@@ -803,6 +868,20 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
   ],
   webhookDeliveries: [{ key: { endpoint_id: 1, at: -1 }, why: 'delivery log of an endpoint, newest first' }],
   subscriptions: [{ key: { status: 1, next_charge_at: 1 }, why: 'operators: what renews when' }],
+  bookingPages: [
+    {
+      key: { order_id: 1 },
+      unique: true,
+      why: 'one booking page per order: a retried delivery finds the page it made',
+    },
+    { key: { owner_key_hash: 1 }, why: "the page an owner key opens (the owner's booking list)" },
+  ],
+  bookings: [{ key: { page_id: 1, start: 1 }, why: "a page's bookings in time order (the owner's list)" }],
+  // One booking per cell of a page is the `_id` itself (`<page_id>|<cell start>`): the insert is the atomic claim.
+  bookingCells: [
+    { key: { page_id: 1, start: 1 }, why: "the cells a page's bookings hold on a day (availability)" },
+    { key: { booking_id: 1 }, why: 'the cells of one booking (a cancel, or a refused claim, gives them back)' },
+  ],
   tasks: [
     { key: { order_id: 1, number: 1 }, why: 'tasks of one order in number order' },
     {

@@ -57,6 +57,10 @@ export type ErrorCode =
   | 'subscription_not_found'
   | 'invoice_not_found'
   | 'task_not_found'
+  | 'booking_page_not_found'
+  | 'booking_not_found'
+  | 'slot_taken'
+  | 'slot_unavailable'
   | 'task_not_supported'
   | 'wallet_not_found'
   | 'wallet_claimed'
@@ -161,6 +165,10 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   subscription_not_found: { status: 404, title: 'Subscription not found' },
   invoice_not_found: { status: 404, title: 'Invoice not found' },
   task_not_found: { status: 404, title: 'Task not found' },
+  booking_page_not_found: { status: 404, title: 'Booking page not found' },
+  booking_not_found: { status: 404, title: 'Booking not found' },
+  slot_taken: { status: 409, title: 'The slot is already booked' },
+  slot_unavailable: { status: 422, title: 'The slot cannot be booked' },
   task_not_supported: { status: 422, title: 'The order does not take further tasks' },
   wallet_not_found: { status: 404, title: 'Wallet not found' },
   wallet_claimed: { status: 409, title: 'The wallet already has a key' },

@@ -29,6 +29,7 @@ import type { Hex } from 'viem';
 import { createServices, type Services } from '../src/ports';
 import { createTextGenerator } from '../src/textgen';
 import { createReconciliationActivities } from '../activities/reconciliation';
+import { BookingRepository } from '../src/repos/bookings';
 import { BooksRepository } from '../src/repos/books';
 import { ReconciliationReportRepository } from '../src/repos/reconciliationReports';
 import { ensureReconciliationSchedule, orderWorkflowPort } from '../src/temporal/reconciliation';
@@ -179,6 +180,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         x402: x402Ports,
         webhooks: fanOut,
         ...(textgen ? { textgen } : {}),
+        bookingPages: { repo: new BookingRepository(services.db), publicBaseUrl: opts.config.PUBLIC_BASE_URL },
       }),
       ...createWebhookActivities(webhookPorts),
       ...createX402Activities(x402Ports),

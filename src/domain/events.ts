@@ -10,7 +10,7 @@ import { ORDER_EVENT_TYPES, type OrderStatus } from './order/status';
 /** One catalogued event type. `emitted` is false for types reserved for features still being built. */
 export interface EventTypeInfo {
   type: string;
-  group: 'order' | 'procurement' | 'subscription';
+  group: 'order' | 'procurement' | 'subscription' | 'booking';
   description: string;
   /** The order status entered when the event fires (order events only). */
   status?: OrderStatus;
@@ -112,6 +112,18 @@ export const EVENT_CATALOGUE: readonly EventTypeInfo[] = Object.freeze([
     type: 'subscription.cancelled',
     group: 'subscription',
     description: 'A subscription ended after the buyer cancelled it (at the end of the period).',
+    emitted: true,
+  },
+  {
+    type: 'booking.created',
+    group: 'booking',
+    description: "A customer booked a slot on the order's hosted booking page (website-booking).",
+    emitted: true,
+  },
+  {
+    type: 'booking.cancelled',
+    group: 'booking',
+    description: "The page's owner cancelled a booking; its slot is free again.",
     emitted: true,
   },
 ]);

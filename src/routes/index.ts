@@ -27,6 +27,7 @@ import { signingRoutes } from './api/signing';
 import { reconciliationRoutes } from './api/reconciliation';
 import { checkoutRoutes } from './api/checkout';
 import { ucpRoutes } from './api/ucp';
+import { bookingRoutes } from './api/bookings';
 
 /** What some routes need beside the dependencies: the request recorders `createApp` builds. */
 export interface RouteExtras {
@@ -67,6 +68,8 @@ export function apiRouter(deps: AppDeps, extras: RouteExtras): Router {
     checkoutRoutes(deps),
     // UCP checkout (REST) and profile on the same sessions and orders (issue 37 §2).
     ucpRoutes(deps),
+    // Hosted booking pages of website-booking orders (issue 38 §2).
+    bookingRoutes(deps),
   ];
   for (const r of routers) root.use((r instanceof Router ? r : r.router).routes());
   return root;

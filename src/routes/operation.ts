@@ -34,6 +34,7 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
  * - `endpoint_owner`: a webhook endpoint's management token, or the agent key of the agent that owns it;
  * - `order_secret`: the human buyer, by the order secret of the link, sent in the form (`/pay` pages);
  * - `x402`: paid per request (the x402 payment middleware asks and settles);
+ * - `booking_owner`: a hosted booking page's owner, by its owner key (`bpk_…`; issue 38 §2);
  * - `platform`: an agent platform, by the ACP API key the operator issued it (`acp_…`; issue 37 §1);
  * - `ucp_platform`: a UCP platform, by its profile (`UCP-Agent`) and an RFC 9421 signature with one of its keys
  *   (issue 37 §2; src/http/ucp.ts verifies it before the route).
@@ -49,7 +50,8 @@ export type Auth =
   | 'order_secret'
   | 'x402'
   | 'platform'
-  | 'ucp_platform';
+  | 'ucp_platform'
+  | 'booking_owner';
 
 /** One documented answer: a JSON body (`json`), other media types (`content`) or none. */
 export interface ResponseSpec {
@@ -419,6 +421,7 @@ const AUTH_HEADER: Partial<Record<Auth, string>> = {
   operator: 'Bearer <operator key> (or X-Operator-Key)',
   endpoint_owner: 'Bearer <management token> (wht_...) or the agent key (ak_...)',
   platform: 'Bearer <ACP platform API key> (acp_...)',
+  booking_owner: 'Bearer <booking page owner key> (bpk_...)',
 };
 const AUTH_401: Partial<Record<Auth, string>> = {
   buyer: "No credential: send the buyer's",
@@ -426,6 +429,7 @@ const AUTH_401: Partial<Record<Auth, string>> = {
   operator: 'Operator key required',
   endpoint_owner: 'Management token or agent key required',
   platform: 'Platform API key required',
+  booking_owner: 'Owner key required',
 };
 const AUTH_403: Partial<Record<Auth, string>> = {
   buyer: "Not the buyer's credential",
@@ -433,6 +437,7 @@ const AUTH_403: Partial<Record<Auth, string>> = {
   operator: 'Not the operator key',
   endpoint_owner: 'The token does not manage this endpoint',
   platform: 'Not a platform API key',
+  booking_owner: "Not this page's owner key",
 };
 
 const responseObject = (r: ResponseSpec): ZodOpenApiResponseObject => ({

@@ -23,6 +23,7 @@ import { payOperations } from './api/pay/schema';
 import { reconciliationOperations } from './api/reconciliation/schema';
 import { checkoutOperations } from './api/checkout/schema';
 import { ucpOperations } from './api/ucp/schema';
+import { bookingOperations } from './api/bookings/schema';
 
 /** The definitions, resource by resource. */
 export const API_OPERATIONS: readonly OperationDefinition[] = [
@@ -46,4 +47,5 @@ export const API_OPERATIONS: readonly OperationDefinition[] = [
   reconciliationOperations,
   checkoutOperations,
   ucpOperations,
+  bookingOperations,
 ].flatMap((ops) => Object.values(ops));

@@ -9,6 +9,7 @@
 import { startStack, waitForOrder, fundedAgent, OPERATOR_KEY, type Stack } from '../helpers/stack';
 import { API_OPERATIONS } from '../../src/routes/operations';
 import { authKinds, type OperationDefinition } from '../../src/routes/operation';
+import { sha256Hex } from '../../src/hash';
 
 let stack: Stack;
 let strangerKey: string;
@@ -303,6 +304,8 @@ interface World {
   otherSecret: string;
   /** A webhook endpoint of the owner's orders. */
   endpoint: string;
+  /** A live hosted booking page of the owner's order, with an owner key the stranger does not hold. */
+  bookingPage: string;
 }
 
 /**
@@ -328,6 +331,9 @@ const PROBES: Record<string, (w: World) => Probe> = {
     body: { objective: 'sync leads to my CRM', budget: 100, auto_purchase: true, agent_id: w.owner },
   }),
   registerWebhook: (w) => ({ body: { url: 'http://127.0.0.1:9/in', agent_id: w.owner } }),
+  issueBookingOwnerKey: (w) => ({ params: { order_id: w.order }, body: {} }),
+  listBookings: (w) => ({ params: { page_id: w.bookingPage } }),
+  cancelBooking: (w) => ({ params: { page_id: w.bookingPage, booking_id: 'bk_gate' }, body: {} }),
   listWebhooks: () => ({
     stranger: {
       status: 200,
@@ -437,6 +443,18 @@ describe("every operation that declares a credential refuses none (401) and a st
       bearer(ownerKey),
     );
     expect(hook.status).toBe(200);
+    // A live booking page (as a delivery writes it) whose owner key is not the stranger's.
+    const bookingPage = 'bp_gateprobe0000000000000';
+    await stack.services.db.bookingPages.insertOne({
+      _id: bookingPage,
+      order_id: agentOrder.order_id,
+      service_id: 'website-booking',
+      config: { services: [], availability: {} },
+      html: '<!DOCTYPE html><title>gate</title>',
+      owner_key_hash: sha256Hex('bpk_the-owners-key'),
+      created_at: new Date(),
+      updated_at: new Date(),
+    });
     w = {
       owner,
       ownerKey,
@@ -446,6 +464,7 @@ describe("every operation that declares a credential refuses none (401) and a st
       humanOrder: human.order_id,
       otherSecret: other.order_secret ?? '',
       endpoint: hook.body.id as string,
+      bookingPage,
     };
   }, 120_000);
 

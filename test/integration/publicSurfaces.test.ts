@@ -45,12 +45,17 @@ interface World {
   payOrder: string;
   quote: string;
   procurement: string;
+  /** A victim's hosted booking page (its id is public: it is in the page's URL). */
+  bookingPage: string;
   /** The victims' public traces: settlement transaction hashes and the payment ids their lookups give. */
   transactions: string[];
   paymentIds: string[];
 }
 
 let world: World;
+
+/** A date a few days ahead, for the booking probes. */
+const bookingDate = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
 
 /** One request of a probe: path parameters, query, JSON body or form, extra headers. */
 interface Probe {
@@ -98,6 +103,18 @@ const PROBES: Record<string, (w: World) => Probe[]> = {
   getTask: (w) => [{ params: { order_id: w.order, n: '1' } }],
   getTaskDeliverable: (w) => [{ params: { order_id: w.order, n: '1', name: 'result.md' } }],
   listWebhookEvents: () => [{}],
+  bookingPage: (w) => [{ params: { page_id: w.bookingPage } }, { params: { page_id: 'bp_AAAAAAAAAAAAAAAAAAAAAA' } }],
+  getBookingPage: (w) => [{ params: { page_id: w.bookingPage } }],
+  getBookingAvailability: (w) => [
+    { params: { page_id: w.bookingPage }, query: `service=consultation&date=${bookingDate}` },
+    { params: { page_id: w.bookingPage }, query: 'service=nope' },
+  ],
+  createBooking: (w) => [
+    {
+      params: { page_id: w.bookingPage },
+      body: { service: 'consultation', date: bookingDate, time: '10:00', name: 'S', email: 's@example.com' },
+    },
+  ],
   registerWebhook: () => [{ body: { url: 'http://127.0.0.1:9/in' } }],
   mcp: () => [
     mcp('tools/list'),
@@ -200,6 +217,25 @@ beforeAll(async () => {
   );
   expect(paidByWallet.status).toBe(200);
 
+  // A website-booking order paid from another wallet: its page is hosted, and public.
+  const bookerKey = await fundedAgent(stack, 'pub-booker', 100);
+  const bookingOrder = await stack.call('POST', '/api/v1/orders', {
+    service_id: 'website-booking',
+    agent_id: 'pub-booker',
+    inputs: {
+      business_name: 'Victim Clinic',
+      industry: 'Clinic',
+      services: 'Consultation (30 min)',
+      opening_hours: 'Mon-Sun 8am-6pm',
+      timezone: 'UTC',
+    },
+  });
+  expect(bookingOrder.status).toBe(201);
+  const bookingOrderId = bookingOrder.body.order_id as string;
+  expect(
+    (await stack.call('POST', `/api/v1/orders/${bookingOrderId}/confirm_payment`, {}, bearer(bookerKey))).status,
+  ).toBe(200);
+
   // Payment-link rail: a human buyer with its order secret.
   const linkOrder = await stack.call('POST', '/api/v1/orders', {
     service_id: 'automation-wf',
@@ -255,15 +291,20 @@ beforeAll(async () => {
   await stack.services.x402Payments.noteDeliveryFailure(itemPayment.payment_id, 'ECONNREFUSED db-internal:27017');
 
   await waitForOrder(stack, walletOrderId, (o) => o.status === 'delivered');
+  await waitForOrder(stack, bookingOrderId, (o) => o.status === 'delivered');
+  const bookingPage = (await stack.services.db.bookingPages.findOne({ order_id: bookingOrderId }))?._id ?? '';
+  expect(bookingPage).toMatch(/^bp_/);
   await waitForOrder(stack, x402Order.orderId, (o) => o.status === 'delivered');
 
   secrets = [
     { label: 'agent key of the wallet buyer', value: agentKey },
+    { label: 'agent key of the booking page buyer', value: bookerKey },
     { label: 'order secret of the link order', value: linkOrder.body.order_secret },
     { label: 'order secret of the x402 order', value: x402Created.body.order_secret },
   ];
   for (const [label, id] of [
     ['wallet order', walletOrderId],
+    ['booking page order', bookingOrderId],
     ['link order', linkOrder.body.order_id as string],
     ['x402 order', x402Order.orderId],
   ] as const) {
@@ -274,6 +315,7 @@ beforeAll(async () => {
 
   world = {
     ...(await strangerWorld()),
+    bookingPage,
     transactions: [x402Order.transaction, itemPayment.transaction],
     paymentIds: [x402Order.paymentId, itemPayment.payment_id],
   };
@@ -285,7 +327,7 @@ afterAll(async () => {
 });
 
 /** The stranger's own orders, quote and procurement. */
-async function strangerWorld(): Promise<Omit<World, 'transactions' | 'paymentIds'>> {
+async function strangerWorld(): Promise<Omit<World, 'transactions' | 'paymentIds' | 'bookingPage'>> {
   const order = async () => {
     const res = await stack.call('POST', '/api/v1/orders', {
       service_id: 'smart-consultation',

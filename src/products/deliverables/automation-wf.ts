@@ -728,7 +728,9 @@ function bookingFlow(ctx: DeliverableContext, wiring: BundleWiring, prefix: stri
       summary: `(${names}[P.service] || P.service) + ' on ' + P.date + ' at ' + P.time + (P.notes ? ' (' + P.notes + ')' : '')`,
     },
     fetchUrl: null,
-    setup: `The booking page (website-booking-index.html) and the receptionist's create_booking_request tool POST each booking here (${wiring.bookingEndpoint}).`,
+    setup: wiring.hosted
+      ? `The hosted booking page (${wiring.hosted.url}) and the receptionist's create_booking_request tool book through ${wiring.bookingEndpoint}; to log each booking here too, POST the same JSON to this webhook (${wiring.workflowWebhookUrl ?? wiring.bookingEndpoint}) from a webhook endpoint subscribed to booking.created.`
+      : `The booking page (website-booking-index.html) and the receptionist's create_booking_request tool POST each booking here (${wiring.bookingEndpoint}).`,
     sample: {
       service: services[0]?.id ?? 'consultation',
       date: '2026-03-05',

@@ -16,7 +16,7 @@ import {
   splitServiceDuration,
   type Day,
 } from './parse';
-import type { DeliverableContext } from './types';
+import type { DeliverableContext, HostedBookingPage } from './types';
 import { line, list, splitList, stableUuid, text, uniqueSnakes } from './util';
 
 /** One bookable service. Minutes are whole minutes. */
@@ -377,8 +377,15 @@ export function describeHours(h: BusinessHours): string {
 /** How a bundle's parts connect. */
 export interface BundleWiring {
   bundleId: string;
-  /** Where the booking page posts requests; the receptionist's booking tool posts there too. */
+  /**
+   * Where the booking page posts requests; the receptionist's booking tool posts there too: the hosted booking
+   * service when the order has a hosted page (issue 38 §2), else the workflow's webhook or the site's own endpoint.
+   */
   bookingEndpoint: string;
+  /** The hosted page, when the order has one. */
+  hosted: HostedBookingPage | null;
+  /** The n8n webhook URL of the workflow's bookings flow, when the bundle has one. */
+  workflowWebhookUrl: string | null;
   /** n8n webhook path of the booking workflow, when the bundle has one (the endpoint is its production URL). */
   bookingWebhookPath: string | null;
   /** store-pack: the workflow also logs the store's orders. */
@@ -392,7 +399,9 @@ export const N8N_HOST = 'REPLACE_WITH_YOUR_N8N_HOST';
  * The wiring of a bundle that holds the booking page with the receptionist or the workflow; null otherwise (a part
  * ordered alone, or a bundle without a booking page). Deterministic: every part computes the same from the order id.
  */
-export function bundleWiring(ctx: Pick<DeliverableContext, 'orderId' | 'bundleId'>): BundleWiring | null {
+export function bundleWiring(
+  ctx: Pick<DeliverableContext, 'orderId' | 'bundleId' | 'bookingPage'>,
+): BundleWiring | null {
   const bundle = ctx.bundleId ? getService(ctx.bundleId) : undefined;
   const parts = bundle?.includes ?? [];
   if (
@@ -405,9 +414,12 @@ export function bundleWiring(ctx: Pick<DeliverableContext, 'orderId' | 'bundleId
   const path = withWorkflow
     ? `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}`
     : null;
+  const workflowWebhookUrl = path ? `https://${N8N_HOST}/webhook/${path}` : null;
   return {
     bundleId: bundle.id,
-    bookingEndpoint: path ? `https://${N8N_HOST}/webhook/${path}` : '/api/bookings',
+    bookingEndpoint: ctx.bookingPage ? `${ctx.bookingPage.api}/bookings` : (workflowWebhookUrl ?? '/api/bookings'),
+    hosted: ctx.bookingPage ?? null,
+    workflowWebhookUrl,
     bookingWebhookPath: path,
     orderFlow: bundle.id === 'store-pack' && withWorkflow,
   };

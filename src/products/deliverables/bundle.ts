@@ -55,14 +55,20 @@ export interface BundleConnection {
  * logs the store's orders. Null for bundles without a booking page.
  */
 export function bundleConnections(
-  ctx: Pick<DeliverableContext, 'orderId' | 'serviceId'>,
+  ctx: Pick<DeliverableContext, 'orderId' | 'serviceId' | 'bookingPage'>,
 ): { booking_endpoint: string; connections: BundleConnection[]; steps: string[] } | null {
-  const w = bundleWiring({ orderId: ctx.orderId, bundleId: ctx.serviceId });
+  const w = bundleWiring({
+    orderId: ctx.orderId,
+    bundleId: ctx.serviceId,
+    ...(ctx.bookingPage ? { bookingPage: ctx.bookingPage } : {}),
+  });
   if (!w) return null;
   const includes = getService(ctx.serviceId)?.includes ?? [];
-  const to = w.bookingWebhookPath
-    ? `automation-wf: webhook ${w.bookingWebhookPath} in automation-wf-workflow.json`
-    : 'your site: POST /api/bookings (see website-booking-readme.md)';
+  const to = w.hosted
+    ? `the hosted booking page's backend (${w.hosted.url}): availability, atomic booking, the owner notified by signed webhook and e-mail`
+    : w.bookingWebhookPath
+      ? `automation-wf: webhook ${w.bookingWebhookPath} in automation-wf-workflow.json`
+      : 'your site: POST /api/bookings (see website-booking-readme.md)';
   const connections: BundleConnection[] = [
     {
       from: 'website-booking: the booking form in website-booking-index.html',
@@ -98,12 +104,21 @@ export function bundleConnections(
       : []),
   ];
   const steps = [
-    ...(w.bookingWebhookPath
+    ...(w.hosted
       ? [
-          'Import automation-wf-workflow.json into n8n, add the credentials it asks for and activate it.',
-          `Replace ${N8N_HOST} with your n8n host in website-booking-index.html (form data-endpoint), website-booking-config.json and ai-receptionist-config.json.`,
+          `The booking page is live at ${w.hosted.url}; issue its owner key (POST /api/v1/orders/{order_id}/booking-page/owner-key with your buyer credential) to read and cancel bookings.`,
+          ...(w.bookingWebhookPath
+            ? [
+                `To log bookings in n8n too, import automation-wf-workflow.json and send each booking's JSON to its webhook ${w.workflowWebhookUrl ?? ''} (replace ${N8N_HOST}).`,
+              ]
+            : []),
         ]
-      : ["Serve POST /api/bookings on the booking page's site (website-booking-readme.md, step 2)."]),
+      : w.bookingWebhookPath
+        ? [
+            'Import automation-wf-workflow.json into n8n, add the credentials it asks for and activate it.',
+            `Replace ${N8N_HOST} with your n8n host in website-booking-index.html (form data-endpoint), website-booking-config.json and ai-receptionist-config.json.`,
+          ]
+        : ["Serve POST /api/bookings on the booking page's site (website-booking-readme.md, step 2)."]),
     'Publish website-booking-index.html; make a test booking from the page and one through the receptionist; check both arrive.',
   ];
   return { booking_endpoint: w.bookingEndpoint, connections, steps };

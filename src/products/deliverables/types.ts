@@ -40,6 +40,18 @@ export interface DeliverableContext {
    * absent for deterministic services and for optional tasks that were skipped.
    */
   language?: Record<string, { value: unknown; model: string }>;
+  /**
+   * The order's hosted booking page (issue 38 §2), when the order holds website-booking and this service hosts it:
+   * the page posts to it, the config names it, and a bundle's receptionist books through it.
+   */
+  bookingPage?: HostedBookingPage;
+}
+
+/** Where a hosted booking page lives: its id, its URL (`…/book/{id}`) and its API (`…/api/v1/booking-pages/{id}`). */
+export interface HostedBookingPage {
+  id: string;
+  url: string;
+  api: string;
 }
 
 /** A generator for one non-bundle service. */

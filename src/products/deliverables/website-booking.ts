@@ -119,31 +119,75 @@ export function profileFor(industry: string): IndustryProfile {
   };
 }
 
-/** Inline script of the page; it reads all data from attributes, never from interpolated text. */
+/**
+ * Inline script of the page; it reads all data from attributes, never from interpolated text. With
+ * `data-availability` (a hosted page, issue 38 §2) the time is chosen among the free starts the service answers
+ * for the service and date, in the page's time zone; a slot booked meanwhile (409) is said and the times reloaded.
+ */
 const BOOKING_SCRIPT = `
 (function () {
   var form = document.getElementById('booking-form');
   var status = document.getElementById('booking-status');
   var endpoint = form.getAttribute('data-endpoint');
+  var availability = form.getAttribute('data-availability');
+  var service = document.getElementById('service');
   var date = document.getElementById('date');
-  date.min = new Date().toISOString().slice(0, 10);
+  var time = document.getElementById('time');
+  if (!availability) date.min = new Date().toISOString().slice(0, 10);
+  function option(value, label) {
+    var o = document.createElement('option');
+    o.value = value;
+    o.textContent = label;
+    time.appendChild(o);
+  }
+  var latest = 0;
+  function loadSlots(first) {
+    if (!availability) return;
+    var mine = ++latest;
+    var url = availability + '?service=' + encodeURIComponent(service.value) + (date.value ? '&date=' + encodeURIComponent(date.value) : '');
+    time.innerHTML = '';
+    option('', 'Loading free times...');
+    fetch(url)
+      .then(function (r) { if (!r.ok) { throw new Error('HTTP ' + r.status); } return r.json(); })
+      .then(function (a) {
+        if (first) { date.min = a.date; if (!date.value) { date.value = a.date; } }
+        // An answer overtaken by a later choice of service or date is dropped.
+        if (mine !== latest) { return; }
+        time.innerHTML = '';
+        if (a.slots.length === 0) { option('', 'No free times on this day'); return; }
+        a.slots.forEach(function (s) { option(s.time, s.time); });
+      })
+      .catch(function () { if (mine === latest) { time.innerHTML = ''; option('', 'Free times could not be loaded'); } });
+  }
+  service.addEventListener('change', function () { loadSlots(false); });
+  date.addEventListener('change', function () { loadSlots(false); });
+  loadSlots(true);
   form.addEventListener('submit', function (event) {
     event.preventDefault();
     if (!form.checkValidity()) { form.reportValidity(); return; }
     var data = {};
-    new FormData(form).forEach(function (value, key) { data[key] = String(value); });
+    new FormData(form).forEach(function (value, key) { if (String(value) !== '') { data[key] = String(value); } });
     if (!endpoint) {
       status.textContent = 'Online booking is not connected yet. Please contact us directly.';
       return;
     }
-    status.textContent = 'Sending your request...';
+    status.textContent = 'Sending your booking...';
     fetch(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(data) })
       .then(function (response) {
+        if (response.status === 409) {
+          status.textContent = 'Sorry, that time was just booked by someone else. Please choose another time.';
+          loadSlots(false);
+          return;
+        }
         if (!response.ok) { throw new Error('HTTP ' + response.status); }
-        form.reset();
-        status.textContent = 'Thank you! Your request was received; we will confirm it shortly.';
+        return response.json().then(function (b) {
+          status.textContent = availability
+            ? 'Booked: ' + b.service.name + ' on ' + b.date + ' at ' + b.time + ' (' + b.timezone + '). See you then!'
+            : 'Thank you! Your request was received; we will confirm it shortly.';
+          loadSlots(false);
+        }, function () { status.textContent = 'Thank you! Your request was received; we will confirm it shortly.'; });
       })
-      .catch(function () { status.textContent = 'Sorry, the request could not be sent. Please try again.'; });
+      .catch(function () { status.textContent = 'Sorry, the booking could not be sent. Please try again.'; });
   });
 })();
 `;
@@ -191,7 +235,9 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
   const serviceNames = services.map((s) => s.name);
   const hours = businessHours(ctx.inputs);
   const wiring = bundleWiring(ctx);
-  const endpointPath = wiring?.bookingEndpoint ?? '/api/bookings';
+  const hosted = ctx.bookingPage ?? null;
+  const endpointPath = hosted ? `${hosted.api}/bookings` : (wiring?.bookingEndpoint ?? '/api/bookings');
+  const availabilityUrl = hosted ? `${hosted.api}/availability` : null;
   const opens =
     Object.values(hours.weekly)
       .flat()
@@ -209,7 +255,8 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     "default-src 'none'",
     `style-src ${cspHash(css)}`,
     `script-src ${cspHash(BOOKING_SCRIPT)}`,
-    "connect-src 'self' https:",
+    // The hosted API's own origin too, so the downloaded copy works from any site (also over http in development).
+    `connect-src 'self' https:${hosted ? ` ${new URL(hosted.api).origin}` : ''}`,
     "img-src 'self' data:",
     "form-action 'self'",
     "base-uri 'none'",
@@ -224,6 +271,8 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta http-equiv="Content-Security-Policy" content="${e(csp)}">`,
     `<title>${e(business)} · Book online</title>`,
+    // No icon request to the host (a 404 on every visit where none is served).
+    '<link rel="icon" href="data:,">',
     `<meta name="description" content="${e(`${business} (${industry}): ${serviceNames.join(', ')}. Book online.`)}">`,
     `<style>${css}</style>`,
     '</head>',
@@ -244,14 +293,16 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     '  </section>',
     '  <section aria-labelledby="booking-title">',
     '    <h2 id="booking-title">Book an appointment</h2>',
-    `    <form id="booking-form" data-endpoint="${e(endpointPath)}" novalidate>`,
+    `    <form id="booking-form" data-endpoint="${e(endpointPath)}"${availabilityUrl ? ` data-availability="${e(availabilityUrl)}"` : ''} novalidate>`,
     '      <label for="service">Service</label>',
     '      <select id="service" name="service" required>',
     ...services.map((s) => `        <option value="${e(s.id)}">${e(s.name)}</option>`),
     '      </select>',
     '      <div class="row">',
     '        <div><label for="date">Date</label><input id="date" name="date" type="date" required></div>',
-    `        <div><label for="time">Time (${e(hours.timezone)})</label><input id="time" name="time" type="time" min="${e(opens)}" max="${e(closes)}" step="900" required></div>`,
+    hosted
+      ? `        <div><label for="time">Time (${e(hours.timezone)})</label><select id="time" name="time" required></select></div>`
+      : `        <div><label for="time">Time (${e(hours.timezone)})</label><input id="time" name="time" type="time" min="${e(opens)}" max="${e(closes)}" step="900" required></div>`,
     '      </div>',
     '      <label for="name">Your name</label>',
     '      <input id="name" name="name" type="text" autocomplete="name" maxlength="120" required>',
@@ -266,7 +317,7 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     '    </form>',
     '  </section>',
     '</main>',
-    `<footer>&copy; ${e(business)} · Opening hours: ${e(describeHours(hours))} (${e(hours.timezone)}) · Booking requests are confirmed by e-mail.</footer>`,
+    `<footer>&copy; ${e(business)} · Opening hours: ${e(describeHours(hours))} (${e(hours.timezone)}) · ${hosted ? 'Times shown are free slots, in our time zone.' : 'Booking requests are confirmed by e-mail.'}</footer>`,
     `<script>${BOOKING_SCRIPT}</script>`,
     '</body>',
     '</html>',
@@ -277,6 +328,17 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     ...provenance(ctx),
     business: { name: business, industry, profile: profile.key },
     services,
+    ...(hosted
+      ? {
+          hosted: {
+            page_id: hosted.id,
+            page_url: hosted.url,
+            availability_url: `${hosted.api}/availability`,
+            bookings_url: `${hosted.api}/bookings`,
+            owner_bookings: `GET ${hosted.api}/bookings (Bearer: the page's owner key)`,
+          },
+        }
+      : {}),
     availability: {
       timezone: hours.timezone,
       timezone_given: hours.timezone_given,
@@ -289,7 +351,10 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
     endpoint: {
       method: 'POST',
       url: endpointPath,
-      ...(wiring
+      ...(hosted
+        ? { hosted: true, conflict_status: 409, connected_to: 'the hosted booking backend of this service' }
+        : {}),
+      ...(!hosted && wiring
         ? {
             bundle: wiring.bundleId,
             connected_to: wiring.bookingWebhookPath
@@ -316,46 +381,83 @@ export function websiteBookingDeliverables(ctx: DeliverableContext): Deliverable
       },
       success_status: 201,
     },
-    policies: { cancellation_notice_hours: 24, confirmation: 'manual_by_email', double_booking: 'reject' },
+    policies: {
+      cancellation_notice_hours: 24,
+      confirmation: hosted ? 'instant' : 'manual_by_email',
+      double_booking: 'reject',
+      ...(hosted ? { owner_notified_by: ['signed webhook (booking.created, booking.cancelled)', 'e-mail'] } : {}),
+    },
   };
 
-  const readme = lines(
-    `# ${md(business)}: booking website`,
-    '',
-    'Files:',
-    '',
-    '- `website-booking-index.html`: the complete page (no external assets, works offline, mobile friendly).',
-    '- `website-booking-config.json`: services, durations, availability and the JSON schema of a booking request.',
-    '',
-    '## Services on the page',
-    '',
-    mdTable(
-      ['Service', 'Id', 'Duration (min)', 'Buffer (min)', 'Price'],
-      services.map((s) => [
-        s.name,
-        s.id,
-        `${s.duration_minutes}${s.duration_given ? '' : ' (default, please confirm)'}`,
-        s.buffer_minutes,
-        s.price ?? 'not given',
-      ]),
-    ),
-    '',
-    `Opening hours: ${md(describeHours(hours))}, time zone ${md(hours.timezone)}${hours.hours_given && hours.timezone_given ? '' : ' (not fully given in the order: confirm them in the config)'}.`,
-    '',
-    '## Go live',
-    '',
-    '1. Upload `website-booking-index.html` as `index.html` to any static host (Netlify, Cloudflare Pages, GitHub Pages, S3).',
-    wiring?.bookingWebhookPath
-      ? `2. The form posts to the booking workflow delivered with this bundle (\`automation-wf-workflow.json\`, webhook path \`${wiring.bookingWebhookPath}\`): import and activate it, then replace \`${N8N_HOST}\` in the form's \`data-endpoint\` with your n8n host. The receptionist books through the same URL.`
-      : `2. Serve an endpoint at \`${endpointPath}\` on the same origin that accepts \`POST\` with JSON matching \`endpoint.payload_schema\` and answers \`201\`. An n8n Webhook node, a serverless function or a form backend all work. To post elsewhere, change the form's \`data-endpoint\` attribute; the page's Content-Security-Policy already allows any HTTPS \`connect-src\`.`,
-    hours.hours_given && hours.timezone_given
-      ? `3. Opening hours and time zone are as given in the order (${md(describeHours(hours))}, ${md(hours.timezone)}); change them in the config (\`availability\`) if they change.`
-      : '3. Edit opening hours and timezone in the config (`availability`), then confirm them (`needs_confirmation: false`).',
-    '4. Test: submit a request, check it arrives, and check the error message when the endpoint is down.',
-    '',
-    'The page carries a strict Content-Security-Policy pinned to the hashes of its inline style and script: if you edit either, recompute the hash or relax the policy.',
-    mdFooter(ctx),
+  const servicesTable = mdTable(
+    ['Service', 'Id', 'Duration (min)', 'Buffer (min)', 'Price'],
+    services.map((s) => [
+      s.name,
+      s.id,
+      `${s.duration_minutes}${s.duration_given ? '' : ' (default, please confirm)'}`,
+      s.buffer_minutes,
+      s.price ?? 'not given',
+    ]),
   );
+  const hoursLine = `Opening hours: ${md(describeHours(hours))}, time zone ${md(hours.timezone)}${hours.hours_given && hours.timezone_given ? '' : ' (not fully given in the order: confirm them in the config)'}.`;
+  const readme = hosted
+    ? lines(
+        `# ${md(business)}: booking website`,
+        '',
+        `Your booking page is live: **${hosted.url}**. Link to it from your website, Google Business profile and social pages.`,
+        '',
+        'Files:',
+        '',
+        '- `website-booking-index.html`: the same page as hosted (no external assets); it also works from your own host, booking through the same backend.',
+        '- `website-booking-config.json`: the config the hosted page follows, exactly as stored with it: services with durations and buffers (`services`), opening hours, time zone, slot step, lead time and how far ahead (`availability`), and the JSON schema of a booking (`endpoint.payload_schema`).',
+        '',
+        '## Services on the page',
+        '',
+        servicesTable,
+        '',
+        hoursLine,
+        '',
+        '## How booking works',
+        '',
+        `- Customers see only free times, in ${md(hours.timezone)}: inside the opening hours, at least ${config.availability.min_lead_time_hours} h ahead, at most ${config.availability.max_days_ahead} days ahead, with each service's buffer kept free after it.`,
+        `- A booking is stored at once; the same time cannot be booked twice (the second customer is told it was just taken). Bookings post to \`${md(endpointPath)}\`.`,
+        "- You are told of each booking and cancellation by e-mail (to the contact e-mail of the order) and by a signed webhook (`booking.created`, `booking.cancelled`, Standard Webhooks) to the order's `webhook_url` and your agent's registered endpoints.",
+        '',
+        '## Your bookings',
+        '',
+        "1. Issue your owner key (shown once; a new one replaces it): `POST /api/v1/orders/{order_id}/booking-page/owner-key` with the buyer's credential (the agent key, or the order secret).",
+        `2. List bookings: \`GET ${md(hosted.api)}/bookings\` with \`Authorization: Bearer bpk_...\`.`,
+        `3. Cancel one: \`POST ${md(hosted.api)}/bookings/{booking_id}/cancel\` with the same key; the time is free again.`,
+        mdFooter(ctx),
+      )
+    : lines(
+        `# ${md(business)}: booking website`,
+        '',
+        'Files:',
+        '',
+        '- `website-booking-index.html`: the complete page (no external assets, works offline, mobile friendly).',
+        '- `website-booking-config.json`: services, durations, availability and the JSON schema of a booking request.',
+        '',
+        '## Services on the page',
+        '',
+        servicesTable,
+        '',
+        hoursLine,
+        '',
+        '## Go live',
+        '',
+        '1. Upload `website-booking-index.html` as `index.html` to any static host (Netlify, Cloudflare Pages, GitHub Pages, S3).',
+        wiring?.bookingWebhookPath
+          ? `2. The form posts to the booking workflow delivered with this bundle (\`automation-wf-workflow.json\`, webhook path \`${wiring.bookingWebhookPath}\`): import and activate it, then replace \`${N8N_HOST}\` in the form's \`data-endpoint\` with your n8n host. The receptionist books through the same URL.`
+          : `2. Serve an endpoint at \`${endpointPath}\` on the same origin that accepts \`POST\` with JSON matching \`endpoint.payload_schema\` and answers \`201\`. An n8n Webhook node, a serverless function or a form backend all work. To post elsewhere, change the form's \`data-endpoint\` attribute; the page's Content-Security-Policy already allows any HTTPS \`connect-src\`.`,
+        hours.hours_given && hours.timezone_given
+          ? `3. Opening hours and time zone are as given in the order (${md(describeHours(hours))}, ${md(hours.timezone)}); change them in the config (\`availability\`) if they change.`
+          : '3. Edit opening hours and timezone in the config (`availability`), then confirm them (`needs_confirmation: false`).',
+        '4. Test: submit a request, check it arrives, and check the error message when the endpoint is down.',
+        '',
+        'The page carries a strict Content-Security-Policy pinned to the hashes of its inline style and script: if you edit either, recompute the hash or relax the policy.',
+        mdFooter(ctx),
+      );
 
   return [
     textFile('website-booking-index.html', MEDIA_HTML, html),
