@@ -9,8 +9,11 @@ import type { Context, Middleware } from 'koa';
 import { renderProblem, toProblem } from './errors';
 
 /** Whether `path` is served with ACP's errors. */
-export const isAcpPath = (path: string): boolean =>
-  path === '/checkout_sessions' || path.startsWith('/checkout_sessions/') || path.startsWith('/agentic_commerce/');
+export const isAcpPath = (path: string): boolean => {
+  // The router matches paths without regard to case: so does this, or `/Checkout_Sessions` would skip ACP's checks.
+  const p = path.toLowerCase();
+  return p === '/checkout_sessions' || p.startsWith('/checkout_sessions/') || p.startsWith('/agentic_commerce/');
+};
 
 /** RFC 9535 JSONPath of a dotted parameter path; header names (with a '-') and JSONPaths are left as they are. */
 export function jsonPathOf(param: string): string {

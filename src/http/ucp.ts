@@ -23,8 +23,11 @@ import { ProblemError } from '../errors';
 import { sha256Hex } from '../hash';
 
 /** Whether `path` is a UCP REST path. */
-export const isUcpPath = (path: string): boolean =>
-  path === '/checkout-sessions' || path.startsWith('/checkout-sessions/');
+export const isUcpPath = (path: string): boolean => {
+  // Case-insensitive, as the router matches.
+  const p = path.toLowerCase();
+  return p === '/checkout-sessions' || p.startsWith('/checkout-sessions/');
+};
 
 /** UCP's protocol error body. */
 export interface UcpError {

@@ -252,7 +252,9 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
     const token = await this.grantedToken(req.token);
     const limits = token.usage_limits ?? {};
     const refuse = (why: string) => problem('payment_token_invalid', `Shared payment token ${req.token} ${why}`);
-    if (token.deactivated_at !== null) throw refuse('is deactivated');
+    // A deactivated token may be this very charge's, used by an attempt that died before recording it: the
+    // idempotent create below answers that PaymentIntent again, or Stripe refuses the token.
+    const used = token.deactivated_at !== null;
     if (limits.currency?.toLowerCase() !== 'usd') throw refuse(`is for ${limits.currency ?? 'no currency'}, not usd`);
     if (typeof limits.max_amount === 'number' && limits.max_amount < req.amountCents)
       throw refuse(`allows ${limits.max_amount} cents, the total is ${req.amountCents}`);
@@ -275,6 +277,7 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
         apiVersion: this.settings.sptApiVersion,
       });
     } catch (err) {
+      if (used && err instanceof Stripe.errors.StripeInvalidRequestError) throw refuse('is deactivated');
       if (err instanceof Stripe.errors.StripeCardError) {
         throw problem('payment_failed', `The card was declined: ${err.message}`, {
           ...(err.decline_code ? { decline_code: err.decline_code } : {}),

@@ -40,6 +40,8 @@ export interface CardPayments {
   charge(req: { token: string; orderId: string; amountCents: number; idempotencyKey: string }): Promise<string>;
   /** The order workflow's `confirmPayment` Update on the link rail with that transaction. */
   confirm(orderId: string, transactionId: string): Promise<OrderState>;
+  /** Gives a charge back to the card (one the order did not keep). @returns false when the processor refused. */
+  refund(transactionId: string): Promise<boolean>;
 }
 /** Units one session buys: the order model sells one service per order. */
 export const MAX_QUANTITY = 1;
@@ -89,7 +91,7 @@ export interface CheckoutPorts {
  * `confirmPayment` on the link rail; undefined without a processor (cards are then not offered).
  */
 export function cardPayments(
-  port: Pick<DelegatedCardPort, 'chargeDelegatedCard'> | undefined,
+  port: Pick<DelegatedCardPort, 'chargeDelegatedCard' | 'refund'> | undefined,
   confirmPayment: (orderId: string, req: { rail: 'linkpay_ncp'; transaction_id: string }) => Promise<OrderState>,
 ): CardPayments | undefined {
   if (!port) return undefined;
@@ -99,6 +101,7 @@ export function cardPayments(
     },
     confirm: (orderId, transactionId) =>
       confirmPayment(orderId, { rail: 'linkpay_ncp', transaction_id: transactionId }),
+    refund: (transactionId) => port.refund(transactionId),
   };
 }
 
@@ -491,6 +494,9 @@ export async function completeCheckoutSession(
   if (!order?.payment && current.payment?.handler_id === 'card_tokenized') {
     const cards = ports.cards;
     if (!cards || !current.payment.token_id) throw problem('rail_not_offered', 'Cards are not taken here');
+    // Never charge an order that can no longer take the payment (closed by its deadline meanwhile).
+    if (order && order.status !== 'awaiting_payment')
+      throw problem('checkout_session_closed', `The session's order is ${order.status}: nothing was charged`);
     // One charge per session however often complete (or the finisher) runs: the processor's idempotency key.
     const transactionId = await cards.charge({
       token: current.payment.token_id,
@@ -502,7 +508,12 @@ export async function completeCheckoutSession(
       await cards.confirm(current.order_id, transactionId);
     } catch (err) {
       const paid = (await ports.order(current.order_id))?.payment;
-      if (!(err instanceof ProblemError && err.code === 'invalid_state_transition' && paid)) throw err;
+      if (paid?.transaction_id !== transactionId) {
+        // The order refused the charge (paid otherwise, or closed): it goes back to the card at once.
+        if (err instanceof ProblemError && err.status < 500) await cards.refund(transactionId);
+        throw err;
+      }
+      // Else a concurrent complete confirmed this same charge first.
     }
   } else if (!order?.payment) {
     try {
@@ -548,7 +559,13 @@ export async function settleCheckoutSession(ports: CheckoutPorts, sessionId: str
     });
     return { done: true, status: done.status };
   } catch (err) {
-    if (err instanceof ProblemError && err.status < 500 && err.code !== 'idempotency_in_flight')
+    // Still moving at the processor or in another request: tried again, not final.
+    if (
+      err instanceof ProblemError &&
+      err.status < 500 &&
+      err.code !== 'idempotency_in_flight' &&
+      err.code !== 'payment_in_progress'
+    )
       return { done: true, status: `complete_in_progress: ${err.code}` };
     throw err;
   }

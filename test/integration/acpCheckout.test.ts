@@ -417,6 +417,13 @@ test.each([
       expect(res.body.message).toMatch(message);
     };
     await refusedWith(await acp('GET', `/checkout_sessions/${id}`, undefined, { key }), /Missing Timestamp/);
+    // The router matches paths whatever their case: so does the signature check (a raw request: the path is not one
+    // the OpenAPI document names, which the stack's conformance check would refuse).
+    const mixedCase = await fetch(`${stack.url}/Checkout_Sessions/${id}`, {
+      headers: { authorization: `Bearer ${key}`, 'api-version': VERSION },
+    });
+    expect(mixedCase.status).toBe(401);
+    expect(await mixedCase.json()).toMatchObject({ code: 'invalid_signature' });
     // The body sent is not the body signed.
     await refusedWith(
       await acp(
