@@ -4,6 +4,7 @@
  * The platform is verified before the route (src/http/ucp.ts); errors are UCP's `{code, content}`; complete answers
  * are signed (RFC 9421, our Ed25519 key).
  */
+import { CheckoutSessionWorkflows } from '../../../temporal/checkoutSessions';
 import type { Context } from 'koa';
 import type { CheckoutSessionDoc } from '../../../db';
 import { ProblemError, problem } from '../../../errors';
@@ -74,6 +75,8 @@ export function ucpRoutes(deps: AppDeps): OperationRouter {
     confirmWalletPayment: (id) => deps.orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
     cards: cardPayments(deps.services.stripe, (id, req) => deps.orderWorkflows.confirmPayment(id, req)),
     acpWebhooks: deps.services.webhooks,
+    // As ACP's: the session's expiry timer, and the finisher of a complete that crashed after its commitment.
+    sessionWorkflow: new CheckoutSessionWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
   };
 
   /**
