@@ -57,11 +57,12 @@ function sessionIds(ctx: Context): SessionIds {
 /** The session and platform a session gate let through. */
 const checked = (caller: AcpCaller): SessionCaller => caller as SessionCaller;
 
-/** The ACP routes. */
-export function checkoutRoutes(deps: AppDeps): OperationRouter {
-  const repo = new CheckoutSessionRepository(deps.services.db);
-  const base = deps.config.PUBLIC_BASE_URL;
-  const ports: CheckoutPorts = {
+/**
+ * The application layer's ports for checkout sessions of either protocol (ACP here, UCP in ../ucp): the sessions, the
+ * order's creation and payment on each rail, the platforms' webhooks and the session workflow.
+ */
+export function checkoutPorts(deps: AppDeps, repo: CheckoutSessionRepository): CheckoutPorts {
+  return {
     sessions: repo,
     quotes: { quotes: deps.services.quotes, config: deps.config },
     creation: orderCreationPorts(deps),
@@ -71,6 +72,13 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
     acpWebhooks: deps.services.webhooks,
     sessionWorkflow: new CheckoutSessionWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
   };
+}
+
+/** The ACP routes. */
+export function checkoutRoutes(deps: AppDeps): OperationRouter {
+  const repo = new CheckoutSessionRepository(deps.services.db);
+  const base = deps.config.PUBLIC_BASE_URL;
+  const ports = checkoutPorts(deps, repo);
   const card = deps.services.stripe
     ? {
         psp: 'stripe',

@@ -4,8 +4,8 @@
  * The platform is verified before the route (src/http/ucp.ts); errors are UCP's `{code, content}`; complete answers
  * are signed (RFC 9421, our Ed25519 key).
  */
-import { CheckoutSessionWorkflows } from '../../../temporal/checkoutSessions';
 import type { Context } from 'koa';
+import { checkoutPorts } from '../checkout';
 import type { CheckoutSessionDoc } from '../../../db';
 import { ProblemError, problem } from '../../../errors';
 import { idempotentCreation } from '../../../http/idempotency';
@@ -13,12 +13,10 @@ import { ucpPlatformOf } from '../../../http/ucp';
 import { CheckoutSessionRepository } from '../../../repos/checkoutSessions';
 import {
   cancelCheckoutSession,
-  cardPayments,
   completeCheckoutSession,
   createCheckoutSession,
   freshSessionIds,
   updateCheckoutSession,
-  type CheckoutPorts,
   type SessionIds,
 } from '../../../services/checkoutSessions';
 import {
@@ -34,7 +32,6 @@ import { sameTerms, signMerchantAuthorization, verifyCheckoutMandate } from '../
 import { signUcpMessage } from '../../../ucp/signatures';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
-import { orderCreationPorts } from '../../orders';
 import { ucpPlatformGate, ucpSessionGate, type UcpCaller } from './policy';
 import { ucpOperations as ops } from './schema';
 
@@ -67,17 +64,7 @@ const metadataOf = (inputs: Record<string, unknown> | undefined) => (inputs ? { 
 export function ucpRoutes(deps: AppDeps): OperationRouter {
   const repo = new CheckoutSessionRepository(deps.services.db);
   const base = deps.config.PUBLIC_BASE_URL;
-  const ports: CheckoutPorts = {
-    sessions: repo,
-    quotes: { quotes: deps.services.quotes, config: deps.config },
-    creation: orderCreationPorts(deps),
-    order: (id) => deps.services.orders.get(id),
-    confirmWalletPayment: (id) => deps.orderWorkflows.confirmPayment(id, { rail: 'agent_wallet' }),
-    cards: cardPayments(deps.services.stripe, (id, req) => deps.orderWorkflows.confirmPayment(id, req)),
-    acpWebhooks: deps.services.webhooks,
-    // As ACP's: the session's expiry timer, and the finisher of a complete that crashed after its commitment.
-    sessionWorkflow: new CheckoutSessionWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
-  };
+  const ports = checkoutPorts(deps, repo);
 
   /**
    * Answers the checkout view, with `ap2.merchant_authorization` when AP2 was negotiated for the session; `sign` signs
