@@ -83,34 +83,21 @@ export class WebhookRepository {
    * The order-events endpoint of an ACP platform for one order (`we_acp_<order_id>`, issue 37 §1): its URL and
    * secret are the platform's, its events the order's status changes, its body and signature ACP's. Idempotent.
    */
-  async ensureAcpEndpoint(input: {
+  ensureAcpEndpoint(input: {
     orderId: string;
     url: string;
     secret: string;
     events: readonly string[];
     acp: { checkout_session_id: string; platform_id: string };
   }): Promise<void> {
-    const now = new Date();
-    try {
-      await this.d.webhookEndpoints.insertOne({
-        _id: `we_acp_${input.orderId}`,
-        url: input.url,
-        agent_id: null,
-        order_id: input.orderId,
-        events: [...input.events],
-        secrets: [{ secret: input.secret, created_at: now, expires_at: null }],
-        owner: 'order',
-        format: 'acp',
+    return this.ensurePlatformEndpoint(
+      input,
+      'acp',
+      [{ secret: input.secret, created_at: new Date(), expires_at: null }],
+      {
         acp: input.acp,
-        token_hash: null,
-        status: 'enabled',
-        disabled_reason: null,
-        created_at: now,
-        updated_at: now,
-      });
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
+      },
+    );
   }
 
   /**
@@ -118,24 +105,34 @@ export class WebhookRepository {
    * platform's `dev.ucp.shopping.order` `config.webhook_url`; no shared secret (the messages are signed with this
    * business's profile keys, RFC 9421). Idempotent.
    */
-  async ensureUcpEndpoint(input: {
+  ensureUcpEndpoint(input: {
     orderId: string;
     url: string;
     events: readonly string[];
     ucp: { checkout_session_id: string; profile_url: string };
   }): Promise<void> {
+    return this.ensurePlatformEndpoint(input, 'ucp', [], { ucp: input.ucp });
+  }
+
+  /** Inserts an agent platform's order endpoint `we_<format>_<order_id>` once (a retry finds it there). */
+  private async ensurePlatformEndpoint(
+    input: { orderId: string; url: string; events: readonly string[] },
+    format: 'acp' | 'ucp',
+    secrets: WebhookEndpointDoc['secrets'],
+    protocol: Pick<WebhookEndpointDoc, 'acp' | 'ucp'>,
+  ): Promise<void> {
     const now = new Date();
     try {
       await this.d.webhookEndpoints.insertOne({
-        _id: `we_ucp_${input.orderId}`,
+        _id: `we_${format}_${input.orderId}`,
         url: input.url,
         agent_id: null,
         order_id: input.orderId,
         events: [...input.events],
-        secrets: [],
+        secrets,
         owner: 'order',
-        format: 'ucp',
-        ucp: input.ucp,
+        format,
+        ...protocol,
         token_hash: null,
         status: 'enabled',
         disabled_reason: null,
