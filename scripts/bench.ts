@@ -30,6 +30,7 @@ import { helloWorkflow } from './bench/helloWorkflow';
 import { seedCompletedOrders } from './bench/seed';
 import { localOperatorKey } from './lib/operatorKey';
 import { pct } from './bench/stats';
+import { type Role, type Snapshot, cpuBetween, snapshot } from './bench/procCpu';
 
 const { values: opts } = parseArgs({
   options: {
@@ -70,11 +71,15 @@ async function call(method: string, p: string, body?: unknown, headers: Record<s
   return text ? JSON.parse(text) : undefined;
 }
 
-/** Latencies (ms), wall time (s) and the bench client's own CPU (ms, user + system) of one measured run. */
+/**
+ * Latencies (ms), wall time (s), the bench client's own CPU (ms, user + system) and every other process's CPU by role
+ * (ms, from `/proc`, scripts/bench/procCpu.ts) of one measured run.
+ */
 interface Run {
   latencies: number[];
   seconds: number;
   clientCpuMs: number;
+  cpu: Record<Role, number>;
 }
 
 function line(name: string, ms: number[], seconds?: number): string {
@@ -91,13 +96,27 @@ function merge(runs: Run[]): Run {
     latencies: runs.flatMap((r) => r.latencies),
     seconds: runs.reduce((a, r) => a + r.seconds, 0),
     clientCpuMs: runs.reduce((a, r) => a + r.clientCpuMs, 0),
+    cpu: Object.fromEntries(ROLES.map((role) => [role, runs.reduce((a, r) => a + r.cpu[role], 0)])) as Record<
+      Role,
+      number
+    >,
   };
 }
 
-/** Runs `one(i)` `n` times with `c` in flight; returns each call's latency, the wall time and this client's CPU. */
+const ROLES: Role[] = ['API', 'worker', 'hello-worker', 'Temporal', 'database'];
+const temporalPort = Number(temporalAddress.split(':').pop());
+/** The anchor worker's pid, once started: its process tree is measured with the stack. */
+let helloPid: number | undefined;
+const stackNow = (): Snapshot => snapshot(temporalPort, helloPid ? [helloPid] : []);
+
+/**
+ * Runs `one(i)` `n` times with `c` in flight; returns each call's latency, the wall time, this client's CPU and the
+ * stack's CPU by role over the run.
+ */
 async function lanes(n: number, c: number, one: (i: number, lane: number) => Promise<void>): Promise<Run> {
   const latencies: number[] = [];
   let next = 0;
+  const stack0 = stackNow();
   const started = performance.now();
   const cpu0 = process.cpuUsage();
   await Promise.all(
@@ -111,7 +130,8 @@ async function lanes(n: number, c: number, one: (i: number, lane: number) => Pro
     }),
   );
   const cpu = process.cpuUsage(cpu0);
-  return { latencies, seconds: (performance.now() - started) / 1000, clientCpuMs: (cpu.user + cpu.system) / 1000 };
+  const seconds = (performance.now() - started) / 1000;
+  return { latencies, seconds, clientCpuMs: (cpu.user + cpu.system) / 1000, cpu: cpuBetween(stack0, stackNow()) };
 }
 
 /**
@@ -124,6 +144,7 @@ async function helloWorkerProcess(taskQueue: string): Promise<() => Promise<void
     env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: namespace },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  helloPid = child.pid;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
@@ -293,8 +314,10 @@ async function main(): Promise<void> {
       // Odd rounds put the order path first.
       for (const kind of r % 2 ? kinds.reverse() : kinds) await kind();
       const ratio = rate(orderRuns[r]!.run) / rate(helloRuns[r]!);
+      const cpuPer = (x: Run) => (ROLES.reduce((a, role) => a + x.cpu[role], 0) + x.clientCpuMs) / x.latencies.length;
       console.log(
-        `round ${r + 1}: hello-world ${rate(helloRuns[r]!).toFixed(1)}/s, orders ${rate(orderRuns[r]!.run).toFixed(1)}/s (${(ratio * 100).toFixed(0)} %)`,
+        `round ${r + 1}: hello-world ${rate(helloRuns[r]!).toFixed(1)}/s ${cpuPer(helloRuns[r]!).toFixed(1)} ms CPU each, ` +
+          `orders ${rate(orderRuns[r]!.run).toFixed(1)}/s ${cpuPer(orderRuns[r]!.run).toFixed(1)} ms CPU each (${(ratio * 100).toFixed(0)} %)`,
       );
     }
   } finally {
@@ -311,10 +334,26 @@ async function main(): Promise<void> {
   console.log(line('order (create → delivered)', orders.run.latencies, orders.run.seconds));
   console.log(line('  POST /orders', orders.create));
   console.log(line('  POST confirm_payment', orders.confirm));
-  // The load generator shares the machine's cores with the stack; its cost per workflow of each kind.
-  const perWorkflow = (r: Run) => (r.clientCpuMs / r.latencies.length).toFixed(1);
+  // CPU per workflow of every process, each kind over its own rounds (idle processes count where they idle).
+  const perWorkflow = (r: Run, ms: number) => ms / r.latencies.length;
+  const cpuTotal = (r: Run) => ROLES.reduce((a, role) => a + r.cpu[role], 0) + r.clientCpuMs;
+  const header = ['', ...ROLES, 'client', 'total'];
+  console.log(`\nCPU per workflow (ms, from /proc; ${stackNow().size} stack processes found):`);
+  console.log(header.map((h, i) => (i ? h.padStart(13) : h.padEnd(12))).join(''));
+  for (const [name, r] of [
+    ['hello-world', hello],
+    ['order', orders.run],
+  ] as const) {
+    const cells = [...ROLES.map((role) => r.cpu[role]), r.clientCpuMs, cpuTotal(r)];
+    console.log(name.padEnd(12) + cells.map((ms) => perWorkflow(r, ms).toFixed(1).padStart(13)).join(''));
+  }
+  const cpuRatio = perWorkflow(orders.run, cpuTotal(orders.run)) / perWorkflow(hello, cpuTotal(hello));
+  const cpuRoundRatios = orderRuns.map(
+    (o, r) => perWorkflow(o.run, cpuTotal(o.run)) / perWorkflow(helloRuns[r]!, cpuTotal(helloRuns[r]!)),
+  );
   console.log(
-    `bench client CPU per workflow: hello-world ${perWorkflow(hello)} ms, order ${perWorkflow(orders.run)} ms`,
+    `CPU per order / CPU per hello-world: ${cpuRatio.toFixed(2)} × (target ≤ 2 ×; rounds ` +
+      `${Math.min(...cpuRoundRatios).toFixed(2)}–${Math.max(...cpuRoundRatios).toFixed(2)} ×)`,
   );
 
   const throughputRatio = rate(orders.run) / rate(hello);
@@ -352,7 +391,7 @@ async function main(): Promise<void> {
     p99_ms: pct(r.latencies, 99),
   });
   console.log(
-    `BENCH_JSON ${JSON.stringify({ hello: figures(hello), orders: figures(orders.run), round_ratios: roundRatios, debits })}`,
+    `BENCH_JSON ${JSON.stringify({ hello: figures(hello), orders: figures(orders.run), round_ratios: roundRatios, cpu_ratio: cpuRatio, cpu_round_ratios: cpuRoundRatios, debits })}`,
   );
 }
 

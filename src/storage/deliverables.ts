@@ -36,6 +36,11 @@ export interface OpenedBlob {
 export interface DeliverableStore {
   /** Stores bytes and returns their address. */
   put(content: Buffer): Promise<StoredBlob>;
+  /**
+   * Stores several blobs at once and returns their addresses in the same order; a store that can write them in one
+   * round trip does (issue 39 §2: one database command per order's small deliverables). Optional: see {@link putAll}.
+   */
+  putMany?(contents: Buffer[]): Promise<StoredBlob[]>;
   /** The bytes stored under `sha256`, or null. Never verifies: the verification endpoint recomputes the hash. */
   get(sha256: string): Promise<Buffer | null>;
 }
@@ -88,6 +93,14 @@ export function clampRange(range: ByteRange, size: number): ByteRange {
 export interface StoredDigest {
   sha256: string;
   size: number;
+}
+
+/** Stores `contents` through the store's `putMany` when it has one, else one `put` after another; same order. */
+export async function putAll(store: DeliverableStore, contents: Buffer[]): Promise<StoredBlob[]> {
+  if (store.putMany) return store.putMany(contents);
+  const out: StoredBlob[] = [];
+  for (const c of contents) out.push(await store.put(c));
+  return out;
 }
 
 /**

@@ -2,7 +2,7 @@
 import type { Db } from 'mongodb';
 import type { Config } from '../config';
 import { FileDeliverableStore, type StreamingDeliverableStore } from './deliverables';
-import { GridFsDeliverableStore } from './gridfs';
+import { DEFAULT_GRIDFS_BUCKET, GridFsDeliverableStore, INLINE_MAX_BYTES } from './gridfs';
 import type * as S3Module from './s3';
 
 export type { StreamingDeliverableStore } from './deliverables';
@@ -16,7 +16,8 @@ export type DeliverableStoreConfig = Pick<
 /**
  * The store of DELIVERABLE_STORE: GridFS in `db` (default), S3 (S3_BUCKET, S3_ENDPOINT, S3_REGION,
  * S3_FORCE_PATH_STYLE; credentials from the AWS SDK's default chain: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY,
- * profiles, instance roles) or files in STORAGE_DIR. Connects nothing: the first read or write does. The AWS SDK is
+ * profiles, instance roles) or files in STORAGE_DIR. GridFS keeps blobs of one chunk or less whole in one document
+ * each ({@link INLINE_MAX_BYTES}). Connects nothing: the first read or write does. The AWS SDK is
  * loaded only for `s3` (it costs every process about 20 MB of memory).
  * @throws Error when DELIVERABLE_STORE is `s3` without S3_BUCKET.
  */
@@ -40,6 +41,6 @@ export function createDeliverableStore(config: DeliverableStoreConfig, db: Db): 
       });
     }
     case 'gridfs':
-      return new GridFsDeliverableStore(db);
+      return new GridFsDeliverableStore(db, DEFAULT_GRIDFS_BUCKET, INLINE_MAX_BYTES);
   }
 }

@@ -18,7 +18,7 @@ import {
   sha256Hex,
   type StreamingDeliverableStore,
 } from '../../src/storage/deliverables';
-import { GridFsDeliverableStore } from '../../src/storage/gridfs';
+import { DEFAULT_GRIDFS_BUCKET, GridFsDeliverableStore, INLINE_MAX_BYTES } from '../../src/storage/gridfs';
 import { S3DeliverableStore } from '../../src/storage/s3';
 import { startS3Server, type S3TestServer } from '../helpers/s3Server';
 
@@ -163,6 +163,55 @@ contract('GridFS on the embedded database', async () => {
       await client.close();
     },
   };
+});
+
+contract('GridFS with blobs of one chunk inline (the default store)', async () => {
+  const client = await MongoClient.connect(process.env.MONGODB_URI as string);
+  const db: Db = client.db(`stores_${randomUUID().replace(/-/g, '').slice(0, 12)}`);
+  const store = new GridFsDeliverableStore(db, DEFAULT_GRIDFS_BUCKET, INLINE_MAX_BYTES);
+  return {
+    subject: {
+      store,
+      twin: new GridFsDeliverableStore(client.db(db.databaseName), DEFAULT_GRIDFS_BUCKET, INLINE_MAX_BYTES),
+      async objects(sha256) {
+        const inline = await db.collection('deliverables.inline').countDocuments({ _id: sha256 as never });
+        const files = await db.collection('deliverables.files').countDocuments({ filename: sha256 });
+        return inline + files;
+      },
+    },
+    async teardown() {
+      await db.dropDatabase().catch(() => undefined);
+      await client.close();
+    },
+  };
+});
+
+describe('GridFS inline tier', () => {
+  test('putMany writes the small blobs in one document each, the large one as a GridFS file, and reads all back', async () => {
+    const client = await MongoClient.connect(process.env.MONGODB_URI as string);
+    const db = client.db(`stores_${randomUUID().replace(/-/g, '').slice(0, 12)}`);
+    try {
+      const store = new GridFsDeliverableStore(db, DEFAULT_GRIDFS_BUCKET, INLINE_MAX_BYTES);
+      const small = [randomBytes(10), randomBytes(INLINE_MAX_BYTES)];
+      const large = randomBytes(INLINE_MAX_BYTES + 1);
+      const blobs = await store.putMany([small[0]!, large, small[1]!, small[0]!]);
+      expect(blobs.map((b) => b.size)).toEqual([10, INLINE_MAX_BYTES + 1, INLINE_MAX_BYTES, 10]);
+      expect(await db.collection('deliverables.inline').countDocuments({})).toBe(2);
+      expect(await db.collection('deliverables.files').countDocuments({})).toBe(1);
+      // The same bytes again (a retried activity): nothing new, no error.
+      await store.putMany([small[1]!]);
+      expect(await db.collection('deliverables.inline').countDocuments({})).toBe(2);
+      for (const b of [...small, large]) expect((await store.get(sha256Hex(b)))?.equals(b)).toBe(true);
+      // A store without the inline tier (an older process) reads them too.
+      const plain = new GridFsDeliverableStore(db);
+      expect((await plain.get(sha256Hex(small[0]!)))?.equals(small[0]!)).toBe(true);
+      const ranged = await store.open(sha256Hex(small[1]!), { start: 5, end: 9 });
+      expect((await collect(ranged!.stream)).bytes.equals(small[1]!.subarray(5, 10))).toBe(true);
+    } finally {
+      await db.dropDatabase().catch(() => undefined);
+      await client.close();
+    }
+  });
 });
 
 contract('S3 on GoFakeS3', async () => {
