@@ -49,37 +49,56 @@ const view = (r: ReceiptDoc): SignedReceipt => ({
 });
 
 /**
- * The order's signed delivery receipt, or null before delivery. Issued once (a unique insert: concurrent readers in
- * several processes end up showing the same receipt) and re-issued only after `expires_at`.
+ * Receipts this process has shown, by order id, until they expire: a delivered order read again costs no database
+ * command (issue 39 §2). Bounded; the oldest entry goes first.
+ */
+const shown = new Map<string, ReceiptDoc>();
+const SHOWN_MAX = 2_000;
+
+function remember(r: ReceiptDoc): SignedReceipt {
+  shown.delete(r._id);
+  shown.set(r._id, r);
+  if (shown.size > SHOWN_MAX) shown.delete(shown.keys().next().value!);
+  return view(r);
+}
+
+/**
+ * The order's signed delivery receipt, or null before delivery. Issued once (an upsert that inserts only when absent:
+ * concurrent readers in several processes end up showing the same receipt) and re-issued only after `expires_at`.
  * @throws ProblemError 503 signing_unavailable when no key can sign.
  */
 export async function orderReceipt(deps: ReceiptDeps, doc: OrderDoc, now = new Date()): Promise<SignedReceipt | null> {
   const facts = receiptFacts(doc);
   if (!facts) return null;
+  const cached = shown.get(doc._id);
+  if (cached && cached.expires_at.getTime() > now.getTime()) return view(cached);
   const receipts = deps.services.db.receipts;
-  const stored = await receipts.findOne({ _id: doc._id });
-  if (stored && stored.expires_at.getTime() > now.getTime()) return view(stored);
-  const signed = await deps.signing.signReceipt(facts, now);
-  const next: ReceiptDoc = {
-    _id: doc._id,
-    jws: signed.jws,
-    kid: signed.kid,
-    issued_at: new Date(signed.issued_at),
-    expires_at: new Date(signed.expires_at),
+  const issue = async (): Promise<ReceiptDoc> => {
+    const signed = await deps.signing.signReceipt(facts, now);
+    return {
+      _id: doc._id,
+      jws: signed.jws,
+      kid: signed.kid,
+      issued_at: new Date(signed.issued_at),
+      expires_at: new Date(signed.expires_at),
+    };
   };
-  if (stored) {
-    const replaced = await receipts.findOneAndReplace({ _id: doc._id, jws: stored.jws }, next, {
-      returnDocument: 'after',
-    });
-    if (replaced) return view(replaced);
-  } else {
-    try {
-      await receipts.insertOne(next);
-      return signed;
-    } catch (err) {
+  // One command whether or not another reader issued it first: the stored receipt wins.
+  const next = await issue();
+  const { _id, ...fields } = next;
+  const stored = await receipts
+    .findOneAndUpdate({ _id }, { $setOnInsert: fields }, { upsert: true, returnDocument: 'after' })
+    .catch(async (err: unknown) => {
+      // Two upserts at once: the loser's insert meets the winner's document.
       if (!isDuplicateKey(err)) throw err;
-    }
-  }
-  const winner = await receipts.findOne({ _id: doc._id });
-  return winner ? view(winner) : signed;
+      return receipts.findOne({ _id });
+    });
+  if (stored && stored.expires_at.getTime() > now.getTime()) return remember(stored);
+  // Expired: replace it unless another reader already did.
+  const replaced = stored
+    ? await receipts.findOneAndReplace({ _id, jws: stored.jws }, next, { returnDocument: 'after' })
+    : null;
+  if (replaced) return remember(replaced);
+  const winner = await receipts.findOne({ _id });
+  return winner ? remember(winner) : view(next);
 }
