@@ -122,7 +122,7 @@ export class GridFsDeliverableStore implements StreamingDeliverableStore {
     const blobs = contents.map((c) => ({ sha256: sha256Hex(c), size: c.length }));
     const small = new Map<string, Buffer>();
     contents.forEach((c, i) => {
-      if (c.length <= this.inlineMaxBytes) small.set(blobs[i]!.sha256, c);
+      if (this.inlineMaxBytes > 0 && c.length <= this.inlineMaxBytes) small.set(blobs[i]!.sha256, c);
     });
     if (small.size > 0) {
       try {
