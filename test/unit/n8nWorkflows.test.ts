@@ -8,6 +8,8 @@
  * The workflows' behaviour is checked on their structure here (signature checks, upsert, every built field sent, the
  * error branch); `npm run drill -- n8n` executes them in a real n8n against fake apps.
  */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
 import { getService, SERVICES } from '../../src/domain/catalogue';
@@ -368,4 +370,20 @@ describe(`delivered n8n workflows load in n8n-workflow (n8n-nodes-base ${nodesBa
     expect(issues.join('\n')).toMatch(/encoding/);
     expect(issues.join('\n')).toMatch(/missing node "Nowhere"/);
   });
+
+  // A real n8n is a 1.7 GB install and minutes of start-up on two cores: not in npm test (docs/testing.md).
+  const inRealN8n = process.env.N8N_DRILL === '1' ? it : it.skip;
+  inRealN8n(
+    'executed in a real n8n: `npm run drill -- n8n` (skipped unless N8N_DRILL=1: a 1.7 GB install and 2-4 minutes)',
+    () => {
+      const root = path.join(__dirname, '..', '..');
+      const r = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['scripts/drill.ts', 'n8n'], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 1_500_000,
+      });
+      expect({ status: r.status, out: r.stdout.slice(-3000) }).toMatchObject({ status: 0 });
+    },
+    1_600_000,
+  );
 });
