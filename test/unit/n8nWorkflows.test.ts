@@ -178,6 +178,9 @@ function checkBehaviour(wf: Wf, sourceId: string | undefined): void {
   const scheme = sourceId ? SIGNATURES[sourceId] : undefined;
   const hook = node(wf, (n) => n.type === 'n8n-nodes-base.webhook');
   if (scheme && hook && !/Booking page/.test(hook.name)) {
+    // n8n hands the webhook's headers lower-cased: a header name written otherwise never matches (the n8n drill
+    // refused every signed Typeform event when this was written "Typeform-Signature").
+    expect(scheme.header).toBe(scheme.header.toLowerCase());
     expect(hook.parameters).toMatchObject({ responseMode: 'responseNode', options: { rawBody: true } });
     const crypto = node(wf, (n) => n.name === targetsOf(wf, hook.name)[0]) as Node;
     expect(crypto.parameters).toMatchObject({
