@@ -806,7 +806,7 @@ function bookingFlow(ctx: DeliverableContext, wiring: BundleWiring, prefix: stri
         },
     fetchUrl: null,
     setup: wiring.hosted
-      ? `The hosted booking page (${wiring.hosted.url}) sends each booking as a signed booking.created webhook (Standard Webhooks). Register this node's production URL (${wiring.workflowWebhookUrl ?? ''}) as a webhook endpoint for booking.created (${BOOKING_ENDPOINT_HOWTO}) and set n8n's environment variable ${BOOKING_SECRET_ENV} to the whsec_… secret it answers with.`
+      ? `The hosted booking page (${wiring.hosted.url}) sends each booking as a signed booking.created webhook (Standard Webhooks). Register this node's production URL (${wiring.workflowWebhookUrl ?? ''}) as a webhook endpoint for booking.created (${BOOKING_ENDPOINT_HOWTO}) and set n8n's environment variable ${BOOKING_SECRET_ENV} to that endpoint's whsec_… secret (shown once, when it was registered).`
       : `The booking page (website-booking-index.html) and the receptionist's create_booking_request tool POST each booking here (${wiring.bookingEndpoint}).`,
     sample: wiring.hosted
       ? null
@@ -930,7 +930,7 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
     placeholders.length > 0
       ? `${flows.length + 3}. Replace the placeholders: ${placeholders.map((p) => `\`${p}\``).join(', ')}.`
       : `${flows.length + 3}. No placeholders to replace.`,
-    `${flows.length + 4}. Run once with **Execute workflow** (send the sample below), check the output of every node, then activate the workflow.`,
+    `${flows.length + 4}. Run once with **Execute workflow** (${flows.some((f) => f.sample) ? 'send the sample below' : 'make a test booking on the page'}), check the output of every node, then activate the workflow.`,
     '',
     ...flows.flatMap((flow) =>
       [
