@@ -18,6 +18,11 @@
  *                 orders, subscriptions, per-task orders and orders in review (Worker Versioning), then rolled back;
  *                 every order on the right build, no workflow task failed, the books audited (issue 26 §2)
  *
+ *   n8n                               the delivered n8n workflows (Typeform and Shopify → HubSpot, store-pack's orders
+ *                                     and signed bookings → Sheets) imported and executed in a real n8n (cached
+ *                                     outside the repository) against fake apps: fields, upserts, signatures, error
+ *                                     branch (issue 38 §3)
+ *
  * Common options: --keep (keep the data folder and logs; a failed run always keeps them).
  */
 import * as chaos from './drills/chaos';
@@ -29,6 +34,7 @@ import * as soak from './drills/soak';
 import * as stackKill from './drills/stackKill';
 import * as twoOfEach from './drills/twoOfEach';
 import * as model from './drills/model';
+import * as n8n from './drills/n8n';
 
 const DRILLS: Record<string, { run(args: Map<string, string>): Promise<void> }> = {
   'server-kill': serverKill,
@@ -40,6 +46,7 @@ const DRILLS: Record<string, { run(args: Map<string, string>): Promise<void> }> 
   'pay-kill': payKill,
   deploy,
   model,
+  n8n,
 };
 
 /** `--name value` and bare `--flag` pairs. */

@@ -179,6 +179,25 @@ export function bookingData(b: BookingDoc, publicBaseUrl: string): Record<string
   };
 }
 
+/**
+ * The event a booking webhook carries and its exact body: `{ type, timestamp, data: { event_id, ...bookingData } }`,
+ * with `evt_<booking id>_created|cancelled` as event id (the `webhook-id` it is signed with). The delivered n8n
+ * bookings flow reads this shape (src/products/deliverables/automation-wf.ts).
+ */
+export function bookingEventBody(
+  type: 'booking.created' | 'booking.cancelled',
+  b: BookingDoc,
+  publicBaseUrl: string,
+): { eventId: string; payload: string } {
+  const eventId = `evt_${b._id}_${type === 'booking.created' ? 'created' : 'cancelled'}`;
+  const at = type === 'booking.created' ? b.created_at : (b.cancelled_at ?? new Date());
+  const data = bookingData(b, publicBaseUrl);
+  return {
+    eventId,
+    payload: JSON.stringify({ type, timestamp: at.toISOString(), data: { event_id: eventId, ...data } }),
+  };
+}
+
 /** Where the owner's e-mail goes: the order's booking or contact e-mail input, else the buyer's e-mail. */
 function ownerEmail(inputs: Record<string, unknown>, orderEmail: string | null): string | null {
   for (const key of ['booking_email', 'notification_email', 'contact_email', 'email']) {
@@ -200,14 +219,11 @@ async function notifyOwner(
   type: 'booking.created' | 'booking.cancelled',
 ): Promise<void> {
   const order = await ports.orders.get(page.order_id);
-  const eventId = `evt_${b._id}_${type === 'booking.created' ? 'created' : 'cancelled'}`;
-  const data = bookingData(b, ports.publicBaseUrl);
+  const { eventId, payload } = bookingEventBody(type, b, ports.publicBaseUrl);
   try {
     const endpoints = (await ports.webhooks.forOrder(page.order_id, order?.agent_id ?? null)).filter((e) =>
       eventMatches(e.events, type),
     );
-    const at = type === 'booking.created' ? b.created_at : (b.cancelled_at ?? new Date());
-    const payload = JSON.stringify({ type, timestamp: at.toISOString(), data: { event_id: eventId, ...data } });
     for (const endpoint of endpoints) {
       const now = new Date();
       const message = await ports.webhooks.ensureMessage({

@@ -57,6 +57,7 @@ export const NODE_VERSIONS = {
   crypto: 1,
   respondToWebhook: 1.1,
   emailSend: 2.1,
+  code: 2,
 } as const;
 
 /** The booking page's request body (website-booking `endpoint.payload_schema`). */
@@ -68,6 +69,53 @@ const BOOKING_PAGE_FIELDS: FieldMap = {
   occurred_at: "P.date + 'T' + P.time",
   summary: "P.service + ' on ' + P.date + ' at ' + P.time + (P.notes ? ' (' + P.notes + ')' : '')",
 };
+
+/**
+ * A hosted booking page's signed `booking.created` / `booking.cancelled` webhook (src/services/bookings.ts
+ * `bookingEventBody`): `{ type, timestamp, data: { booking_id, service: { id, name }, start, date, time, timezone,
+ * customer: { name, email, phone, notes } } }`.
+ */
+const BOOKING_EVENT_FIELDS: FieldMap = {
+  external_id: 'P.data.booking_id',
+  name: 'P.data.customer.name',
+  email: 'P.data.customer.email',
+  phone: "P.data.customer.phone || ''",
+  occurred_at: 'P.data.start',
+  summary:
+    "(P.type === 'booking.cancelled' ? 'Cancelled: ' : '') + P.data.service.name + ' on ' + P.data.date + ' at ' + P.data.time + ' (' + P.data.timezone + ')' + (P.data.customer.notes ? ': ' + P.data.customer.notes : '')",
+};
+
+/** n8n environment variable holding the `whsec_…` secret of the webhook endpoint the booking page signs for. */
+export const BOOKING_SECRET_ENV = 'BOOKING_WEBHOOK_SECRET';
+
+/**
+ * Code node body verifying Standard Webhooks 1.0 (`webhook-signature: v1,<base64 HMAC-SHA256 of
+ * "{webhook-id}.{webhook-timestamp}.{raw body}">` keyed with the base64 part of `whsec_…`, timestamp within 5
+ * minutes) on the webhook's raw body. n8n's Crypto node cannot key an HMAC with raw bytes, hence code; it needs
+ * `NODE_FUNCTION_ALLOW_BUILTIN=crypto`.
+ */
+const STANDARD_WEBHOOKS_VERIFY = [
+  '// Standard Webhooks 1.0, as the hosted booking page signs (https://www.standardwebhooks.com/).',
+  "const crypto = require('crypto');",
+  `const secret = String($env.${BOOKING_SECRET_ENV} || '');`,
+  "const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.alloc(0);",
+  'const items = $input.all();',
+  'const out = [];',
+  'for (let i = 0; i < items.length; i++) {',
+  '  const h = items[i].json.headers || {};',
+  "  const raw = items[i].binary && items[i].binary.data ? (await this.helpers.getBinaryDataBuffer(i, 'data')).toString('utf8') : '';",
+  "  const expected = 'v1,' + crypto.createHmac('sha256', key).update(h['webhook-id'] + '.' + h['webhook-timestamp'] + '.' + raw).digest('base64');",
+  "  const given = String(h['webhook-signature'] || '').split(' ');",
+  "  const fresh = Math.abs(Date.now() / 1000 - Number(h['webhook-timestamp'])) <= 300;",
+  '  const signed = key.length >= 24 && given.some((s) => s.length === expected.length && crypto.timingSafeEqual(Buffer.from(s), Buffer.from(expected)));',
+  '  out.push({ json: { ...items[i].json, signature_valid: signed && fresh } });',
+  '}',
+  'return out;',
+].join('\n');
+
+/** How the buyer points the booking page's signed webhook at the workflow (routes under /api/v1/webhooks). */
+export const BOOKING_ENDPOINT_HOWTO =
+  'POST /api/v1/webhooks {"url": <this URL>, "agent_id": <your agent>, "events": ["booking.created"]} with the agent\'s wallet key, or PATCH /api/v1/webhooks/{id} {"url": <this URL>, "events": ["booking.created"]} on the order\'s own webhook endpoint with its management token';
 
 /** Any JSON record: the usual names, as a last resort for apps outside the table. */
 const GENERIC_FIELDS: FieldMap = {
@@ -110,6 +158,8 @@ interface Flow {
   sample: Record<string, unknown> | null;
   /** Sheet/tab or record kind the target stores ("Bookings", "Orders"). */
   table: string;
+  /** `standard-webhooks`: the hosted booking page's signed webhook, verified before anything runs. */
+  signing?: 'standard-webhooks';
 }
 
 const EXPR_INPUT = '$json.body';
@@ -297,6 +347,8 @@ function flowNodes(
   const id = (name: string): string => stableUuid(ctx.orderId, 'n8n-node', name);
   const p = flow.prefix;
   const signature = flow.mode === 'webhook' && flow.source ? SIGNATURES[flow.source.id] : undefined;
+  const standard = flow.mode === 'webhook' && flow.signing === 'standard-webhooks';
+  const signed = Boolean(signature) || standard;
   // A bundle order names its contact; failures go there, otherwise to the address the n8n environment names.
   const contact = line(ctx.inputs, 'contact_email', '', 200);
   const alertTo = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(contact) ? contact : undefined;
@@ -306,7 +358,7 @@ function flowNodes(
       flow.mode === 'webhook'
         ? `${p}${flow.sourceLabel} webhook`
         : `${p}Every ${interval.field === 'minutes' ? '15 minutes' : interval.field === 'days' ? 'day' : 'week'}`,
-    verify: `${p}Compute the ${flow.sourceLabel} signature`,
+    verify: standard ? `${p}Verify the ${flow.sourceLabel} signature` : `${p}Compute the ${flow.sourceLabel} signature`,
     valid: `${p}Signature valid?`,
     accept: `${p}Accept (200)`,
     reject: `${p}Reject (401)`,
@@ -353,9 +405,9 @@ function flowNodes(
         httpMethod: 'POST',
         path: flow.webhookPath,
         // A signed source is answered by the Respond nodes once its signature is checked (401 when it is not).
-        responseMode: signature ? 'responseNode' : 'onReceived',
-        ...(signature ? {} : { responseCode: 201 }),
-        options: signature ? { rawBody: true } : {},
+        responseMode: signed ? 'responseNode' : 'onReceived',
+        ...(signed ? {} : { responseCode: 201 }),
+        options: signed ? { rawBody: true } : {},
       },
       notes: flow.setup,
     });
@@ -394,6 +446,18 @@ function flowNodes(
       },
       notes: `Secret: the n8n environment variable ${signature.env} (at least ${MIN_SECRET_LENGTH} characters), the same secret as set in ${flow.sourceLabel}.`,
     });
+  } else if (standard) {
+    chain({
+      id: id(names.verify),
+      name: names.verify,
+      type: 'n8n-nodes-base.code',
+      typeVersion: NODE_VERSIONS.code,
+      position: next(),
+      parameters: { mode: 'runOnceForAllItems', language: 'javaScript', jsCode: STANDARD_WEBHOOKS_VERIFY },
+      notes: `Secret: the n8n environment variable ${BOOKING_SECRET_ENV}, the whsec_… secret of the webhook endpoint registered for this URL. Needs NODE_FUNCTION_ALLOW_BUILTIN=crypto.`,
+    });
+  }
+  if (signed) {
     const [vx, vy] = next();
     nodes.push({
       id: id(names.valid),
@@ -404,20 +468,29 @@ function flowNodes(
       parameters: {
         conditions: {
           options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
-          conditions: [
-            {
-              id: id(`${p}condition:signature`),
-              leftValue: '={{ $json.expected_signature }}',
-              rightValue: `={{ String($json.headers['${signature.header}'] || '')${signature.prefix ? `.replace('${signature.prefix}', '')` : ''} }}`,
-              operator: { type: 'string', operation: 'equals' },
-            },
-            {
-              id: id(`${p}condition:secret`),
-              leftValue: `={{ ($env.${signature.env} || '').length }}`,
-              rightValue: MIN_SECRET_LENGTH,
-              operator: { type: 'number', operation: 'gte' },
-            },
-          ],
+          conditions: signature
+            ? [
+                {
+                  id: id(`${p}condition:signature`),
+                  leftValue: '={{ $json.expected_signature }}',
+                  rightValue: `={{ String($json.headers['${signature.header}'] || '')${signature.prefix ? `.replace('${signature.prefix}', '')` : ''} }}`,
+                  operator: { type: 'string', operation: 'equals' },
+                },
+                {
+                  id: id(`${p}condition:secret`),
+                  leftValue: `={{ ($env.${signature.env} || '').length }}`,
+                  rightValue: MIN_SECRET_LENGTH,
+                  operator: { type: 'number', operation: 'gte' },
+                },
+              ]
+            : [
+                {
+                  id: id(`${p}condition:signature`),
+                  leftValue: '={{ $json.signature_valid }}',
+                  rightValue: '',
+                  operator: { type: 'boolean', operation: 'true', singleValue: true },
+                },
+              ],
           combinator: 'and',
         },
         options: {},
@@ -723,24 +796,31 @@ function bookingFlow(ctx: DeliverableContext, wiring: BundleWiring, prefix: stri
     webhookPath:
       wiring.bookingWebhookPath ??
       `bookings-${stableUuid(ctx.orderId, 'bundle-booking-webhook').replace(/-/g, '').slice(0, 12)}`,
-    fields: {
-      ...BOOKING_PAGE_FIELDS,
-      summary: `(${names}[P.service] || P.service) + ' on ' + P.date + ' at ' + P.time + (P.notes ? ' (' + P.notes + ')' : '')`,
-    },
+    // A hosted page books itself and tells the owner by a signed webhook (issue 38 §2): the flow is fed by that
+    // webhook, verified here; without one the page's form posts its request here directly.
+    fields: wiring.hosted
+      ? BOOKING_EVENT_FIELDS
+      : {
+          ...BOOKING_PAGE_FIELDS,
+          summary: `(${names}[P.service] || P.service) + ' on ' + P.date + ' at ' + P.time + (P.notes ? ' (' + P.notes + ')' : '')`,
+        },
     fetchUrl: null,
     setup: wiring.hosted
-      ? `The hosted booking page (${wiring.hosted.url}) and the receptionist's create_booking_request tool book through ${wiring.bookingEndpoint}; to log each booking here too, POST the same JSON to this webhook (${wiring.workflowWebhookUrl ?? wiring.bookingEndpoint}) from a webhook endpoint subscribed to booking.created.`
+      ? `The hosted booking page (${wiring.hosted.url}) sends each booking as a signed booking.created webhook (Standard Webhooks). Register this node's production URL (${wiring.workflowWebhookUrl ?? ''}) as a webhook endpoint for booking.created (${BOOKING_ENDPOINT_HOWTO}) and set n8n's environment variable ${BOOKING_SECRET_ENV} to that endpoint's whsec_… secret (shown once, when it was registered).`
       : `The booking page (website-booking-index.html) and the receptionist's create_booking_request tool POST each booking here (${wiring.bookingEndpoint}).`,
-    sample: {
-      service: services[0]?.id ?? 'consultation',
-      date: '2026-03-05',
-      time: '15:00',
-      name: 'Dana Whitfield',
-      email: 'dana@example.com',
-      phone: '+15555550142',
-      notes: 'First visit',
-    },
+    sample: wiring.hosted
+      ? null
+      : {
+          service: services[0]?.id ?? 'consultation',
+          date: '2026-03-05',
+          time: '15:00',
+          name: 'Dana Whitfield',
+          email: 'dana@example.com',
+          phone: '+15555550142',
+          notes: 'First visit',
+        },
     table: 'Bookings',
+    ...(wiring.hosted ? { signing: 'standard-webhooks' as const } : {}),
   };
 }
 
@@ -824,7 +904,9 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
         `\nThen notifies **${md(n.product.name)}**${n.destination ? ` (${md(n.destination)})` : ''} of each new ${md(KIND_SINGULAR[choice.http?.kind ?? ''] ?? 'record')}${n.destination ? '' : ': set where in the "Notify" node'}.`,
     ),
     wiring
-      ? `\nPart of ${md(wiring.bundleId)}: the booking page and the receptionist post bookings to this workflow's webhook \`${wiring.bookingWebhookPath ?? ''}\`, so every booking they take is logged in ${md(targetLabel)} (tab "Bookings").`
+      ? wiring.hosted
+        ? `\nPart of ${md(wiring.bundleId)}: the hosted booking page (${md(wiring.hosted.url)}) takes the bookings, its own and the receptionist's, and sends each as a signed \`booking.created\` webhook to this workflow's webhook \`${wiring.bookingWebhookPath ?? ''}\`; the workflow verifies the signature (Standard Webhooks, secret in \`${BOOKING_SECRET_ENV}\`, \`NODE_FUNCTION_ALLOW_BUILTIN=crypto\`), answers 401 to anything else, and logs each booking in ${md(targetLabel)} (tab "Bookings").`
+        : `\nPart of ${md(wiring.bundleId)}: the booking page and the receptionist post bookings to this workflow's webhook \`${wiring.bookingWebhookPath ?? ''}\`, so every booking they take is logged in ${md(targetLabel)} (tab "Bookings").`
       : null,
     assumedPlatform
       ? "\nThe order did not name the store platform, so the order flow listens to Shopify's orders/create webhook; for another platform, replace the webhook and the field mapping."
@@ -848,7 +930,7 @@ export function automationWfDeliverables(ctx: DeliverableContext): DeliverableFi
     placeholders.length > 0
       ? `${flows.length + 3}. Replace the placeholders: ${placeholders.map((p) => `\`${p}\``).join(', ')}.`
       : `${flows.length + 3}. No placeholders to replace.`,
-    `${flows.length + 4}. Run once with **Execute workflow** (send the sample below), check the output of every node, then activate the workflow.`,
+    `${flows.length + 4}. Run once with **Execute workflow** (${flows.some((f) => f.sample) ? 'send the sample below' : 'make a test booking on the page'}), check the output of every node, then activate the workflow.`,
     '',
     ...flows.flatMap((flow) =>
       [

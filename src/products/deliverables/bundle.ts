@@ -6,6 +6,7 @@
  * Source: seed §1 (deliverables and checksums), §2.1 (bundles and `includes`), §2.10 (provenance).
  */
 import { getService } from '../../domain/catalogue';
+import { BOOKING_ENDPOINT_HOWTO, BOOKING_SECRET_ENV } from './automation-wf';
 import { N8N_HOST, bundleWiring } from './booking';
 import type { DeliverableContext, DeliverableFile } from './types';
 import { MEDIA_TEXT, isSafeFileName, jsonFile, lines, markdownFile, md, mdFooter, mdTable, textFile } from './util';
@@ -84,6 +85,15 @@ export function bundleConnections(
           },
         ]
       : []),
+    ...(w.hosted && w.bookingWebhookPath
+      ? [
+          {
+            from: "the hosted booking page's booking.created webhook",
+            to: `automation-wf: webhook ${w.bookingWebhookPath} in automation-wf-workflow.json`,
+            how: `signed POST (Standard Webhooks), verified by the workflow with ${BOOKING_SECRET_ENV}`,
+          },
+        ]
+      : []),
     ...(w.bookingWebhookPath
       ? [
           {
@@ -109,7 +119,7 @@ export function bundleConnections(
           `The booking page is live at ${w.hosted.url}; issue its owner key (POST /api/v1/orders/{order_id}/booking-page/owner-key with your buyer credential) to read and cancel bookings.`,
           ...(w.bookingWebhookPath
             ? [
-                `To log bookings in n8n too, import automation-wf-workflow.json and send each booking's JSON to its webhook ${w.workflowWebhookUrl ?? ''} (replace ${N8N_HOST}).`,
+                `To log bookings in n8n, import automation-wf-workflow.json, register its bookings webhook ${w.workflowWebhookUrl ?? ''} (replace ${N8N_HOST}) as a webhook endpoint for booking.created (${BOOKING_ENDPOINT_HOWTO}), set n8n's ${BOOKING_SECRET_ENV} to the endpoint's whsec_… secret and NODE_FUNCTION_ALLOW_BUILTIN=crypto, then activate it: every booking is then sent to it signed, and verified there.`,
               ]
             : []),
         ]
