@@ -17,6 +17,8 @@
  * - the wallets hold $100 less what their orders kept; the drill's audit of the books (`auditBooks`: wallets =
  *   ledgers, every debit an order's payment or given back) and the service's reconciliation find nothing.
  *
+ * The sessions leave in waves, one per kill; each wave's kill falls a seeded 20–1500 ms after its completes left.
+ *
  * Options: --sessions N (default 24), --platforms N (3), --kills N (3), --seed S (37), --deadline-seconds N (payment
  * deadline of the orders, 60), --bound-seconds N (120), --keep.
  */
@@ -180,36 +182,35 @@ export async function run(args: Map<string, string>): Promise<void> {
       }
       let a = await complete(b, 0);
       // The retrying platform retries a cut, 5xx or in-flight answer with the same key (the API restarts in seconds).
-      for (let r = 0; b.client === 'retry' && r < 40 && (a.status === 0 || a.status >= 500 || a.status === 409); r++) {
+      for (let r = 0; b.client === 'retry' && r < 160 && (a.status === 0 || a.status >= 500 || a.status === 409); r++) {
         await sleep(750);
         a = await complete(b, 0);
       }
       b.answers.push(a);
     };
 
-    // The kill plan: seeded moments after the completes leave, each of the API, the worker or both, restarted after
-    // a seeded pause. Sessions leave in two waves so that kills meet completes at every stage.
-    const plan = Array.from({ length: kills }, () => ({
-      atMs: rng.int(50, 2_500),
-      victim: rng.pick(['api', 'worker', 'both'] as const),
-      downMs: rng.int(200, 2_000),
-    })).sort((a, b) => a.atMs - b.atMs);
-    const start = Date.now();
-    const half = Math.ceil(buyers.length / 2);
-    const sent = [
-      ...buyers.slice(0, half).map(send),
-      sleep(rng.int(300, 1_200)).then(() => Promise.all(buyers.slice(half).map(send))),
-    ];
+    // The kill plan: the sessions leave in waves, one per kill; each wave's kill falls a seeded moment after its
+    // completes left (before, during or after the commitment, the order's start and the charge), on the API, the
+    // worker or both, restarted at once. No wave is sent while a process is down.
+    const waves = Math.max(1, kills);
     const killed: string[] = [];
-    for (const k of plan) {
-      await sleep(Math.max(0, start + k.atMs - Date.now()));
+    const sent: Promise<void>[] = [];
+    const start = Date.now();
+    for (let w = 0; w < waves; w++) {
+      const wave = buyers.filter((b) => b.i % waves === w);
+      sent.push(...wave.map(send));
+      if (w >= kills) continue;
+      const afterMs = rng.int(20, 1_500);
+      const victim = rng.pick(['api', 'worker', 'both'] as const);
+      await sleep(afterMs);
       const at = Date.now() - start;
-      if (k.victim !== 'worker') await stack.apis[0]!.kill();
-      if (k.victim !== 'api') await stack.workers[0]!.kill();
-      await sleep(k.downMs);
-      if (k.victim !== 'worker') await stack.startApi(0);
-      if (k.victim !== 'api') await stack.startWorker(0);
-      killed.push(`${k.victim} at ${at} ms, down ${Date.now() - start - at} ms`);
+      if (victim !== 'worker') await stack.apis[0]!.kill();
+      if (victim !== 'api') await stack.workers[0]!.kill();
+      if (victim !== 'worker') await stack.startApi(0);
+      if (victim !== 'api') await stack.startWorker(0);
+      killed.push(
+        `${victim} ${afterMs} ms after wave ${w + 1} (${wave.length} sessions), back in ${Date.now() - start - at} ms`,
+      );
     }
     await Promise.all(sent);
     const restartedAt = Date.now();
