@@ -318,11 +318,11 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
   /** Records a Stripe object this service created (idempotent); a PaymentIntent's status moves only out of `processing`. */
   private async remember(doc: Omit<StripeObjectDoc, 'created_at' | 'updated_at'>): Promise<void> {
     const now = new Date();
-    const { status, ...fixed } = doc;
+    const { _id, status, ...fixed } = doc;
     for (let attempt = 0; ; attempt++) {
       try {
         await this.d.stripeObjects.updateOne(
-          { _id: doc._id },
+          { _id },
           { $setOnInsert: { ...fixed, status, created_at: now, updated_at: now } },
           { upsert: true },
         );
@@ -334,7 +334,7 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
     }
     if (status !== 'created' && status !== 'processing')
       await this.d.stripeObjects.updateOne(
-        { _id: doc._id, status: { $in: ['created', 'processing'] } },
+        { _id, status: { $in: ['created', 'processing'] } },
         { $set: { status, updated_at: now } },
       );
   }
