@@ -14,6 +14,9 @@
  *   pay-kill      [--rail wallet|x402|link|mixed] [--orders N] [--kill-after-ms N] [--deadline-seconds N]
  *                 [--bound-seconds N]  one payment per client on the rail, never retried, the whole stack SIGKILLed
  *                 meanwhile; every charge delivered or given back, the books audited
+ *   acp-kill      [--sessions N] [--platforms N] [--kills N] [--seed S]  ACP completes (clients that never retry,
+ *                 two at once, retrying) while the API and/or worker are SIGKILLed at seeded moments; each session
+ *                 charged at most once, every charge delivered or given back, the books audited (issue 37)
  *   deploy        [--cluster] [--orders N]  a worker build with a changed workflow deployed blue-green under expert
  *                 orders, subscriptions, per-task orders and orders in review (Worker Versioning), then rolled back;
  *                 every order on the right build, no workflow task failed, the books audited (issue 26 §2)
@@ -25,6 +28,7 @@
  *
  * Common options: --keep (keep the data folder and logs; a failed run always keeps them).
  */
+import * as acpKill from './drills/acpKill';
 import * as chaos from './drills/chaos';
 import * as deploy from './drills/deploy';
 import * as duplicateUpdates from './drills/duplicateUpdates';
@@ -44,6 +48,7 @@ const DRILLS: Record<string, { run(args: Map<string, string>): Promise<void> }> 
   chaos,
   'duplicate-updates': duplicateUpdates,
   'pay-kill': payKill,
+  'acp-kill': acpKill,
   deploy,
   model,
   n8n,

@@ -147,6 +147,26 @@ export interface LinkpayTransactionDoc {
   stripe_source?: string;
 }
 
+/**
+ * A Stripe object this service created (issue 37 §3): a Checkout Session of the hosted link (`cs_…`) or a delegated
+ * card PaymentIntent (`pi_…`), recorded when Stripe answers its creation. Stripe's webhook events act only on objects
+ * recorded here, bound to the same order (a shared Stripe account carries other merchants' sessions and intents).
+ */
+export interface StripeObjectDoc {
+  /** The Stripe id: `cs_…` or `pi_…`. */
+  _id: string;
+  kind: 'checkout_session' | 'payment_intent';
+  order_id: string;
+  /** The ACP checkout session a delegated PaymentIntent pays. */
+  checkout_session_id: string | null;
+  /** Integer cents, USD. */
+  amount_cents: number;
+  /** A PaymentIntent's last known state (`created` for a Checkout Session). */
+  status: 'created' | 'processing' | 'succeeded' | 'failed';
+  created_at: Date;
+  updated_at: Date;
+}
+
 /** A stored response for an `Idempotency-Key` (../shared/reference/api-conventions.md). */
 export interface IdempotencyDoc {
   _id: string;
@@ -217,7 +237,8 @@ export interface BookingDoc {
   time: string;
   timezone: string;
   customer: BookingCustomer;
-  status: 'confirmed' | 'cancelled';
+  /** `void`: never a booking; written under a dead claim's id so its claimer cannot write it late (repos/bookings.ts). */
+  status: 'confirmed' | 'cancelled' | 'void';
   created_at: Date;
   cancelled_at: Date | null;
 }
@@ -231,6 +252,11 @@ export interface BookingCellDoc {
   page_id: string;
   booking_id: string;
   start: Date;
+  /**
+   * When the claim was made (absent on cells claimed before 2026-12-02). A cell whose booking was never written
+   * (its process died in between) is given back once it is older than the claim's grace (src/repos/bookings.ts).
+   */
+  claimed_at?: Date;
 }
 
 /**
@@ -670,6 +696,7 @@ export interface Database {
   wallets: Collection<WalletDoc>;
   walletEntries: Collection<WalletEntryDoc>;
   linkpayTransactions: Collection<LinkpayTransactionDoc>;
+  stripeObjects: Collection<StripeObjectDoc>;
   idempotencyKeys: Collection<IdempotencyDoc>;
   events: Collection<EventDoc>;
   x402Payments: Collection<X402PaymentDoc>;
@@ -729,6 +756,7 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     wallets: db.collection<WalletDoc>('wallets'),
     walletEntries: db.collection<WalletEntryDoc>('wallet_entries'),
     linkpayTransactions: db.collection<LinkpayTransactionDoc>('linkpay_transactions'),
+    stripeObjects: db.collection<StripeObjectDoc>('stripe_objects'),
     idempotencyKeys: db.collection<IdempotencyDoc>('idempotency_keys'),
     events: db.collection<EventDoc>('events'),
     x402Payments: db.collection<X402PaymentDoc>('x402_payments'),

@@ -58,9 +58,9 @@ function creationOf(seed: string, at: Date): IdempotentCreation {
 export const ANONYMOUS_KEY_MIN_LENGTH = 32;
 
 /**
- * A protocol's own idempotency rules on its paths (UCP, src/http/ucp.ts): the caller's scope when it sends no
- * credential header (a verified platform), the code of a key reused with another body, how the body is hashed, and
- * which methods are kept.
+ * A protocol's own idempotency rules on its paths (UCP, src/http/ucp.ts): the caller's verified identity (a slot of
+ * its own in the key's scope, {@link callerScope}), the code of a key reused with another body, how the body is
+ * hashed, and which methods are kept.
  */
 export interface IdempotencyVariant {
   appliesTo(ctx: Context): boolean;
@@ -69,6 +69,38 @@ export interface IdempotencyVariant {
   requestHash(ctx: Context): string;
   methods: readonly string[];
 }
+
+/** Who a request's Idempotency-Key belongs to: what the caller showed, kept apart field by field. */
+export interface CallerScope {
+  /** The caller showed a credential (any of the three). */
+  credential: boolean;
+  /** sha256 of the JSON array `[authorization, operator key, protocol scope]` (empty strings where absent). */
+  hash: string;
+  /** The record id of the older naming (only when no protocol scope applies), for the transition's lookup. */
+  legacy?: (path: string, key: string) => string;
+}
+
+/**
+ * The scope of a request's keys from the `Authorization` header, the `X-Operator-Key` header and the protocol's own
+ * scope (a verified UCP platform's profile URL). Each value sits in its own slot of a JSON array before it is hashed,
+ * so no value a caller controls (an `Authorization` header spelling another platform's scope) can name another
+ * caller's scope (money-integrity.md, 2026-12-02 evening).
+ */
+export function callerScope(
+  authorization: string,
+  operatorKey: string,
+  protocolScope: string | undefined,
+): CallerScope {
+  const credential = Boolean(authorization || operatorKey || protocolScope);
+  const hash = sha256(JSON.stringify([authorization, operatorKey, protocolScope ?? '']));
+  if (protocolScope !== undefined) return { credential, hash };
+  const older = sha256(authorization || operatorKey || 'anonymous');
+  return { credential, hash, legacy: (path, key) => sha256(`${older}\n${path}\n${key}`) };
+}
+
+/** The record id of `key` on `path` in `scope`: sha256 of the JSON array `[scope, path, key]`. */
+export const idempotencyRecordId = (scope: CallerScope, path: string, key: string): string =>
+  sha256(JSON.stringify([scope.hash, path, key]));
 
 export function idempotencyMiddleware(
   db: Database,
@@ -80,17 +112,21 @@ export function idempotencyMiddleware(
     const variant = variants.find((v) => v.appliesTo(ctx));
     if (!(variant ? variant.methods.includes(ctx.method) : ctx.method === 'POST') || !key) return next();
     if (key.length > 255) throw badRequest('Idempotency-Key is at most 255 characters', 'Idempotency-Key');
-    const credential = ctx.get('authorization') || ctx.get('x-operator-key') || variant?.scope(ctx) || '';
+    const scope = callerScope(ctx.get('authorization'), ctx.get('x-operator-key'), variant?.scope(ctx));
     // Callers without a credential share one scope: a guessable key would hand the first caller's answer (an order
     // id, its secret) to anyone who guesses it. Their keys must be unguessable, as a UUID v4 is (issue 36).
-    if (!credential && key.length < ANONYMOUS_KEY_MIN_LENGTH) {
+    if (!scope.credential && key.length < ANONYMOUS_KEY_MIN_LENGTH) {
       throw badRequest(
         `Without a credential, an Idempotency-Key must be at least ${ANONYMOUS_KEY_MIN_LENGTH} characters of randomness (a UUID v4)`,
         'Idempotency-Key',
       );
     }
-    const caller = sha256(credential || 'anonymous');
-    const id = sha256(`${caller}\n${ctx.path}\n${key}`);
+    let id = idempotencyRecordId(scope, ctx.path, key);
+    // Until the records written before 2026-12-02 (one TTL) are gone: a retry of a request made under the older
+    // naming (never on a protocol's own scope, which was the forgeable one) still finds its first answer.
+    const legacy =
+      scope.legacy === undefined ? null : await db.idempotencyKeys.findOne({ _id: scope.legacy(ctx.path, key) });
+    if (legacy && legacy.created_at.getTime() >= Date.now() - ttlSeconds * 1000) id = legacy._id;
     const requestHash = variant
       ? variant.requestHash(ctx)
       : sha256(JSON.stringify((ctx.request as { body?: unknown }).body ?? null));

@@ -4,7 +4,8 @@
  * - ACP's delegated card payment as a PaymentIntent confirmed with the platform's shared payment token
  *   ({@link DelegatedCardPort});
  * - refunds of both through the same {@link PaymentLinkProvider.refund} the order workflow already calls;
- * - webhook events verified with `stripe.webhooks.constructEvent` ({@link StripeLinkProvider.verifyEvent}).
+ * - webhook events verified with `stripe.webhooks.constructEvent` ({@link StripeLinkProvider.verifyEvent}), acted on
+ *   only for the Checkout Sessions and PaymentIntents this service created (recorded in `stripe_objects`).
  *
  * Stripe holds the money; this service keeps a mirror of each payment in `linkpay_transactions` (`provider:
  * 'stripe'`, `_id` the PaymentIntent id), written only from a signature-verified webhook event or from the adapter's
@@ -14,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
-import { isDuplicateKey, type Database, type LinkpayTransactionDoc } from '../db';
+import { isDuplicateKey, type Database, type LinkpayTransactionDoc, type StripeObjectDoc } from '../db';
 import { problem } from '../errors';
 import type { LinkTransaction, PaymentLinkProvider } from './linkpay';
 
@@ -85,6 +86,8 @@ export interface DelegatedCardCharge {
   idempotencyKey: string;
   /** Extra Stripe metadata (strings; `order_id` is always set). */
   metadata?: Record<string, string>;
+  /** The ACP checkout session paid, kept in this service's record of the intent (not sent to Stripe). */
+  checkoutSessionId?: string;
 }
 
 /** A succeeded delegated card charge. */
@@ -183,6 +186,15 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
       { idempotencyKey: key },
     );
     if (!session.url) throw new Error(`Stripe returned Checkout Session ${session.id} without a url`);
+    // Recorded before the buyer is sent to it: only sessions recorded here are acted on by the webhook.
+    await this.remember({
+      _id: session.id,
+      kind: 'checkout_session',
+      order_id: order.orderId,
+      checkout_session_id: null,
+      amount_cents: order.amountMicros / MICROS_PER_CENT,
+      status: 'created',
+    });
     return { id: session.id, url: session.url };
   }
 
@@ -204,13 +216,17 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
    * `checkout.session.async_payment_succeeded` event), bound to its order. Idempotent by PaymentIntent id: the same
    * event again finds the first record. A payment for an order that already holds another succeeded payment (a
    * second session paid) is refunded at Stripe at once and mirrored as refunded.
-   * @returns null when the session is not a paid payment of an order (nothing to do).
+   * @returns null when the session is not a paid payment of an order, or not one this service opened (recorded in
+   *   `stripe_objects` for the same order and amount): nothing to do, nothing refunded.
    */
   async recordCheckoutSession(session: Stripe.Checkout.Session): Promise<RecordedPayment | null> {
     const orderId = session.client_reference_id ?? session.metadata?.order_id;
     const pi = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id;
     if (session.mode !== 'payment' || session.payment_status !== 'paid' || !orderId || !pi) return null;
     if (session.amount_total === null || session.currency?.toLowerCase() !== 'usd') return null;
+    // Only a session this service opened, for this order and amount: a shared Stripe account carries others'.
+    const ours = await this.d.stripeObjects.findOne({ _id: session.id, kind: 'checkout_session' });
+    if (ours?.order_id !== orderId || ours.amount_cents !== session.amount_total) return null;
     return this.record({
       _id: pi,
       order_id: orderId,
@@ -245,6 +261,82 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
       if (!isDuplicateKey(err)) throw err;
     }
     return { tx: toTransaction(second), outcome: 'second' };
+  }
+
+  /**
+   * Mirrors a delegated card PaymentIntent that succeeded after its charge answered `processing` (a verified
+   * `payment_intent.succeeded` event), as {@link recordCheckoutSession} does a Checkout Session: idempotent by id; a
+   * second payment of the order is refunded at once.
+   * @returns null unless the intent is one this service created (recorded in `stripe_objects`) for the order its
+   *   metadata names, succeeded, in usd, for the recorded amount.
+   */
+  async recordPaymentIntent(intent: Stripe.PaymentIntent): Promise<RecordedPayment | null> {
+    const ours = await this.ownIntent(intent);
+    if (!ours || intent.status !== 'succeeded') return null;
+    await this.d.stripeObjects.updateOne(
+      { _id: intent.id, status: { $in: ['created', 'processing'] } },
+      { $set: { status: 'succeeded', updated_at: new Date() } },
+    );
+    return this.record({
+      _id: intent.id,
+      order_id: ours.order_id,
+      amount_micros: ours.amount_cents * MICROS_PER_CENT,
+      currency: 'USD',
+      status: 'succeeded',
+      payer_email: null,
+      created_at: new Date(),
+      refunded_at: null,
+      provider: 'stripe',
+      stripe_source: 'delegated',
+    });
+  }
+
+  /**
+   * Notes a delegated card PaymentIntent that failed after answering `processing` (a verified
+   * `payment_intent.payment_failed` event): nothing was taken, nothing is mirrored, the order keeps waiting for a
+   * payment until its deadline.
+   * @returns the recorded intent, or null when it is not one this service created.
+   */
+  async notePaymentIntentFailed(intent: Stripe.PaymentIntent): Promise<StripeObjectDoc | null> {
+    const ours = await this.ownIntent(intent);
+    if (!ours) return null;
+    await this.d.stripeObjects.updateOne(
+      { _id: intent.id, status: { $in: ['created', 'processing'] } },
+      { $set: { status: 'failed', updated_at: new Date() } },
+    );
+    return ours;
+  }
+
+  /** The record of `intent` when this service created it for the order and amount the intent carries, else null. */
+  private async ownIntent(intent: Stripe.PaymentIntent): Promise<StripeObjectDoc | null> {
+    const ours = await this.d.stripeObjects.findOne({ _id: intent.id, kind: 'payment_intent' });
+    if (!ours || intent.metadata?.order_id !== ours.order_id) return null;
+    if (intent.amount !== ours.amount_cents || intent.currency?.toLowerCase() !== 'usd') return null;
+    return ours;
+  }
+
+  /** Records a Stripe object this service created (idempotent); a PaymentIntent's status moves only out of `processing`. */
+  private async remember(doc: Omit<StripeObjectDoc, 'created_at' | 'updated_at'>): Promise<void> {
+    const now = new Date();
+    const { _id, status, ...fixed } = doc;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.d.stripeObjects.updateOne(
+          { _id },
+          { $setOnInsert: { ...fixed, status, created_at: now, updated_at: now } },
+          { upsert: true },
+        );
+        break;
+      } catch (err) {
+        // Two upserts of one id at once: one inserts, the other meets the key; once more finds it.
+        if (!isDuplicateKey(err) || attempt > 2) throw err;
+      }
+    }
+    if (status !== 'created' && status !== 'processing')
+      await this.d.stripeObjects.updateOne(
+        { _id, status: { $in: ['created', 'processing'] } },
+        { $set: { status, updated_at: now } },
+      );
   }
 
   async chargeDelegatedCard(req: DelegatedCardCharge): Promise<CardCharge> {
@@ -289,6 +381,15 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
       throw new Error(
         `PaymentIntent ${intent.id} is for ${intent.amount} ${intent.currency}, not ${req.amountCents} usd`,
       );
+    // Recorded whatever its state: a `processing` intent is settled later by its `payment_intent.*` event.
+    await this.remember({
+      _id: intent.id,
+      kind: 'payment_intent',
+      order_id: req.orderId,
+      checkout_session_id: req.checkoutSessionId ?? null,
+      amount_cents: req.amountCents,
+      status: intent.status === 'succeeded' ? 'succeeded' : intent.status === 'processing' ? 'processing' : 'failed',
+    });
     if (intent.status === 'processing')
       throw problem('payment_in_progress', `Stripe is still processing PaymentIntent ${intent.id}`);
     if (intent.status !== 'succeeded')

@@ -37,7 +37,14 @@ export interface CardPayments {
    * Charges `amountCents` (USD minor units) on `token` for `orderId`.
    * @returns the processor's transaction id. @throws ProblemError 422 `payment_token_invalid`, 402 `payment_failed`.
    */
-  charge(req: { token: string; orderId: string; amountCents: number; idempotencyKey: string }): Promise<string>;
+  charge(req: {
+    token: string;
+    orderId: string;
+    amountCents: number;
+    idempotencyKey: string;
+    /** The session paid: the processor's record of the charge names it (its late `succeeded` event is matched). */
+    checkoutSessionId?: string;
+  }): Promise<string>;
   /** The order workflow's `confirmPayment` Update on the link rail with that transaction. */
   confirm(orderId: string, transactionId: string): Promise<OrderState>;
   /** Gives a charge back to the card (one the order did not keep). @returns false when the processor refused. */
@@ -503,6 +510,7 @@ export async function completeCheckoutSession(
       orderId: current.order_id,
       amountCents: sessionTotalCents(current),
       idempotencyKey: `acp:${current._id}`,
+      checkoutSessionId: current._id,
     });
     try {
       await cards.confirm(current.order_id, transactionId);

@@ -46,9 +46,10 @@ export function stripeMockBinary(): string {
 /**
  * Starts stripe-mock (`-beta`) on a free port behind a recording proxy.
  * @param paymentIntentStatus the status of its PaymentIntent fixture: the bundled one is `requires_payment_method`
- *   (what Stripe answers a declined confirmation); `succeeded` answers as a confirmed card payment does.
+ *   (what Stripe answers a declined confirmation); `succeeded` answers as a confirmed card payment does; `processing`
+ *   as a card payment Stripe has not settled yet (its outcome comes later as a `payment_intent.*` event).
  */
-export async function startStripeMock(paymentIntentStatus?: 'succeeded'): Promise<StripeMock> {
+export async function startStripeMock(paymentIntentStatus?: 'succeeded' | 'processing'): Promise<StripeMock> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-stripe-'));
   // HTTPS on a socket in the temp folder: by default stripe-mock takes the fixed port 12112 too, and a second mock fails.
   const args = ['-beta', '-http-addr', '127.0.0.1:0', '-https-unix', path.join(dir, 'https.sock')];

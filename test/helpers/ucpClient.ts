@@ -140,6 +140,8 @@ export interface SendOptions {
   /** Another keyid than the key's. */
   keyid?: string;
   profileUrl?: string | null;
+  /** Headers added unsigned after signing (an `Authorization` a platform adds of its own). */
+  extraHeaders?: Record<string, string>;
 }
 
 /** A UCP platform: its profile URL and key; `send` calls a binding operation by its id. */
@@ -191,6 +193,6 @@ export class UcpPlatform {
       }
     }
     const wire = body !== undefined && opts.tamperBody ? opts.tamperBody(body) : body;
-    return this.stack.call(op.method, urlPath, wire, sent);
+    return this.stack.call(op.method, urlPath, wire, { ...sent, ...opts.extraHeaders });
   }
 }

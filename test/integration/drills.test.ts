@@ -2,10 +2,10 @@
  * The quick failure drills of issue 14 as part of `npm test`: `two-of-each` (two APIs and two workers on the same
  * servers: parallel debits never overdraw, idempotency keys replay across processes, the rate limit is shared, every
  * order charged once), `stack-kill` (every process SIGKILLed at once with orders in every state, restarted on the
- * same data: every order reaches where it was going, charged once, no webhook event lost) and a short `chaos` (issue
- * 24 §4: seeded random kills under traffic from clients that never retry, then the books audited). Each starts its
- * own servers on free ports and exits non-zero on any violation. The slower drills (server-kill, soak, chaos with 20
- * cycles) run with `npm run drill -- <name>`.
+ * same data: every order reaches where it was going, charged once, no webhook event lost), a short `chaos` (issue
+ * 24 §4: seeded random kills under traffic from clients that never retry, then the books audited) and a short
+ * `acp-kill` (issue 37: kills during ACP complete). Each starts its own servers on free ports and exits non-zero on
+ * any violation. The slower drills (server-kill, soak, chaos with 20 cycles) run with `npm run drill -- <name>`.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -66,3 +66,11 @@ test('drill pay-kill (12 orders on the three rails, 20 s deadline) passes within
 test('drill model (seed 36, 4 sequences) passes within 4 minutes', () => {
   drill(['model', '--seed', '36', '--runs', '4', '--commands', '10', '--time-limit-ms', '200000'], 240_000);
 }, 260_000);
+
+// Issue 37, "a kill during complete": ACP completes from three platforms (clients that never retry, two completes at
+// the same moment, a retrying client) while the API and/or the worker are SIGKILLed at seeded moments; each session
+// charged at most once, every charge delivered, the books audited. Longer runs: `npm run drill -- acp-kill
+// --sessions 60 --kills 6 --seed S`.
+test('drill acp-kill (seed 37, 12 sessions, 2 kills) passes within 5 minutes', () => {
+  drill(['acp-kill', '--seed', '37', '--sessions', '12', '--kills', '2'], 300_000);
+}, 320_000);

@@ -10,7 +10,12 @@ import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import { ProblemError } from '../../src/errors';
 import { sha256Hex } from '../../src/hash';
-import { idempotencyMiddleware, idempotentCreation } from '../../src/http/idempotency';
+import {
+  callerScope,
+  idempotencyMiddleware,
+  idempotencyRecordId,
+  idempotentCreation,
+} from '../../src/http/idempotency';
 import { startStack, waitForOrder, fundedAgent, type Stack } from '../helpers/stack';
 
 let stack: Stack;
@@ -29,7 +34,7 @@ const automationInputs = { workflow_type: 'lead_sync', source_app: 'Typeform', t
  * key) is left in flight with its lease lapsed, as a dead process leaves it (src/http/idempotency.ts).
  */
 async function asIfCrashed(path: string, key: string, authorization?: string): Promise<void> {
-  const id = sha256Hex(`${sha256Hex(authorization ?? 'anonymous')}\n${path}\n${key}`);
+  const id = idempotencyRecordId(callerScope(authorization ?? '', '', undefined), path, key);
   const r = await stack.services.db.idempotencyKeys.updateOne(
     { _id: id },
     { $set: { state: 'in_flight', response: null, lease_until: new Date(Date.now() - 1) } },
@@ -204,6 +209,43 @@ test('a 5xx keeps the claim for the retry: it is taken over at once with the sam
     expect(seen[2]!.name).not.toBe(seen[0]!.name);
     expect(await post()).toBe(201);
     expect(seen[3]!.name).toBe('none');
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});
+
+test('a retry of a request made before the scope was renamed (2026-12-02) still finds its first answer', async () => {
+  const app = new Koa();
+  let runs = 0;
+  app.use(idempotencyMiddleware(stack.services.db, 3600));
+  app.use((ctx) => {
+    runs++;
+    ctx.status = 201;
+    ctx.body = { made: runs };
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  try {
+    const key = 'legacy-7f3c2a9e-4b1d-4e8a-9c6f-2d5b8a1e3f70';
+    // The record as the older code stored it: sha256 of `<sha256(credential)>\n<path>\n<key>`.
+    const legacy = callerScope('Bearer ak_old', '', undefined).legacy!('/things', key);
+    await stack.services.db.idempotencyKeys.insertOne({
+      _id: legacy,
+      request_hash: sha256Hex(JSON.stringify(null)),
+      state: 'done',
+      response: { status: 201, body: { made: 0 }, headers: {} },
+      created_at: new Date(),
+      lease_until: new Date(),
+      seed: 'c2VlZA',
+    });
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/things`, {
+      method: 'POST',
+      headers: { 'idempotency-key': key, authorization: 'Bearer ak_old' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('idempotent-replayed')).toBe('true');
+    expect(await res.json()).toEqual({ made: 0 });
+    expect(runs).toBe(0);
   } finally {
     await new Promise((r) => server.close(r));
   }

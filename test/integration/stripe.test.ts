@@ -50,10 +50,11 @@ async function humanOrder(): Promise<{ id: string; secret: string; amountMicros:
   };
 }
 
-/** A `checkout.session.completed` event of a paid session of `orderId`, as Stripe sends it. */
+/** A `checkout.session.completed` event of paid session `sessionId` of `orderId`, as Stripe sends it. */
 function paidSessionEvent(
   orderId: string,
   amountCents: number,
+  sessionId: string,
   paymentIntent = `pi_${randomBytes(8).toString('hex')}`,
 ) {
   return {
@@ -67,7 +68,7 @@ function paidSessionEvent(
     type: 'checkout.session.completed',
     data: {
       object: {
-        id: `cs_test_${randomBytes(8).toString('hex')}`,
+        id: sessionId,
         object: 'checkout.session',
         mode: 'payment',
         status: 'complete',
@@ -102,6 +103,20 @@ async function deliver(
     body: opts.body ?? payload,
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** Presses Pay on the order's hosted page; returns the Checkout Session the service opened and recorded for it. */
+async function pressPay(orderId: string, secret = ''): Promise<string> {
+  const res = await fetch(`${stack.url}/pay/orders/${orderId}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ secret, email: 'buyer@example.com' }),
+  });
+  expect(res.status).toBe(303);
+  const recorded = await stack.services.db.stripeObjects.findOne({ order_id: orderId, kind: 'checkout_session' });
+  if (!recorded) throw new Error(`no Checkout Session recorded for ${orderId}`);
+  return recorded._id;
 }
 
 const mirror = (orderId: string) =>
@@ -151,7 +166,9 @@ test('a link order paid through Stripe Checkout end to end; the webhook event tw
   expect(requestsTo('POST', '/v1/checkout/sessions')[1]?.idempotencyKey).toBe(sessions[0]?.idempotencyKey);
 
   // Stripe's event confirms the order through its workflow; delivered twice, one payment.
-  const event = paidSessionEvent(id, cents);
+  const recorded = await stack.services.db.stripeObjects.find({ order_id: id, kind: 'checkout_session' }).toArray();
+  expect(recorded.length).toBeGreaterThan(0);
+  const event = paidSessionEvent(id, cents, recorded[0]!._id);
   const payload = JSON.stringify(event);
   const pi = event.data.object.payment_intent;
   for (let i = 0; i < 2; i++) {
@@ -186,8 +203,8 @@ test('a link order paid through Stripe Checkout end to end; the webhook event tw
 }, 60_000);
 
 test('a webhook whose signature does not hold is refused 400 and changes nothing', async () => {
-  const { id, amountMicros } = await humanOrder();
-  const payload = JSON.stringify(paidSessionEvent(id, amountMicros / 10_000));
+  const { id, secret, amountMicros } = await humanOrder();
+  const payload = JSON.stringify(paidSessionEvent(id, amountMicros / 10_000, await pressPay(id, secret)));
   const refusals = [
     await deliver(payload, { body: payload.replace('"amount_total":', '"amount_total":1') }), // tampered body
     await deliver(payload, { secret: 'whsec_someone_else_0123456789' }), // another secret
@@ -202,8 +219,9 @@ test('a webhook whose signature does not hold is refused 400 and changes nothing
 test('a Stripe payment for an order that has closed, or was paid otherwise, is refunded at Stripe', async () => {
   // Closed: its workflow terminated while awaiting payment.
   const closed = await humanOrder();
+  const closedSession = await pressPay(closed.id, closed.secret);
   await stack.client.workflow.getHandle(orderWorkflowId(closed.id)).terminate('issue 37: an operator stopped it');
-  const late = paidSessionEvent(closed.id, closed.amountMicros / 10_000);
+  const late = paidSessionEvent(closed.id, closed.amountMicros / 10_000, closedSession);
   expect(await deliver(JSON.stringify(late))).toMatchObject({ status: 200, body: { outcome: 'refunded' } });
   expect(await mirror(closed.id)).toEqual([expect.objectContaining({ status: 'refunded' })]);
 
@@ -215,6 +233,8 @@ test('a Stripe payment for an order that has closed, or was paid otherwise, is r
     inputs: automationInputs,
   });
   const orderId = created.body.order_id as string;
+  // The human opened Stripe's page before the agent paid from its wallet.
+  const walletSession = await pressPay(orderId);
   const paid = await stack.call(
     'POST',
     `/api/v1/orders/${orderId}/confirm_payment`,
@@ -222,7 +242,7 @@ test('a Stripe payment for an order that has closed, or was paid otherwise, is r
     { authorization: `Bearer ${agentKey}` },
   );
   expect(paid.status).toBe(200);
-  const second = paidSessionEvent(orderId, (created.body.amount_micros as number) / 10_000);
+  const second = paidSessionEvent(orderId, (created.body.amount_micros as number) / 10_000, walletSession);
   expect(await deliver(JSON.stringify(second))).toMatchObject({ status: 200, body: { outcome: 'refunded' } });
   expect(await mirror(orderId)).toEqual([expect.objectContaining({ status: 'refunded' })]);
 
@@ -235,6 +255,27 @@ test('a Stripe payment for an order that has closed, or was paid otherwise, is r
     rail: 'agent_wallet',
   });
 }, 45_000);
+
+test("another merchant's paid Checkout Session on a shared Stripe account is ignored, never refunded", async () => {
+  const { id, secret, amountMicros } = await humanOrder();
+  const cents = amountMicros / 10_000;
+  const ours = await pressPay(id, secret);
+  const refundsBefore = requestsTo('POST', '/v1/refunds').length;
+  const foreign = [
+    // A session this service never opened, naming an order id it does not know.
+    paidSessionEvent(`ord_${randomBytes(8).toString('hex')}`, cents, `cs_test_${randomBytes(8).toString('hex')}`),
+    // A session this service never opened, naming one of its orders (its metadata is the other merchant's to write).
+    paidSessionEvent(id, cents, `cs_test_${randomBytes(8).toString('hex')}`),
+    // This service's session id with another order, or another amount.
+    paidSessionEvent(`ord_${randomBytes(8).toString('hex')}`, cents, ours),
+    paidSessionEvent(id, cents + 100, ours),
+  ];
+  for (const event of foreign)
+    expect(await deliver(JSON.stringify(event))).toMatchObject({ status: 200, body: { outcome: 'ignored' } });
+  expect(requestsTo('POST', '/v1/refunds')).toHaveLength(refundsBefore);
+  expect(await mirror(id)).toEqual([]);
+  expect((await stack.call('GET', `/api/v1/orders/${id}`)).body.status).toBe('awaiting_payment');
+});
 
 test("ACP's delegated card payment: the token is read, one PaymentIntent is confirmed with it, and the order takes it", async () => {
   const stripe = stack.services.stripe;

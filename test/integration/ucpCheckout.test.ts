@@ -346,6 +346,27 @@ describe('refusals, each with the spec answer', () => {
     ).toBe(201);
   });
 
+  test("another platform cannot forge a platform's Idempotency-Key scope with an Authorization header", async () => {
+    // Alice's key and body; Bob, signing as himself, adds `Authorization` spelling out the scope string Alice's keys
+    // were kept under. He must get a session of his own, not a replay of Alice's.
+    const key = 'a4c1e2d3-5f6a-4b7c-8d9e-0f1a2b3c4d5e';
+    const body = createBody('automation-wf', INPUTS['automation-wf']);
+    const first = await alice.send('create_checkout', { body }, { idempotencyKey: key });
+    expect(first.status).toBe(201);
+    for (const forged of [`ucp ${alice.profileUrl}`, JSON.stringify(['', '', `ucp ${alice.profileUrl}`])]) {
+      const stolen = await bob.send(
+        'create_checkout',
+        { body },
+        { idempotencyKey: key, extraHeaders: { authorization: forged } },
+      );
+      expect(stolen.headers.get('idempotent-replayed')).toBeNull();
+      expect(stolen.body.id).not.toBe(first.body.id);
+    }
+    // Alice still replays her own.
+    const again = await alice.send('create_checkout', { body }, { idempotencyKey: key });
+    expect(again.body.id).toBe(first.body.id);
+  });
+
   test("a stranger platform cannot see or act on another's session (404)", async () => {
     const open = await create(alice, 'automation-wf');
     refused(await bob.send('get_checkout', { id: open.id }), 404, 'checkout_session_not_found');

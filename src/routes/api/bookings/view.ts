@@ -35,7 +35,8 @@ export function pageView(page: BookingPageDoc, rules: BookingRules, base: string
 export function bookedView(b: BookingDoc): z.infer<typeof BookedView> {
   return {
     booking_id: b._id,
-    status: b.status,
+    // A void booking is never read out of the repository (it only fences a dead claim): shown, it would be cancelled.
+    status: b.status === 'void' ? 'cancelled' : b.status,
     service: { id: b.service_id, name: b.service_name },
     start: DateTime.fromJSDate(b.start, { zone: b.timezone }).toISO() ?? b.start.toISOString(),
     end: DateTime.fromJSDate(b.end, { zone: b.timezone }).toISO() ?? b.end.toISOString(),

@@ -22,7 +22,7 @@ import { orderOfPath } from '../orders/policy';
 import { linkHolder, linkServiceOfPath, orderSecretHolder, secretOf } from './policy';
 import { payOperations as ops } from './schema';
 import type Stripe from 'stripe';
-import type { StripeLinkProvider } from '../../../payments/stripe';
+import type { RecordedPayment, StripeLinkProvider } from '../../../payments/stripe';
 
 /** What the payer is told of a payment given back. */
 const refundWords = (r: RefundRecord): string => {
@@ -221,20 +221,23 @@ export function payRoutes(deps: AppDeps): OperationRouter {
 export interface StripeEventOutcome {
   received: true;
   event_id: string;
-  outcome: 'confirmed' | 'refunded' | 'pending' | 'ignored';
+  outcome: 'confirmed' | 'refunded' | 'pending' | 'failed' | 'ignored';
   order_id?: string;
   transaction_id?: string;
 }
 
 /**
  * Feeds a verified Stripe event to the order's workflow (issue 37 §3). A paid Checkout Session
- * (`checkout.session.completed`, `checkout.session.async_payment_succeeded`) is mirrored, then confirmed through the
- * same `confirmPayment` Update as the local page's Pay, by its PaymentIntent id: the same event twice records one
- * payment and confirms it once (the workflow answers a payment it holds with itself). A payment its order cannot take
- * (the order closed, or paid otherwise) is refunded at Stripe (`confirmLinkPayment`, as the local page's are), and so
- * is a payment for an unknown order. Other events are acknowledged and ignored.
+ * (`checkout.session.completed`, `checkout.session.async_payment_succeeded`), or a delegated card PaymentIntent that
+ * succeeded after answering `processing` (`payment_intent.succeeded`), is mirrored, then confirmed through the same
+ * `confirmPayment` Update as the local page's Pay, by its PaymentIntent id: the same event twice, or at the same
+ * moment, records one payment and confirms it once (the workflow answers a payment it holds with itself). A payment
+ * its order cannot take (the order closed, or paid otherwise) is refunded at Stripe (`confirmLinkPayment`, as the
+ * local page's are). `payment_intent.payment_failed` is noted (nothing was taken). Only objects this service created
+ * and recorded (`stripe_objects`, same order and amount) are acted on: on a shared Stripe account another merchant's
+ * sessions and intents are acknowledged and ignored, never refunded. Other events are ignored too.
  * @returns `confirmed`, `refunded`, `pending` (a running order refused it for now: its deadline lookup or the
- *   reconciliation adopts or refunds it) or `ignored`.
+ *   reconciliation adopts or refunds it), `failed` (a recorded intent failed) or `ignored`.
  * @throws what is transient (the database, Temporal, Stripe): the route answers 5xx and Stripe delivers again.
  */
 export async function settleStripeEvent(
@@ -243,9 +246,26 @@ export async function settleStripeEvent(
   event: Stripe.Event,
 ): Promise<StripeEventOutcome> {
   const base = { received: true as const, event_id: event.id };
-  if (event.type !== 'checkout.session.completed' && event.type !== 'checkout.session.async_payment_succeeded')
-    return { ...base, outcome: 'ignored' };
-  const recorded = await stripe.recordCheckoutSession(event.data.object);
+  let recorded: RecordedPayment | null;
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+      recorded = await stripe.recordCheckoutSession(event.data.object);
+      break;
+    case 'payment_intent.succeeded':
+      // A delegated card charge that answered `processing` (ACP card_tokenized) and went through since.
+      recorded = await stripe.recordPaymentIntent(event.data.object);
+      break;
+    case 'payment_intent.payment_failed': {
+      // Nothing was taken: noted, and the order keeps waiting for a payment until its deadline.
+      const failed = await stripe.notePaymentIntentFailed(event.data.object);
+      return failed
+        ? { ...base, outcome: 'failed', order_id: failed.order_id, transaction_id: failed._id }
+        : { ...base, outcome: 'ignored' };
+    }
+    default:
+      return { ...base, outcome: 'ignored' };
+  }
   if (!recorded) return { ...base, outcome: 'ignored' };
   const { tx } = recorded;
   const about = { order_id: tx.order_id, transaction_id: tx.id };

@@ -119,10 +119,11 @@ export const payOperations = {
     summary: "Stripe's webhook events (LINK_PROVIDER=stripe): a paid Checkout Session confirms its order",
     description:
       'Verified with the `Stripe-Signature` header against STRIPE_WEBHOOK_SECRET (`stripe.webhooks.constructEvent`). ' +
-      '`checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session confirm the ' +
-      "order of its `client_reference_id` through the order's workflow, once however often the event comes; a payment " +
-      'the order can no longer take is refunded at Stripe. Other events are acknowledged and ignored. A 5xx asks ' +
-      'Stripe to deliver again.',
+      '`checkout.session.completed` and `checkout.session.async_payment_succeeded` of a paid session, and ' +
+      '`payment_intent.succeeded` of a delegated card charge that was processing, confirm the order ' +
+      "through the order's workflow, once however often the event comes; a payment the order can no longer take is " +
+      'refunded at Stripe; `payment_intent.payment_failed` is noted. Only sessions and intents this service created ' +
+      'are acted on. Other events are acknowledged and ignored. A 5xx asks Stripe to deliver again.',
     auth: 'none',
     request: {
       headers: z.object({
@@ -136,9 +137,9 @@ export const payOperations = {
         json: z.object({
           received: z.literal(true),
           event_id: z.string(),
-          outcome: z.enum(['confirmed', 'refunded', 'pending', 'ignored']).meta({
+          outcome: z.enum(['confirmed', 'refunded', 'pending', 'failed', 'ignored']).meta({
             description:
-              'confirmed: the order took the payment; refunded: given back at Stripe (the order closed or was paid otherwise); pending: the running order refused it for now (its deadline lookup or the reconciliation adopts or refunds it); ignored: not a paid Checkout Session',
+              'confirmed: the order took the payment; refunded: given back at Stripe (the order closed or was paid otherwise); pending: the running order refused it for now (its deadline lookup or the reconciliation adopts or refunds it); failed: a card PaymentIntent of this service failed (nothing taken); ignored: not a paid Checkout Session or PaymentIntent this service created',
           }),
           order_id: z.string().optional(),
           transaction_id: z.string().optional().meta({ description: 'The PaymentIntent id (pi_…)' }),
