@@ -198,7 +198,7 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
           documentation_url: `${base}/api/v1/openapi.json`,
         },
         api_base_url: base,
-        transports: ['rest'],
+        transports: ['rest', 'mcp'],
         capabilities: { services: ['checkout', 'delegate_payment'], supported_currencies: ['usd'] },
       };
     });

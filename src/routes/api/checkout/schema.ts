@@ -320,6 +320,14 @@ export const checkoutOperations = {
     auth: 'platform',
     request: { headers: AcpHeaders, body: CreateSessionBody },
     responses: { '201': { description: 'Created', json: AcpCheckoutSession }, ...acpErrors() },
+    mcp: {
+      name: 'create_checkout_session',
+      title: 'ACP: create a checkout session',
+      description:
+        "ACP 2026-04-17 MCP binding of POST /checkout_sessions: meta {api_version, idempotency_key?, signature?, timestamp?}, payload = CheckoutSessionCreateRequest (line_items: one catalogue service id; metadata.inputs: the service's inputs). Authorization: the MCP request's Bearer ACP platform key. Errors are JSON-RPC -32000 with the ACP Error as data.",
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      binding: 'acp',
+    },
   }),
   get: defineOperation({
     id: 'getCheckoutSession',
@@ -329,6 +337,13 @@ export const checkoutOperations = {
     auth: 'platform',
     request: { params: SessionPath, headers: AcpHeaders },
     responses: { '200': { description: 'Current session', json: AcpCheckoutSession }, ...acpErrors() },
+    mcp: {
+      name: 'get_checkout_session',
+      title: 'ACP: get a checkout session',
+      description: "ACP 2026-04-17 MCP binding of GET /checkout_sessions/{id}: the session's authoritative state.",
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      binding: 'acp',
+    },
   }),
   update: defineOperation({
     id: 'updateCheckoutSession',
@@ -338,6 +353,14 @@ export const checkoutOperations = {
     auth: 'platform',
     request: { params: SessionPath, headers: AcpHeaders, body: UpdateSessionBody },
     responses: { '200': { description: 'Updated session', json: AcpCheckoutSession }, ...acpErrors() },
+    mcp: {
+      name: 'update_checkout_session',
+      title: 'ACP: update a checkout session',
+      description:
+        'ACP 2026-04-17 MCP binding of POST /checkout_sessions/{id}: payload = CheckoutSessionUpdateRequest (item, buyer, metadata.inputs).',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      binding: 'acp',
+    },
   }),
   complete: defineOperation({
     id: 'completeCheckoutSession',
@@ -355,6 +378,14 @@ export const checkoutOperations = {
       '402': { description: 'The wallet is short (insufficient_funds) or the payment failed', json: AcpError },
       '410': { description: "The order's workflow history is gone (order_gone)", json: AcpError },
     },
+    mcp: {
+      name: 'complete_checkout_session',
+      title: 'ACP: complete a checkout session',
+      description:
+        'ACP 2026-04-17 MCP binding of POST /checkout_sessions/{id}/complete: payload.payment_data {handler_id: agent_wallet (a delegated token), x402 or hosted_link}. Creates and pays the order; send meta.idempotency_key to retry safely.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      binding: 'acp',
+    },
   }),
   cancel: defineOperation({
     id: 'cancelCheckoutSession',
@@ -367,6 +398,14 @@ export const checkoutOperations = {
       '200': { description: 'Canceled session', json: AcpCheckoutSession },
       ...acpErrors(),
       '405': { description: 'Not cancelable: completed, being completed or already canceled', json: AcpError },
+    },
+    mcp: {
+      name: 'cancel_checkout_session',
+      title: 'ACP: cancel a checkout session',
+      description:
+        'ACP 2026-04-17 MCP binding of POST /checkout_sessions/{id}/cancel (payload optional: intent_trace).',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      binding: 'acp',
     },
   }),
   delegatePayment: defineOperation({
@@ -422,7 +461,7 @@ export const checkoutOperations = {
             documentation_url: z.string(),
           }),
           api_base_url: z.string(),
-          transports: z.array(z.literal('rest')),
+          transports: z.array(z.enum(['rest', 'mcp'])),
           capabilities: z.object({
             services: z.array(z.enum(['checkout', 'delegate_payment'])),
             supported_currencies: z.array(z.string()),
