@@ -310,6 +310,59 @@ export const CreatePlatformBody = z.object({
     .meta({ description: 'Receiver of order_create / order_update events, signed with Merchant-Signature' }),
 });
 
+/** Feed `Price` (schema.feed.json): minor units. */
+const FeedPrice = z.object({ amount: z.number().int().min(0), currency: z.string().regex(/^[A-Z]{3}$/) });
+
+/** Feed `Product` as this service publishes it: one `Variant` per product, its id the checkout item id. */
+export const FeedProductSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    description: z.object({ plain: z.string() }).optional(),
+    variants: z.array(
+      z.object({
+        id: z.string().meta({ description: 'The catalogue service id: the `line_items[].id` of a checkout session' }),
+        title: z.string(),
+        description: z.object({ plain: z.string() }).optional(),
+        url: z.string().optional(),
+        price: FeedPrice.meta({ description: 'The agent price a session quotes (USD cents); the quote binds' }),
+        list_price: FeedPrice.optional(),
+        availability: z.object({ available: z.boolean(), status: z.string() }),
+        categories: z.array(z.object({ value: z.string(), taxonomy: z.string() })),
+        condition: z.array(z.string()),
+        variant_options: z.array(z.object({ name: z.string(), value: z.string() })),
+        seller: z.object({
+          name: z.string(),
+          links: z.array(z.object({ type: z.string(), title: z.string(), url: z.string() })),
+        }),
+      }),
+    ),
+  })
+  .meta({ id: 'AcpFeedProduct' });
+
+/** `POST /api/v1/acp/platforms/{platform_id}/feed`: where the platform's agent-hosted Feed API is. */
+export const PushFeedBody = z.object({
+  url: z.url().max(2_000).optional().meta({
+    description:
+      "Base URL of the platform's Feed API (…/feeds is appended); kept for the next push; required the first time",
+  }),
+  api_key: z
+    .string()
+    .min(1)
+    .max(1_000)
+    .optional()
+    .meta({ description: 'Bearer credential the platform gave for its Feed API; kept (never shown again)' }),
+  target_country: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .optional()
+    .meta({ description: 'ISO 3166-1 alpha-2 market of a new feed (default US)' }),
+});
+
+const PlatformPath = z.object({
+  platform_id: z.string().min(1).max(128).meta({ description: 'ACP platform id (acpp_...)' }),
+});
+
 /** The ACP operations. */
 export const checkoutOperations = {
   create: defineOperation({
@@ -442,6 +495,48 @@ export const checkoutOperations = {
           created_at: z.string(),
         }),
       },
+    },
+  }),
+  feedProducts: defineOperation({
+    id: 'acpFeedProducts',
+    method: 'get',
+    path: '/acp/feed/products',
+    summary: 'ACP product feed: every catalogue service as a feed Product (the shape of ProductsResponse)',
+    description:
+      "The catalogue in ACP's feed schema (openapi.feed.yaml `ProductsResponse`), for platforms that ingest a feed by URL and for the operator's offline upload (products.jsonl is one of these products per line). ACP's Feed API itself is hosted by the agent: POST /api/v1/acp/platforms/{platform_id}/feed pushes this feed there (decision 0039).",
+    auth: 'none',
+    responses: {
+      '200': {
+        description: 'The products, in catalogue order',
+        json: z.object({ products: z.array(FeedProductSchema) }),
+      },
+    },
+  }),
+  pushFeed: defineOperation({
+    id: 'pushAcpFeed',
+    method: 'post',
+    path: '/api/v1/acp/platforms/{platform_id}/feed',
+    summary: "Push the product feed to the platform's Feed API (create the feed once, then upsert every product)",
+    auth: 'operator',
+    request: { params: PlatformPath, body: PushFeedBody },
+    responses: {
+      '200': {
+        description: "The feed at the platform: its id, whether it was created now, and the platform's answer",
+        json: z.object({
+          platform_id: z.string(),
+          url: z.string(),
+          feed_id: z.string(),
+          created: z.boolean(),
+          accepted: z.boolean(),
+          pushed: z.number().int(),
+        }),
+      },
+    },
+    errors: {
+      acp_platform_not_found: 'No platform by that id',
+      invalid_request: 'No Feed API URL given or kept for this platform',
+      webhook_target_forbidden: 'The URL is not a public https address',
+      feed_push_failed: "The platform's Feed API answered an error, no JSON, or timed out",
     },
   }),
   discovery: defineOperation({
