@@ -171,7 +171,7 @@ export async function ucpMcpPlatform(ctx: Context): Promise<UcpPlatform> {
  */
 export function ucpPlatformMiddleware(profiles: ProfileResolver, allowHttp: boolean): Middleware {
   return async (ctx, next) => {
-    if (ctx.path === '/mcp' && ctx.method === 'POST') {
+    if (ctx.path.toLowerCase() === '/mcp' && ctx.method === 'POST') {
       let verified: Promise<UcpPlatform> | undefined;
       (ctx.state as Record<symbol, () => Promise<UcpPlatform>>)[MCP_VERIFIER] = () =>
         (verified ??= verifyPlatform(ctx, profiles, allowHttp));

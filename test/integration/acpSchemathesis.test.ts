@@ -138,7 +138,7 @@ test('the ACP checkout OpenAPI: no server error, every response documented and w
   const { code, output } = await schemathesis(
     'openapi.agentic_checkout.yaml',
     platformKey,
-    process.env.SCHEMATHESIS_MAX_TIME ?? '50',
+    process.env.SCHEMATHESIS_MAX_TIME ?? '45',
   );
   expect({
     code,
@@ -151,7 +151,7 @@ test('the ACP checkout OpenAPI: no server error, every response documented and w
 }, 240_000);
 
 test('the ACP delegate_payment OpenAPI (an agent key: the wallet is the instrument): no server error, every response documented', async () => {
-  const { code, output } = await schemathesis('openapi.delegate_payment.yaml', agentKey, '20');
+  const { code, output } = await schemathesis('openapi.delegate_payment.yaml', agentKey, '15');
   expect({
     code,
     failures: output.match(/^\S.*(Server error|Undocumented|Response violates schema|content type).*$/gim) ?? [],
