@@ -208,7 +208,8 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   merchant_authorization_invalid: { status: 422, title: "The mandate's merchant authorization does not verify" },
   merchant_authorization_missing: { status: 422, title: "The mandate's checkout has no merchant authorization" },
   acp_platform_not_found: { status: 404, title: 'No ACP platform by that id' },
-  feed_push_failed: { status: 502, title: "The platform's Feed API refused or failed the product feed" },
+  // 424, not 5xx: the Feed API is the one the request names; its failure is the request's dependency failing.
+  feed_push_failed: { status: 424, title: "The platform's Feed API refused or failed the product feed" },
   internal_error: { status: 500, title: 'Internal server error' },
 };
 

@@ -32,7 +32,7 @@ export interface FeedPushResult {
 /**
  * Creates the platform's feed when `target.feedId` is absent (or the platform no longer knows it: 404), then upserts
  * `products` into it.
- * @throws ProblemError 502 `feed_push_failed` when the platform's Feed API answers an error, or no JSON, or times out
+ * @throws ProblemError 424 `feed_push_failed` when the platform's Feed API answers an error, or no JSON, or times out
  */
 export async function pushFeed(
   target: FeedTarget,

@@ -147,6 +147,10 @@ test("the operator pushes the feed to a platform's Feed API: created once, every
       { authorization: `Bearer ${OPERATOR_KEY}` },
     );
     expect(unknown.status).toBe(404);
+    // A Feed API that refuses: 424, the request's dependency failed (no 5xx of this service).
+    const refused = await push({ url: `${api.url}/elsewhere` });
+    expect(refused.status).toBe(424);
+    expect(refused.body.code).toBe('feed_push_failed');
   } finally {
     await api.close();
   }

@@ -61,10 +61,14 @@ afterAll(async () => {
 });
 
 /** A connected client whose every HTTP request goes through `fetchFn` (default: plain, with `headers`). */
-async function connect(headers: Record<string, string> = {}, fetchFn?: typeof fetch): Promise<Client> {
+async function connect(
+  headers: Record<string, string> = {},
+  fetchFn?: typeof fetch,
+  endpoint = `${stack.url}/mcp`,
+): Promise<Client> {
   const client = new Client({ name: 'checkout-mcp-test', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${stack.url}/mcp`), {
+    new StreamableHTTPClientTransport(new URL(endpoint), {
       requestInit: { headers },
       ...(fetchFn ? { fetch: fetchFn } : {}),
     }),
@@ -355,7 +359,12 @@ test('UCP over MCP at the endpoint /.well-known/ucp names: signed calls create â
   const k = platformKey('mcp-platform-2026');
   const profileUrl = `${profiles.base}/mcp-platform/.well-known/ucp`;
   profiles.set('/mcp-platform/.well-known/ucp', platformProfile([k.jwk], `${profiles.base}/hooks/mcp`));
-  const client = await connect({}, signingFetch(profileUrl, { privateKey: k.privateKey, kid: 'mcp-platform-2026' }));
+  // The client connects where the profile says.
+  const client = await connect(
+    {},
+    signingFetch(profileUrl, { privateKey: k.privateKey, kid: 'mcp-platform-2026' }),
+    mcp.endpoint as string,
+  );
   const m = (extra: Record<string, unknown> = {}) => {
     const v = { 'ucp-agent': { profile: profileUrl }, ...extra };
     expect(ucpMeta(v)).toBe(true);
