@@ -86,7 +86,9 @@ export const SUPPORTED_VERSIONS: readonly string[] = [STATELESS_PROTOCOL_VERSION
 const INSTRUCTIONS =
   'Buy automation services: list_services or discover_services, create_quote, create_order, get_wallet (shows the agent key once), ' +
   'confirm_payment (agent_key for wallet payments), get_order until delivered, verify_order, review_order. Resources: agent-commerce://catalogue, ' +
-  'agent-commerce://orders/{order_id}. Failed calls are isError results whose text carries the RFC 9457 problem detail.';
+  'agent-commerce://orders/{order_id}. Failed calls are isError results whose text carries the RFC 9457 problem detail. ' +
+  'Agent platforms: ACP checkout tools (create_checkout_session … cancel_checkout_session, meta + id + payload) and UCP ' +
+  'checkout tools (create_checkout … cancel_checkout, meta + id + checkout) answer failures as JSON-RPC errors.';
 
 /** How /mcp is served: `fixtures` adds the conformance suite's diagnostic tools, resources and prompts (tests only). */
 export interface McpOptions {
