@@ -619,6 +619,8 @@ export interface AcpPlatformDoc {
   request_signing?: { alg: 'HS256'; secret: string } | { alg: 'EdDSA' | 'ES256'; jwk: Record<string, unknown> } | null;
   /** Its order-events receiver (openapi.agentic_checkout_webhook.yaml) and the HMAC secret of `Merchant-Signature`. */
   webhook?: { url: string; secret: string } | null;
+  /** Its agent-hosted Feed API (decision 0039): base URL, credential, and the feed id once created there. */
+  feed?: { url: string; api_key?: string | undefined; feed_id?: string | undefined } | null;
   created_at: Date;
 }
 

@@ -96,6 +96,8 @@ export type ErrorCode =
   | 'agent_missing_key'
   | 'merchant_authorization_invalid'
   | 'merchant_authorization_missing'
+  | 'acp_platform_not_found'
+  | 'feed_push_failed'
   | 'internal_error';
 
 /** Body of an RFC 9457 problem detail with this API's extension members. */
@@ -205,6 +207,9 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   agent_missing_key: { status: 422, title: "The mandate's signing key is not in the platform profile" },
   merchant_authorization_invalid: { status: 422, title: "The mandate's merchant authorization does not verify" },
   merchant_authorization_missing: { status: 422, title: "The mandate's checkout has no merchant authorization" },
+  acp_platform_not_found: { status: 404, title: 'No ACP platform by that id' },
+  // 424, not 5xx: the Feed API is the one the request names; its failure is the request's dependency failing.
+  feed_push_failed: { status: 424, title: "The platform's Feed API refused or failed the product feed" },
   internal_error: { status: 500, title: 'Internal server error' },
 };
 

@@ -32,9 +32,38 @@ export function acpErrorOf(status: number, problem: Record<string, unknown>): Re
   return { type, code: String(problem.code ?? 'error'), message, ...(param ? { param } : {}) };
 }
 
+/** `Error.code` of openapi.delegate_payment.yaml: a closed enum, unlike the checkout spec's free string. */
+const DELEGATE_CODES = new Set([
+  'invalid_card',
+  'duplicate_request',
+  'idempotency_conflict',
+  'too_many_requests',
+  'idempotency_key_required',
+  'idempotency_in_flight',
+]);
+
+/**
+ * ACP's `Error` on the delegated-payment path (openapi.delegate_payment.yaml): `type` and `code` from that spec's
+ * enums. A refusal of the request's content (400, 413, 415, 422) is `invalid_card`, the spec's one code for a bad
+ * payment method (its own 400 example uses it for a missing field); a reused key `idempotency_conflict`; 429 is
+ * `rate_limit_exceeded` / `too_many_requests`. 401, 403 and 5xx keep their codes (`unauthorized`, …), as the spec's
+ * own examples for those statuses do, outside its enum (docs/agent-checkouts.md, gaps).
+ */
+export function delegateErrorOf(status: number, problem: Record<string, unknown>): Record<string, string> {
+  const e = acpErrorOf(status, problem);
+  if (status === 429) return { ...e, type: 'rate_limit_exceeded', code: 'too_many_requests' };
+  const given = e.code ?? '';
+  if (DELEGATE_CODES.has(given) || status === 401 || status === 403 || status >= 500) return e;
+  const code = given.includes('idempotency') ? 'idempotency_conflict' : 'invalid_card';
+  return { ...e, code };
+}
+
 function convert(ctx: Context): void {
   if (ctx.response.type !== 'application/problem+json' || !ctx.body || typeof ctx.body !== 'object') return;
-  const body = acpErrorOf(ctx.status, ctx.body as Record<string, unknown>);
+  const problem = ctx.body as Record<string, unknown>;
+  const body = ctx.path.toLowerCase().startsWith('/agentic_commerce/')
+    ? delegateErrorOf(ctx.status, problem)
+    : acpErrorOf(ctx.status, problem);
   const status = ctx.status;
   ctx.type = 'application/json';
   ctx.body = body;

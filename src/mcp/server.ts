@@ -32,7 +32,10 @@ import {
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
 } from '@x402/core/http';
-import { X402_PAYMENT_META, X402_PAYMENT_RESPONSE_META, findTool, toolList } from './tools';
+import { X402_PAYMENT_META, X402_PAYMENT_RESPONSE_META, findTool, toolList, type ToolDefinition } from './tools';
+import { ProblemError, problem } from '../errors';
+import { UCP_LOOPBACK_HEADER, attestUcpLoopback, ucpErrorOf, ucpMcpPlatform } from '../http/ucp';
+import { jsonPathOf } from '../http/acp';
 import {
   LIST_HINTS,
   LOG_LEVELS,
@@ -83,7 +86,9 @@ export const SUPPORTED_VERSIONS: readonly string[] = [STATELESS_PROTOCOL_VERSION
 const INSTRUCTIONS =
   'Buy automation services: list_services or discover_services, create_quote, create_order, get_wallet (shows the agent key once), ' +
   'confirm_payment (agent_key for wallet payments), get_order until delivered, verify_order, review_order. Resources: agent-commerce://catalogue, ' +
-  'agent-commerce://orders/{order_id}. Failed calls are isError results whose text carries the RFC 9457 problem detail.';
+  'agent-commerce://orders/{order_id}. Failed calls are isError results whose text carries the RFC 9457 problem detail. ' +
+  'Agent platforms: ACP checkout tools (create_checkout_session … cancel_checkout_session, meta + id + payload) and UCP ' +
+  'checkout tools (create_checkout … cancel_checkout, meta + id + checkout) answer failures as JSON-RPC errors.';
 
 /** How /mcp is served: `fixtures` adds the conformance suite's diagnostic tools, resources and prompts (tests only). */
 export interface McpOptions {
@@ -105,15 +110,24 @@ export function loopbackDispatch(ctx: Context): Dispatch {
   return async (req, extra = {}) => {
     const url = new URL(req.path, base);
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { accept: 'application/json', ...extra };
+    const headers: Record<string, string> = { accept: 'application/json', ...(req.headers ?? {}), ...extra };
     if (req.bearer) headers.authorization = `Bearer ${req.bearer}`;
     else if (authorization) headers.authorization = authorization;
     if (req.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(url, {
-      method: req.method,
-      headers,
-      ...(req.body !== undefined ? { body: JSON.stringify(req.body) } : {}),
-    });
+    const sent = req.body !== undefined ? JSON.stringify(req.body) : undefined;
+    if (req.ucpProfile !== undefined) {
+      // UCP over MCP: the MCP request's own signature proves the platform; the REST call carries that proof.
+      const platform = await ucpMcpPlatform(ctx);
+      if (platform.profileUrl !== req.ucpProfile)
+        throw problem(
+          'invalid_profile_url',
+          'meta["ucp-agent"].profile is not the profile of the signed UCP-Agent header',
+        );
+      delete headers.authorization;
+      headers['ucp-agent'] = `profile="${platform.profileUrl}"`;
+      headers[UCP_LOOPBACK_HEADER] = attestUcpLoopback(platform.profileUrl, req.method, url.pathname, sent ?? '');
+    }
+    const res = await fetch(url, { method: req.method, headers, ...(sent !== undefined ? { body: sent } : {}) });
     const bytes = Buffer.from(await res.arrayBuffer());
     let body: unknown = null;
     if (/json/.test(res.headers.get('content-type') ?? '') || !res.headers.get('content-type')) {
@@ -161,6 +175,7 @@ export async function callTool(
 ): Promise<ToolResult> {
   const tool = findTool(name);
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  if (tool.binding) return callBindingTool(tool, tool.binding, args, ctx);
   const parsed = tool.input.safeParse(args ?? {});
   if (!parsed.success) {
     const issues = parsed.error.issues
@@ -215,6 +230,74 @@ export async function callTool(
     };
   }
   return problemResult(status, structured, tool.output !== undefined);
+}
+
+/** UCP's JSON-RPC error code of a UCP error code answered with HTTP `status` (overview, "Error Handling"). */
+function ucpRpcCode(status: number, code: string): number {
+  if (['invalid_profile_url', 'profile_unreachable', 'profile_malformed', 'version_unsupported'].includes(code))
+    return -32001;
+  if (code === 'digest_mismatch' || code === 'algorithm_unsupported') return -32600;
+  return status >= 500 && status !== 503 ? -32603 : -32000;
+}
+
+/** The JSON-RPC error of a protocol error answered with HTTP `status` (the REST answer's body, the protocol's shape). */
+function bindingError(protocol: 'acp' | 'ucp', status: number, body: Record<string, unknown>): ProtocolError {
+  if (protocol === 'acp') {
+    // ACP's MCP examples: -32000, data the ACP Error, its param a JSONPath into the tool's arguments.
+    const param = typeof body.param === 'string' ? body.param : undefined;
+    const data = {
+      ...body,
+      ...(param ? { param: param.startsWith('$') ? param.replace(/^\$/, '$.payload') : param } : {}),
+    };
+    return new ProtocolError(-32000, String(body.message ?? `HTTP ${status}`), data);
+  }
+  const code = String(body.code ?? 'error');
+  return new ProtocolError(ucpRpcCode(status, code), String(body.content ?? `HTTP ${status}`), body);
+}
+
+/**
+ * Runs a checkout protocol's tool (ACP's or UCP's MCP binding): the envelope (meta, id, the body being an object) is
+ * checked here, the rest by the REST operation it calls. 2xx → `structuredContent` (and its JSON as text; UCP's
+ * business outcomes without a checkout included); anything else → a JSON-RPC error with the protocol's error as
+ * `data` (ACP: -32000 and `{type, code, message, param}`; UCP: its code table and `{code, content}`).
+ * @throws ProtocolError as above
+ */
+async function callBindingTool(
+  tool: ToolDefinition,
+  binding: NonNullable<ToolDefinition['binding']>,
+  args: unknown,
+  ctx: Pick<RequestContext, 'dispatch' | 'log'>,
+): Promise<ToolResult> {
+  const parsed = binding.envelope.safeParse(args ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = `$.${issue?.path.join('.') ?? ''}`;
+    const message = `${where}: ${issue?.message ?? 'invalid'}`;
+    if (binding.protocol === 'acp')
+      throw new ProtocolError(-32000, message, {
+        type: 'invalid_request',
+        code:
+          issue?.code === 'invalid_type' && issue.input === undefined ? 'missing_required_field' : 'invalid_request',
+        message,
+        param: jsonPathOf(issue?.path.join('.') ?? ''),
+      });
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, message, { code: 'invalid_request', content: message });
+  }
+  const req = tool.request(args as never);
+  let answer;
+  try {
+    answer = await ctx.dispatch(req);
+  } catch (err) {
+    if (!(err instanceof ProblemError)) throw err;
+    throw bindingError(binding.protocol, err.status, { ...ucpErrorOf({ code: err.code, detail: err.detail }) });
+  }
+  const { status, body } = answer;
+  await ctx.log(status < 400 ? 'debug' : 'warning', `${tool.name}: ${req.method} ${req.path} answered ${status}`);
+  const structured =
+    body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { result: body };
+  if (status >= 200 && status < 300)
+    return { content: [text(JSON.stringify(structured))], structuredContent: structured };
+  throw bindingError(binding.protocol, status, structured);
 }
 
 /** The request's params as an object ({} when absent). */

@@ -5,6 +5,7 @@
  *
  * Source: issue 5 §3; seed §4 (operations), §2.2 to §2.10; ../shared/reference/api-conventions.md (MCP).
  */
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { OperationDefinition } from '../routes/operation';
 import { orderOperations } from '../routes/api/orders/schema';
@@ -16,15 +17,24 @@ import { procurementOperations } from '../routes/api/procurements/schema';
 import { trustOperations } from '../routes/api/trust/schema';
 import { x402Operations } from '../routes/api/x402/schema';
 import { catalogueOperations } from '../routes/api/catalogue/schema';
+import { checkoutOperations } from '../routes/api/checkout/schema';
+import { ucpOperations } from '../routes/api/ucp/schema';
 
 /** The HTTP request a tool call becomes. `query` values are appended as a query string. */
 export interface ToolRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   /** Sent as `Authorization: Bearer <token>` instead of the MCP request's own Authorization header. */
   bearer?: string;
+  /** Request headers (a protocol binding's `meta`: API-Version, Idempotency-Key, …). */
+  headers?: Record<string, string>;
+  /**
+   * UCP binding: the profile the call's `meta["ucp-agent"]` names. The dispatch sends the request as the platform the
+   * MCP request's own RFC 9421 signature proved (it must be this profile), src/http/ucp.ts `attestUcpLoopback`.
+   */
+  ucpProfile?: string;
 }
 
 /** Key of the x402 PaymentPayload in a tool call's `_meta` (x402 `specs/transports-v2/mcp.md`). */
@@ -42,6 +52,11 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType> {
   annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
   /** Paid per call over x402: the REST resource answers 402 until `_meta["x402/payment"]` carries a payment. */
   paid?: boolean;
+  /**
+   * A checkout protocol's binding: only `envelope` (meta, id, the body being an object) is checked here, the body by
+   * the REST operation itself; failures are JSON-RPC errors with the protocol's error as `data` (src/mcp/server.ts).
+   */
+  binding?: { protocol: 'acp' | 'ucp'; envelope: z.ZodType };
   /** Builds the REST request from the arguments as sent (validated, not transformed: the REST API parses them). */
   request(args: z.input<I>): ToolRequest;
 }
@@ -66,6 +81,117 @@ function successSchema(def: OperationDefinition): z.ZodType | undefined {
   return ok.find(([, r]) => r.json)?.[1].json;
 }
 
+/** ACP's `meta` (openrpc.agentic_checkout.json `components.schemas.meta`): the HTTP headers of a REST call. */
+const AcpMeta = z
+  .looseObject({
+    api_version: z.string().min(1).max(64).meta({ description: 'ACP version (2026-04-17); the API-Version header' }),
+    idempotency_key: z.string().min(1).max(255).optional().meta({
+      description:
+        'The Idempotency-Key header; a retry with the same key answers as the first call did (a fresh key when omitted)',
+    }),
+    request_id: z.string().max(255).optional(),
+    user_agent: z.string().max(512).optional(),
+    accept_language: z.string().max(255).optional(),
+    signature: z.string().max(512).optional().meta({
+      description:
+        'Required when the platform registered a key: Signature over `<timestamp>.<RFC 8785 JSON of payload>` (`{}` without payload)',
+    }),
+    timestamp: z.string().max(64).optional().meta({ description: 'RFC 3339; the Timestamp header' }),
+  })
+  .meta({
+    description:
+      'Protocol metadata mapped from ACP HTTP headers (the platform API key is the MCP request’s Authorization)',
+  });
+
+/** UCP's `meta` (mcp.openrpc.json `components.schemas.meta`); `required` adds `idempotency-key` (complete, cancel). */
+const ucpMeta = (keyRequired: boolean) =>
+  z
+    .looseObject({
+      'ucp-agent': z.looseObject({
+        profile: z.string().min(1).max(2_048).meta({ description: "URL of the platform's UCP profile" }),
+      }),
+      'idempotency-key': keyRequired ? z.string().min(1).max(255) : z.string().min(1).max(255).optional(),
+    })
+    .meta({
+      description:
+        'UCP request metadata; the MCP request itself is signed (RFC 9421) by a key of this profile, with the UCP-Agent header',
+    });
+
+/** ACP's request headers of a binding call's `meta`. */
+function acpHeaders(meta: Record<string, unknown>, post: boolean): Record<string, string> {
+  const h: Record<string, string> = {};
+  const put = (name: string, v: unknown) => {
+    if (typeof v === 'string') h[name] = v;
+  };
+  put('API-Version', meta.api_version);
+  put('Idempotency-Key', meta.idempotency_key ?? (post ? `mcp_${randomUUID()}` : undefined));
+  put('Request-Id', meta.request_id);
+  put('User-Agent', meta.user_agent);
+  put('Accept-Language', meta.accept_language);
+  put('Signature', meta.signature);
+  put('Timestamp', meta.timestamp);
+  return h;
+}
+
+/**
+ * The tool of an operation offered through a checkout protocol's MCP binding (`def.mcp.binding`): arguments `meta`,
+ * `id` (when the path has a parameter) and the JSON body under `payload` (ACP) or `checkout` (UCP); the request is
+ * the REST operation with the body as sent and `meta` as its headers, so MCP and REST share one implementation.
+ */
+function bindingToolOf(def: OperationDefinition, m: NonNullable<OperationDefinition['mcp']>): ToolDefinition {
+  const protocol = m.binding as 'acp' | 'ucp';
+  const bodyArg = protocol === 'acp' ? 'payload' : 'checkout';
+  const hasId = def.path.includes('{');
+  const body = def.request?.body as z.ZodObject | undefined;
+  const bodyOptional = def.id === 'cancelCheckoutSession' || def.id === 'ucpCancelCheckout';
+  const meta = protocol === 'acp' ? AcpMeta : ucpMeta(bodyOptional || def.id === 'ucpCompleteCheckout');
+  const id = z.string().min(1).max(128).meta({ description: 'The checkout session id (cs_...)' });
+  const shape = {
+    meta,
+    ...(hasId ? { id } : {}),
+    ...(body && !(protocol === 'ucp' && bodyOptional) ? { [bodyArg]: bodyOptional ? body.optional() : body } : {}),
+  };
+  const envelopeShape = {
+    meta,
+    ...(hasId ? { id } : {}),
+    ...(body ? { [bodyArg]: bodyOptional ? z.looseObject({}).optional() : z.looseObject({}) } : {}),
+  };
+  const output = m.output === false ? undefined : (m.output ?? successSchema(def));
+  return {
+    name: m.name,
+    title: m.title,
+    description: m.description,
+    input: z.object(shape),
+    ...(output ? { output } : {}),
+    annotations: m.annotations,
+    binding: { protocol, envelope: z.object(envelopeShape) },
+    request(args) {
+      const a = args as Record<string, unknown>;
+      const metaArg = (a.meta ?? {}) as Record<string, unknown>;
+      const path = def.path.replace(/\{[A-Za-z0-9_]+\}/, () => enc(String(a.id ?? '')));
+      const method = def.method.toUpperCase() as ToolRequest['method'];
+      const sent = def.method === 'get' ? undefined : (a[bodyArg] ?? {});
+      if (protocol === 'acp')
+        return { method, path, headers: acpHeaders(metaArg, method !== 'GET'), ...(sent ? { body: sent } : {}) };
+      const agent = (metaArg['ucp-agent'] ?? {}) as { profile?: unknown };
+      const key = metaArg['idempotency-key'];
+      return {
+        method,
+        path,
+        headers: {
+          ...(typeof key === 'string'
+            ? { 'Idempotency-Key': key }
+            : method !== 'GET'
+              ? { 'Idempotency-Key': randomUUID() }
+              : {}),
+        },
+        ucpProfile: String(agent.profile ?? ''),
+        ...(sent ? { body: sent } : {}),
+      };
+    },
+  };
+}
+
 /**
  * The tool of an operation exposed to MCP (`def.mcp`): its input is the path parameters (renamed by `mcp.args`), the
  * body (POST) or query (GET), and `agent_key` when the operation takes a credential; its request fills the path with
@@ -74,6 +200,7 @@ function successSchema(def: OperationDefinition): z.ZodType | undefined {
 export function toolOf(def: OperationDefinition): ToolDefinition {
   const m = def.mcp;
   if (!m) throw new Error(`${def.id} is not exposed as an MCP tool`);
+  if (m.binding) return bindingToolOf(def, m);
   const argOf = (param: string) => Object.entries(m.args ?? {}).find(([, p]) => p === param)?.[0] ?? param;
   const params = def.request?.params;
   const paramShape = params ? Object.fromEntries(Object.entries(params.shape).map(([k, v]) => [argOf(k), v])) : {};
@@ -128,6 +255,18 @@ export const TOOLS: readonly ToolDefinition[] = [
   toolOf(x402Operations.item),
   toolOf(webhookOperations.register),
   toolOf(webhookOperations.events),
+  // ACP 2026-04-17's MCP binding (spec/2026-04-17/openrpc/openrpc.agentic_checkout.json).
+  toolOf(checkoutOperations.create),
+  toolOf(checkoutOperations.get),
+  toolOf(checkoutOperations.update),
+  toolOf(checkoutOperations.complete),
+  toolOf(checkoutOperations.cancel),
+  // UCP's shopping service over MCP (source/services/shopping/mcp.openrpc.json), the transport /.well-known/ucp names.
+  toolOf(ucpOperations.create),
+  toolOf(ucpOperations.get),
+  toolOf(ucpOperations.update),
+  toolOf(ucpOperations.complete),
+  toolOf(ucpOperations.cancel),
 ];
 
 type JsonObject = Record<string, unknown>;

@@ -45,6 +45,11 @@ export class CheckoutSessionRepository {
     return this.d.acpPlatforms.findOne({ _id: id });
   }
 
+  /** Keeps where the platform's Feed API is and the feed id there (decision 0039). */
+  async setPlatformFeed(id: string, feed: NonNullable<AcpPlatformDoc['feed']>): Promise<void> {
+    await this.d.acpPlatforms.updateOne({ _id: id }, { $set: { feed } });
+  }
+
   /** The platform whose API key is `apiKey`, or null (compared by the key's sha256, as stored). */
   platformOfKey(apiKey: string): Promise<AcpPlatformDoc | null> {
     return this.d.acpPlatforms.findOne({ key_hash: sha256Hex(apiKey) });

@@ -77,6 +77,12 @@ export interface McpExposure {
   output?: z.ZodType | false;
   /** Paid per call over x402. */
   paid?: boolean;
+  /**
+   * A checkout protocol's MCP binding instead of this service's tool shape: arguments `meta` (the protocol's headers),
+   * `id` (the path parameter) and the body under the binding's name (`payload`: ACP openrpc.agentic_checkout.json;
+   * `checkout`: UCP mcp.openrpc.json); failures are JSON-RPC errors carrying the protocol's error (src/mcp/tools.ts).
+   */
+  binding?: 'acp' | 'ucp';
 }
 
 /** An error code the operation answers, with what it means here (its status comes from the code's definition). */

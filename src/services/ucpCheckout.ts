@@ -81,7 +81,7 @@ export function paymentHandlers(baseUrl: string): Record<string, Record<string, 
 
 /**
  * The business profile served at `/.well-known/ucp` (profile.json `business_schema`): the REST transport of
- * `dev.ucp.shopping` at `baseUrl`, the checkout and order capabilities (and AP2 when `ap2`), the payment handlers and
+ * `dev.ucp.shopping` at `baseUrl` and its MCP transport at `baseUrl/mcp` (src/mcp/tools.ts, the UCP tools), the checkout and order capabilities (and AP2 when `ap2`), the payment handlers and
  * `keys` (the public keys that sign quotes and receipts, as `use: sig`, `alg: EdDSA`).
  */
 export function businessProfile(
@@ -103,6 +103,13 @@ export function businessProfile(
             transport: 'rest',
             endpoint: baseUrl,
             schema: `${specBase}/services/shopping/rest.openapi.json`,
+          },
+          {
+            version: UCP_VERSION,
+            spec: `${specBase}/specification/overview/`,
+            transport: 'mcp',
+            endpoint: `${baseUrl}/mcp`,
+            schema: `${specBase}/services/shopping/mcp.openrpc.json`,
           },
         ],
       },

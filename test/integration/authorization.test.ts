@@ -372,6 +372,7 @@ const PROBES: Record<string, (w: World) => Probe> = {
     },
   }),
   createAcpPlatform: () => ({ body: { name: 'probe' } }),
+  pushAcpFeed: () => ({ params: { platform_id: 'acpp_probe' }, body: { url: 'https://feeds.example/api' } }),
   // UCP (issue 37 §2): a platform is its signed profile; a Bearer token is no signature (401 signature_missing).
   ucpCreateCheckout: () => ({
     body: { line_items: [{ item: { id: 'automation-wf' }, quantity: 1 }] },

@@ -65,6 +65,16 @@ const TOOL_NAMES = [
   'buy_micro_item',
   'register_webhook',
   'list_webhook_events',
+  'create_checkout_session',
+  'get_checkout_session',
+  'update_checkout_session',
+  'complete_checkout_session',
+  'cancel_checkout_session',
+  'create_checkout',
+  'get_checkout',
+  'update_checkout',
+  'complete_checkout',
+  'cancel_checkout',
 ];
 
 test('initialize, ping and tools/list: one tool per operation, each with an object input schema', async () => {

@@ -125,6 +125,7 @@ const PROBES: Record<string, (w: World) => Probe[]> = {
   ],
   mcpGet: () => [{}],
   acpDiscovery: () => [{}],
+  acpFeedProducts: () => [{}],
   ucpProfile: () => [{}],
   mcpDelete: () => [{}],
   discoverServices: () => [{}, { query: 'payment_rail=x402_usdc' }],

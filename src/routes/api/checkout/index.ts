@@ -11,6 +11,8 @@ import { checkSigningKey } from '../../../http/acpSignature';
 import { idempotentCreation } from '../../../http/idempotency';
 import { CheckoutSessionWorkflows } from '../../../temporal/checkoutSessions';
 import { checkTarget } from '../../../webhooks/ssrf';
+import { FEED_TARGET_COUNTRY, feedProducts } from '../../../domain/acpFeed';
+import { pushFeed } from '../../../services/acpFeed';
 import { CheckoutSessionRepository } from '../../../repos/checkoutSessions';
 import {
   ACP_VERSION,
@@ -78,6 +80,7 @@ export function checkoutPorts(deps: AppDeps, repo: CheckoutSessionRepository): C
 export function checkoutRoutes(deps: AppDeps): OperationRouter {
   const repo = new CheckoutSessionRepository(deps.services.db);
   const base = deps.config.PUBLIC_BASE_URL;
+  const textgenConfigured = Boolean(deps.config.TEXTGEN_BASE_URL && deps.config.TEXTGEN_MODEL);
   const ports = checkoutPorts(deps, repo);
   const card = deps.services.stripe
     ? {
@@ -189,6 +192,36 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
         created_at: platform.created_at.toISOString(),
       };
     })
+    .on(ops.feedProducts, (ctx) => {
+      // Feed prices are discovery-time signals (rfc.product_feeds.md §3.3): a few minutes' cache is fine.
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = { products: feedProducts(base, textgenConfigured) };
+    })
+    .on(ops.pushFeed, async (ctx, input) => {
+      const platform = await repo.platform(input.params.platform_id);
+      if (!platform) throw problem('acp_platform_not_found', `No ACP platform ${input.params.platform_id}`);
+      const { url: given, api_key, target_country } = input.body;
+      const url = given ?? platform.feed?.url;
+      if (!url) throw problem('invalid_request', 'Give the URL of the platform’s Feed API', { param: 'url' });
+      await checkTarget(url, deps.config.DEV_MODE, 'url');
+      // Another Feed API is another feed: its id there is not the old one.
+      const kept = platform.feed && platform.feed.url === url ? platform.feed : undefined;
+      const apiKey = api_key ?? kept?.api_key;
+      const result = await pushFeed(
+        { url, apiKey, feedId: kept?.feed_id, targetCountry: target_country ?? FEED_TARGET_COUNTRY },
+        feedProducts(base, textgenConfigured),
+      );
+      await repo.setPlatformFeed(platform._id, { url, api_key: apiKey, feed_id: result.feedId });
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = {
+        platform_id: platform._id,
+        url,
+        feed_id: result.feedId,
+        created: result.created,
+        accepted: result.accepted,
+        pushed: result.pushed,
+      };
+    })
     .on(ops.discovery, (ctx) => {
       ctx.body = {
         protocol: {
@@ -198,7 +231,7 @@ export function checkoutRoutes(deps: AppDeps): OperationRouter {
           documentation_url: `${base}/api/v1/openapi.json`,
         },
         api_base_url: base,
-        transports: ['rest'],
+        transports: ['rest', 'mcp'],
         capabilities: { services: ['checkout', 'delegate_payment'], supported_currencies: ['usd'] },
       };
     });

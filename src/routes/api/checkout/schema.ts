@@ -310,6 +310,59 @@ export const CreatePlatformBody = z.object({
     .meta({ description: 'Receiver of order_create / order_update events, signed with Merchant-Signature' }),
 });
 
+/** Feed `Price` (schema.feed.json): minor units. */
+const FeedPrice = z.object({ amount: z.number().int().min(0), currency: z.string().regex(/^[A-Z]{3}$/) });
+
+/** Feed `Product` as this service publishes it: one `Variant` per product, its id the checkout item id. */
+export const FeedProductSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    description: z.object({ plain: z.string() }).optional(),
+    variants: z.array(
+      z.object({
+        id: z.string().meta({ description: 'The catalogue service id: the `line_items[].id` of a checkout session' }),
+        title: z.string(),
+        description: z.object({ plain: z.string() }).optional(),
+        url: z.string().optional(),
+        price: FeedPrice.meta({ description: 'The agent price a session quotes (USD cents); the quote binds' }),
+        list_price: FeedPrice.optional(),
+        availability: z.object({ available: z.boolean(), status: z.string() }),
+        categories: z.array(z.object({ value: z.string(), taxonomy: z.string() })),
+        condition: z.array(z.string()),
+        variant_options: z.array(z.object({ name: z.string(), value: z.string() })),
+        seller: z.object({
+          name: z.string(),
+          links: z.array(z.object({ type: z.string(), title: z.string(), url: z.string() })),
+        }),
+      }),
+    ),
+  })
+  .meta({ id: 'AcpFeedProduct' });
+
+/** `POST /api/v1/acp/platforms/{platform_id}/feed`: where the platform's agent-hosted Feed API is. */
+export const PushFeedBody = z.object({
+  url: z.url().max(2_000).optional().meta({
+    description:
+      "Base URL of the platform's Feed API (…/feeds is appended); kept for the next push; required the first time",
+  }),
+  api_key: z
+    .string()
+    .min(1)
+    .max(1_000)
+    .optional()
+    .meta({ description: 'Bearer credential the platform gave for its Feed API; kept (never shown again)' }),
+  target_country: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .optional()
+    .meta({ description: 'ISO 3166-1 alpha-2 market of a new feed (default US)' }),
+});
+
+const PlatformPath = z.object({
+  platform_id: z.string().min(1).max(128).meta({ description: 'ACP platform id (acpp_...)' }),
+});
+
 /** The ACP operations. */
 export const checkoutOperations = {
   create: defineOperation({
@@ -320,6 +373,14 @@ export const checkoutOperations = {
     auth: 'platform',
     request: { headers: AcpHeaders, body: CreateSessionBody },
     responses: { '201': { description: 'Created', json: AcpCheckoutSession }, ...acpErrors() },
+    mcp: {
+      name: 'create_checkout_session',
+      title: 'ACP: create a checkout session',
+      description:
+        "ACP 2026-04-17 MCP binding of POST /checkout_sessions: meta {api_version, idempotency_key?, signature?, timestamp?}, payload = CheckoutSessionCreateRequest (line_items: one catalogue service id; metadata.inputs: the service's inputs). Authorization: the MCP request's Bearer ACP platform key. Errors are JSON-RPC -32000 with the ACP Error as data.",
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      binding: 'acp',
+    },
   }),
   get: defineOperation({
     id: 'getCheckoutSession',
@@ -329,6 +390,13 @@ export const checkoutOperations = {
     auth: 'platform',
     request: { params: SessionPath, headers: AcpHeaders },
     responses: { '200': { description: 'Current session', json: AcpCheckoutSession }, ...acpErrors() },
+    mcp: {
+      name: 'get_checkout_session',
+      title: 'ACP: get a checkout session',
+      description: "ACP 2026-04-17 MCP binding of GET /checkout_sessions/{id}: the session's authoritative state.",
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      binding: 'acp',
+    },
   }),
   update: defineOperation({
     id: 'updateCheckoutSession',
@@ -338,6 +406,14 @@ export const checkoutOperations = {
     auth: 'platform',
     request: { params: SessionPath, headers: AcpHeaders, body: UpdateSessionBody },
     responses: { '200': { description: 'Updated session', json: AcpCheckoutSession }, ...acpErrors() },
+    mcp: {
+      name: 'update_checkout_session',
+      title: 'ACP: update a checkout session',
+      description:
+        'ACP 2026-04-17 MCP binding of POST /checkout_sessions/{id}: payload = CheckoutSessionUpdateRequest (item, buyer, metadata.inputs).',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      binding: 'acp',
+    },
   }),
   complete: defineOperation({
     id: 'completeCheckoutSession',
@@ -355,6 +431,14 @@ export const checkoutOperations = {
       '402': { description: 'The wallet is short (insufficient_funds) or the payment failed', json: AcpError },
       '410': { description: "The order's workflow history is gone (order_gone)", json: AcpError },
     },
+    mcp: {
+      name: 'complete_checkout_session',
+      title: 'ACP: complete a checkout session',
+      description:
+        'ACP 2026-04-17 MCP binding of POST /checkout_sessions/{id}/complete: payload.payment_data {handler_id: agent_wallet (a delegated token), x402 or hosted_link}. Creates and pays the order; send meta.idempotency_key to retry safely.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      binding: 'acp',
+    },
   }),
   cancel: defineOperation({
     id: 'cancelCheckoutSession',
@@ -367,6 +451,14 @@ export const checkoutOperations = {
       '200': { description: 'Canceled session', json: AcpCheckoutSession },
       ...acpErrors(),
       '405': { description: 'Not cancelable: completed, being completed or already canceled', json: AcpError },
+    },
+    mcp: {
+      name: 'cancel_checkout_session',
+      title: 'ACP: cancel a checkout session',
+      description:
+        'ACP 2026-04-17 MCP binding of POST /checkout_sessions/{id}/cancel (payload optional: intent_trace).',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      binding: 'acp',
     },
   }),
   delegatePayment: defineOperation({
@@ -405,6 +497,48 @@ export const checkoutOperations = {
       },
     },
   }),
+  feedProducts: defineOperation({
+    id: 'acpFeedProducts',
+    method: 'get',
+    path: '/acp/feed/products',
+    summary: 'ACP product feed: every catalogue service as a feed Product (the shape of ProductsResponse)',
+    description:
+      "The catalogue in ACP's feed schema (openapi.feed.yaml `ProductsResponse`), for platforms that ingest a feed by URL and for the operator's offline upload (products.jsonl is one of these products per line). ACP's Feed API itself is hosted by the agent: POST /api/v1/acp/platforms/{platform_id}/feed pushes this feed there (decision 0039).",
+    auth: 'none',
+    responses: {
+      '200': {
+        description: 'The products, in catalogue order',
+        json: z.object({ products: z.array(FeedProductSchema) }),
+      },
+    },
+  }),
+  pushFeed: defineOperation({
+    id: 'pushAcpFeed',
+    method: 'post',
+    path: '/api/v1/acp/platforms/{platform_id}/feed',
+    summary: "Push the product feed to the platform's Feed API (create the feed once, then upsert every product)",
+    auth: 'operator',
+    request: { params: PlatformPath, body: PushFeedBody },
+    responses: {
+      '200': {
+        description: "The feed at the platform: its id, whether it was created now, and the platform's answer",
+        json: z.object({
+          platform_id: z.string(),
+          url: z.string(),
+          feed_id: z.string(),
+          created: z.boolean(),
+          accepted: z.boolean(),
+          pushed: z.number().int(),
+        }),
+      },
+    },
+    errors: {
+      acp_platform_not_found: 'No platform by that id',
+      invalid_request: 'No Feed API URL given or kept for this platform',
+      webhook_target_forbidden: 'The URL is not a public https address',
+      feed_push_failed: "The platform's Feed API answered an error, no JSON, or timed out",
+    },
+  }),
   discovery: defineOperation({
     id: 'acpDiscovery',
     method: 'get',
@@ -422,7 +556,7 @@ export const checkoutOperations = {
             documentation_url: z.string(),
           }),
           api_base_url: z.string(),
-          transports: z.array(z.literal('rest')),
+          transports: z.array(z.enum(['rest', 'mcp'])),
           capabilities: z.object({
             services: z.array(z.enum(['checkout', 'delegate_payment'])),
             supported_currencies: z.array(z.string()),

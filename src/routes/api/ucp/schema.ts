@@ -161,6 +161,9 @@ export const UcpErrorResponse = z
   })
   .meta({ id: 'UcpErrorResponse' });
 
+/** A UCP tool's result (mcp.openrpc.json `checkout_result`): a checkout, or a business outcome without one. */
+const UcpResult = z.union([UcpCheckout, UcpErrorResponse]);
+
 const SessionPath = z.object({ id: z.string().min(1).max(128).meta({ description: 'Checkout session id (cs_...)' }) });
 
 /** The business profile (profile.json `business_schema`). */
@@ -201,6 +204,15 @@ export const ucpOperations = {
       '201': { description: 'Created', json: UcpCheckout },
       ...ucpErrors(),
     },
+    mcp: {
+      name: 'create_checkout',
+      title: 'UCP: create a checkout',
+      description:
+        'UCP shopping service (MCP binding) create_checkout: checkout = line_items (one catalogue service), buyer, service_inputs. Sign the MCP request (RFC 9421, UCP-Agent and Content-Digest headers) with a key of the profile meta["ucp-agent"].profile names. Errors are JSON-RPC errors with UCP\'s {code, content} as data.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      binding: 'ucp',
+      output: UcpResult,
+    },
   }),
   get: defineOperation({
     id: 'ucpGetCheckout',
@@ -210,6 +222,15 @@ export const ucpOperations = {
     auth: 'ucp_platform',
     request: { params: SessionPath, headers: UcpHeaders },
     responses: { '200': { description: 'Current checkout', json: UcpCheckout }, ...ucpErrors() },
+    mcp: {
+      name: 'get_checkout',
+      title: 'UCP: get a checkout',
+      description:
+        'UCP shopping service (MCP binding) get_checkout. Sign the MCP request (RFC 9421, UCP-Agent and Content-Digest headers) with a key of the profile meta["ucp-agent"].profile names. Errors are JSON-RPC errors with UCP\'s {code, content} as data.',
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      binding: 'ucp',
+      output: UcpResult,
+    },
   }),
   update: defineOperation({
     id: 'ucpUpdateCheckout',
@@ -219,6 +240,15 @@ export const ucpOperations = {
     auth: 'ucp_platform',
     request: { params: SessionPath, headers: UcpHeaders, body: UcpCheckoutBody },
     responses: { '200': { description: 'Updated checkout', json: UcpCheckout }, ...ucpErrors() },
+    mcp: {
+      name: 'update_checkout',
+      title: 'UCP: update a checkout',
+      description:
+        'UCP shopping service (MCP binding) update_checkout: a full replacement (line_items, buyer, service_inputs). Sign the MCP request (RFC 9421, UCP-Agent and Content-Digest headers) with a key of the profile meta["ucp-agent"].profile names. Errors are JSON-RPC errors with UCP\'s {code, content} as data.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      binding: 'ucp',
+      output: UcpResult,
+    },
   }),
   complete: defineOperation({
     id: 'ucpCompleteCheckout',
@@ -236,6 +266,15 @@ export const ucpOperations = {
       '402': { description: 'The wallet is short (insufficient_funds) or the payment failed', json: UcpError },
       '410': { description: "The order's workflow history is gone (order_gone)", json: UcpError },
     },
+    mcp: {
+      name: 'complete_checkout',
+      title: 'UCP: complete a checkout',
+      description:
+        'UCP shopping service (MCP binding) complete_checkout: checkout.payment.instruments (agent_wallet with a delegated token, or hosted_link); meta idempotency-key required. Sign the MCP request (RFC 9421, UCP-Agent and Content-Digest headers) with a key of the profile meta["ucp-agent"].profile names. Errors are JSON-RPC errors with UCP\'s {code, content} as data.',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      binding: 'ucp',
+      output: UcpResult,
+    },
   }),
   cancel: defineOperation({
     id: 'ucpCancelCheckout',
@@ -248,6 +287,15 @@ export const ucpOperations = {
       '200': { description: 'Canceled checkout', json: UcpCheckout },
       ...ucpErrors(),
       '405': { description: 'Not cancelable: completed, being completed or already canceled', json: UcpError },
+    },
+    mcp: {
+      name: 'cancel_checkout',
+      title: 'UCP: cancel a checkout',
+      description:
+        'UCP shopping service (MCP binding) cancel_checkout; meta idempotency-key required. Sign the MCP request (RFC 9421, UCP-Agent and Content-Digest headers) with a key of the profile meta["ucp-agent"].profile names. Errors are JSON-RPC errors with UCP\'s {code, content} as data.',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      binding: 'ucp',
+      output: UcpResult,
     },
   }),
 };
