@@ -113,6 +113,23 @@ export interface PaidChargeResult {
 }
 
 /**
+ * Argument of `chargeAndDeliver`: `chargeAndRecordPaid`'s, for an order without a partner (`paid.thenFulfilling`), and
+ * the single automated service to produce once the charge is taken (`deliver`: its inputs and issue time).
+ */
+export interface ChargeAndDeliverRequest extends PaidChargeRequest {
+  deliver: Pick<FulfillmentInput, 'inputs' | 'issuedAt'>;
+}
+
+/**
+ * Result of `chargeAndDeliver`: `chargeAndRecordPaid`'s, and `delivery` when the goods were produced and `delivered`
+ * was recorded with `paid` and `fulfilling` (versions `paid.version` to `paid.version + 2`). Without `delivery` the
+ * workflow delivers as before (`deliverService`): production failed or needs a model, or the record was not written.
+ */
+export interface ChargeAndDeliverResult extends PaidChargeResult {
+  delivery?: DeliveryResult;
+}
+
+/**
  * Argument of `deliverService`: a single (non-bundle) service to produce, and the number of the `delivered`
  * transition to record with its deliverables.
  */
@@ -139,12 +156,15 @@ function orderAsOf(order: OrderDoc, ts: readonly TransitionRecord[], i: number):
   const t = ts[i];
   const later = ts.length - 1 - i;
   if (!t || later === 0) return order;
+  // Goods recorded by a later transition of the same write (`chargeAndDeliver`) were not there yet.
+  const deliveredLater = ts.slice(i + 1).some((x) => x.patch?.deliverables !== undefined);
   return {
     ...order,
     status: t.status,
     version: t.version,
     progress: order.progress.slice(0, order.progress.length - later),
     updated_at: new Date(t.at),
+    ...(deliveredLater ? { deliverables: [] } : {}),
   };
 }
 
@@ -296,6 +316,39 @@ export function createActivities(ports: ActivityPorts) {
     );
   }
 
+  /** The charge of `chargePayment`. @throws ApplicationFailure as `chargePayment`. */
+  async function charge(req: ChargeRequest): Promise<PaymentRecord> {
+    try {
+      return await chargeOrder(payments, req);
+    } catch (err) {
+      throw asCodedFailure(err);
+    }
+  }
+
+  /**
+   * Records `paid` (and `fulfilling`) with the payment taken at `at`, as `chargeAndRecordPaid` answers: a failed or
+   * earlier-written record does not fail the charge.
+   */
+  async function recordPaid(req: PaidChargeRequest, payment: PaymentRecord, at: string): Promise<PaidChargeResult> {
+    const { version, thenFulfilling } = req.paid;
+    const paid = transitionRecord(req.orderId, req.serviceId, 'paid', version, at, { payment });
+    const steps = [req.create ? { ...paid, create: req.create } : paid];
+    if (thenFulfilling) steps.push(transitionRecord(req.orderId, req.serviceId, 'fulfilling', version + 1, at));
+    try {
+      if (await record(steps)) return { payment, at, recorded: true };
+      // Not written now: an earlier attempt (lost with its worker) wrote it; its time is the order's.
+      const order = await ports.orders.get(req.orderId);
+      const earlier = order && order.version >= version ? order.progress.findLast((p) => p.status === 'paid') : null;
+      return earlier ? { payment, at: earlier.at, recorded: true } : { payment, at, recorded: false };
+    } catch (err) {
+      currentContext()?.log.warn('paid not recorded; the workflow records it', {
+        orderId: req.orderId,
+        error: String(err),
+      });
+      return { payment, at, recorded: false };
+    }
+  }
+
   return {
     /**
      * Writes the order's record: its order.created event, their webhooks and the initial read model (idempotent).
@@ -341,30 +394,72 @@ export function createActivities(ports: ActivityPorts) {
      * @throws ApplicationFailure as `chargePayment` (nothing is recorded then).
      */
     async chargeAndRecordPaid(req: PaidChargeRequest): Promise<PaidChargeResult> {
-      let payment: PaymentRecord;
-      try {
-        payment = await chargeOrder(payments, req);
-      } catch (err) {
-        throw asCodedFailure(err);
-      }
+      return recordPaid(req, await charge(req), new Date().toISOString());
+    },
+
+    /**
+     * `chargeAndRecordPaid` and `deliverService` in one local activity, for a single automated service of an order
+     * without a partner (issue 39 §2: one workflow activation, one local activity and three database commands fewer
+     * per order): the charge; then the goods produced and stored; then `paid`, `fulfilling` and `delivered` in one
+     * read-model update and one event insert. Each step is idempotent, so a retry charges nothing twice and answers
+     * what an earlier attempt recorded. When the goods cannot be produced here (a model's work, a failure) or the
+     * record is not written, it records `paid` → `fulfilling` alone (or nothing, as `chargeAndRecordPaid`) and
+     * answers without `delivery`: the workflow delivers as before. Never fails after the charge.
+     * @throws ApplicationFailure as `chargePayment` (nothing is recorded then).
+     */
+    async chargeAndDeliver(req: ChargeAndDeliverRequest): Promise<ChargeAndDeliverResult> {
+      const payment = await charge(req);
       const at = new Date().toISOString();
-      const { version, thenFulfilling } = req.paid;
+      const { version } = req.paid;
+      const deliveredVersion = version + 2;
+      if ((currentContext()?.info.attempt ?? 1) > 1) {
+        const earlier = await recordedDelivery(req.orderId, deliveredVersion).catch(() => null);
+        const paidAt = earlier && (await ports.orders.get(req.orderId))?.progress.findLast((p) => p.status === 'paid');
+        if (earlier && paidAt) return { payment, at: paidAt.at, recorded: true, delivery: earlier };
+      }
+      const bookingPage = await bookingPageOf(req.orderId, req.serviceId).catch(() => null);
+      const ctx = {
+        orderId: req.orderId,
+        serviceId: req.serviceId,
+        inputs: req.deliver.inputs,
+        issuedAt: req.deliver.issuedAt,
+        ...(bookingPage ? { bookingPage } : {}),
+      };
+      let deliverables: DeliverableRecord[] | undefined;
+      if (req.paid.thenFulfilling && bookingPage !== null && languageTasks(ctx).length === 0) {
+        deliverables = await produceAndStore(ctx, producing).catch((err: unknown) => {
+          currentContext()?.log.warn('goods not produced with the charge; the workflow delivers them', {
+            orderId: req.orderId,
+            error: String(err),
+          });
+          return undefined;
+        });
+      }
+      if (!deliverables || currentContext()?.cancellationSignal.aborted) return recordPaid(req, payment, at);
+      const deliveredAt = new Date().toISOString();
       const paid = transitionRecord(req.orderId, req.serviceId, 'paid', version, at, { payment });
-      const steps = [req.create ? { ...paid, create: req.create } : paid];
-      if (thenFulfilling) steps.push(transitionRecord(req.orderId, req.serviceId, 'fulfilling', version + 1, at));
+      const steps = [
+        req.create ? { ...paid, create: req.create } : paid,
+        transitionRecord(req.orderId, req.serviceId, 'fulfilling', version + 1, at),
+        transitionRecord(req.orderId, req.serviceId, 'delivered', deliveredVersion, deliveredAt, { deliverables }),
+      ];
       try {
-        if (await record(steps)) return { payment, at, recorded: true };
-        // Not written now: an earlier attempt (lost with its worker) wrote it; its time is the order's.
-        const order = await ports.orders.get(req.orderId);
-        const earlier = order && order.version >= version ? order.progress.findLast((p) => p.status === 'paid') : null;
-        return earlier ? { payment, at: earlier.at, recorded: true } : { payment, at, recorded: false };
+        if (await record(steps)) {
+          return { payment, at, recorded: true, delivery: { deliverables, at: deliveredAt, recorded: true } };
+        }
       } catch (err) {
-        currentContext()?.log.warn('paid not recorded; the workflow records it', {
+        currentContext()?.log.warn('paid and delivered not recorded; the workflow records them', {
           orderId: req.orderId,
           error: String(err),
         });
         return { payment, at, recorded: false };
       }
+      // Not written now: an attempt lost with its worker wrote them (or `paid` alone) first; its record stands.
+      const earlier = await recordedDelivery(req.orderId, deliveredVersion);
+      const order = await ports.orders.get(req.orderId);
+      const paidAt = order && order.version >= version ? order.progress.findLast((p) => p.status === 'paid') : null;
+      if (!paidAt) return { payment, at, recorded: false };
+      return { payment, at: paidAt.at, recorded: true, ...(earlier ? { delivery: earlier } : {}) };
     },
 
     /**

@@ -447,6 +447,8 @@ export const orderSummaries = {
   /** The charge that also records `paid` (and `fulfilling`): PAID_WITH_CHARGE of workflows/order.ts. */
   chargeAndRecord: (rail: PaymentRail, amountMicros: number, currency: string, thenFulfilling: boolean) =>
     `Charge ${money(amountMicros, railCurrency(rail, currency))} on ${rail} and record paid${thenFulfilling ? ' → fulfilling' : ''}`,
+  chargeAndDeliver: (rail: PaymentRail, amountMicros: number, currency: string, serviceId: string) =>
+    `Charge ${money(amountMicros, railCurrency(rail, currency))} on ${rail}, produce ${serviceId}, record paid → fulfilling → delivered`,
   findPayment: () => 'Look for a payment already taken whose Update was lost',
   record: (statuses: readonly OrderStatus[]) => `Record ${statuses.join(' → ')}`,
   deliver: (serviceId: string) => `Produce ${serviceId} and record delivered`,

@@ -129,6 +129,22 @@ export function fakeActivities(wallet: FakeWallet): MockedActivities {
       at: new Date().toISOString(),
       recorded: true,
     })),
+    // Charges through the `chargePayment` fake and produces through the `fulfilService` fake (so a test's charge and
+    // producer behaviour hold for every path); a failed production answers without the delivery, as the real one.
+    chargeAndDeliver: jest.fn(async (req) => {
+      const payment = await acts.chargePayment(req);
+      const at = new Date().toISOString();
+      try {
+        const deliverables = await acts.fulfilService({
+          orderId: req.orderId,
+          serviceId: req.serviceId,
+          ...req.deliver,
+        });
+        return { payment, at, recorded: true, delivery: { deliverables, at, recorded: true } };
+      } catch {
+        return { payment, at, recorded: true };
+      }
+    }),
     findOrderPayment: jest.fn(orderActs.findOrderPayment),
     fulfilService: jest.fn(async (input) => [fakeDeliverable(input.serviceId)]),
     // Produces through the `fulfilService` fake (so a test's producer behaviour holds for both) and reports the
@@ -162,8 +178,8 @@ export function fakeActivities(wallet: FakeWallet): MockedActivities {
 
 /**
  * The statuses and versions the workflow had written, in call order: one per `recordTransition`, each of a
- * `recordTransitions`, the `paid` (and `fulfilling`) of a `chargeAndRecordPaid` and the `delivered` of a
- * `deliverService` that reported them recorded.
+ * `recordTransitions`, the `paid` (and `fulfilling`) of a `chargeAndRecordPaid`, the `paid`, `fulfilling` (and
+ * `delivered`) of a `chargeAndDeliver` and the `delivered` of a `deliverService` that reported them recorded.
  */
 export async function recordedTransitions(acts: MockedActivities): Promise<{ status: string; version: number }[]> {
   const calls: { order: number; steps: { status: string; version: number }[] }[] = [];
@@ -181,6 +197,20 @@ export async function recordedTransitions(acts: MockedActivities): Promise<{ sta
     calls.push({
       order: acts.chargeAndRecordPaid.mock.invocationCallOrder[i] ?? 0,
       steps: [{ status: 'paid', version }, ...(thenFulfilling ? [{ status: 'fulfilling', version: version + 1 }] : [])],
+    });
+  });
+  const fused = await Promise.allSettled(acts.chargeAndDeliver.mock.results.map((r) => r.value));
+  acts.chargeAndDeliver.mock.calls.forEach(([req], i) => {
+    const outcome = fused[i];
+    if (outcome?.status !== 'fulfilled' || !outcome.value.recorded) return;
+    const { version } = req.paid;
+    calls.push({
+      order: acts.chargeAndDeliver.mock.invocationCallOrder[i] ?? 0,
+      steps: [
+        { status: 'paid', version },
+        { status: 'fulfilling', version: version + 1 },
+        ...(outcome.value.delivery ? [{ status: 'delivered', version: version + 2 }] : []),
+      ],
     });
   });
   const deliveries = await Promise.allSettled(acts.deliverService.mock.results.map((r) => r.value));

@@ -238,6 +238,79 @@ test('chargeAndRecordPaid debits once and records paid → fulfilling; a retry a
   expect(await services.events.list(input.orderId)).toHaveLength(2);
 });
 
+test('chargeAndDeliver debits once, stores the goods and records paid → fulfilling → delivered in one write; a retry answers the first', async () => {
+  const agentId = `acts-fused-${Date.now()}`;
+  await services.wallets.credit(agentId, 100_000_000, `topup:${agentId}`, 'test top-up', 'test');
+  const input = await newOrder();
+  const { acts, fannedOut } = activities();
+  const request = {
+    ...paidCharge(input, agentId),
+    deliver: { inputs: input.inputs, issuedAt: '2026-12-02T12:00:00.000Z' },
+  };
+  const first = await acts.chargeAndDeliver(request);
+  expect(first).toMatchObject({
+    recorded: true,
+    payment: { rail: 'agent_wallet', amount_micros: input.amountMicros },
+    delivery: { recorded: true },
+  });
+  const goods = first.delivery!.deliverables;
+  expect(goods.length).toBeGreaterThan(0);
+  for (const d of goods) expect((await services.store.get(d.sha256))?.length).toBe(d.size);
+  const order = await services.orders.get(input.orderId);
+  expect(order).toMatchObject({ status: 'delivered', version: 4, payment: first.payment, deliverables: goods });
+  expect(order?.progress.slice(1)).toEqual([
+    { status: 'paid', at: first.at },
+    { status: 'fulfilling', at: first.at },
+    { status: 'delivered', at: first.delivery!.at },
+  ]);
+  expect((await services.events.list(input.orderId)).map((e) => [e.seq, e.type])).toEqual([
+    [2, 'order.paid'],
+    [3, 'order.fulfillment_started'],
+    [4, 'order.delivered'],
+  ]);
+  // Each webhook shows the order as it was after its own transition: no goods before `delivered`.
+  expect(fannedOut.map((f) => [f.order?.status, f.order?.deliverables.length])).toEqual([
+    ['paid', 0],
+    ['fulfilling', 0],
+    ['delivered', goods.length],
+  ]);
+  expect(await services.wallets.balance(agentId)).toBe(100_000_000 - input.amountMicros);
+
+  // An attempt lost with its worker, run again: no second debit, no second record, the first delivery answered.
+  const retry = await acts.chargeAndDeliver(request);
+  expect(retry).toEqual(first);
+  expect(await services.wallets.balance(agentId)).toBe(100_000_000 - input.amountMicros);
+  expect(await services.events.list(input.orderId)).toHaveLength(3);
+});
+
+test('chargeAndDeliver whose production fails keeps the charge, records paid → fulfilling alone and leaves the goods to the workflow', async () => {
+  const agentId = `acts-fused-fail-${Date.now()}`;
+  await services.wallets.credit(agentId, 100_000_000, `topup:${agentId}`, 'test top-up', 'test');
+  const input = await newOrder();
+  const broken: DeliverableStore = {
+    put: async () => {
+      throw new Error('disk full');
+    },
+    get: async () => null,
+  };
+  const result = await activities(services.orders, broken).acts.chargeAndDeliver({
+    ...paidCharge(input, agentId),
+    deliver: { inputs: input.inputs, issuedAt: '2026-12-02T12:00:00.000Z' },
+  });
+  expect(result).toMatchObject({ recorded: true, payment: { rail: 'agent_wallet' } });
+  expect(result.delivery).toBeUndefined();
+  expect(await services.orders.get(input.orderId)).toMatchObject({
+    status: 'fulfilling',
+    version: 3,
+    deliverables: [],
+  });
+  expect(await services.wallets.balance(agentId)).toBe(100_000_000 - input.amountMicros);
+  // The workflow's `deliverService` then delivers as transition 4.
+  const delivered = await activities().acts.deliverService(delivery(input, 4));
+  expect(delivered.recorded).toBe(true);
+  expect(await services.orders.get(input.orderId)).toMatchObject({ status: 'delivered', version: 4 });
+});
+
 test('chargeAndRecordPaid refused for funds records nothing; a failed record keeps the charge and says so', async () => {
   const agentId = `acts-short-${Date.now()}`;
   await services.wallets.credit(agentId, 1_000_000, `topup:${agentId}`, 'test top-up', 'test');

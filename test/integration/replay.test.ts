@@ -26,7 +26,9 @@
  * `order-wallet-rejected-paid-with-charge.json` and `expert-paid-with-charge.json`, the same two orders after the
  * `paid-recorded-with-charge` patch of issue 25 §4 (the charge records `paid`), written by that command since;
  * `order-wallet-rejected-recorded-at-creation.json` and `expert-recorded-at-creation.json`, the same two orders after
- * the `order-recorded-at-creation` patch of issue 25 §4 (the creator records the order; no `recordOrder`).
+ * the `order-recorded-at-creation` patch of issue 25 §4 (the creator records the order; no `recordOrder`);
+ * `order-wallet-rejected-charge-and-deliver.json`, the wallet order after the `charge-and-deliver` patch of issue 39
+ * §2 (one local activity charges, produces and records paid → fulfilling → delivered).
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -57,6 +59,7 @@ test('the stored histories are there', () => {
       'order-wallet-accepted.json',
       'order-wallet-rejected.json',
       'order-wallet-accepted-messages-in-main.json',
+      'order-wallet-rejected-charge-and-deliver.json',
       'order-wallet-rejected-messages-in-main.json',
       'order-wallet-rejected-operator-view.json',
       'order-wallet-rejected-paid-with-charge.json',

@@ -54,6 +54,13 @@ test('paid from the wallet, delivered, then accepted automatically once the 72 h
       paid_at: expect.any(String),
     });
     expect(wallet.balances.get('agent-a')).toBe(100_000_000 - ORDER_AMOUNT_MICROS);
+    // The Update answers the order as of its payment ("order marked paid"), though the goods went out with it.
+    expect(paid.status).toBe('fulfilling');
+    expect(paid.deliverables).toEqual([]);
+    // A second confirmation of the same payment answers the order as it is now.
+    const again = await handle.executeUpdate(confirmPaymentUpdate, { args: [{ rail: 'agent_wallet' }] });
+    expect(again.status).toBe('delivered');
+    expect(again.payment).toEqual(paid.payment);
 
     const final = await handle.result();
     expect(final.progress.map((p) => p.status)).toEqual([
@@ -79,29 +86,23 @@ test('paid from the wallet, delivered, then accepted automatically once the 72 h
     { status: 'delivered', version: 4 },
     { status: 'accepted', version: 5 },
   ]);
-  // Three local activities (issue 9 §3, issue 25 §4): the charge with paid and fulfilling in its write, production
-  // with the delivered record, then the acceptance.
-  expect(acts.chargeAndRecordPaid).toHaveBeenCalledTimes(1);
-  expect(acts.chargeAndRecordPaid).toHaveBeenCalledWith(
+  // Two local activities (issue 9 §3, issue 25 §4, issue 39 §2): the charge with the goods and paid, fulfilling and
+  // delivered in its write, then the acceptance.
+  expect(acts.chargeAndDeliver).toHaveBeenCalledTimes(1);
+  expect(acts.chargeAndDeliver).toHaveBeenCalledWith(
     expect.objectContaining({
       orderId: input.orderId,
       rail: 'agent_wallet',
       serviceId: 'automation-wf',
       paid: { version: 2, thenFulfilling: true },
       create: input,
+      deliver: { inputs: input.inputs, issuedAt: expect.any(String) },
     }),
   );
-  expect(acts.deliverService.mock.calls[0]?.[0]).not.toHaveProperty('create');
+  expect(acts.chargeAndRecordPaid).not.toHaveBeenCalled();
+  expect(acts.deliverService).not.toHaveBeenCalled();
   expect(acts.recordTransition.mock.calls[0]?.[0]).not.toHaveProperty('create');
   expect(acts.recordTransitions).not.toHaveBeenCalled();
-  expect(acts.deliverService).toHaveBeenCalledWith(
-    expect.objectContaining({
-      orderId: input.orderId,
-      serviceId: 'automation-wf',
-      inputs: input.inputs,
-      delivered: { version: 4 },
-    }),
-  );
   expect(acts.recordTransition.mock.calls.map(([t]) => t.status)).toEqual(['accepted']);
   expect(acts.refundPayment).not.toHaveBeenCalled();
 });
@@ -110,6 +111,12 @@ test('production whose delivered record failed: the workflow records delivered i
   const wallet = new FakeWallet({ 'agent-n': 100_000_000 });
   const acts = fakeActivities(wallet);
   const at = '2026-11-26T12:34:56.000Z';
+  // The goods not produced with the charge (a model's work): `deliverService` delivers them.
+  acts.chargeAndDeliver.mockImplementation(async (req) => ({
+    payment: await acts.chargePayment(req),
+    at: new Date().toISOString(),
+    recorded: true,
+  }));
   acts.deliverService.mockImplementation(async (req) => ({
     deliverables: await acts.fulfilService(req),
     at,
@@ -141,7 +148,7 @@ test('a charge whose paid record failed: the workflow records paid → fulfillin
   const wallet = new FakeWallet({ 'agent-p': 100_000_000 });
   const acts = fakeActivities(wallet);
   const at = '2026-11-27T12:34:56.000Z';
-  acts.chargeAndRecordPaid.mockImplementation(async (req) => ({
+  acts.chargeAndDeliver.mockImplementation(async (req) => ({
     payment: await acts.chargePayment(req),
     at,
     recorded: false,
