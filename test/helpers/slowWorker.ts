@@ -21,6 +21,17 @@ async function main(): Promise<void> {
     }
     return put(content);
   };
+  // Producers write an order's files in one call where the store can (src/storage/deliverables.ts `putAll`).
+  const putMany = services.store.putMany?.bind(services.store);
+  if (putMany) {
+    services.store.putMany = async (contents: Buffer[]) => {
+      if (marker && contents.some((c) => c.includes(marker))) {
+        console.log('slow-worker: stalled');
+        await new Promise((r) => setTimeout(r, delayMs));
+      }
+      return putMany(contents);
+    };
+  }
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
   const worker = await createWorker({
