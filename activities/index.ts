@@ -18,8 +18,9 @@ import { produceAndStore } from './produce';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { bundleManifest, languageTasks } from '../src/products/deliverables';
-import type { HostedBookingPage } from '../src/products/deliverables/types';
+import type { HostedBookingPage, HostedReceptionist } from '../src/products/deliverables/types';
 import type { BookingRepository } from '../src/repos/bookings';
+import type { ReceptionistRepository } from '../src/repos/receptionists';
 import { getService } from '../src/domain/catalogue';
 import type { TextGenerator } from '../src/textgen/port';
 import type { X402ActivityPorts } from './x402';
@@ -68,6 +69,11 @@ export interface ActivityPorts {
    * page at delivery. Absent: pages are not hosted (the files still are delivered).
    */
   bookingPages?: { repo: Pick<BookingRepository, 'ensurePage' | 'setContent'>; publicBaseUrl: string };
+  /**
+   * Hosted receptionists (issue 38 §1): an ai-receptionist order gets one at delivery, with a booking page of its own
+   * (so `bookingPages` too). Absent: not hosted (the files are still delivered).
+   */
+  receptionists?: Pick<ReceptionistRepository, 'ensure' | 'setContent'>;
 }
 
 /** Argument of `chargePayment` and of `refundPayment` (src/services/payments.ts). */
@@ -271,7 +277,27 @@ export function createActivities(ports: ActivityPorts) {
       api: `${hosting.publicBaseUrl}/api/v1/booking-pages/${page._id}`,
     };
   }
+  /**
+   * The hosted receptionist of an ai-receptionist order (ordered alone: the monthly service), with its own booking
+   * page: made on first call, the same on every retry. Undefined otherwise.
+   */
+  async function receptionistOf(orderId: string, orderServiceId: string): Promise<HostedReceptionist | undefined> {
+    const hosting = ports.bookingPages;
+    if (!hosting || !ports.receptionists || orderServiceId !== 'ai-receptionist') return undefined;
+    const page = await hosting.repo.ensurePage(orderId, orderServiceId);
+    const rc = await ports.receptionists.ensure(orderId, page._id);
+    const base = hosting.publicBaseUrl;
+    return {
+      id: rc._id,
+      chatUrl: `${base}/chat/${rc._id}`,
+      embedUrl: `${base}/chat/${rc._id}/embed.js`,
+      messagesUrl: `${base}/api/v1/receptionists/${rc._id}/messages`,
+      api: `${base}/api/v1/receptionists/${rc._id}`,
+      bookingPage: { id: page._id, url: `${base}/book/${page._id}`, api: `${base}/api/v1/booking-pages/${page._id}` },
+    };
+  }
   const producing = {
+    ...(ports.receptionists ? { receptionists: ports.receptionists } : {}),
     store: ports.store,
     ...(ports.textgen ? { textgen: ports.textgen } : {}),
     ...(ports.bookingPages ? { bookingPages: ports.bookingPages.repo } : {}),
@@ -283,6 +309,7 @@ export function createActivities(ports: ActivityPorts) {
     const order = await ports.orders.get(input.orderId);
     const bundleId = order && order.service_id !== input.serviceId ? order.service_id : undefined;
     const bookingPage = await bookingPageOf(input.orderId, order?.service_id ?? input.serviceId);
+    const receptionist = await receptionistOf(input.orderId, order?.service_id ?? input.serviceId);
     return produceAndStore(
       {
         orderId: input.orderId,
@@ -291,6 +318,7 @@ export function createActivities(ports: ActivityPorts) {
         issuedAt: input.issuedAt,
         ...(bundleId ? { bundleId } : {}),
         ...(bookingPage ? { bookingPage } : {}),
+        ...(receptionist ? { receptionist } : {}),
       },
       producing,
     );
@@ -391,12 +419,14 @@ export function createActivities(ports: ActivityPorts) {
       const { version } = input.delivered;
       // A single service, not a bundle's part: no bundle id to read.
       const bookingPage = await bookingPageOf(input.orderId, input.serviceId);
+      const receptionist = await receptionistOf(input.orderId, input.serviceId);
       const ctx = {
         orderId: input.orderId,
         serviceId: input.serviceId,
         inputs: input.inputs,
         issuedAt: input.issuedAt,
         ...(bookingPage ? { bookingPage } : {}),
+        ...(receptionist ? { receptionist } : {}),
       };
       let deliverables: DeliverableRecord[];
       try {

@@ -16,6 +16,7 @@ import { procurementOperations } from '../routes/api/procurements/schema';
 import { trustOperations } from '../routes/api/trust/schema';
 import { x402Operations } from '../routes/api/x402/schema';
 import { catalogueOperations } from '../routes/api/catalogue/schema';
+import { receptionistOperations } from '../routes/api/receptionists/schema';
 
 /** The HTTP request a tool call becomes. `query` values are appended as a query string. */
 export interface ToolRequest {
@@ -128,6 +129,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   toolOf(x402Operations.item),
   toolOf(webhookOperations.register),
   toolOf(webhookOperations.events),
+  // Issue 38 §1: a visitor (or an agent) talks to a hosted receptionist.
+  toolOf(receptionistOperations.message),
 ];
 
 type JsonObject = Record<string, unknown>;

@@ -65,6 +65,7 @@ const TOOL_NAMES = [
   'buy_micro_item',
   'register_webhook',
   'list_webhook_events',
+  'receptionist_chat',
 ];
 
 test('initialize, ping and tools/list: one tool per operation, each with an object input schema', async () => {
