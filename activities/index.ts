@@ -302,6 +302,17 @@ export function createActivities(ports: ActivityPorts) {
     ...(ports.textgen ? { textgen: ports.textgen } : {}),
     ...(ports.bookingPages ? { bookingPages: ports.bookingPages.repo } : {}),
   };
+  /**
+   * The producing ports for an order: once its delivery holds the receptionist's files, a later production (an
+   * attempt rescheduled after the delivery was recorded) leaves the hosted receptionist as delivered.
+   */
+  async function producingFor(orderId: string, order?: OrderDoc | null): Promise<typeof producing> {
+    if (!ports.receptionists) return producing;
+    const current = order === undefined ? await ports.orders.get(orderId) : order;
+    if (!current?.deliverables.some((f) => f.name === 'ai-receptionist-config.json')) return producing;
+    const { receptionists: _held, ...rest } = producing;
+    return rest;
+  }
 
   /** Produces one (non-bundle) service's deliverables and stores them content-addressed. */
   async function produce(input: FulfillmentInput): Promise<DeliverableRecord[]> {
@@ -320,7 +331,7 @@ export function createActivities(ports: ActivityPorts) {
         ...(bookingPage ? { bookingPage } : {}),
         ...(receptionist ? { receptionist } : {}),
       },
-      producing,
+      await producingFor(input.orderId, order),
     );
   }
 
@@ -434,7 +445,7 @@ export function createActivities(ports: ActivityPorts) {
           const earlier = await recordedDelivery(input.orderId, version).catch(() => null);
           if (earlier) return earlier;
         }
-        deliverables = await produceAndStore(ctx, producing);
+        deliverables = await produceAndStore(ctx, await producingFor(input.orderId));
       } catch (err) {
         // An attempt lost with its worker may have recorded the delivery before this one failed: the goods stand.
         const earlier = await recordedDelivery(input.orderId, version).catch(() => null);

@@ -42,6 +42,7 @@ export async function produceAndStore(
   }
   // The hosted receptionist runs from the delivered config and prompt, and books into its own page (issue 38 §1).
   if (ctx.receptionist && ports.receptionists && ports.bookingPages && ctx.serviceId === 'ai-receptionist') {
+    // (Absent `receptionists`: the delivery is recorded already, the hosted receptionist stays as delivered.)
     const config = files.find((f) => f.name === 'ai-receptionist-config.json');
     const prompt = files.find((f) => f.name === 'ai-receptionist-system-prompt.md');
     const page = receptionistBookingPage({ ...ctx, receptionist: ctx.receptionist });

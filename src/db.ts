@@ -947,7 +947,10 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
     { key: { order_id: 1 }, unique: true, why: 'one receptionist per order: a retried delivery finds the one it made' },
   ],
   conversations: [
-    { key: { receptionist_id: 1, updated_at: -1 }, why: "the owner reads a receptionist's conversations, latest first" },
+    {
+      key: { receptionist_id: 1, updated_at: -1 },
+      why: "the owner reads a receptionist's conversations, latest first",
+    },
   ],
   tasks: [
     { key: { order_id: 1, number: 1 }, why: 'tasks of one order in number order' },

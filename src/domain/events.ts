@@ -130,7 +130,7 @@ export const EVENT_CATALOGUE: readonly EventTypeInfo[] = Object.freeze([
     type: 'receptionist.handoff',
     group: 'receptionist',
     description:
-      "The hosted receptionist handed a conversation to the business (an urgent case, a complaint, a person asked for); also e-mailed.",
+      'The hosted receptionist handed a conversation to the business (an urgent case, a complaint, a person asked for); also e-mailed.',
     emitted: true,
   },
 ]);

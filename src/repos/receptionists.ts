@@ -70,7 +70,12 @@ export class ReceptionistRepository {
    * Sets the status of an order's receptionist as of subscription write `version`: applied only when newer than the
    * version it holds, so a retried or overtaken write changes nothing.
    */
-  async setState(orderId: string, status: ReceptionistStatus, reason: string | null, version: number): Promise<StateWrite> {
+  async setState(
+    orderId: string,
+    status: ReceptionistStatus,
+    reason: string | null,
+    version: number,
+  ): Promise<StateWrite> {
     const now = new Date();
     const res = await this.d.receptionists.updateOne(
       { order_id: orderId, status_version: { $lt: version } },
@@ -110,6 +115,10 @@ export class ReceptionistRepository {
 
   /** A receptionist's conversations, latest first. */
   conversations(receptionistId: string, limit = 100): Promise<ConversationDoc[]> {
-    return this.d.conversations.find({ receptionist_id: receptionistId }).sort({ updated_at: -1 }).limit(limit).toArray();
+    return this.d.conversations
+      .find({ receptionist_id: receptionistId })
+      .sort({ updated_at: -1 })
+      .limit(limit)
+      .toArray();
   }
 }

@@ -204,7 +204,14 @@ async function notifyOwner(
   const data = bookingData(b, ports.publicBaseUrl);
   try {
     const at = type === 'booking.created' ? b.created_at : (b.cancelled_at ?? new Date());
-    await sendOwnerWebhook(ports, { orderId: page.order_id, agentId: order?.agent_id ?? null, eventId, type, at, data });
+    await sendOwnerWebhook(ports, {
+      orderId: page.order_id,
+      agentId: order?.agent_id ?? null,
+      eventId,
+      type,
+      at,
+      data,
+    });
   } catch (err) {
     ports.log.warn({ err: String(err), booking_id: b._id, type }, 'booking webhook not started');
   }

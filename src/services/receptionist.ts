@@ -191,7 +191,10 @@ export async function receiveMessage(
       outcome = await modelTurn(ports.textgen, ctx, rc, text);
       answeredBy = 'model';
     } catch (err) {
-      ports.booking.log.warn({ err: String(err), receptionist_id: rc._id }, 'receptionist model failed: the dialogue answers');
+      ports.booking.log.warn(
+        { err: String(err), receptionist_id: rc._id },
+        'receptionist model failed: the dialogue answers',
+      );
     }
   }
   outcome ??= await dialogueTurn(ctx, { ...FRESH, ...(conv.dialogue as Partial<Dialogue>) }, text);
@@ -359,11 +362,14 @@ export function hoursText(rules: BookingRules): string {
   const weekly = rules.availability.weekly as Partial<Record<(typeof WEEK_DAYS)[number], [string, string][]>>;
   const span = (d: (typeof WEEK_DAYS)[number]) => (weekly[d] ?? []).map(([a, b]) => `${a}–${b}`).join(', ');
   const parts: string[] = [];
-  for (let i = 0; i < WEEK_DAYS.length; ) {
+  for (let i = 0; i < WEEK_DAYS.length;) {
     const d = WEEK_DAYS[i] as (typeof WEEK_DAYS)[number];
     let j = i;
     while (j + 1 < WEEK_DAYS.length && span(WEEK_DAYS[j + 1] as (typeof WEEK_DAYS)[number]) === span(d)) j++;
-    if (span(d)) parts.push(`${DAY_LABEL[d]}${j > i ? `–${DAY_LABEL[WEEK_DAYS[j] as (typeof WEEK_DAYS)[number]]}` : ''} ${span(d)}`);
+    if (span(d))
+      parts.push(
+        `${DAY_LABEL[d]}${j > i ? `–${DAY_LABEL[WEEK_DAYS[j] as (typeof WEEK_DAYS)[number]]}` : ''} ${span(d)}`,
+      );
     i = j + 1;
   }
   return `${parts.length ? parts.join('; ') : 'closed every day'} (${rules.availability.timezone})`;
@@ -420,7 +426,9 @@ export async function dialogueTurn(ctx: TurnContext, d0: Dialogue, text: string)
     d.pending_handoff = null;
     d.step = d.resume ?? 'start';
     d.resume = null;
-    replies.push(`Thank you. I've passed your message to the ${facts.business} team; they will contact you at ${contact ?? 'the details you gave'}.${callLine}`);
+    replies.push(
+      `Thank you. I've passed your message to the ${facts.business} team; they will contact you at ${contact ?? 'the details you gave'}.${callLine}`,
+    );
     if (d.step !== 'start') await advance(ctx, d, '', replies, false);
     return out({ handoff, dialogue: d });
   }
@@ -431,13 +439,17 @@ export async function dialogueTurn(ctx: TurnContext, d0: Dialogue, text: string)
     const contact = d.email ?? d.phone;
     if (contact) {
       const handoff = await ctx.handOver(text, contact);
-      replies.push(`I've passed this to the ${facts.business} team straight away; they will contact you at ${contact}.${callLine}`);
+      replies.push(
+        `I've passed this to the ${facts.business} team straight away; they will contact you at ${contact}.${callLine}`,
+      );
       return out({ handoff });
     }
     d.pending_handoff = text;
     d.resume = d.step;
     d.step = 'contact';
-    replies.push(`I'll pass this to the ${facts.business} team straight away. What is the best phone number or e-mail address to reach you?${callLine}`);
+    replies.push(
+      `I'll pass this to the ${facts.business} team straight away. What is the best phone number or e-mail address to reach you?${callLine}`,
+    );
     return out();
   }
   const question = d.step === 'start' || text.includes('?');
@@ -470,7 +482,9 @@ export async function dialogueTurn(ctx: TurnContext, d0: Dialogue, text: string)
     if (!d.name) {
       if (service) d.service = service.id;
       if (day) d.date = day;
-      replies.push(`Happy to help you book${service ? ` ${service.name}` : ''}. What name should I put the booking under?`);
+      replies.push(
+        `Happy to help you book${service ? ` ${service.name}` : ''}. What name should I put the booking under?`,
+      );
       return out();
     }
   }
@@ -533,7 +547,13 @@ export async function dialogueTurn(ctx: TurnContext, d0: Dialogue, text: string)
 }
 
 /** Asks for the next missing detail (or the confirmation), offering free times once service and day are known. */
-async function advance(ctx: TurnContext, d: Dialogue, text: string, replies: string[], answered: boolean): Promise<void> {
+async function advance(
+  ctx: TurnContext,
+  d: Dialogue,
+  text: string,
+  replies: string[],
+  answered: boolean,
+): Promise<void> {
   const { rules } = ctx.facts;
   const asked = answered && text ? d.step : null;
   const zone = rules.availability.timezone;
@@ -551,7 +571,9 @@ async function advance(ctx: TurnContext, d: Dialogue, text: string, replies: str
     if (rules.services.length === 1) d.service = rules.services[0]?.id ?? null;
     else {
       d.step = 'service';
-      replies.push(`${asked === 'service' ? "Sorry, I didn't catch the service. " : ''}Which service would you like?\n${servicesText(rules)}`);
+      replies.push(
+        `${asked === 'service' ? "Sorry, I didn't catch the service. " : ''}Which service would you like?\n${servicesText(rules)}`,
+      );
       return;
     }
   }
@@ -579,7 +601,9 @@ async function advance(ctx: TurnContext, d: Dialogue, text: string, replies: str
       return;
     }
     if (date !== wanted) {
-      replies.push(`There are no free times on ${dateLabel(wanted, zone)}; the next free day is ${dateLabel(date, zone)}.`);
+      replies.push(
+        `There are no free times on ${dateLabel(wanted, zone)}; the next free day is ${dateLabel(date, zone)}.`,
+      );
       d.date = date;
       if (d.time && !free.includes(d.time)) d.time = null;
     }
@@ -646,7 +670,12 @@ const MODEL_SCHEMA = z.toJSONSchema(ModelReply, { target: 'draft-2020-12' }) as 
  * dialogue (free times read from the page, bookings through the booking service, hand-overs by e-mail and webhook).
  * @throws TextGenerationError, or a reply that fails its schema (the dialogue answers instead).
  */
-async function modelTurn(model: TextGenerator, ctx: TurnContext, rc: ReceptionistDoc, text: string): Promise<TurnOutcome> {
+async function modelTurn(
+  model: TextGenerator,
+  ctx: TurnContext,
+  rc: ReceptionistDoc,
+  text: string,
+): Promise<TurnOutcome> {
   const { rules } = ctx.facts;
   const zone = rules.availability.timezone;
   const today = DateTime.fromMillis(ctx.now, { zone });
@@ -668,7 +697,9 @@ async function modelTurn(model: TextGenerator, ctx: TurnContext, rc: Receptionis
   const r = ModelReply.parse(res.value);
   const d: Dialogue = { ...FRESH, name: r.name, email: r.email && emailIn(r.email), phone: r.phone };
   const replies: string[] = [];
-  const service = r.service ? (rules.services.find((s) => s.id === r.service) ?? serviceIn(r.service, rules.services)) : null;
+  const service = r.service
+    ? (rules.services.find((s) => s.id === r.service) ?? serviceIn(r.service, rules.services))
+    : null;
   if ((r.action === 'offer_times' || r.action === 'book') && service && r.date && dayIn(r.date, zone, ctx.now)) {
     d.service = service.id;
     d.date = r.date;

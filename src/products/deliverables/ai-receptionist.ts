@@ -134,8 +134,13 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
   const whatsapp = international ?? national?.e164 ?? null;
   const languages = languagesFrom(ctx.inputs);
   // The number urgent callers are given: the one the buyer named for it, else the WhatsApp number.
-  const namedPhone = line(ctx.inputs, 'escalation_phone', '', 40) || line(ctx.inputs, 'urgent_phone', '', 40) || line(ctx.inputs, 'phone', '', 40);
-  const escalationPhone = (namedPhone ? (toE164(namedPhone) ?? nationalToE164(namedPhone, hours.timezone)?.e164 ?? namedPhone) : null) ?? whatsapp;
+  const namedPhone =
+    line(ctx.inputs, 'escalation_phone', '', 40) ||
+    line(ctx.inputs, 'urgent_phone', '', 40) ||
+    line(ctx.inputs, 'phone', '', 40);
+  const escalationPhone =
+    (namedPhone ? (toE164(namedPhone) ?? nationalToE164(namedPhone, hours.timezone)?.e164 ?? namedPhone) : null) ??
+    whatsapp;
   const services = booked.map((s) => ({
     id: s.id,
     name: s.name,
@@ -171,7 +176,10 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     },
     success_status: 201,
     ...(hosted
-      ? { availability_url: `${hosted.bookingPage.api}/availability`, connected_to: 'the hosted booking page of this receptionist' }
+      ? {
+          availability_url: `${hosted.bookingPage.api}/availability`,
+          connected_to: 'the hosted booking page of this receptionist',
+        }
       : {}),
     ...(wiring && !hosted
       ? {
@@ -399,7 +407,7 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
             method: 'POST',
             url: hosted.messagesUrl,
             body: { text: '<turn>', conversation_id: '<conversation_id of the first answer>' },
-            note: 'Send each case\'s turns in order to the live receptionist; the first answer gives the conversation_id. Booking cases book real slots: cancel them with the booking page owner key afterwards.',
+            note: "Send each case's turns in order to the live receptionist; the first answer gives the conversation_id. Booking cases book real slots: cancel them with the booking page owner key afterwards.",
           },
         }
       : {}),
@@ -460,10 +468,15 @@ function hostedBlock(h: HostedReceptionist): Record<string, unknown> {
     receptionist_id: h.id,
     chat_page: h.chatUrl,
     embed_snippet: `<script src="${h.embedUrl}" async></script>`,
-    messages_api: { method: 'POST', url: h.messagesUrl, body: { text: 'string', conversation_id: 'string (optional)' } },
+    messages_api: {
+      method: 'POST',
+      url: h.messagesUrl,
+      body: { text: 'string', conversation_id: 'string (optional)' },
+    },
     mcp_tool: 'receptionist_chat',
     booking_page: { page_id: h.bookingPage.id, url: h.bookingPage.url, bookings_url: `${h.bookingPage.api}/bookings` },
-    lifecycle: 'Runs while the subscription is paid: an unpaid renewal suspends it (423), a payment resumes it, the end of the subscription ends it (410).',
+    lifecycle:
+      'Runs while the subscription is paid: an unpaid renewal suspends it (423), a payment resumes it, the end of the subscription ends it (410).',
   };
 }
 
@@ -480,7 +493,10 @@ export function receptionistBookingPage(ctx: DeliverableContext & { receptionist
   const profile = profileFor(sector(ctx.inputs));
   const booked = bookableServices(ctx.inputs, profile.duration, profile.buffer, 'General enquiry');
   // The receptionist's fallback service when the services text names none, so both list the same ids.
-  const fallback = booked.length === 1 && booked[0]?.name === 'General enquiry' && !/general enquiry/i.test(line(ctx.inputs, 'services'));
+  const fallback =
+    booked.length === 1 &&
+    booked[0]?.name === 'General enquiry' &&
+    !/general enquiry/i.test(line(ctx.inputs, 'services'));
   const files = websiteBookingDeliverables({
     orderId: ctx.orderId,
     serviceId: 'website-booking',

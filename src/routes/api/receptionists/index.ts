@@ -6,7 +6,13 @@
 import type { BookingPageDoc, ReceptionistDoc } from '../../../db';
 import { problem } from '../../../errors';
 import { ReceptionistRepository } from '../../../repos/receptionists';
-import { assertAnswering, factsOf, hoursText, receiveMessage, type ReceptionistPorts } from '../../../services/receptionist';
+import {
+  assertAnswering,
+  factsOf,
+  hoursText,
+  receiveMessage,
+  type ReceptionistPorts,
+} from '../../../services/receptionist';
 import { createTextGenerator } from '../../../textgen';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';

@@ -89,7 +89,12 @@ const ConversationView = z.object({
   messages: z.array(z.object({ role: z.enum(['visitor', 'receptionist']), text: z.string(), at: z.string() })),
   booking_ids: z.array(z.string()),
   handoffs: z.array(
-    z.object({ at: z.string(), summary: z.string(), contact: z.string().nullable(), emailed_to: z.string().nullable() }),
+    z.object({
+      at: z.string(),
+      summary: z.string(),
+      contact: z.string().nullable(),
+      emailed_to: z.string().nullable(),
+    }),
   ),
 });
 
