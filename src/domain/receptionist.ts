@@ -166,7 +166,7 @@ export function serviceIn<S extends { id: string; name: string }>(text: string, 
   const exact = services.find((s) => t.includes(s.name.toLowerCase()) || new RegExp(`\\b${s.id}\\b`).test(t));
   if (exact) return exact;
   const said = words(t);
-  const stem = (w: string) => w.replace(/(ings?|es|s)$/, '');
+  const stem = (w: string) => w.replace(/(ings?|ed|es|s)$/, '');
   let best: S | null = null;
   let bestScore = 0;
   let tie = false;

@@ -55,7 +55,7 @@ export interface Dialogue {
   resume: Dialogue['step'] | null;
 }
 
-const FRESH: Dialogue = {
+export const FRESH: Dialogue = {
   step: 'start',
   name: null,
   email: null,
@@ -227,7 +227,7 @@ export async function receiveMessage(
 }
 
 /** What a turn produced. */
-interface TurnOutcome {
+export interface TurnOutcome {
   replies: string[];
   dialogue: Dialogue;
   booking: BookingDoc | null;
@@ -235,7 +235,7 @@ interface TurnOutcome {
 }
 
 /** The I/O a turn may do, over the ports, for one conversation. */
-interface TurnContext {
+export interface TurnContext {
   facts: ReceptionistFacts;
   now: number;
   slots(service: string, date: string): Promise<string[]>;
