@@ -5,12 +5,20 @@
  * (the same slot refused to a second conversation), a hand-over sent. A model that fails leaves the turn to the
  * deterministic dialogue.
  */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { DateTime } from 'luxon';
+import { chromium } from 'playwright-core';
 import { schemaReply, startFakeTextModel, type FakeReply, type FakeTextModel } from '../helpers/fakeTextModel';
 import { fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
 
 let stack: Stack;
 let model: FakeTextModel;
+let receptionist = '';
+let bookingPage = '';
 /** What the model answers to the next receptionist turn (a JSON value, or a whole reply such as a 500). */
 let script: Record<string, unknown> | FakeReply = {};
 
@@ -73,6 +81,8 @@ test('converses through the model; its actions are performed with the booking ch
   const mine = await stack.call('GET', `/api/v1/orders/${orderId}/receptionist`, undefined, bearer(key));
   const rc = mine.body.receptionist_id as string;
   const pageId = mine.body.booking_page_id as string;
+  receptionist = rc;
+  bookingPage = pageId;
   const send = (text: string, conversation_id?: string) =>
     stack.call('POST', `/api/v1/receptionists/${rc}/messages`, {
       text,
@@ -134,3 +144,63 @@ test('converses through the model; its actions are performed with the booking ch
   expect(five.body.answered_by).toBe('dialogue');
   expect(five.body.replies[0]).toContain('09:00–17:00');
 }, 120_000);
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+test('in Chromium: a visitor opens the chat from the snippet on a website and books through the chat page', async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`No Chromium at ${CHROMIUM}: run scripts/setup.sh as root, or set CHROMIUM_PATH (never skipped)`);
+  expect(receptionist).toMatch(/^rc_/);
+  // The model is down: the dialogue answers, so the steps are known.
+  script = { status: 500, json: { error: { message: 'overloaded' } } };
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'agent-commerce-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  const errors: string[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  context.on('page', (p) => p.on('console', (m) => m.type() === 'error' && errors.push(m.text())));
+  try {
+    // The buyer's website, with the snippet pasted in, on another origin (of the same loopback address space).
+    const snippet = `<script src="${stack.url}/chat/${receptionist}/embed.js" async></script>`;
+    const website = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!DOCTYPE html><title>Maple</title><h1>Maple Physio</h1>${snippet}`);
+    });
+    await new Promise<void>((resolve) => website.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => website.close(() => resolve())));
+    const site = await context.newPage();
+    await site.goto(`http://127.0.0.1:${(website.address() as AddressInfo).port}/`);
+    await site.getByRole('button', { name: 'Chat with Maple Physio' }).click();
+    const chat = site.frameLocator('iframe[title="Chat with Maple Physio"]');
+    // The greeting (the model wrote it at delivery), then the visitor's turns.
+    await chat.locator('header', { hasText: 'Maple Physio' }).waitFor();
+    await chat.locator('p.receptionist').first().waitFor();
+    const date = DateTime.now().setZone(ZONE).plus({ days: 6 }).toISODate()!;
+    const free = (
+      await stack.call('GET', `/api/v1/booking-pages/${bookingPage}/availability?service=assessment&date=${date}`)
+    ).body.slots as { time: string }[];
+    const time = free[1]!.time;
+    const say = async (text: string, expected: RegExp | string) => {
+      await chat.getByLabel('Your message').fill(text);
+      await chat.getByRole('button', { name: 'Send' }).click();
+      await chat.locator('p.receptionist', { hasText: expected }).last().waitFor();
+    };
+    await say("I'd like to book an assessment", 'What name should I put the booking under?');
+    await say('Robin Ng', 'What e-mail address');
+    await say('robin@example.com', 'Which day would suit you?');
+    await say(date, `Free times for Assessment`);
+    await say(time, 'Shall I book it?');
+    await say('yes', 'Booked: Assessment');
+    const stored = await stack.services.db.bookings.find({ page_id: bookingPage, date, time }).toArray();
+    expect(stored).toHaveLength(1);
+    expect(stored[0]?.customer).toMatchObject({ name: 'Robin Ng', email: 'robin@example.com' });
+    expect(errors).toEqual([]);
+  } finally {
+    await context.close();
+    for (const close of closers) await close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}, 90_000);
