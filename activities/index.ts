@@ -18,8 +18,9 @@ import { produceAndStore } from './produce';
 import type { PaymentLinkProvider } from '../src/payments/linkpay';
 import type { DeliverableStore } from '../src/storage/deliverables';
 import { bundleManifest, languageTasks } from '../src/products/deliverables';
-import type { HostedBookingPage } from '../src/products/deliverables/types';
+import type { DeliverableContext, HostedBookingPage, HostedReceptionist } from '../src/products/deliverables/types';
 import type { BookingRepository } from '../src/repos/bookings';
+import type { ReceptionistRepository } from '../src/repos/receptionists';
 import { getService } from '../src/domain/catalogue';
 import type { TextGenerator } from '../src/textgen/port';
 import type { X402ActivityPorts } from './x402';
@@ -68,6 +69,11 @@ export interface ActivityPorts {
    * page at delivery. Absent: pages are not hosted (the files still are delivered).
    */
   bookingPages?: { repo: Pick<BookingRepository, 'ensurePage' | 'setContent'>; publicBaseUrl: string };
+  /**
+   * Hosted receptionists (issue 38 §1): an ai-receptionist order gets one at delivery, with a booking page of its own
+   * (so `bookingPages` too). Absent: not hosted (the files are still delivered).
+   */
+  receptionists?: Pick<ReceptionistRepository, 'ensure' | 'setContent'>;
 }
 
 /** Argument of `chargePayment` and of `refundPayment` (src/services/payments.ts). */
@@ -291,11 +297,60 @@ export function createActivities(ports: ActivityPorts) {
       api: `${hosting.publicBaseUrl}/api/v1/booking-pages/${page._id}`,
     };
   }
+  /**
+   * The hosted receptionist of an ai-receptionist order (ordered alone: the monthly service), with its own booking
+   * page: made on first call, the same on every retry. Undefined otherwise.
+   */
+  async function receptionistOf(orderId: string, orderServiceId: string): Promise<HostedReceptionist | undefined> {
+    const hosting = ports.bookingPages;
+    if (!hosting || !ports.receptionists || orderServiceId !== 'ai-receptionist') return undefined;
+    const page = await hosting.repo.ensurePage(orderId, orderServiceId);
+    const rc = await ports.receptionists.ensure(orderId, page._id);
+    const base = hosting.publicBaseUrl;
+    return {
+      id: rc._id,
+      chatUrl: `${base}/chat/${rc._id}`,
+      embedUrl: `${base}/chat/${rc._id}/embed.js`,
+      messagesUrl: `${base}/api/v1/receptionists/${rc._id}/messages`,
+      api: `${base}/api/v1/receptionists/${rc._id}`,
+      bookingPage: { id: page._id, url: `${base}/book/${page._id}`, api: `${base}/api/v1/booking-pages/${page._id}` },
+    };
+  }
   const producing = {
+    ...(ports.receptionists ? { receptionists: ports.receptionists } : {}),
     store: ports.store,
     ...(ports.textgen ? { textgen: ports.textgen } : {}),
     ...(ports.bookingPages ? { bookingPages: ports.bookingPages.repo } : {}),
   };
+  /**
+   * The producing ports for an order: once its delivery holds the receptionist's files, a later production (an
+   * attempt rescheduled after the delivery was recorded) leaves the hosted receptionist as delivered.
+   */
+  async function producingFor(orderId: string, serviceId: string, order?: OrderDoc | null): Promise<typeof producing> {
+    // Only a receptionist's production reads the order (one database command fewer for every other, issue 39 §2).
+    if (!ports.receptionists || serviceId !== 'ai-receptionist') return producing;
+    const current = order === undefined ? await ports.orders.get(orderId) : order;
+    if (!current?.deliverables.some((f) => f.name === 'ai-receptionist-config.json')) return producing;
+    const { receptionists: _held, ...rest } = producing;
+    return rest;
+  }
+
+  /**
+   * What producing a single (non-bundle) service needs besides its inputs: its hosted booking page and receptionist,
+   * made on first call (`deliverService`, `chargeAndDeliver`).
+   */
+  async function singleServiceContext(input: FulfillmentInput): Promise<DeliverableContext> {
+    const bookingPage = await bookingPageOf(input.orderId, input.serviceId);
+    const receptionist = await receptionistOf(input.orderId, input.serviceId);
+    return {
+      orderId: input.orderId,
+      serviceId: input.serviceId,
+      inputs: input.inputs,
+      issuedAt: input.issuedAt,
+      ...(bookingPage ? { bookingPage } : {}),
+      ...(receptionist ? { receptionist } : {}),
+    };
+  }
 
   /** Produces one (non-bundle) service's deliverables and stores them content-addressed. */
   async function produce(input: FulfillmentInput): Promise<DeliverableRecord[]> {
@@ -303,6 +358,7 @@ export function createActivities(ports: ActivityPorts) {
     const order = await ports.orders.get(input.orderId);
     const bundleId = order && order.service_id !== input.serviceId ? order.service_id : undefined;
     const bookingPage = await bookingPageOf(input.orderId, order?.service_id ?? input.serviceId);
+    const receptionist = await receptionistOf(input.orderId, order?.service_id ?? input.serviceId);
     return produceAndStore(
       {
         orderId: input.orderId,
@@ -311,8 +367,9 @@ export function createActivities(ports: ActivityPorts) {
         issuedAt: input.issuedAt,
         ...(bundleId ? { bundleId } : {}),
         ...(bookingPage ? { bookingPage } : {}),
+        ...(receptionist ? { receptionist } : {}),
       },
-      producing,
+      await producingFor(input.orderId, order?.service_id ?? input.serviceId, order),
     );
   }
 
@@ -417,17 +474,13 @@ export function createActivities(ports: ActivityPorts) {
         const paidAt = earlier && (await ports.orders.get(req.orderId))?.progress.findLast((p) => p.status === 'paid');
         if (earlier && paidAt) return { payment, at: paidAt.at, recorded: true, delivery: earlier };
       }
-      const bookingPage = await bookingPageOf(req.orderId, req.serviceId).catch(() => null);
-      const ctx = {
-        orderId: req.orderId,
-        serviceId: req.serviceId,
-        inputs: req.deliver.inputs,
-        issuedAt: req.deliver.issuedAt,
-        ...(bookingPage ? { bookingPage } : {}),
-      };
+      const ctx = await singleServiceContext({ orderId: req.orderId, serviceId: req.serviceId, ...req.deliver }).catch(
+        () => null,
+      );
       let deliverables: DeliverableRecord[] | undefined;
-      if (req.paid.thenFulfilling && bookingPage !== null && languageTasks(ctx).length === 0) {
-        deliverables = await produceAndStore(ctx, producing).catch((err: unknown) => {
+      if (req.paid.thenFulfilling && ctx && languageTasks(ctx).length === 0) {
+        const producers = await producingFor(req.orderId, req.serviceId);
+        deliverables = await produceAndStore(ctx, producers).catch((err: unknown) => {
           currentContext()?.log.warn('goods not produced with the charge; the workflow delivers them', {
             orderId: req.orderId,
             error: String(err),
@@ -485,21 +538,14 @@ export function createActivities(ports: ActivityPorts) {
     async deliverService(input: DeliveryRequest): Promise<DeliveryResult> {
       const { version } = input.delivered;
       // A single service, not a bundle's part: no bundle id to read.
-      const bookingPage = await bookingPageOf(input.orderId, input.serviceId);
-      const ctx = {
-        orderId: input.orderId,
-        serviceId: input.serviceId,
-        inputs: input.inputs,
-        issuedAt: input.issuedAt,
-        ...(bookingPage ? { bookingPage } : {}),
-      };
+      const ctx = await singleServiceContext(input);
       let deliverables: DeliverableRecord[];
       try {
         if ((currentContext()?.info.attempt ?? 1) > 1) {
           const earlier = await recordedDelivery(input.orderId, version).catch(() => null);
           if (earlier) return earlier;
         }
-        deliverables = await produceAndStore(ctx, producing);
+        deliverables = await produceAndStore(ctx, await producingFor(input.orderId, input.serviceId));
       } catch (err) {
         // An attempt lost with its worker may have recorded the delivery before this one failed: the goods stand.
         const earlier = await recordedDelivery(input.orderId, version).catch(() => null);

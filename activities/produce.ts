@@ -8,6 +8,8 @@ import { putAll, type DeliverableStore } from '../src/storage/deliverables';
 import type { TextGenerator } from '../src/textgen/port';
 import type { DeliverableRecord } from '../src/domain/order';
 import type { BookingRepository } from '../src/repos/bookings';
+import type { ReceptionistRepository } from '../src/repos/receptionists';
+import { receptionistBookingPage } from '../src/products/deliverables/ai-receptionist';
 import { asTextGenerationFailure } from './failures';
 import { beat } from './heartbeat';
 
@@ -17,7 +19,12 @@ import { beat } from './heartbeat';
  */
 export async function produceAndStore(
   ctx: DeliverableContext,
-  ports: { store: DeliverableStore; textgen?: TextGenerator; bookingPages?: Pick<BookingRepository, 'setContent'> },
+  ports: {
+    store: DeliverableStore;
+    textgen?: TextGenerator;
+    bookingPages?: Pick<BookingRepository, 'setContent'>;
+    receptionists?: Pick<ReceptionistRepository, 'setContent'>;
+  },
 ): Promise<DeliverableRecord[]> {
   const files = await produceDeliverables(ctx, ports.textgen).catch((err: unknown) => {
     throw asTextGenerationFailure(err);
@@ -31,6 +38,20 @@ export async function produceAndStore(
         ctx.bookingPage.id,
         JSON.parse(config.content.toString('utf8')) as Record<string, unknown>,
         html.content.toString('utf8'),
+      );
+  }
+  // The hosted receptionist runs from the delivered config and prompt, and books into its own page (issue 38 §1).
+  if (ctx.receptionist && ports.receptionists && ports.bookingPages && ctx.serviceId === 'ai-receptionist') {
+    // (Absent `receptionists`: the delivery is recorded already, the hosted receptionist stays as delivered.)
+    const config = files.find((f) => f.name === 'ai-receptionist-config.json');
+    const prompt = files.find((f) => f.name === 'ai-receptionist-system-prompt.md');
+    const page = receptionistBookingPage({ ...ctx, receptionist: ctx.receptionist });
+    await ports.bookingPages.setContent(ctx.receptionist.bookingPage.id, page.config, page.html);
+    if (config && prompt)
+      await ports.receptionists.setContent(
+        ctx.receptionist.id,
+        JSON.parse(config.content.toString('utf8')) as Record<string, unknown>,
+        prompt.content.toString('utf8'),
       );
   }
   // One round trip for the small files (issue 39 §2), then a heartbeat.

@@ -259,6 +259,63 @@ export interface BookingCellDoc {
   claimed_at?: Date;
 }
 
+/** Where a hosted receptionist stands (issue 38 §1): it follows its subscription (decision 0041). */
+export type ReceptionistStatus = 'active' | 'suspended' | 'ended';
+
+/**
+ * A hosted receptionist (issue 38 §1): one per ai-receptionist order. `_id` (`rc_` + 128 random bits) is in its
+ * public chat URL; the order id cannot be read from it. `config` and `prompt` are the delivered
+ * `ai-receptionist-config.json` and system prompt (the same JSON and text); `page_id` its own hosted booking page.
+ * `status` is set by the subscription workflow's activity, each write carrying the subscription's record `version`
+ * (`status_version`), so a retried or late write never undoes a newer one.
+ */
+export interface ReceptionistDoc {
+  _id: string;
+  order_id: string;
+  page_id: string;
+  config: Record<string, unknown> | null;
+  prompt: string | null;
+  status: ReceptionistStatus;
+  status_reason: string | null;
+  status_version: number;
+  status_changed_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** One line of a receptionist conversation. */
+export interface ConversationMessage {
+  role: 'visitor' | 'receptionist';
+  text: string;
+  at: Date;
+}
+
+/** A hand-over of a conversation to the business (issue 38 §1): e-mailed and sent as a signed webhook. */
+export interface ConversationHandoff {
+  at: Date;
+  summary: string;
+  contact: string | null;
+  emailed_to: string | null;
+}
+
+/**
+ * A conversation with a hosted receptionist (`cv_` + 128 random bits: whoever holds the id continues it). `dialogue`
+ * is the deterministic dialogue's state (src/services/receptionist/dialogue.ts); `turn` counts the visitor's
+ * messages and orders concurrent ones (a write applies only on the turn it read).
+ */
+export interface ConversationDoc {
+  _id: string;
+  receptionist_id: string;
+  order_id: string;
+  turn: number;
+  dialogue: Record<string, unknown>;
+  messages: ConversationMessage[];
+  booking_ids: string[];
+  handoffs: ConversationHandoff[];
+  created_at: Date;
+  updated_at: Date;
+}
+
 /**
  * A registered webhook endpoint (seed §2.6, §6.1; issue 5). Secrets are `whsec_<base64>` (Standard Webhooks),
  * stored in clear because the service must sign with them (the database is trusted; see docs/webhooks-and-mcp.md);
@@ -720,6 +777,8 @@ export interface Database {
   bookingPages: Collection<BookingPageDoc>;
   bookings: Collection<BookingDoc>;
   bookingCells: Collection<BookingCellDoc>;
+  receptionists: Collection<ReceptionistDoc>;
+  conversations: Collection<ConversationDoc>;
   close(): Promise<void>;
 }
 
@@ -780,6 +839,8 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Data
     bookingPages: db.collection<BookingPageDoc>('booking_pages'),
     bookings: db.collection<BookingDoc>('bookings'),
     bookingCells: db.collection<BookingCellDoc>('booking_cells'),
+    receptionists: db.collection<ReceptionistDoc>('receptionists'),
+    conversations: db.collection<ConversationDoc>('receptionist_conversations'),
     close: () => client.close(),
   };
   await ensureIndexes(database);
@@ -911,6 +972,15 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
   bookingCells: [
     { key: { page_id: 1, start: 1 }, why: "the cells a page's bookings hold on a day (availability)" },
     { key: { booking_id: 1 }, why: 'the cells of one booking (a cancel, or a refused claim, gives them back)' },
+  ],
+  receptionists: [
+    { key: { order_id: 1 }, unique: true, why: 'one receptionist per order: a retried delivery finds the one it made' },
+  ],
+  conversations: [
+    {
+      key: { receptionist_id: 1, updated_at: -1 },
+      why: "the owner reads a receptionist's conversations, latest first",
+    },
   ],
   tasks: [
     { key: { order_id: 1, number: 1 }, why: 'tasks of one order in number order' },

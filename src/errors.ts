@@ -61,6 +61,11 @@ export type ErrorCode =
   | 'booking_not_found'
   | 'slot_taken'
   | 'slot_unavailable'
+  | 'receptionist_not_found'
+  | 'receptionist_suspended'
+  | 'receptionist_ended'
+  | 'conversation_not_found'
+  | 'conversation_busy'
   | 'task_not_supported'
   | 'wallet_not_found'
   | 'wallet_claimed'
@@ -171,6 +176,11 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; title: string 
   booking_not_found: { status: 404, title: 'Booking not found' },
   slot_taken: { status: 409, title: 'The slot is already booked' },
   slot_unavailable: { status: 422, title: 'The slot cannot be booked' },
+  receptionist_not_found: { status: 404, title: 'Receptionist not found' },
+  receptionist_suspended: { status: 423, title: 'The receptionist is suspended' },
+  receptionist_ended: { status: 410, title: 'The receptionist has ended' },
+  conversation_not_found: { status: 404, title: 'Conversation not found' },
+  conversation_busy: { status: 409, title: 'Another message of the conversation was answered meanwhile' },
   task_not_supported: { status: 422, title: 'The order does not take further tasks' },
   wallet_not_found: { status: 404, title: 'Wallet not found' },
   wallet_claimed: { status: 409, title: 'The wallet already has a key' },

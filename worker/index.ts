@@ -30,6 +30,8 @@ import { createServices, type Services } from '../src/ports';
 import { createTextGenerator } from '../src/textgen';
 import { createReconciliationActivities } from '../activities/reconciliation';
 import { BookingRepository } from '../src/repos/bookings';
+import { ReceptionistRepository } from '../src/repos/receptionists';
+import { createReceptionistActivities } from '../activities/receptionists';
 import { BooksRepository } from '../src/repos/books';
 import { ReconciliationReportRepository } from '../src/repos/reconciliationReports';
 import { ensureReconciliationSchedule, orderWorkflowPort } from '../src/temporal/reconciliation';
@@ -181,10 +183,13 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         webhooks: fanOut,
         ...(textgen ? { textgen } : {}),
         bookingPages: { repo: new BookingRepository(services.db), publicBaseUrl: opts.config.PUBLIC_BASE_URL },
+        receptionists: new ReceptionistRepository(services.db),
       }),
       ...createWebhookActivities(webhookPorts),
       ...createX402Activities(x402Ports),
       ...createCommissionActivities({ commissions: new CommissionRepository(services.db, services.wallets) }),
+      // Issue 38 §1: the hosted receptionist follows its subscription.
+      ...createReceptionistActivities({ receptionists: new ReceptionistRepository(services.db) }),
       // Long-running orders (issue 6): expert progress, subscriptions, per-task billing.
       ...createLongRunningActivities(longRunningPorts(services, fanOut, textgen)),
       ...createProcurementActivities(procurementPorts),

@@ -37,6 +37,7 @@ import {
 } from '@temporalio/workflow';
 import type { CommissionActivities } from '../activities/commissions';
 import type { LongRunningActivities } from '../activities/longRunning';
+import type { ReceptionistActivities } from '../activities/receptionists';
 import { money, railCurrency, subscriptionDetails, subscriptionWaitingOn, utc, type WaitingOn } from './details';
 import { HandlerWrites } from './handlerWrites';
 import {
@@ -60,6 +61,7 @@ import {
   type SubscriptionState,
   type PayInvoiceRequest,
 } from '../src/domain/subscription';
+import { receptionistStateOf, type ReceptionistState } from '../src/domain/receptionist';
 import {
   cancelSubscriptionUpdate,
   endSubscriptionSignal,
@@ -82,6 +84,13 @@ const INVOICE_IN_MAIN = 'subscription-messages-in-main-coroutine';
  */
 const OPERATOR_VIEW = 'operator-view';
 
+/**
+ * Issue 38 §1: an ai-receptionist's hosted receptionist follows the subscription: after each write of the read model
+ * that changes what it should be (suspended while a renewal is unpaid, active once paid, ended with the
+ * subscription), the workflow sets it (`setReceptionistState`, with the write's version).
+ */
+const RECEPTIONIST = 'receptionist-follows-subscription';
+
 /** A `payInvoice` Update waiting for the main coroutine (INVOICE_IN_MAIN): `failure` set when it is refused. */
 interface InvoiceAsk {
   req: PayInvoiceRequest;
@@ -97,6 +106,9 @@ const payments = proxyActivities<LongRunningActivities>(CAPTURE_OPTIONS);
 
 /** Partner commission per paid period (the other engineers' reusable activity), retried until it succeeds. */
 const commissions = proxyActivities<CommissionActivities>(RECORD_OPTIONS);
+
+/** The hosted receptionist's state (RECEPTIONIST), retried until it is written. */
+const receptionists = proxyActivities<ReceptionistActivities>(RECORD_OPTIONS);
 
 const plusSeconds = (iso: string, s: number): string => new Date(Date.parse(iso) + s * 1000).toISOString();
 
@@ -154,6 +166,8 @@ export async function endSubscription(orderId: string, reason: string): Promise<
 export async function subscriptionWorkflow(input: SubscriptionInput): Promise<SubscriptionState> {
   const view = patched(OPERATOR_VIEW);
   const v2 = view || patched(INVOICE_IN_MAIN);
+  // Only a receptionist's subscription records the marker; the others keep their histories as they were.
+  const follows = input.serviceId === 'ai-receptionist' && patched(RECEPTIONIST);
   /**
    * The activities stay normal ones: as local activities (a month's run 14 events instead of 24) a `payInvoice` Update
    * answered in the activation that started the next local activity, with a second Update arriving meanwhile, left a
@@ -303,6 +317,22 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
       ...(charge ? { charge } : {}),
       ...(event ? { event } : {}),
       at: nowIso(),
+    });
+    if (follows) await follow();
+  }
+
+  /** RECEPTIONIST: what the receptionist was last set to (a run starts on a paid period: active). */
+  let hosted: ReceptionistState = 'active';
+  /** RECEPTIONIST: sets the receptionist when the state just recorded changes what it should be. */
+  async function follow(): Promise<void> {
+    const next = receptionistStateOf(state);
+    if (next.state === hosted) return;
+    hosted = next.state;
+    await withSummary(receptionists.setReceptionistState, `Set the receptionist ${next.state}`, {
+      orderId: input.orderId,
+      state: next.state,
+      reason: next.reason,
+      version,
     });
   }
 

@@ -10,7 +10,7 @@ import { ORDER_EVENT_TYPES, type OrderStatus } from './order/status';
 /** One catalogued event type. `emitted` is false for types reserved for features still being built. */
 export interface EventTypeInfo {
   type: string;
-  group: 'order' | 'procurement' | 'subscription' | 'booking';
+  group: 'order' | 'procurement' | 'subscription' | 'booking' | 'receptionist';
   description: string;
   /** The order status entered when the event fires (order events only). */
   status?: OrderStatus;
@@ -124,6 +124,13 @@ export const EVENT_CATALOGUE: readonly EventTypeInfo[] = Object.freeze([
     type: 'booking.cancelled',
     group: 'booking',
     description: "The page's owner cancelled a booking; its slot is free again.",
+    emitted: true,
+  },
+  {
+    type: 'receptionist.handoff',
+    group: 'receptionist',
+    description:
+      'The hosted receptionist handed a conversation to the business (an urgent case, a complaint, a person asked for); also e-mailed.',
     emitted: true,
   },
 ]);

@@ -19,6 +19,7 @@ import { x402Operations } from '../routes/api/x402/schema';
 import { catalogueOperations } from '../routes/api/catalogue/schema';
 import { checkoutOperations } from '../routes/api/checkout/schema';
 import { ucpOperations } from '../routes/api/ucp/schema';
+import { receptionistOperations } from '../routes/api/receptionists/schema';
 
 /** The HTTP request a tool call becomes. `query` values are appended as a query string. */
 export interface ToolRequest {
@@ -267,6 +268,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   toolOf(ucpOperations.update),
   toolOf(ucpOperations.complete),
   toolOf(ucpOperations.cancel),
+  // Issue 38 §1: a visitor (or an agent) talks to a hosted receptionist.
+  toolOf(receptionistOperations.message),
 ];
 
 type JsonObject = Record<string, unknown>;

@@ -28,6 +28,7 @@ import { reconciliationRoutes } from './api/reconciliation';
 import { checkoutRoutes } from './api/checkout';
 import { ucpRoutes } from './api/ucp';
 import { bookingRoutes } from './api/bookings';
+import { receptionistRoutes } from './api/receptionists';
 
 /** What some routes need beside the dependencies: the request recorders `createApp` builds. */
 export interface RouteExtras {
@@ -70,6 +71,8 @@ export function apiRouter(deps: AppDeps, extras: RouteExtras): Router {
     ucpRoutes(deps),
     // Hosted booking pages of website-booking orders (issue 38 §2).
     bookingRoutes(deps),
+    // Hosted receptionists of ai-receptionist subscriptions (issue 38 §1).
+    receptionistRoutes(deps),
   ];
   for (const r of routers) root.use((r instanceof Router ? r : r.router).routes());
   return root;

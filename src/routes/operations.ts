@@ -24,6 +24,7 @@ import { reconciliationOperations } from './api/reconciliation/schema';
 import { checkoutOperations } from './api/checkout/schema';
 import { ucpOperations } from './api/ucp/schema';
 import { bookingOperations } from './api/bookings/schema';
+import { receptionistOperations } from './api/receptionists/schema';
 
 /** The definitions, resource by resource. */
 export const API_OPERATIONS: readonly OperationDefinition[] = [
@@ -48,4 +49,5 @@ export const API_OPERATIONS: readonly OperationDefinition[] = [
   checkoutOperations,
   ucpOperations,
   bookingOperations,
+  receptionistOperations,
 ].flatMap((ops) => Object.values(ops));

@@ -17,13 +17,13 @@ import {
   type Slot,
   type SlotRefusal,
 } from '../domain/booking';
-import { eventMatches } from '../domain/events';
 import { ProblemError, problem } from '../errors';
 import type { Mailer } from '../mail/smtp';
 import type { BookingRepository } from '../repos/bookings';
 import type { OrderRepository } from '../repos/orders';
-import { type WebhookRepository, messageId } from '../repos/webhooks';
+import type { WebhookRepository } from '../repos/webhooks';
 import type { DeliveryStarter } from '../webhooks/fanOut';
+import { sendOwnerWebhook } from './ownerNotices';
 
 /** What booking needs: the pages, the order (its owner's e-mail and endpoints), webhook deliveries, a mailer. */
 export interface BookingPorts {
@@ -199,7 +199,7 @@ export function bookingEventBody(
 }
 
 /** Where the owner's e-mail goes: the order's booking or contact e-mail input, else the buyer's e-mail. */
-function ownerEmail(inputs: Record<string, unknown>, orderEmail: string | null): string | null {
+export function ownerEmail(inputs: Record<string, unknown>, orderEmail: string | null): string | null {
   for (const key of ['booking_email', 'notification_email', 'contact_email', 'email']) {
     const v = inputs[key];
     if (typeof v === 'string' && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v.trim())) return v.trim();
@@ -219,38 +219,17 @@ async function notifyOwner(
   type: 'booking.created' | 'booking.cancelled',
 ): Promise<void> {
   const order = await ports.orders.get(page.order_id);
-  const { eventId, payload } = bookingEventBody(type, b, ports.publicBaseUrl);
+  const { eventId } = bookingEventBody(type, b, ports.publicBaseUrl);
   try {
-    const endpoints = (await ports.webhooks.forOrder(page.order_id, order?.agent_id ?? null)).filter((e) =>
-      eventMatches(e.events, type),
-    );
-    for (const endpoint of endpoints) {
-      const now = new Date();
-      const message = await ports.webhooks.ensureMessage({
-        _id: messageId(eventId, endpoint._id),
-        event_id: eventId,
-        endpoint_id: endpoint._id,
-        // Not an order event: no per-order ordering (null), so no wait on the order's own messages.
-        order_id: null,
-        seq: 0,
-        type,
-        payload,
-        status: 'pending',
-        run: 0,
-        attempts: 0,
-        last_error: null,
-        created_at: now,
-        updated_at: now,
-      });
-      await ports.deliveries.start({
-        messageId: message._id,
-        eventId,
-        endpointId: endpoint._id,
-        orderId: null,
-        seq: 0,
-        run: 0,
-      });
-    }
+    const at = type === 'booking.created' ? b.created_at : (b.cancelled_at ?? new Date());
+    await sendOwnerWebhook(ports, {
+      orderId: page.order_id,
+      agentId: order?.agent_id ?? null,
+      eventId,
+      type,
+      at,
+      data: bookingData(b, ports.publicBaseUrl),
+    });
   } catch (err) {
     ports.log.warn({ err: String(err), booking_id: b._id, type }, 'booking webhook not started');
   }

@@ -34,8 +34,8 @@ export interface TimeSkippingStack {
   stop(): Promise<void>;
 }
 
-/** Starts the test server, registers the search attributes, starts API and worker. */
-export async function startTimeSkippingStack(): Promise<TimeSkippingStack> {
+/** Starts the test server, registers the search attributes, starts API and worker; `overrides` extend the config. */
+export async function startTimeSkippingStack(overrides: Record<string, string> = {}): Promise<TimeSkippingStack> {
   const mongoUri = process.env.MONGODB_URI;
   if (!process.env.TEMPORAL_TEST_SERVER_PATH || !mongoUri)
     throw new Error('TEMPORAL_TEST_SERVER_PATH and MONGODB_URI must be set (test/globalSetup.ts)');
@@ -58,6 +58,7 @@ export async function startTimeSkippingStack(): Promise<TimeSkippingStack> {
     // The model test/globalSetup.ts configured (a local fake chat-completions server); '' turns it off.
     TEXTGEN_BASE_URL: process.env.TEXTGEN_BASE_URL ?? '',
     TEXTGEN_MODEL: process.env.TEXTGEN_MODEL ?? '',
+    ...overrides,
   });
   const services = await createServices(config);
   const app = createApp({

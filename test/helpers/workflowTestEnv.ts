@@ -24,6 +24,7 @@ import type { WalletEntryDoc } from '../../src/db';
 import { SEARCH_ATTRIBUTES } from '../../workflows/shared';
 import { ORDER_TRANSITIONS, type DeliverableRecord, type OrderState } from '../../src/domain/order';
 import { workflowBundle } from './workflowBundle';
+import type { ReceptionistActivities } from '../../activities/receptionists';
 
 /** Starts a time-skipping test server (TEMPORAL_TEST_SERVER_PATH, test/globalSetup.ts) with the search attributes. */
 export async function createWorkflowTestEnv(): Promise<TestWorkflowEnvironment> {
@@ -52,7 +53,7 @@ export async function createWorkflowTestEnv(): Promise<TestWorkflowEnvironment> 
 }
 
 /** Every activity the workflows call, as one object a worker registers. */
-export type AllActivities = Activities & CommissionActivities & LongRunningActivities;
+export type AllActivities = Activities & CommissionActivities & LongRunningActivities & ReceptionistActivities;
 
 /** Each activity a jest mock with its real signature. */
 export type MockedActivities = { [K in keyof AllActivities]: jest.MockedFunction<AllActivities[K]> };
@@ -163,6 +164,7 @@ export function fakeActivities(wallet: FakeWallet): MockedActivities {
     recordProgress: jest.fn(async () => undefined),
     openSubscription: jest.fn(async () => undefined),
     recordSubscription: jest.fn(async () => undefined),
+    setReceptionistState: jest.fn(async () => 'applied' as const),
     chargeRenewal: jest.fn(longActs.chargeRenewal),
     verifyInvoicePayment: jest.fn(async (req) => ({
       transaction_id: req.transactionId,

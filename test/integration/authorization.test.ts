@@ -333,6 +333,8 @@ const PROBES: Record<string, (w: World) => Probe> = {
   registerWebhook: (w) => ({ body: { url: 'http://127.0.0.1:9/in', agent_id: w.owner } }),
   issueBookingOwnerKey: (w) => ({ params: { order_id: w.order }, body: {} }),
   listBookings: (w) => ({ params: { page_id: w.bookingPage } }),
+  getOrderReceptionist: (w) => ({ params: { order_id: w.subOrder } }),
+  listReceptionistConversations: (w) => ({ params: { order_id: w.subOrder } }),
   cancelBooking: (w) => ({ params: { page_id: w.bookingPage, booking_id: 'bk_gate' }, body: {} }),
   listWebhooks: () => ({
     stranger: {

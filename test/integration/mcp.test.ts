@@ -75,6 +75,7 @@ const TOOL_NAMES = [
   'update_checkout',
   'complete_checkout',
   'cancel_checkout',
+  'receptionist_chat',
 ];
 
 test('initialize, ping and tools/list: one tool per operation, each with an object input schema', async () => {

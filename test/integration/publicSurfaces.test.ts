@@ -47,6 +47,8 @@ interface World {
   procurement: string;
   /** A victim's hosted booking page (its id is public: it is in the page's URL). */
   bookingPage: string;
+  /** A victim's hosted receptionist (its id is public: it is in the chat URL and the snippet). */
+  receptionist: string;
   /** The victims' public traces: settlement transaction hashes and the payment ids their lookups give. */
   transactions: string[];
   paymentIds: string[];
@@ -114,6 +116,16 @@ const PROBES: Record<string, (w: World) => Probe[]> = {
       params: { page_id: w.bookingPage },
       body: { service: 'consultation', date: bookingDate, time: '10:00', name: 'S', email: 's@example.com' },
     },
+  ],
+  receptionistChatPage: (w) => [
+    { params: { receptionist_id: w.receptionist } },
+    { params: { receptionist_id: 'rc_AAAAAAAAAAAAAAAAAAAAAA' } },
+  ],
+  receptionistEmbedScript: (w) => [{ params: { receptionist_id: w.receptionist } }],
+  getReceptionist: (w) => [{ params: { receptionist_id: w.receptionist } }],
+  sendReceptionistMessage: (w) => [
+    { params: { receptionist_id: w.receptionist }, body: { text: 'Hi, I would like to book a consultation' } },
+    { params: { receptionist_id: w.receptionist }, body: { text: 'What are your hours?', conversation_id: 'cv_x' } },
   ],
   registerWebhook: () => [{ body: { url: 'http://127.0.0.1:9/in' } }],
   mcp: () => [
@@ -237,6 +249,20 @@ beforeAll(async () => {
     (await stack.call('POST', `/api/v1/orders/${bookingOrderId}/confirm_payment`, {}, bearer(bookerKey))).status,
   ).toBe(200);
 
+  // An ai-receptionist paid from a third wallet: its receptionist is hosted, and public.
+  const receptionistKey = await fundedAgent(stack, 'pub-receptionist', 100);
+  const receptionistOrder = await stack.call('POST', '/api/v1/orders', {
+    service_id: 'ai-receptionist',
+    agent_id: 'pub-receptionist',
+    inputs: { business_name: 'Victim Dental', contact_email: 'front@victim.example', services: 'Consultation' },
+  });
+  expect(receptionistOrder.status).toBe(201);
+  const receptionistOrderId = receptionistOrder.body.order_id as string;
+  expect(
+    (await stack.call('POST', `/api/v1/orders/${receptionistOrderId}/confirm_payment`, {}, bearer(receptionistKey)))
+      .status,
+  ).toBe(200);
+
   // Payment-link rail: a human buyer with its order secret.
   const linkOrder = await stack.call('POST', '/api/v1/orders', {
     service_id: 'automation-wf',
@@ -296,16 +322,21 @@ beforeAll(async () => {
   const bookingPage = (await stack.services.db.bookingPages.findOne({ order_id: bookingOrderId }))?._id ?? '';
   expect(bookingPage).toMatch(/^bp_/);
   await waitForOrder(stack, x402Order.orderId, (o) => o.status === 'delivered');
+  await waitForOrder(stack, receptionistOrderId, (o) => o.status === 'delivered');
+  const receptionist = (await stack.services.db.receptionists.findOne({ order_id: receptionistOrderId }))?._id ?? '';
+  expect(receptionist).toMatch(/^rc_/);
 
   secrets = [
     { label: 'agent key of the wallet buyer', value: agentKey },
     { label: 'agent key of the booking page buyer', value: bookerKey },
+    { label: 'agent key of the receptionist buyer', value: receptionistKey },
     { label: 'order secret of the link order', value: linkOrder.body.order_secret },
     { label: 'order secret of the x402 order', value: x402Created.body.order_secret },
   ];
   for (const [label, id] of [
     ['wallet order', walletOrderId],
     ['booking page order', bookingOrderId],
+    ['receptionist order', receptionistOrderId],
     ['link order', linkOrder.body.order_id as string],
     ['x402 order', x402Order.orderId],
   ] as const) {
@@ -317,6 +348,7 @@ beforeAll(async () => {
   world = {
     ...(await strangerWorld()),
     bookingPage,
+    receptionist,
     transactions: [x402Order.transaction, itemPayment.transaction],
     paymentIds: [x402Order.paymentId, itemPayment.payment_id],
   };
@@ -328,7 +360,7 @@ afterAll(async () => {
 });
 
 /** The stranger's own orders, quote and procurement. */
-async function strangerWorld(): Promise<Omit<World, 'transactions' | 'paymentIds' | 'bookingPage'>> {
+async function strangerWorld(): Promise<Omit<World, 'transactions' | 'paymentIds' | 'bookingPage' | 'receptionist'>> {
   const order = async () => {
     const res = await stack.call('POST', '/api/v1/orders', {
       service_id: 'smart-consultation',

@@ -7,9 +7,9 @@
 import { z } from 'zod';
 import { bookableServices, bundleWiring, businessHours, describeHours } from './booking';
 import { HOUSE_RULES, languageReply, languageTask, type LanguageTask } from './language';
-import type { DeliverableContext, DeliverableFile } from './types';
+import type { DeliverableContext, DeliverableFile, HostedReceptionist } from './types';
 import { jsonFile, line, list, markdownFile, md, mdFooter, lines, provenance } from './util';
-import { profileFor } from './website-booking';
+import { profileFor, websiteBookingDeliverables } from './website-booking';
 
 const LANGUAGE_NAMES: Record<string, string> = {
   en: 'English',
@@ -133,6 +133,14 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
       : null;
   const whatsapp = international ?? national?.e164 ?? null;
   const languages = languagesFrom(ctx.inputs);
+  // The number urgent callers are given: the one the buyer named for it, else the WhatsApp number.
+  const namedPhone =
+    line(ctx.inputs, 'escalation_phone', '', 40) ||
+    line(ctx.inputs, 'urgent_phone', '', 40) ||
+    line(ctx.inputs, 'phone', '', 40);
+  const escalationPhone =
+    (namedPhone ? (toE164(namedPhone) ?? nationalToE164(namedPhone, hours.timezone)?.e164 ?? namedPhone) : null) ??
+    whatsapp;
   const services = booked.map((s) => ({
     id: s.id,
     name: s.name,
@@ -144,13 +152,18 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
   const hoursText = describeHours(hours);
   const wiring = bundleWiring(ctx);
   const wording = languageReply(ctx, 'receptionist_wording', Wording);
+  const hosted = ctx.receptionist ?? null;
+  const bookingUrl = hosted ? `${hosted.bookingPage.api}/bookings` : (wiring?.bookingEndpoint ?? null);
   const bookingTool = {
     name: 'create_booking_request',
-    description: wiring
-      ? `Books into the ${wiring.bundleId} booking page's endpoint (the same request the page's form sends).`
-      : "Sends a booking request to the business's booking endpoint (set the URL to where bookings are received).",
+    description: hosted
+      ? "Books into the receptionist's hosted booking page (the same request its form sends; a taken slot answers 409)."
+      : wiring
+        ? `Books into the ${wiring.bundleId} booking page's endpoint (the same request the page's form sends).`
+        : "Sends a booking request to the business's booking endpoint (set `url` to where your bookings are received).",
     method: 'POST',
-    url: wiring?.bookingEndpoint ?? 'REPLACE_WITH_BOOKING_ENDPOINT_URL',
+    url: bookingUrl,
+    ...(bookingUrl ? {} : { url_needed: 'No booking endpoint is hosted for this configuration: set url to yours.' }),
     content_type: 'application/json',
     body_from_slots: {
       service: 'service',
@@ -162,7 +175,13 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
       notes: 'summary',
     },
     success_status: 201,
-    ...(wiring
+    ...(hosted
+      ? {
+          availability_url: `${hosted.bookingPage.api}/availability`,
+          connected_to: 'the hosted booking page of this receptionist',
+        }
+      : {}),
+    ...(wiring && !hosted
       ? {
           connected_to: wiring.bookingWebhookPath
             ? `website-booking form and automation-wf webhook ${wiring.bookingWebhookPath}`
@@ -231,6 +250,7 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     schema: 'agent-commerce/receptionist-config@1',
     ...provenance(ctx),
     business: { name: business, contact_email: email || null, services },
+    ...(hosted ? { hosted: hostedBlock(hosted) } : {}),
     languages,
     default_language: languages[0],
     channels: [
@@ -295,6 +315,7 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     },
     escalation: {
       email: email || null,
+      phone: escalationPhone,
       response_target_minutes: 60,
       triggers: [
         'speak_to_human',
@@ -303,7 +324,7 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
         'medical_legal_or_financial_question',
         'payment_question',
       ],
-      handoff_message: `I'll pass this to the ${business} team${email ? ' by e-mail' : ''}; someone will get back to you soon.`,
+      handoff_message: `I'll pass this to the ${business} team${email ? ' by e-mail' : ''}; someone will get back to you soon.${escalationPhone ? ` If it cannot wait, call ${escalationPhone}.` : ''}`,
     },
     guardrails: [
       'Never invent prices, availability or policies that are not in this configuration.',
@@ -338,7 +359,9 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     `2. Ask for the preferred date and time within the opening hours (${md(hoursText)}); the appointment must end by closing time.`,
     "3. Ask for the customer's name and e-mail address (a phone number is optional).",
     '4. Repeat the details back in one sentence and ask the customer to confirm.',
-    `5. Call \`create_booking_request\`${wiring ? ` (it posts to ${md(wiring.bookingEndpoint)}, the same endpoint as the booking page)` : ''} and tell the customer it is a request until the team confirms it.`,
+    hosted
+      ? `5. Call \`create_booking_request\` (it posts to ${md(`${hosted.bookingPage.api}/bookings`)}, your hosted booking page); a 201 is a confirmed booking, a 409 means the time was just taken: offer other free times.`
+      : `5. Call \`create_booking_request\`${wiring ? ` (it posts to ${md(wiring.bookingEndpoint)}, the same endpoint as the booking page)` : ''} and tell the customer it is a request until the team confirms it.`,
     ...(wording && wording.value.faq.length
       ? [
           '',
@@ -357,6 +380,15 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
     email
       ? `Hand over by taking a short message (name, contact, summary) for ${md(email)}, and tell the customer the team replies within about an hour during business hours.`
       : 'Hand over by taking a short message (name, contact, summary) for the team.',
+    escalationPhone ? `For anything urgent, also give the customer the number ${md(escalationPhone)}.` : null,
+    ...(hosted
+      ? [
+          '',
+          '## Where you run',
+          '',
+          `You are hosted at ${md(hosted.chatUrl)} (chat page; embed it with \`<script src="${hosted.embedUrl}" async></script>\`), and answer messages posted to ${md(hosted.messagesUrl)} (also the MCP tool \`receptionist_chat\`). You run while the subscription is paid: an unpaid renewal suspends you, a cancelled subscription ends you.`,
+        ]
+      : []),
     '',
     '## Style',
     '',
@@ -369,6 +401,16 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
   const tests = {
     schema: 'agent-commerce/receptionist-tests@1',
     ...provenance(ctx),
+    ...(hosted
+      ? {
+          run_against: {
+            method: 'POST',
+            url: hosted.messagesUrl,
+            body: { text: '<turn>', conversation_id: '<conversation_id of the first answer>' },
+            note: "Send each case's turns in order to the live receptionist; the first answer gives the conversation_id. Booking cases book real slots: cancel them with the booking page owner key afterwards.",
+          },
+        }
+      : {}),
     cases: [
       ...services.slice(0, 5).map((s, i) => ({
         id: `book_${i + 1}_${s.id}`,
@@ -418,4 +460,55 @@ export function aiReceptionistDeliverables(ctx: DeliverableContext): Deliverable
 /** The first opening time of Tuesday (or of any day), for test conversations that must fall inside the hours. */
 function firstOpen(weekly: Record<string, [string, string][]>): string {
   return weekly.tue?.[0]?.[0] ?? Object.values(weekly).flat()[0]?.[0] ?? '10:00';
+}
+
+/** The config's `hosted` block: where the receptionist runs and how it follows its subscription. */
+function hostedBlock(h: HostedReceptionist): Record<string, unknown> {
+  return {
+    receptionist_id: h.id,
+    chat_page: h.chatUrl,
+    embed_snippet: `<script src="${h.embedUrl}" async></script>`,
+    messages_api: {
+      method: 'POST',
+      url: h.messagesUrl,
+      body: { text: 'string', conversation_id: 'string (optional)' },
+    },
+    mcp_tool: 'receptionist_chat',
+    booking_page: { page_id: h.bookingPage.id, url: h.bookingPage.url, bookings_url: `${h.bookingPage.api}/bookings` },
+    lifecycle:
+      'Runs while the subscription is paid: an unpaid renewal suspends it (423), a payment resumes it, the end of the subscription ends it (410).',
+  };
+}
+
+/**
+ * The hosted receptionist's own booking page (issue 38 §1): the website-booking page and config for the same
+ * business facts (its sector's durations and buffers, the same services, hours and zone), stored with the page the
+ * receptionist books into. Not delivered as files: the receptionist config names the page.
+ */
+export function receptionistBookingPage(ctx: DeliverableContext & { receptionist: HostedReceptionist }): {
+  config: Record<string, unknown>;
+  html: string;
+} {
+  const industry = sector(ctx.inputs) || 'Local services';
+  const profile = profileFor(sector(ctx.inputs));
+  const booked = bookableServices(ctx.inputs, profile.duration, profile.buffer, 'General enquiry');
+  // The receptionist's fallback service when the services text names none, so both list the same ids.
+  const fallback =
+    booked.length === 1 &&
+    booked[0]?.name === 'General enquiry' &&
+    !/general enquiry/i.test(line(ctx.inputs, 'services'));
+  const files = websiteBookingDeliverables({
+    orderId: ctx.orderId,
+    serviceId: 'website-booking',
+    inputs: { ...ctx.inputs, industry, ...(fallback ? { services: 'General enquiry' } : {}) },
+    issuedAt: ctx.issuedAt,
+    bookingPage: ctx.receptionist.bookingPage,
+  });
+  const html = files.find((f) => f.name === 'website-booking-index.html');
+  const config = files.find((f) => f.name === 'website-booking-config.json');
+  if (!html || !config) throw new Error('website-booking generator gave no page or config');
+  return {
+    config: JSON.parse(config.content.toString('utf8')) as Record<string, unknown>,
+    html: html.content.toString('utf8'),
+  };
 }

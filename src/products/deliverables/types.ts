@@ -45,6 +45,23 @@ export interface DeliverableContext {
    * the page posts to it, the config names it, and a bundle's receptionist books through it.
    */
   bookingPage?: HostedBookingPage;
+  /**
+   * The order's hosted receptionist (issue 38 §1), for an ai-receptionist order: its config's booking tool posts to
+   * the receptionist's own booking page, and the files name the chat page, snippet and API.
+   */
+  receptionist?: HostedReceptionist;
+}
+
+/** Where a hosted receptionist lives: its id, chat page, embeddable script, chat API, and its own booking page. */
+export interface HostedReceptionist {
+  id: string;
+  chatUrl: string;
+  embedUrl: string;
+  /** `POST` a visitor message here. */
+  messagesUrl: string;
+  /** Its public view (`GET`). */
+  api: string;
+  bookingPage: HostedBookingPage;
 }
 
 /** Where a hosted booking page lives: its id, its URL (`…/book/{id}`) and its API (`…/api/v1/booking-pages/{id}`). */

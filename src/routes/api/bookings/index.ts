@@ -20,21 +20,27 @@ import { ownerGate, ownerKeyGate, pageOfPath } from './policy';
 import { bookingOperations as ops } from './schema';
 import { bookedView, ownerBookingView, pageView } from './view';
 
-/** The booking routes. */
-export function bookingRoutes(deps: AppDeps): OperationRouter {
-  const pages = new BookingRepository(deps.services.db);
-  const base = deps.config.PUBLIC_BASE_URL;
-  const log = logger().child({ component: 'bookings' });
+/** The ports of the booking service as the API wires them (also the receptionist's, which books through them). */
+export function bookingPortsOf(deps: AppDeps, component = 'bookings'): BookingPorts {
+  const log = logger().child({ component });
   const ports: BookingPorts = {
-    bookings: pages,
+    bookings: new BookingRepository(deps.services.db),
     orders: deps.services.orders,
     webhooks: deps.services.webhooks,
     deliveries: new DeliveryWorkflows(deps.temporal, deps.config.TEMPORAL_TASK_QUEUE),
     mailer: createMailer(deps.config.SMTP_URL, deps.config.MAIL_FROM),
-    publicBaseUrl: base,
+    publicBaseUrl: deps.config.PUBLIC_BASE_URL,
     log,
   };
-  if (!ports.mailer) log.info({}, 'SMTP_URL unset: booking e-mails are skipped and logged');
+  if (!ports.mailer) log.info({}, `SMTP_URL unset: ${component} e-mails are skipped and logged`);
+  return ports;
+}
+
+/** The booking routes. */
+export function bookingRoutes(deps: AppDeps): OperationRouter {
+  const ports = bookingPortsOf(deps);
+  const pages = ports.bookings;
+  const base = deps.config.PUBLIC_BASE_URL;
   const page = { load: pageOfPath(pages) };
 
   return new OperationRouter(deps)
