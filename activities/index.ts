@@ -197,10 +197,26 @@ function transitionRecord(
   };
 }
 
+/**
+ * How long `chargeAndDeliver` may spend producing and storing the goods (ms): a third of the payment's 10 s
+ * start-to-close timeout (workflows/policies.ts LOCAL_CAPTURE_OPTIONS). Past it the goods are left to `deliverService`,
+ * with its own timeout and retries, and the payment is recorded at once.
+ */
+export const PRODUCE_WITH_CHARGE_MS = 3_000;
+
+/** `work`'s result, or a rejection once `ms` have passed (the work itself runs on; its writes are idempotent). */
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not done within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /** Throws the cancellation of the current activity (a local activity past its timeout is cancelled); no-op outside one. */
 function throwIfCancelled(): void {
   if (currentContext()?.cancellationSignal.aborted) {
-    throw new CancelledFailure('deliverService attempt cancelled before recording');
+    throw new CancelledFailure('attempt cancelled before recording');
   }
 }
 
@@ -469,18 +485,38 @@ export function createActivities(ports: ActivityPorts) {
       const at = new Date().toISOString();
       const { version } = req.paid;
       const deliveredVersion = version + 2;
+      /** What an earlier attempt recorded, as this one answers it: null when nothing (or the database is away). */
+      const earlierRecord = async (): Promise<ChargeAndDeliverResult | null> => {
+        try {
+          const order = await ports.orders.get(req.orderId);
+          const paid = order && order.version >= version ? order.progress.findLast((p) => p.status === 'paid') : null;
+          if (!order || !paid) return null;
+          const delivered =
+            order.version === deliveredVersion && order.status === 'delivered'
+              ? order.progress.findLast((p) => p.status === 'delivered')
+              : undefined;
+          const delivery = delivered ? { deliverables: order.deliverables, at: delivered.at, recorded: true } : null;
+          return { payment, at: paid.at, recorded: true, ...(delivery ? { delivery } : {}) };
+        } catch {
+          return null;
+        }
+      };
       if ((currentContext()?.info.attempt ?? 1) > 1) {
-        const earlier = await recordedDelivery(req.orderId, deliveredVersion).catch(() => null);
-        const paidAt = earlier && (await ports.orders.get(req.orderId))?.progress.findLast((p) => p.status === 'paid');
-        if (earlier && paidAt) return { payment, at: paidAt.at, recorded: true, delivery: earlier };
+        const earlier = await earlierRecord();
+        if (earlier?.delivery) return earlier;
       }
+      // An attempt the workflow gave up on (timed out) writes nothing more; its retry charges nothing twice.
+      throwIfCancelled();
       const ctx = await singleServiceContext({ orderId: req.orderId, serviceId: req.serviceId, ...req.deliver }).catch(
         () => null,
       );
       let deliverables: DeliverableRecord[] | undefined;
       if (req.paid.thenFulfilling && ctx && languageTasks(ctx).length === 0) {
-        const producers = await producingFor(req.orderId, req.serviceId);
-        deliverables = await produceAndStore(ctx, producers).catch((err: unknown) => {
+        // Production gets a budget well inside the payment's timeout: slow storage must not fail a payment taken.
+        deliverables = await withinMs(
+          producingFor(req.orderId, req.serviceId).then((producers) => produceAndStore(ctx, producers)),
+          PRODUCE_WITH_CHARGE_MS,
+        ).catch((err: unknown) => {
           currentContext()?.log.warn('goods not produced with the charge; the workflow delivers them', {
             orderId: req.orderId,
             error: String(err),
@@ -488,7 +524,8 @@ export function createActivities(ports: ActivityPorts) {
           return undefined;
         });
       }
-      if (!deliverables || currentContext()?.cancellationSignal.aborted) return recordPaid(req, payment, at);
+      throwIfCancelled();
+      if (!deliverables) return recordPaid(req, payment, at);
       const deliveredAt = new Date().toISOString();
       const paid = transitionRecord(req.orderId, req.serviceId, 'paid', version, at, { payment });
       const steps = [
@@ -497,8 +534,11 @@ export function createActivities(ports: ActivityPorts) {
         transitionRecord(req.orderId, req.serviceId, 'delivered', deliveredVersion, deliveredAt, { deliverables }),
       ];
       try {
-        if (await record(steps)) {
-          return { payment, at, recorded: true, delivery: { deliverables, at: deliveredAt, recorded: true } };
+        const written = await record(steps);
+        if (written) {
+          // After an earlier attempt's paid → fulfilling only `delivered` was written now: its paid time stands.
+          const paidAt = written.progress.findLast((p) => p.status === 'paid')?.at ?? at;
+          return { payment, at: paidAt, recorded: true, delivery: { deliverables, at: deliveredAt, recorded: true } };
         }
       } catch (err) {
         currentContext()?.log.warn('paid and delivered not recorded; the workflow records them', {
@@ -508,11 +548,7 @@ export function createActivities(ports: ActivityPorts) {
         return { payment, at, recorded: false };
       }
       // Not written now: an attempt lost with its worker wrote them (or `paid` alone) first; its record stands.
-      const earlier = await recordedDelivery(req.orderId, deliveredVersion);
-      const order = await ports.orders.get(req.orderId);
-      const paidAt = order && order.version >= version ? order.progress.findLast((p) => p.status === 'paid') : null;
-      if (!paidAt) return { payment, at, recorded: false };
-      return { payment, at: paidAt.at, recorded: true, ...(earlier ? { delivery: earlier } : {}) };
+      return (await earlierRecord()) ?? { payment, at, recorded: false };
     },
 
     /**

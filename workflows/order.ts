@@ -224,6 +224,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   let paidRecord: { at: string; recorded: boolean } | undefined;
   /** CHARGE_AND_DELIVER: the delivery the charge's activity recorded with it, if it did. */
   let deliveredWithCharge: { deliverables: DeliverableRecord[]; at: string; recorded: boolean } | undefined;
+  /** CHARGE_AND_DELIVER: the issue time the goods were produced with, kept when `deliverService` produces them again. */
+  let issuedWithCharge: string | undefined;
   /** CHARGE_AND_DELIVER: the payment Update that charged, answered with the order as of its payment. */
   let chargedAsk: PaymentAsk | undefined;
   /** MESSAGES_IN_MAIN: payment Updates waiting for the main coroutine to charge (or refuse) them, in arrival order. */
@@ -560,6 +562,7 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
             state.payment = done.payment;
             paidRecord = { at: done.at, recorded: done.recorded };
             deliveredWithCharge = done.delivery;
+            issuedWithCharge = charge.paidAt;
             chargedAsk = ask;
           } else if (paidWithCharge) {
             // As `merged` below decides it for such a run (every older patch applies).
@@ -686,7 +689,8 @@ export async function orderWorkflow(input: OrderWorkflowInput): Promise<OrderSta
   // A repaired run resumed at `delivered` has its goods out: only the review is left.
   if (resumedAt !== 'delivered') {
     if (resumedAt === 'paid' || (resumedAt === undefined && !merged)) await transition('fulfilling');
-    const issuedAt = nowIso();
+    // The same bytes as the charge's activity produced (and may have stored), should it have got that far.
+    const issuedAt = issuedWithCharge ?? nowIso();
     /** What `deliverService` reported: the `delivered` transition's time and whether it wrote it. */
     let delivery: { at: string; recorded: boolean } | undefined;
     try {

@@ -4,7 +4,7 @@
  * activity) and `deliverService` (production and the `delivered`
  * record in one activity), with their retries.
  */
-import { createActivities, type TransitionRecord } from '../../activities';
+import { createActivities, PRODUCE_WITH_CHARGE_MS, type TransitionRecord } from '../../activities';
 import type { EventDoc, OrderDoc } from '../../src/db';
 import { type Services } from '../../src/ports';
 import { initialOrderDoc } from '../../src/repos/orders';
@@ -309,6 +309,29 @@ test('chargeAndDeliver whose production fails keeps the charge, records paid →
   const delivered = await activities().acts.deliverService(delivery(input, 4));
   expect(delivered.recorded).toBe(true);
   expect(await services.orders.get(input.orderId)).toMatchObject({ status: 'delivered', version: 4 });
+});
+
+test('chargeAndDeliver whose storage is slow answers within its budget with the payment recorded and the goods left to the workflow', async () => {
+  const agentId = `acts-fused-slow-${Date.now()}`;
+  await services.wallets.credit(agentId, 100_000_000, `topup:${agentId}`, 'test top-up', 'test');
+  const input = await newOrder();
+  const stalled: DeliverableStore = {
+    put: () => new Promise(() => undefined),
+    putMany: () => new Promise(() => undefined),
+    get: async () => null,
+  };
+  const started = Date.now();
+  const result = await activities(services.orders, stalled).acts.chargeAndDeliver({
+    ...paidCharge(input, agentId),
+    deliver: { inputs: input.inputs, issuedAt: '2026-12-02T12:00:00.000Z' },
+  });
+  const took = Date.now() - started;
+  expect(took).toBeGreaterThanOrEqual(PRODUCE_WITH_CHARGE_MS);
+  expect(took).toBeLessThan(PRODUCE_WITH_CHARGE_MS + 5_000); // well inside the payment's 10 s timeout
+  expect(result).toMatchObject({ recorded: true, payment: { rail: 'agent_wallet' } });
+  expect(result.delivery).toBeUndefined();
+  expect(await services.orders.get(input.orderId)).toMatchObject({ status: 'fulfilling', version: 3 });
+  expect(await services.wallets.balance(agentId)).toBe(100_000_000 - input.amountMicros);
 });
 
 test('chargeAndRecordPaid refused for funds records nothing; a failed record keeps the charge and says so', async () => {

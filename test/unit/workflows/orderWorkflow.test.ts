@@ -133,6 +133,10 @@ test('production whose delivered record failed: the workflow records delivered i
     expect(delivered.progress.at(-1)).toEqual({ status: 'delivered', at });
     await handle.terminate('test over');
   });
+  // Produced again with the issue time the charge's activity used: the same bytes, had it stored them.
+  expect(acts.deliverService.mock.calls[0]?.[0].issuedAt).toBe(
+    acts.chargeAndDeliver.mock.calls[0]?.[0].deliver.issuedAt,
+  );
   expect(acts.recordTransition).toHaveBeenCalledTimes(1);
   expect(acts.recordTransition.mock.calls[0]?.[0]).toMatchObject({
     status: 'delivered',
