@@ -186,8 +186,7 @@ beforeAll(async () => {
     ],
     timeline: ['Review window: auto-accept at ', 'Payment deadline: expires at '],
     history: [
-      'Charge 69.00 USD on agent_wallet and record paid → fulfilling',
-      'Produce automation-wf and record delivered',
+      'Charge 69.00 USD on agent_wallet, produce automation-wf, record paid → fulfilling → delivered',
       'Review window: auto-accept at ',
       `Order ${review}: Workflow Automation (n8n) for $69.00`,
     ],
