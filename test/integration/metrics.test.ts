@@ -145,7 +145,7 @@ test("one order's trace runs from the API's request through the workflow to its 
   let pay: OtlpSpan | undefined;
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    create = api('POST /api/v1/orders').find((s) => inTrace(s).some((t) => t.name === 'RunActivity:deliverService'));
+    create = api('POST /api/v1/orders').find((s) => inTrace(s).some((t) => t.name === 'RunActivity:chargeAndDeliver'));
     pay = api('POST /api/v1/orders/:order_id/confirm_payment').find((s) =>
       inTrace(s).some((t) => t.name === 'HandleUpdate:confirmPayment'),
     );
@@ -164,7 +164,8 @@ test("one order's trace runs from the API's request through the workflow to its 
   const start = named(order, 'StartWorkflow:orderWorkflow');
   expect(start?.parentSpanId).toBe(create?.spanId);
   const workflowSpans = new Set<string>();
-  for (const activity of ['chargeAndRecordPaid', 'deliverService']) {
+  // One local activity charges, produces and records (patch charge-and-deliver, issue 39 §2).
+  for (const activity of ['chargeAndDeliver']) {
     const scheduled = named(order, `StartActivity:${activity}`);
     const ran = named(order, `RunActivity:${activity}`);
     expect(scheduled?.service).toBe('agent-commerce-worker');

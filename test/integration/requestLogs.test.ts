@@ -85,11 +85,12 @@ test('one request id: response header, API line, workflow memo, workflow and act
   );
   expect(wfLine).toMatchObject({ requestId, workflowType: 'orderWorkflow', sdkComponent: 'worker' });
   // And every activity of the order: each completed activity's line carries the id of a request of this order.
-  // (deliverService records `delivered` itself, so its line can come after the order reads delivered: wait for it.)
+  // (chargeAndDeliver records `delivered` itself, so its line can come after the order reads delivered: wait for it.)
   const isActivityLine = (l: Line) => l.msg === 'activity completed' && l.workflowId === workflowId;
-  await lineWhere((l) => isActivityLine(l) && l.activityType === 'deliverService', 'the line of deliverService');
+  await lineWhere((l) => isActivityLine(l) && l.activityType === 'chargeAndDeliver', 'the line of chargeAndDeliver');
   const activityLines = lines().filter(isActivityLine);
-  expect(activityLines.length).toBeGreaterThan(1);
+  // Until the review, one local activity: the charge with the goods (patch charge-and-deliver, issue 39 §2).
+  expect(activityLines.length).toBeGreaterThanOrEqual(1);
   for (const l of activityLines) {
     expect([requestId, payId]).toContain(l.requestId);
     expect(typeof l.activityType).toBe('string');
