@@ -87,6 +87,11 @@ function line(name: string, ms: number[], seconds?: number): string {
   return `${name.padEnd(30)} n=${String(ms.length).padStart(5)}  ${rate}p50 ${pct(ms, 50).toFixed(1).padStart(7)} ms  p95 ${pct(ms, 95).toFixed(1).padStart(7)} ms  p99 ${pct(ms, 99).toFixed(1).padStart(7)} ms`;
 }
 
+/** CPU of a run across every process and the bench client (ms). */
+const runCpuMs = (r: Run): number => ROLES.reduce((a, role) => a + r.cpu[role], 0) + r.clientCpuMs;
+/** CPU per workflow of a run across every process and the bench client (ms). */
+const cpuPerWorkflow = (r: Run): number => runCpuMs(r) / r.latencies.length;
+
 /** Workflows per second of a run. */
 const rate = (r: Run): number => r.latencies.length / r.seconds;
 
@@ -314,10 +319,9 @@ async function main(): Promise<void> {
       // Odd rounds put the order path first.
       for (const kind of r % 2 ? kinds.reverse() : kinds) await kind();
       const ratio = rate(orderRuns[r]!.run) / rate(helloRuns[r]!);
-      const cpuPer = (x: Run) => (ROLES.reduce((a, role) => a + x.cpu[role], 0) + x.clientCpuMs) / x.latencies.length;
       console.log(
-        `round ${r + 1}: hello-world ${rate(helloRuns[r]!).toFixed(1)}/s ${cpuPer(helloRuns[r]!).toFixed(1)} ms CPU each, ` +
-          `orders ${rate(orderRuns[r]!.run).toFixed(1)}/s ${cpuPer(orderRuns[r]!.run).toFixed(1)} ms CPU each (${(ratio * 100).toFixed(0)} %)`,
+        `round ${r + 1}: hello-world ${rate(helloRuns[r]!).toFixed(1)}/s ${cpuPerWorkflow(helloRuns[r]!).toFixed(1)} ms CPU each, ` +
+          `orders ${rate(orderRuns[r]!.run).toFixed(1)}/s ${cpuPerWorkflow(orderRuns[r]!.run).toFixed(1)} ms CPU each (${(ratio * 100).toFixed(0)} %)`,
       );
     }
   } finally {
@@ -336,7 +340,6 @@ async function main(): Promise<void> {
   console.log(line('  POST confirm_payment', orders.confirm));
   // CPU per workflow of every process, each kind over its own rounds (idle processes count where they idle).
   const perWorkflow = (r: Run, ms: number) => ms / r.latencies.length;
-  const cpuTotal = (r: Run) => ROLES.reduce((a, role) => a + r.cpu[role], 0) + r.clientCpuMs;
   const header = ['', ...ROLES, 'client', 'total'];
   console.log(`\nCPU per workflow (ms, from /proc; ${stackNow().size} stack processes found):`);
   console.log(header.map((h, i) => (i ? h.padStart(13) : h.padEnd(12))).join(''));
@@ -344,13 +347,11 @@ async function main(): Promise<void> {
     ['hello-world', hello],
     ['order', orders.run],
   ] as const) {
-    const cells = [...ROLES.map((role) => r.cpu[role]), r.clientCpuMs, cpuTotal(r)];
+    const cells = [...ROLES.map((role) => r.cpu[role]), r.clientCpuMs, runCpuMs(r)];
     console.log(name.padEnd(12) + cells.map((ms) => perWorkflow(r, ms).toFixed(1).padStart(13)).join(''));
   }
-  const cpuRatio = perWorkflow(orders.run, cpuTotal(orders.run)) / perWorkflow(hello, cpuTotal(hello));
-  const cpuRoundRatios = orderRuns.map(
-    (o, r) => perWorkflow(o.run, cpuTotal(o.run)) / perWorkflow(helloRuns[r]!, cpuTotal(helloRuns[r]!)),
-  );
+  const cpuRatio = cpuPerWorkflow(orders.run) / cpuPerWorkflow(hello);
+  const cpuRoundRatios = orderRuns.map((o, r) => cpuPerWorkflow(o.run) / cpuPerWorkflow(helloRuns[r]!));
   console.log(
     `CPU per order / CPU per hello-world: ${cpuRatio.toFixed(2)} × (target ≤ 2 ×; rounds ` +
       `${Math.min(...cpuRoundRatios).toFixed(2)}–${Math.max(...cpuRoundRatios).toFixed(2)} ×)`,
