@@ -9,8 +9,9 @@
  * - agent_wallet: a wallet debit `subscription:<order_id>:<period>`; a refused debit starts dunning: retries after
  *   `retryAfterSeconds` (1, 3, 7 days), `subscription.payment_failed` for each failed attempt, `suspended` after
  *   the last one.
- * - linkpay_ncp / x402_usdc: an invoice `inv_<order_id>_<period>` due after `invoiceDueSeconds` (7 days), paid
- *   with a hosted-link transaction bound to the invoice id (`payInvoice` Update); unpaid at the due date: suspended.
+ * - linkpay_ncp / x402_usdc, and any rail when `terms.renewal` is `invoice` (bought through a checkout session): an
+ *   invoice `inv_<order_id>_<period>` due after `invoiceDueSeconds` (7 days), paid with a hosted-link transaction
+ *   bound to the invoice id (`payInvoice` Update); unpaid at the due date: suspended.
  * Every paid renewal credits the partner's commission for that period at once (activities/commissions.ts): a renewal
  * has no review and is never refunded (a rejected order refunds period 1 only and ends the subscription), so a paid
  * period is final (issue 10 §3). Period 1 is the order's: credited on its acceptance.
@@ -470,7 +471,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<Su
     });
   };
 
-  if (input.rail === 'agent_wallet') {
+  // A checkout session's one payment is no authority to debit the wallet again: its renewals are invoices.
+  if (input.rail === 'agent_wallet' && input.terms.renewal !== 'invoice') {
     const retries = input.terms.retryAfterSeconds;
     for (let attempt = 1; attempt <= retries.length + 1; attempt++) {
       if (attempt > 1) {

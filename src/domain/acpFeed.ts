@@ -51,11 +51,10 @@ export const FEED_TARGET_COUNTRY = 'US';
 const cents = (usd: number): number => Math.round(usdToMicros(usd) / 10_000);
 
 /**
- * Why a service cannot be bought through a checkout session, or null: a monthly service renews past one delegated
- * allowance (src/services/checkoutSessions.ts), and one that needs the text generator is refused without it.
+ * Why a service cannot be bought through a checkout session now, or null: one that needs the text generator is
+ * refused without it. (A monthly service sells its first month; renewals are invoices, variant option `Billing`.)
  */
 export function checkoutRefusal(service: ServiceDefinition, textgenConfigured: boolean): string | null {
-  if (service.billing === 'monthly') return 'subscription_only';
   const needsModel = bundleParts(service).some((p) => p.constraints.requires?.includes(TEXT_GENERATION_MODEL));
   if (needsModel && !textgenConfigured) return 'temporarily_unavailable';
   return null;

@@ -31,10 +31,15 @@ export function subscriptionTerms(service: ServiceDefinition): SubscriptionTerms
 
 /**
  * The long-running parts of an order's workflow input: `expert` for expert_delivery services (SLA =
- * max_fulfillment_hours from payment), `subscription` for monthly services. Empty for every other service.
+ * max_fulfillment_hours from payment), `subscription` for monthly services (`renewal: invoice` when
+ * `renewalByInvoice`: a checkout session's order). Empty for every other service.
  */
-export function longRunningTerms(service: ServiceDefinition): Pick<OrderWorkflowInput, 'expert' | 'subscription'> {
-  const subscription = subscriptionTerms(service);
+export function longRunningTerms(
+  service: ServiceDefinition,
+  { renewalByInvoice = false }: { renewalByInvoice?: boolean } = {},
+): Pick<OrderWorkflowInput, 'expert' | 'subscription'> {
+  const terms = subscriptionTerms(service);
+  const subscription = terms && renewalByInvoice ? { ...terms, renewal: 'invoice' as const } : terms;
   return {
     ...(isExpertService(service)
       ? { expert: { maxFulfillmentHours: service.max_fulfillment_hours, escalateAtPercent: SLA_ESCALATION_PERCENT } }

@@ -184,6 +184,22 @@ export function sessionMessages(doc: Pick<CheckoutSessionDoc, 'line' | 'inputs'>
   return out;
 }
 
+/**
+ * What a buyer should know of a monthly service bought through a session (shown as an ACP / UCP info message), or
+ * null for a one-time purchase: the payment buys the first month; renewals are invoices, never charged again to the
+ * session's credential (issue 37; workflows/subscription.ts).
+ */
+export function billingNote(serviceId: string): string | null {
+  const service = getService(serviceId);
+  if (service?.billing !== 'monthly') return null;
+  return (
+    `${service.name} is billed monthly: this payment is the first month. Each renewal is an invoice ` +
+    '(order event subscription.invoice_issued, pay_url in GET /api/v1/orders/{id}/subscription), due in 7 days and ' +
+    "paid on the hosted page; nothing is charged again to this session's payment credential. Cancel any time with " +
+    'POST /api/v1/orders/{id}/subscription/cancel.'
+  );
+}
+
 /** ACP status of a session (the order's read model decides once it awaits the hosted page). */
 export type AcpStatus =
   | 'not_ready_for_payment'
@@ -226,13 +242,6 @@ function serviceOf(item: ItemRequest): ServiceDefinition {
     throw problem('invalid_request', `No service ${item.id}; see GET /api/v1/services`, {
       param: '$.line_items[0].id',
     });
-  // A session's payment is one charge: a subscription would renew from the wallet past the delegated allowance.
-  if (service.billing === 'monthly')
-    throw problem(
-      'invalid_request',
-      `${service.id} is billed monthly; checkout sessions sell one-time purchases (order it through /api/v1/orders)`,
-      { param: '$.line_items[0].id' },
-    );
   return service;
 }
 
@@ -487,6 +496,8 @@ export async function completeCheckoutSession(
     inputs: current.inputs,
     is_agent: true,
     order_id: current.order_id,
+    // The session's one payment covers the first month of a monthly service; renewals are invoices.
+    renewalByInvoice: true,
     retry: { at: current.completed_at ?? now, bytes: (purpose, n) => seedBytes(current.seed, purpose, n) },
   });
   if (current.payment?.handler_id === 'x402') return settleX402Session(ports, current);

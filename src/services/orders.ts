@@ -88,6 +88,11 @@ export interface NewOrder {
    * secret and webhook credentials are made of, so the retry writes and answers what the first one did.
    */
   retry?: { at: Date; bytes(purpose: string, n: number): Buffer };
+  /**
+   * Set by a checkout session (ACP, UCP): its one payment covers period 1 of a monthly service only, so every renewal
+   * is an invoice (`SubscriptionTerms.renewal`), never a debit of the wallet that paid it.
+   */
+  renewalByInvoice?: boolean;
 }
 
 /** What {@link createOrder} returns: the initial read model, its service, and the credentials shown this once. */
@@ -176,7 +181,7 @@ export async function createOrder(ports: OrderCreationPorts, req: NewOrder): Pro
     paymentDeadlineSeconds: ports.config.PAYMENT_DEADLINE_SECONDS,
     reviewWindowSeconds: ports.config.REVIEW_WINDOW_SECONDS,
     // Expert SLA clock, monthly subscription terms (issue 6).
-    ...longRunningTerms(service),
+    ...longRunningTerms(service, { renewalByInvoice: req.renewalByInvoice === true }),
     recordedAtCreation: true,
   };
   // The order's own webhook endpoint exists before the workflow emits order.created (issue 5 §1).

@@ -12,7 +12,14 @@ import type { CheckoutSessionDoc, OrderDoc } from '../db';
 import { getService } from '../domain/catalogue';
 import type { PlatformProfile } from '../ucp/profiles';
 import { UCP_VERSION } from '../ucp/profiles';
-import { acpStatus, centsOfMicros, sessionMessages, sessionOrderSecret, sessionTotalCents } from './checkoutSessions';
+import {
+  acpStatus,
+  billingNote,
+  centsOfMicros,
+  sessionMessages,
+  sessionOrderSecret,
+  sessionTotalCents,
+} from './checkoutSessions';
 
 export { UCP_VERSION } from '../ucp/profiles';
 
@@ -161,6 +168,14 @@ export interface UcpMessage {
   severity: 'recoverable' | 'requires_buyer_input' | 'requires_buyer_review' | 'unrecoverable';
 }
 
+/** A `message_info.json` entry. */
+export interface UcpInfoMessage {
+  type: 'info';
+  code: string;
+  path: string;
+  content: string;
+}
+
 /** What keeps an open session from `ready_for_complete`: each missing input at `$.service_inputs.<name>`. */
 export function ucpMessages(doc: CheckoutSessionDoc): UcpMessage[] {
   return sessionMessages(doc).map((m) => ({
@@ -187,7 +202,12 @@ export function ucpCheckoutView(
     { type: 'total', display_text: 'Total', amount: total },
   ];
   const status = ucpStatus(doc, order);
-  const messages = [...(doc.status === 'open' ? ucpMessages(doc) : []), ...(extra.messages ?? [])];
+  const note = billingNote(doc.line.service_id);
+  const messages: (UcpMessage | UcpInfoMessage)[] = [
+    ...(doc.status === 'open' ? ucpMessages(doc) : []),
+    ...(extra.messages ?? []),
+    ...(note ? [{ type: 'info' as const, code: 'billing', path: '$.line_items[0]', content: note }] : []),
+  ];
   if (status === 'requires_escalation')
     messages.push({
       type: 'error',

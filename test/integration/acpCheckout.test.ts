@@ -242,11 +242,18 @@ test('quantity above 1 is a quantity_exceeded message; two line items are refuse
   const unknown = await acp('POST', '/checkout_sessions', createBody(automationInputs, { id: 'no-such-service' }));
   expect(unknown.status).toBe(400);
   expect(unknown.body.param).toBe('$.line_items[0].id');
-  // A monthly subscription would renew from the wallet past a one-time allowance: not sold through a session.
+  // A monthly service sells its first month; the session tells the buyer renewals are invoices, besides what is missing.
   const monthly = await acp('POST', '/checkout_sessions', createBody(undefined, { id: 'ai-receptionist' }));
-  expect(monthly.status).toBe(400);
-  expect(monthly.body.param).toBe('$.line_items[0].id');
-  expect(monthly.body.message).toMatch(/billed monthly/);
+  expect(monthly.status).toBe(201);
+  conforms('checkout#/$defs/CheckoutSession', monthly.body);
+  expect(monthly.body.status).toBe('not_ready_for_payment');
+  const kinds = (monthly.body.messages as { type: string; param: string }[]).map((m) => `${m.type} ${m.param}`);
+  expect(kinds).toContain('info $.line_items[0]');
+  expect(kinds.filter((k) => k.startsWith('error'))).toEqual([
+    'error $.metadata.inputs.business_name',
+    'error $.metadata.inputs.contact_email',
+    'error $.metadata.inputs.services',
+  ]);
 });
 
 test('buys automation-wf with a delegated wallet token: one order, one debit, however often complete is retried', async () => {

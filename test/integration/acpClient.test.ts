@@ -3,7 +3,8 @@
  * test/fixtures/acp-2026-04-17/openapi.agentic_checkout.yaml; requests through openapi-fetch) buys every service of
  * the catalogue (GET /api/v1/services) on each payment handler: the agent wallet (a delegated token), the hosted
  * link (requires_escalation, then Pay on the hosted page) and x402 (where the service is sold over x402). Every answer
- * is validated against the copied JSON schemas. The monthly service is refused with the spec's error. The books:
+ * is validated against the copied JSON schemas. The monthly service sells its first month (renewals are invoices,
+ * test/integration/subscriptions.test.ts). The books:
  * the wallet is debited exactly the sessions' totals, the buyer's USDC exactly the x402 totals.
  */
 import { randomUUID } from 'node:crypto';
@@ -94,28 +95,17 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-test('the catalogue has 14 services; the monthly one is refused with the spec error', async () => {
+test('the catalogue has 14 services; the monthly one sells its first month and says how renewals are billed', async () => {
   expect(services).toHaveLength(14);
-  const monthly = services.filter((s) => s.billing === 'monthly').map((s) => s.id);
-  expect(monthly).toEqual(['ai-receptionist']);
-  const { error, response } = await acp.POST('/checkout_sessions', {
-    params: { header: header() },
-    body: { line_items: [{ id: 'ai-receptionist' }], currency: 'usd', capabilities: {} },
-  });
-  expect(response.status).toBe(400);
-  conforms('checkout#/$defs/Error', error);
-  expect(error).toEqual({
-    type: 'invalid_request',
-    code: 'invalid_request',
-    message:
-      'ai-receptionist is billed monthly; checkout sessions sell one-time purchases (order it through /api/v1/orders)',
-    param: '$.line_items[0].id',
-  });
+  const monthly = services.filter((s) => s.billing === 'monthly');
+  expect(monthly.map((s) => s.id)).toEqual(['ai-receptionist']);
+  const { session } = await open(monthly[0]!);
+  const info = (session.messages as { type: string; content: string }[]).filter((m) => m.type === 'info');
+  expect(info).toHaveLength(1);
+  expect(info[0]?.content).toMatch(/billed monthly: this payment is the first month\. Each renewal is an invoice/);
 });
 
-test('buys each one-time service on every handler it offers: wallet, hosted link, x402; the books reconcile', async () => {
-  const oneTime = services.filter((s) => s.billing !== 'monthly');
-  expect(oneTime).toHaveLength(13);
+test('buys each of the 14 services on every handler it offers: wallet, hosted link, x402; the books reconcile', async () => {
   const walletBefore = await stack.services.wallets.balance(AGENT);
   const usdcBefore = await chain.balance(ANVIL_ADDRESSES.buyer);
   let walletCents = 0;
@@ -123,7 +113,7 @@ test('buys each one-time service on every handler it offers: wallet, hosted link
   const orders: string[] = [];
   const bought: string[] = [];
 
-  for (const service of oneTime) {
+  for (const service of services) {
     // The agent wallet: a delegated token for exactly the total.
     {
       const { session, total } = await open(service);
@@ -211,7 +201,7 @@ test('buys each one-time service on every handler it offers: wallet, hosted link
     }
   }
 
-  expect(bought).toHaveLength(13 * 2 + 9);
+  expect(bought).toHaveLength(14 * 2 + 10);
   // The books: the wallet paid exactly the wallet sessions' totals, the buyer's USDC exactly the x402 totals.
   expect(walletBefore - (await stack.services.wallets.balance(AGENT))).toBe(walletCents * 10_000);
   expect(usdcBefore - (await chain.balance(ANVIL_ADDRESSES.buyer))).toBe(BigInt(x402Cents * 10_000));

@@ -92,10 +92,15 @@ test('GET /acp/feed/products: the 14 services as feed Products within schema.fee
       expect(session.status).toBe(201);
       expect(session.body.line_items[0].unit_amount).toBe(variant.price.amount);
     } else {
-      expect(variant.availability.status).toMatch(/^(subscription_only|temporarily_unavailable)$/);
-      expect(session.status).toBe(variant.availability.status === 'subscription_only' ? 400 : 201);
+      expect(variant.availability.status).toBe('temporarily_unavailable');
+      expect(session.status).toBe(201);
     }
   }
+  // The monthly service sells its first month through a session; the feed says how it is billed.
+  expect(products.find((p) => p.variants[0].id === 'ai-receptionist')?.variants[0]).toMatchObject({
+    availability: { available: true, status: 'in_stock' },
+    variant_options: expect.arrayContaining([{ name: 'Billing', value: 'monthly' }]),
+  });
 }, 120_000);
 
 test("the operator pushes the feed to a platform's Feed API: created once, every product upserted, the same feed next time", async () => {

@@ -5,8 +5,10 @@
  * and a rejected order ending its subscription. With RECORD_HISTORIES=1 two runs of the first subscription are written
  * to test/fixtures/histories/ for the replay test.
  */
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { saveHistory } from '../helpers/histories';
+import { OPERATOR_KEY } from '../helpers/stack';
 import {
   fundAgent,
   startTimeSkippingStack,
@@ -322,6 +324,95 @@ test('on the hosted-link rail a renewal is an invoice with a due date, paid with
     rail: 'linkpay_ncp',
   });
   expect(renewed.current_period.number).toBe(2);
+});
+
+test("bought through an ACP checkout session: period 1 is the session's one payment, each renewal an invoice, never a second debit", async () => {
+  const agent = 'agent-sub-acp';
+  const key = await fundAgent(stack, agent, 3 * 39);
+  const issued = await stack.call(
+    'POST',
+    '/api/v1/acp/platforms',
+    { name: 'subscription-platform' },
+    { authorization: `Bearer ${OPERATOR_KEY}` },
+  );
+  expect(issued.status).toBe(201);
+  const acpHeaders = (credential: string) => ({
+    authorization: `Bearer ${credential}`,
+    'api-version': '2026-04-17',
+    'idempotency-key': randomUUID(),
+  });
+  const platform = issued.body.api_key as string;
+  const session = await stack.call(
+    'POST',
+    '/checkout_sessions',
+    {
+      line_items: [{ id: 'ai-receptionist' }],
+      currency: 'usd',
+      capabilities: {},
+      metadata: { inputs: receptionistInputs },
+    },
+    acpHeaders(platform),
+  );
+  expect(session.status).toBe(201);
+  expect(session.body.status).toBe('ready_for_payment');
+  // The delegated allowance covers the first month only.
+  const delegated = await stack.call(
+    'POST',
+    '/agentic_commerce/delegate_payment',
+    {
+      allowance: {
+        reason: 'one_time',
+        max_amount: 3900,
+        currency: 'usd',
+        checkout_session_id: session.body.id,
+        merchant_id: 'agent-commerce',
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+    },
+    acpHeaders(key),
+  );
+  expect(delegated.status).toBe(201);
+  const done = await stack.call(
+    'POST',
+    `/checkout_sessions/${session.body.id}/complete`,
+    {
+      payment_data: {
+        handler_id: 'agent_wallet',
+        instrument: { type: 'wallet_token', credential: { type: 'spt', token: delegated.body.id } },
+      },
+    },
+    acpHeaders(platform),
+  );
+  expect(done.status).toBe(200);
+  expect(done.body.status).toBe('completed');
+  const orderId = done.body.order.id as string;
+  buyerKeys.set(orderId, key);
+  const first = await waitForSub(orderId, (s) => s.status === 'active');
+  expect(await stack.services.wallets.balance(agent)).toBe(2 * 39_000_000);
+
+  await skipTo(first.current_period.end);
+  const invoiced = await waitForSub(orderId, (s) => s.open_invoice !== null);
+  expect(invoiced.open_invoice).toMatchObject({ invoice_id: invoiceId(orderId, 2), amount: 39 });
+  expect(invoiced.past_charges.map((c) => `${c.period} ${c.status} ${c.rail}`)).toEqual([
+    '1 paid agent_wallet',
+    '2 invoiced agent_wallet',
+  ]);
+  // The wallet still holds what the session did not take, though a debit would have succeeded.
+  expect(await stack.services.wallets.balance(agent)).toBe(2 * 39_000_000);
+  expect(await eventTypes(orderId)).toContain('subscription.invoice_issued');
+
+  const id = invoiceId(orderId, 2);
+  const invoiceTx = await stack.services.linkpay.createTransaction(id, 39_000_000, 'USD', 'front@cedar.example');
+  const pay = await stack.call(
+    'POST',
+    `/api/v1/orders/${orderId}/subscription/invoices/${id}/pay`,
+    { transaction_id: invoiceTx.id },
+    asBuyer(orderId),
+  );
+  expect(pay.status).toBe(200);
+  const renewed = await waitForSub(orderId, (s) => s.open_invoice === null && s.past_charges.length === 3);
+  expect(renewed.past_charges[2]).toMatchObject({ period: 2, status: 'paid', rail: 'linkpay_ncp' });
+  expect(await stack.services.wallets.balance(agent)).toBe(2 * 39_000_000);
 });
 
 test('a rejected order ends its subscription at once', async () => {

@@ -5,8 +5,8 @@
  * delegated token); one service is also bought through the hosted link (requires_escalation, then paid on the hosted
  * page). The text-model services run on the run's fake chat-completions model (test/globalSetup.ts). Afterwards the
  * books: the wallet is debited exactly the sum of the checkout totals, each order was paid that total on the rail and
- * is delivered, or in_engineering when an engineer delivers it (expert_delivery). The monthly service is refused as the
- * spec's business outcome: a one-time checkout cannot start a subscription (error_response, item_unavailable).
+ * is delivered, or in_engineering when an engineer delivers it (expert_delivery). The monthly service sells its first
+ * month, with an info message saying renewals are invoices (test/integration/subscriptions.test.ts renews one).
  */
 import { fundedAgent, startStack, waitForOrder, type Stack } from '../helpers/stack';
 import { platformKey, platformProfile, profileServer, UcpPlatform } from '../helpers/ucpClient';
@@ -76,7 +76,7 @@ async function ready(serviceId: string): Promise<Record<string, any>> {
   return res.body as Record<string, any>;
 }
 
-test('all 14 services: 13 bought on the agent wallet, one on the hosted link, the monthly one refused; the books reconcile', async () => {
+test('all 14 services bought on the agent wallet, one on the hosted link too; the books reconcile', async () => {
   const listed = await stack.call('GET', '/api/v1/services');
   expect(listed.status).toBe(200);
   const services = (listed.body.services as { id: string; billing: string; automation_level: string }[]).map((s) => s);
@@ -88,17 +88,10 @@ test('all 14 services: 13 bought on the agent wallet, one on the hosted link, th
   const bought: { serviceId: string; orderId: string; cents: number; expert: boolean; rail: string }[] = [];
 
   for (const service of services) {
-    if (service.billing === 'monthly') {
-      // A subscription needs a recurring mandate; a UCP checkout is one payment: not for sale here.
-      const res = await platform.send('create_checkout', {
-        body: { line_items: [{ item: { id: service.id }, quantity: 1 }], service_inputs: INPUTS[service.id] },
-      });
-      expect(res.status).toBe(200);
-      ucpConforms(UCP.errorResponse, res.body);
-      expect(res.body.messages[0]).toMatchObject({ code: 'item_unavailable', path: '$.line_items[0].item.id' });
-      continue;
-    }
     const checkout = await ready(service.id);
+    // The monthly service sells its first month; the checkout says renewals are invoices (never this token again).
+    const info = (checkout.messages ?? []).filter((m: { type: string }) => m.type === 'info');
+    expect(info.map((m: { code: string }) => m.code)).toEqual(service.billing === 'monthly' ? ['billing'] : []);
     const delegated = await stack.call(
       'POST',
       '/agentic_commerce/delegate_payment',
@@ -170,7 +163,7 @@ test('all 14 services: 13 bought on the agent wallet, one on the hosted link, th
     rail: 'link',
   });
 
-  expect(bought.filter((b) => b.rail === 'agent_wallet')).toHaveLength(13);
+  expect(bought.filter((b) => b.rail === 'agent_wallet')).toHaveLength(14);
   // The books: the wallet paid exactly the wallet checkouts' totals; each order was paid its total once.
   const walletCents = bought.filter((b) => b.rail === 'agent_wallet').reduce((s, b) => s + b.cents, 0);
   expect(before - (await stack.services.wallets.balance('ucp-all'))).toBe(walletCents * 10_000);
@@ -189,5 +182,5 @@ test('all 14 services: 13 bought on the agent wallet, one on the hosted link, th
     });
     expect(doc?.payment).toBeTruthy();
   }
-  expect(await stack.services.db.orders.countDocuments({ agent_id: 'ucp-all' })).toBe(13);
+  expect(await stack.services.db.orders.countDocuments({ agent_id: 'ucp-all' })).toBe(14);
 }, 120_000);

@@ -99,6 +99,12 @@ export interface SubscriptionTerms {
   retryAfterSeconds: number[];
   /** Rails that cannot be debited (linkpay_ncp, x402_usdc) get an invoice due this many seconds after renewal. */
   invoiceDueSeconds: number;
+  /**
+   * `invoice`: every renewal is an invoice, whatever the rail of period 1. Set for orders bought through an ACP or UCP
+   * checkout session, whose one payment (a delegated token's allowance, a card token) covers period 1 only and
+   * gives no authority to debit the wallet again (issue 37). Absent: renewals follow the rail.
+   */
+  renewal?: 'invoice';
 }
 
 /** SLA terms of an expert-delivery order: the clock runs from payment (seed §2.1 `max_fulfillment_hours`). */

@@ -227,15 +227,19 @@ export const AcpCheckoutSession = z
     totals: z.array(Total),
     fulfillment_options: z.array(z.unknown()),
     messages: z.array(
-      z.object({
-        type: z.literal('error'),
-        code: z.enum(['missing', 'quantity_exceeded', 'unsupported', 'coupon_invalid']),
-        severity: z.enum(['high', 'low']),
-        resolution: z.enum(['requires_buyer_input', 'recoverable']),
-        param: z.string(),
-        content_type: z.literal('plain'),
-        content: z.string(),
-      }),
+      z.union([
+        z.object({
+          type: z.literal('error'),
+          code: z.enum(['missing', 'quantity_exceeded', 'unsupported', 'coupon_invalid']),
+          severity: z.enum(['high', 'low']),
+          resolution: z.enum(['requires_buyer_input', 'recoverable']),
+          param: z.string(),
+          content_type: z.literal('plain'),
+          content: z.string(),
+        }),
+        // How a monthly service is billed (its first month is the session's payment).
+        z.object({ type: z.literal('info'), param: z.string(), content_type: z.literal('plain'), content: z.string() }),
+      ]),
     ),
     links: z.array(z.object({ type: z.literal('support'), title: z.string(), url: z.string() })),
     created_at: z.string(),

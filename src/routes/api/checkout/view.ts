@@ -11,6 +11,7 @@ import {
   acpStatus,
   centsOfMicros,
   sessionMessages,
+  billingNote,
   sessionOrderSecret,
   sessionTotalCents,
 } from '../../../services/checkoutSessions';
@@ -119,6 +120,7 @@ export function sessionView(
     { type: 'total' as const, display_text: 'Total', amount },
   ];
   const status = acpStatus(doc, order);
+  const note = billingNote(doc.line.service_id);
   const name = service?.name ?? doc.line.service_id;
   return {
     id: doc._id,
@@ -151,7 +153,12 @@ export function sessionView(
     ],
     totals: totals(total),
     fulfillment_options: [],
-    messages: doc.status === 'open' ? sessionMessages(doc) : [],
+    messages: [
+      ...(doc.status === 'open' ? sessionMessages(doc) : []),
+      ...(note
+        ? [{ type: 'info' as const, param: '$.line_items[0]', content_type: 'plain' as const, content: note }]
+        : []),
+    ],
     links: [{ type: 'support', title: 'Service catalogue', url: `${baseUrl}/api/v1/services/${doc.line.service_id}` }],
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
