@@ -1,6 +1,6 @@
 /**
  * The generated ACP client (test/generated/acp.ts: openapi-typescript over the copied 2026-04-17 OpenAPI, requests
- * through openapi-fetch) buys each of the 13 one-time services on the `card_tokenized` handler: the platform's Stripe
+ * through openapi-fetch) buys each of the 14 services (the monthly one its first month) on the `card_tokenized` handler: the platform's Stripe
  * shared payment token, charged by this service as one PaymentIntent per session against stripe-mock (LINK_PROVIDER
  * =stripe; acpClient.test.ts covers the other handlers). Every answer is validated against the copied JSON schemas.
  *
@@ -62,12 +62,11 @@ afterAll(async () => {
   await mock?.stop();
 });
 
-test('buys each one-time service on the card_tokenized handler; one PaymentIntent each, the books reconcile', async () => {
-  const oneTime = services.filter((s) => s.billing !== 'monthly');
-  expect(oneTime).toHaveLength(13);
+test('buys each of the 14 services on the card_tokenized handler; one PaymentIntent each, the books reconcile', async () => {
+  expect(services).toHaveLength(14);
   const bought: { service: string; session: string; order: string; total: number }[] = [];
 
-  for (const service of oneTime) {
+  for (const service of services) {
     const created = await acp.POST('/checkout_sessions', {
       params: { header: header() },
       body: {
