@@ -2,8 +2,8 @@
  * Every catalogue service bought through UCP (issue 37 §5), against the real API, worker, Temporal server and
  * database: the signed UCP test platform (../helpers/ucpClient.ts) opens a checkout per service listed by
  * `GET /api/v1/services`, gives the service's inputs through `service_inputs`, and completes on the agent wallet (a
- * delegated token); one service is also bought through the hosted link (requires_escalation, then paid on the hosted
- * page). The text-model services run on the run's fake chat-completions model (test/globalSetup.ts). Afterwards the
+ * delegated token), and each that offers it also through the hosted link (requires_escalation, then paid on the
+ * hosted page). The text-model services run on the run's fake chat-completions model (test/globalSetup.ts). Afterwards the
  * books: the wallet is debited exactly the sum of the checkout totals, each order was paid that total on the rail and
  * is delivered, or in_engineering when an engineer delivers it (expert_delivery). The monthly service sells its first
  * month, with an info message saying renewals are invoices (test/integration/subscriptions.test.ts renews one).
@@ -76,10 +76,12 @@ async function ready(serviceId: string): Promise<Record<string, any>> {
   return res.body as Record<string, any>;
 }
 
-test('all 14 services bought on the agent wallet, one on the hosted link too; the books reconcile', async () => {
+test('all 14 services bought on each handler they offer (agent wallet, hosted link); the books reconcile', async () => {
   const listed = await stack.call('GET', '/api/v1/services');
   expect(listed.status).toBe(200);
-  const services = (listed.body.services as { id: string; billing: string; automation_level: string }[]).map((s) => s);
+  const services = (
+    listed.body.services as { id: string; billing: string; automation_level: string; payment_rails: string[] }[]
+  ).map((s) => s);
   expect(services).toHaveLength(14);
   expect(Object.keys(INPUTS).sort()).toEqual(services.map((s) => s.id).sort());
 
@@ -135,35 +137,38 @@ test('all 14 services bought on the agent wallet, one on the hosted link too; th
     });
   }
 
-  // The hosted link: the buyer pays on the hosted page the checkout hands over.
-  const linked = await ready('automation-audit');
-  const esc = await platform.send('complete_checkout', {
-    id: linked.id,
-    body: { payment: { instruments: [{ id: 'pi_h', handler_id: 'hosted_link', type: 'hosted_link' }] } },
-  });
-  ucpConforms(UCP.checkout, esc.body);
-  expect(esc.body.status).toBe('requires_escalation');
-  const link = new URL(esc.body.continue_url as string);
-  const pay = await fetch(`${stack.url}${link.pathname}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ secret: link.searchParams.get('secret') ?? '', email: 'buyer@example.com' }),
-  });
-  expect(pay.status).toBe(200);
-  const linkedOrder = link.pathname.split('/').pop() as string;
-  await waitForOrder(stack, linkedOrder, (o) => o.status !== 'awaiting_payment');
-  const after = await platform.send('get_checkout', { id: linked.id });
-  ucpConforms(UCP.checkout, after.body);
-  expect(after.body.status).toBe('completed');
-  bought.push({
-    serviceId: 'automation-audit',
-    orderId: linkedOrder,
-    cents: total(linked),
-    expert: false,
-    rail: 'link',
-  });
+  // The hosted link, for every service that offers it: the buyer pays on the hosted page the checkout hands over.
+  for (const service of services.filter((s) => s.payment_rails.includes('linkpay_ncp'))) {
+    const linked = await ready(service.id);
+    const esc = await platform.send('complete_checkout', {
+      id: linked.id,
+      body: { payment: { instruments: [{ id: 'pi_h', handler_id: 'hosted_link', type: 'hosted_link' }] } },
+    });
+    ucpConforms(UCP.checkout, esc.body);
+    expect({ id: service.id, status: esc.body.status }).toEqual({ id: service.id, status: 'requires_escalation' });
+    const link = new URL(esc.body.continue_url as string);
+    const pay = await fetch(`${stack.url}${link.pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ secret: link.searchParams.get('secret') ?? '', email: 'buyer@example.com' }),
+    });
+    expect(pay.status).toBe(200);
+    const linkedOrder = link.pathname.split('/').pop() as string;
+    await waitForOrder(stack, linkedOrder, (o) => o.status !== 'awaiting_payment');
+    const after = await platform.send('get_checkout', { id: linked.id });
+    ucpConforms(UCP.checkout, after.body);
+    expect(after.body.status).toBe('completed');
+    bought.push({
+      serviceId: service.id,
+      orderId: linkedOrder,
+      cents: total(linked),
+      expert: service.automation_level === 'expert_delivery',
+      rail: 'link',
+    });
+  }
 
   expect(bought.filter((b) => b.rail === 'agent_wallet')).toHaveLength(14);
+  expect(bought.filter((b) => b.rail === 'link')).toHaveLength(14);
   // The books: the wallet paid exactly the wallet checkouts' totals; each order was paid its total once.
   const walletCents = bought.filter((b) => b.rail === 'agent_wallet').reduce((s, b) => s + b.cents, 0);
   expect(before - (await stack.services.wallets.balance('ucp-all'))).toBe(walletCents * 10_000);
@@ -183,4 +188,4 @@ test('all 14 services bought on the agent wallet, one on the hosted link too; th
     expect(doc?.payment).toBeTruthy();
   }
   expect(await stack.services.db.orders.countDocuments({ agent_id: 'ucp-all' })).toBe(14);
-}, 120_000);
+}, 240_000);
