@@ -906,6 +906,9 @@ export const INDEXES: Partial<Record<keyof Omit<Database, 'client' | 'db' | 'clo
   ],
   idempotencyKeys: [{ key: { created_at: 1 }, why: 'expired idempotency records are swept by age' }],
   acpPlatforms: [{ key: { key_hash: 1 }, unique: true, why: 'the platform an ACP API key names (every ACP request)' }],
+  checkoutSessions: [
+    { key: { order_id: 1 }, why: 'UCP Get Order: the session, and so the platform, an order came from' },
+  ],
   x402Payments: [
     {
       key: { auth_key: 1 },

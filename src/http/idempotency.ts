@@ -109,8 +109,8 @@ export function idempotencyMiddleware(
 ): Middleware {
   return async (ctx, next) => {
     const key = ctx.get('idempotency-key');
-    // /mcp: a tool call's REST request is kept under its own key (a UCP MCP request may carry the header, signed).
-    if (ctx.path.toLowerCase() === '/mcp') return next();
+    // /mcp, /ucp/mcp: a tool call's REST request is kept under its own key (a UCP MCP request may carry the header, signed).
+    if (['/mcp', '/ucp/mcp'].includes(ctx.path.toLowerCase())) return next();
     const variant = variants.find((v) => v.appliesTo(ctx));
     if (!(variant ? variant.methods.includes(ctx.method) : ctx.method === 'POST') || !key) return next();
     if (key.length > 255) throw badRequest('Idempotency-Key is at most 255 characters', 'Idempotency-Key');

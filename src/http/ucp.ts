@@ -1,5 +1,5 @@
 /**
- * UCP on the REST transport (issue 37 §2), as middleware on the UCP paths (`/checkout-sessions…`):
+ * UCP on the REST transport (issue 37 §2), as middleware on the UCP paths (`/checkout-sessions…`, `/orders/…`):
  * - {@link ucpErrorMiddleware}: every problem-details answer there is UCP's protocol error `{code, content}` instead
  *   (overview "Error Handling": status and code as registered, `content` the human text), outer to the rate limits,
  *   the body parser and the idempotency middleware so their refusals are UCP's too;
@@ -27,8 +27,11 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 export const isUcpPath = (path: string): boolean => {
   // Case-insensitive, as the router matches.
   const p = path.toLowerCase();
-  return p === '/checkout-sessions' || p.startsWith('/checkout-sessions/');
+  return p === '/checkout-sessions' || p.startsWith('/checkout-sessions/') || p.startsWith('/orders/');
 };
+
+/** Whether `path` is an MCP endpoint: the service's `/mcp`, or `/ucp/mcp` (UCP's binding, src/mcp/tools.ts). */
+export const isMcpPath = (path: string): boolean => ['/mcp', '/ucp/mcp'].includes(path.toLowerCase());
 
 /** UCP's protocol error body. */
 export interface UcpError {
@@ -166,12 +169,12 @@ export async function ucpMcpPlatform(ctx: Context): Promise<UcpPlatform> {
 
 /**
  * Identifies the platform of every UCP request (see the module comment); after the body parser, before idempotency.
- * On `/mcp` it only prepares {@link ucpMcpPlatform}: a UCP tool call verifies the MCP request, other calls do not.
+ * On `/mcp` and `/ucp/mcp` it only prepares {@link ucpMcpPlatform}: a UCP tool call verifies the MCP request, other calls do not.
  * @param allowHttp DEV_MODE: an http (loopback) profile URL is taken, as the spec allows for local development.
  */
 export function ucpPlatformMiddleware(profiles: ProfileResolver, allowHttp: boolean): Middleware {
   return async (ctx, next) => {
-    if (ctx.path.toLowerCase() === '/mcp' && ctx.method === 'POST') {
+    if (isMcpPath(ctx.path) && ctx.method === 'POST') {
       let verified: Promise<UcpPlatform> | undefined;
       (ctx.state as Record<symbol, () => Promise<UcpPlatform>>)[MCP_VERIFIER] = () =>
         (verified ??= verifyPlatform(ctx, profiles, allowHttp));

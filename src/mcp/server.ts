@@ -32,7 +32,14 @@ import {
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
 } from '@x402/core/http';
-import { X402_PAYMENT_META, X402_PAYMENT_RESPONSE_META, findTool, toolList, type ToolDefinition } from './tools';
+import {
+  X402_PAYMENT_META,
+  X402_PAYMENT_RESPONSE_META,
+  findTool,
+  toolList,
+  type ToolCatalog,
+  type ToolDefinition,
+} from './tools';
 import { ProblemError, problem } from '../errors';
 import { UCP_LOOPBACK_HEADER, attestUcpLoopback, ucpErrorOf, ucpMcpPlatform } from '../http/ucp';
 import { jsonPathOf } from '../http/acp';
@@ -93,6 +100,8 @@ const INSTRUCTIONS =
 /** How /mcp is served: `fixtures` adds the conformance suite's diagnostic tools, resources and prompts (tests only). */
 export interface McpOptions {
   fixtures: boolean;
+  /** The tools served: the service's (`/mcp`, default) or UCP's MCP binding (`/ucp/mcp`). */
+  catalog?: ToolCatalog;
   /** Where the fixtures' tasks live (order tasks are the orders themselves). */
   db?: Db;
 }
@@ -172,8 +181,9 @@ export async function callTool(
   args: unknown,
   ctx: Pick<RequestContext, 'dispatch' | 'log'>,
   meta?: Record<string, unknown>,
+  catalog: ToolCatalog = 'service',
 ): Promise<ToolResult> {
-  const tool = findTool(name);
+  const tool = findTool(name, catalog);
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
   if (tool.binding) return callBindingTool(tool, tool.binding, args, ctx);
   const parsed = tool.input.safeParse(args ?? {});
@@ -320,10 +330,10 @@ export async function serveMethod(
     case 'tools/list': {
       // 2026-07-28: tools that run as tasks say so (SEP-2663 `execution.taskSupport`).
       const product = stateless
-        ? toolList().map((t) =>
+        ? toolList(opts.catalog).map((t) =>
             ORDER_TASK_TOOLS.has(String(t.name)) ? { ...t, execution: { taskSupport: 'optional' } } : t,
           )
-        : toolList();
+        : toolList(opts.catalog);
       const fixtureTasks = Object.entries(FIXTURE_TASK_TOOLS).map(([name, t]) => ({
         name,
         description: t.description,
@@ -346,9 +356,9 @@ export async function serveMethod(
         if (fixtureTask.taskSupport === 'required') throw missingTasksCapability(`Tool ${name}`);
         return { result: await runFixtureSync(name, paramsOf(p.arguments)) };
       }
-      if (tasks && ORDER_TASK_TOOLS.has(name))
+      if (tasks && ORDER_TASK_TOOLS.has(name) && opts.catalog !== 'ucp')
         return { result: createOrderTask(await callTool(name, p.arguments, ctx, paramsOf(p._meta))) };
-      return { result: await callTool(name, p.arguments, ctx, paramsOf(p._meta)) };
+      return { result: await callTool(name, p.arguments, ctx, paramsOf(p._meta), opts.catalog) };
     }
     case 'tasks/get':
     case 'tasks/update':

@@ -146,7 +146,10 @@ function bindingToolOf(def: OperationDefinition, m: NonNullable<OperationDefinit
   const body = def.request?.body as z.ZodObject | undefined;
   const bodyOptional = def.id === 'cancelCheckoutSession' || def.id === 'ucpCancelCheckout';
   const meta = protocol === 'acp' ? AcpMeta : ucpMeta(bodyOptional || def.id === 'ucpCompleteCheckout');
-  const id = z.string().min(1).max(128).meta({ description: 'The checkout session id (cs_...)' });
+  const params = def.request?.params as z.ZodObject | undefined;
+  const id =
+    (params?.shape.id as z.ZodString | undefined) ??
+    z.string().min(1).max(128).meta({ description: 'The checkout session id (cs_...)' });
   const shape = {
     meta,
     ...(hasId ? { id } : {}),
@@ -262,7 +265,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   toolOf(checkoutOperations.update),
   toolOf(checkoutOperations.complete),
   toolOf(checkoutOperations.cancel),
-  // UCP's shopping service over MCP (source/services/shopping/mcp.openrpc.json), the transport /.well-known/ucp names.
+  // UCP's checkout tools (source/services/shopping/mcp.openrpc.json); its whole binding is UCP_TOOLS, at /ucp/mcp.
   toolOf(ucpOperations.create),
   toolOf(ucpOperations.get),
   toolOf(ucpOperations.update),
@@ -306,9 +309,25 @@ export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonO
   return io === 'output' ? (openObjects(js) as JsonObject) : js;
 }
 
-/** The `tools/list` entries, computed once. */
-export function toolList(): JsonObject[] {
-  listCache ??= TOOLS.map((t) => ({
+/**
+ * UCP's shopping service over MCP as /.well-known/ucp names it (`/ucp/mcp`): its checkout tools and the order
+ * capability's `get_order`, which on `/mcp` is the seed's own tool of that name (seed §4) with other arguments.
+ */
+export const UCP_TOOLS: readonly ToolDefinition[] = [
+  ...TOOLS.filter((t) => t.binding?.protocol === 'ucp'),
+  toolOf(ucpOperations.getOrder),
+];
+
+/** Which tools an MCP endpoint serves: `service` at `/mcp`, `ucp` at `/ucp/mcp`. */
+export type ToolCatalog = 'service' | 'ucp';
+
+const catalogTools = (catalog: ToolCatalog): readonly ToolDefinition[] => (catalog === 'ucp' ? UCP_TOOLS : TOOLS);
+
+/** The `tools/list` entries of `catalog`, computed once. */
+export function toolList(catalog: ToolCatalog = 'service'): JsonObject[] {
+  const cached = listCache.get(catalog);
+  if (cached) return cached;
+  const list = catalogTools(catalog).map((t) => ({
     name: t.name,
     title: t.title,
     description: t.description,
@@ -316,11 +335,12 @@ export function toolList(): JsonObject[] {
     ...(t.output ? { outputSchema: toolJsonSchema(t.output, 'output') } : {}),
     annotations: { title: t.title, ...t.annotations },
   }));
-  return listCache;
+  listCache.set(catalog, list);
+  return list;
 }
-let listCache: JsonObject[] | undefined;
+const listCache = new Map<ToolCatalog, JsonObject[]>();
 
-/** The tool named `name`, if any. */
-export function findTool(name: string): ToolDefinition | undefined {
-  return TOOLS.find((t) => t.name === name);
+/** The tool of `catalog` named `name`, if any. */
+export function findTool(name: string, catalog: ToolCatalog = 'service'): ToolDefinition | undefined {
+  return catalogTools(catalog).find((t) => t.name === name);
 }

@@ -72,6 +72,11 @@ export class CheckoutSessionRepository {
     return this.d.checkoutSessions.findOne({ _id: id });
   }
 
+  /** The session whose order is `orderId` (each session names its one order when it is made), or null. */
+  ofOrder(orderId: string): Promise<CheckoutSessionDoc | null> {
+    return this.d.checkoutSessions.findOne({ order_id: orderId });
+  }
+
   /**
    * Writes `changes` when the session is still at `version` (compare-and-set); returns the new document, or null
    * when another request changed it first.

@@ -88,7 +88,8 @@ export function paymentHandlers(baseUrl: string): Record<string, Record<string, 
 
 /**
  * The business profile served at `/.well-known/ucp` (profile.json `business_schema`): the REST transport of
- * `dev.ucp.shopping` at `baseUrl` and its MCP transport at `baseUrl/mcp` (src/mcp/tools.ts, the UCP tools), the checkout and order capabilities (and AP2 when `ap2`), the payment handlers and
+ * `dev.ucp.shopping` at `baseUrl` and its MCP transport at `baseUrl/ucp/mcp` (src/mcp/tools.ts `UCP_TOOLS`), the
+ * checkout and order capabilities (and AP2 when `ap2`), the payment handlers and
  * `keys` (the public keys that sign quotes and receipts, as `use: sig`, `alg: EdDSA`).
  */
 export function businessProfile(
@@ -115,7 +116,7 @@ export function businessProfile(
             version: UCP_VERSION,
             spec: `${specBase}/specification/overview/`,
             transport: 'mcp',
-            endpoint: `${baseUrl}/mcp`,
+            endpoint: `${baseUrl}/ucp/mcp`,
             schema: `${specBase}/services/shopping/mcp.openrpc.json`,
           },
         ],

@@ -31,8 +31,26 @@ export function ucpOrderEvent(
   publicBaseUrl: string,
 ): Record<string, unknown> {
   const status = (typeof event.data.status === 'string' ? event.data.status : order.status) as OrderStatus;
+  return ucpOrderEntity(order, {
+    status,
+    checkoutId: endpoint.ucp?.checkout_session_id ?? '',
+    eventId: `${event._id}`,
+    occurredAt: event.created_at,
+    publicBaseUrl,
+  });
+}
+
+/**
+ * UCP's order entity (`order.json`, a current-state snapshot) of `order` at `status`: the session it came from, one
+ * line item in cents, and the fulfillment event `eventId` at `occurredAt`. The webhooks' body and Get Order's answer
+ * (UCP `shopping/order`, "Operations").
+ */
+export function ucpOrderEntity(
+  order: OrderDoc,
+  at: { status: OrderStatus; checkoutId: string; eventId: string; occurredAt: Date; publicBaseUrl: string },
+): Record<string, unknown> {
   const cents = Math.round(order.amount_micros / 10_000);
-  const line = lineStatus(status);
+  const line = lineStatus(at.status);
   const total = line === 'removed' ? 0 : 1;
   const totals = [
     { type: 'subtotal', display_text: 'Subtotal', amount: cents },
@@ -42,8 +60,8 @@ export function ucpOrderEvent(
   return {
     ucp: { version: UCP_VERSION, status: 'success', capabilities: { [ORDER_CAP]: [{ version: UCP_VERSION }] } },
     id: order._id,
-    checkout_id: endpoint.ucp?.checkout_session_id ?? '',
-    permalink_url: `${publicBaseUrl}/api/v1/orders/${order._id}`,
+    checkout_id: at.checkoutId,
+    permalink_url: `${at.publicBaseUrl}/api/v1/orders/${order._id}`,
     line_items: [
       {
         id: lineId,
@@ -56,8 +74,8 @@ export function ucpOrderEvent(
     fulfillment: {
       events: [
         {
-          id: `${event._id}`,
-          occurred_at: event.created_at.toISOString(),
+          id: at.eventId,
+          occurred_at: at.occurredAt.toISOString(),
           type: line === 'fulfilled' ? 'delivered' : line === 'removed' ? 'canceled' : 'processing',
           line_items: [{ id: lineId, quantity: 1 }],
         },

@@ -392,6 +392,7 @@ const PROBES: Record<string, (w: World) => Probe> = {
     ...UCP_UNSIGNED,
   }),
   ucpCancelCheckout: () => ({ params: { id: 'cs_AAAAAAAAAAAAAAAAAAAAAA' }, body: {}, ...UCP_UNSIGNED }),
+  ucpGetOrder: () => ({ params: { id: 'ord_AAAAAAAAAAAAAAAAAAAAAA' }, ...UCP_UNSIGNED }),
 
   payReview: (w) => ({
     params: { order_id: w.humanOrder },

@@ -12,10 +12,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomUUID, type KeyObject } from 'node:crypto';
+import { createPublicKey, randomUUID, type KeyObject } from 'node:crypto';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { createSigner, httpbis } from 'http-message-signatures';
+import { createSigner, createVerifier, httpbis } from 'http-message-signatures';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -132,7 +132,7 @@ async function delegate(agentKey: string, sessionId: string, maxAmount: number):
   return res.body.id as string;
 }
 
-test('tools/list offers the five ACP and five UCP checkout tools with the bindingsâ€™ argument names', async () => {
+test('tools/list offers the ACP and UCP checkout tools; /ucp/mcp serves UCPâ€™s binding with get_order; the bindingsâ€™ argument names', async () => {
   const client = await connect();
   const { tools } = await client.listTools();
   const byName = new Map(tools.map((t) => [t.name, t]));
@@ -145,14 +145,22 @@ test('tools/list offers the five ACP and five UCP checkout tools with the bindin
     );
     expect(tool!.outputSchema).toBeDefined();
   }
-  const ucpCheckout = (UCP_RPC.methods as { name: string; params: { name: string }[] }[]).filter((m) =>
-    m.name.endsWith('_checkout'),
+  // UCP's binding at its own endpoint (the profile names it): the checkout tools and the order capability's get_order.
+  const ucpTools = new Map(
+    (await (await connect({}, undefined, `${stack.url}/ucp/mcp`)).listTools()).tools.map((t) => [t.name, t]),
   );
-  expect(ucpCheckout).toHaveLength(5);
-  for (const m of ucpCheckout) {
-    const tool = byName.get(m.name);
-    expect(tool).toBeDefined();
+  const ucpMethods = (UCP_RPC.methods as { name: string; params: { name: string }[] }[]).filter(
+    (m) => m.name.endsWith('_checkout') || m.name === 'get_order',
+  );
+  expect(ucpMethods).toHaveLength(6);
+  expect([...ucpTools.keys()].sort()).toEqual(ucpMethods.map((m) => m.name).sort());
+  for (const m of ucpMethods) {
+    const tool = ucpTools.get(m.name);
     expect(Object.keys(tool!.inputSchema.properties ?? {}).sort()).toEqual(m.params.map((p) => p.name).sort());
+    // /mcp serves the same checkout tools; its get_order is the seed's (order_id), not UCP's (meta, id).
+    const onMain = byName.get(m.name);
+    if (m.name === 'get_order') expect(onMain?.inputSchema.required).toContain('order_id');
+    else expect(onMain?.inputSchema.properties).toEqual(tool!.inputSchema.properties);
   }
 });
 
@@ -321,7 +329,11 @@ test('ACP over MCP for a platform with a signing key: meta.signature over the pa
 }, 60_000);
 
 /** A fetch that signs every MCP request as a UCP platform (RFC 9421: Content-Digest, UCP-Agent; signatures.md). */
-function signingFetch(profileUrl: string, key: { privateKey: KeyObject; kid: string }): typeof fetch {
+function signingFetch(
+  profileUrl: string,
+  key: { privateKey: KeyObject; kid: string },
+  answers: { status: number; headers: Headers; text: string }[] = [],
+): typeof fetch {
   return async (input, init = {}) => {
     const url = String(input instanceof Request ? input.url : input);
     const method = (init.method ?? 'GET').toUpperCase();
@@ -346,7 +358,9 @@ function signingFetch(profileUrl: string, key: { privateKey: KeyObject; kid: str
     const sent = Object.fromEntries(
       Object.entries(signed.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
     );
-    return fetch(url, { ...init, method, headers: sent });
+    const res = await fetch(url, { ...init, method, headers: sent });
+    answers.push({ status: res.status, headers: res.headers, text: await res.clone().text() });
+    return res;
   };
 }
 
@@ -354,15 +368,16 @@ test('UCP over MCP at the endpoint /.well-known/ucp names: signed calls create â
   const profile = (await stack.call('GET', '/.well-known/ucp')).body as Json;
   ucpConforms(UCP.businessProfile, profile);
   const mcp = profile.ucp.services['dev.ucp.shopping'].find((s: { transport: string }) => s.transport === 'mcp');
-  expect(mcp).toMatchObject({ endpoint: `${stack.url}/mcp`, schema: expect.stringMatching(/mcp\.openrpc\.json$/) });
+  expect(mcp).toMatchObject({ endpoint: `${stack.url}/ucp/mcp`, schema: expect.stringMatching(/mcp\.openrpc\.json$/) });
 
   const k = platformKey('mcp-platform-2026');
   const profileUrl = `${profiles.base}/mcp-platform/.well-known/ucp`;
   profiles.set('/mcp-platform/.well-known/ucp', platformProfile([k.jwk], `${profiles.base}/hooks/mcp`));
   // The client connects where the profile says.
+  const answers: { status: number; headers: Headers; text: string }[] = [];
   const client = await connect(
     {},
-    signingFetch(profileUrl, { privateKey: k.privateKey, kid: 'mcp-platform-2026' }),
+    signingFetch(profileUrl, { privateKey: k.privateKey, kid: 'mcp-platform-2026' }, answers),
     mcp.endpoint as string,
   );
   const m = (extra: Record<string, unknown> = {}) => {
@@ -407,6 +422,29 @@ test('UCP over MCP at the endpoint /.well-known/ucp names: signed calls create â
   });
   ucpConforms(UCP.checkout, done);
   expect(done.status).toBe('completed');
+  // The complete answer is signed by a key of our profile, over the JSON-RPC body (as a REST answer is).
+  const signedAnswer = answers.at(-1)!;
+  expect(JSON.parse(signedAnswer.text).result.structuredContent.id).toBe(created.id);
+  expect(signedAnswer.headers.get('content-digest')).toBe(contentDigest(signedAnswer.text));
+  const answerHeaders: Record<string, string> = {};
+  signedAnswer.headers.forEach((v, key) => (answerHeaders[key] = v));
+  const verified = await httpbis.verifyMessage(
+    {
+      keyLookup: async (params) => {
+        const jwk = (profile.keys as Json[]).find((j) => j.kid === params.keyid);
+        return jwk
+          ? {
+              id: String(jwk.kid),
+              algs: ['ed25519'],
+              verify: createVerifier(createPublicKey({ key: jwk, format: 'jwk' }), 'ed25519'),
+            }
+          : null;
+      },
+      requiredFields: ['@status', 'content-digest', 'content-type'],
+    },
+    { status: signedAnswer.status, headers: answerHeaders },
+  );
+  expect(verified).toBe(true);
   const order = await stack.services.orders.get(done.order.id);
   expect(order).toMatchObject({ agent_id: 'ucp-mcp-buyer' });
   expect(order?.payment).toBeTruthy();
@@ -414,6 +452,13 @@ test('UCP over MCP at the endpoint /.well-known/ucp names: signed calls create â
   const read = await ok(client, 'get_checkout', { meta: m(), id: created.id });
   ucpConforms(UCP.checkout, read);
   expect(read.status).toBe('completed');
+  // The order capability's MCP binding: get_order, the order as order.json; an unknown one is not_found.
+  const got = await ok(client, 'get_order', { meta: m(), id: done.order.id });
+  ucpConforms(UCP.order, got);
+  expect(got).toMatchObject({ id: done.order.id, checkout_id: created.id });
+  const missing = await ok(client, 'get_order', { meta: m(), id: 'ord_nope' });
+  ucpConforms(UCP.errorResponse, missing);
+  expect(missing.messages[0].code).toBe('not_found');
 
   // Cancel: idempotency-key is required by the binding; a completed checkout cannot be canceled.
   const noKey = await fails(client, 'cancel_checkout', { meta: m(), id: created.id });

@@ -136,6 +136,14 @@ const PROBES: Record<string, (w: World) => Probe[]> = {
     mcp('tools/call', { name: 'trust_status', arguments: {} }),
   ],
   mcpGet: () => [{}],
+  // UCP's binding: listing is open; a call must be signed by the profile meta names (unsigned here: refused).
+  ucpMcp: (w) => [
+    mcp('tools/list'),
+    mcp('tools/call', {
+      name: 'get_order',
+      arguments: { meta: { 'ucp-agent': { profile: 'http://127.0.0.1:9/.well-known/ucp' } }, id: w.order },
+    }),
+  ],
   acpDiscovery: () => [{}],
   acpFeedProducts: () => [{}],
   ucpProfile: () => [{}],

@@ -243,6 +243,39 @@ test("the platform's order webhook gets each order's events, signed with the bus
   expect(profiles.received.filter((h) => h.path === '/hooks/bob')).toHaveLength(0);
 }, 60_000);
 
+test("Get Order: the platform reads its orders' current state (order.json); another platform's or an unknown one is not_found", async () => {
+  // The orders alice bought above (the wallet test).
+  const sessions = await stack.services.db.checkoutSessions
+    .find({ 'ucp.profile_url': alice.profileUrl, status: 'completed' })
+    .toArray();
+  expect(sessions.length).toBeGreaterThan(0);
+  for (const session of sessions) {
+    const res = await alice.send('get_order', { id: session.order_id });
+    expect(res.status).toBe(200);
+    ucpConforms(UCP.order, res.body);
+    const order = await stack.services.orders.get(session.order_id);
+    expect(res.body).toMatchObject({
+      id: session.order_id,
+      checkout_id: session._id,
+      permalink_url: `${stack.url}/api/v1/orders/${session.order_id}`,
+      line_items: [{ item: { id: order?.service_id, price: Math.round((order?.amount_micros ?? 0) / 10_000) } }],
+    });
+    const line = res.body.line_items[0].status as string;
+    expect(line).toBe(['delivered', 'accepted'].includes(order?.status ?? '') ? 'fulfilled' : 'processing');
+
+    // Bob signs correctly but did not place it: the spec's not_found, as for an id that does not exist.
+    const stranger = await bob.send('get_order', { id: session.order_id });
+    expect(stranger.status).toBe(200);
+    ucpConforms(UCP.errorResponse, stranger.body);
+    expect(stranger.body.messages[0]).toMatchObject({ code: 'not_found', severity: 'unrecoverable' });
+    expect(JSON.stringify(stranger.body)).not.toContain(session._id);
+  }
+  const unknown = await alice.send('get_order', { id: 'ord_does_not_exist' });
+  ucpConforms(UCP.errorResponse, unknown.body);
+  expect(unknown.body.messages[0].code).toBe('not_found');
+  refused(await alice.send('get_order', { id: sessions[0]!.order_id }, { sign: false }), 401, 'signature_missing');
+});
+
 test('the hosted link: complete answers requires_escalation with the hosted page as continue_url', async () => {
   const open = await create(alice, 'automation-wf', INPUTS['automation-wf']);
   const res = await alice.send('complete_checkout', {

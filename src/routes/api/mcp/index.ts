@@ -3,6 +3,7 @@ import type * as McpServer from '../../../mcp/server';
 import { requestBody, type AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { mcpOperations as ops } from './schema';
+import { signUcpMessage } from '../../../ucp/signatures';
 
 /** True when a browser `Origin` may call /mcp: the public origin, or any loopback origin in development mode. */
 function originAllowed(ctx: Context, deps: AppDeps): boolean {
@@ -21,7 +22,8 @@ function originAllowed(ctx: Context, deps: AppDeps): boolean {
  * `POST /mcp` (seed §4, issue 12 §1): MCP over Streamable HTTP, stateless. Protocol 2025-11-25 through the SDK,
  * 2026-07-28 (`server/discover`, per-request `_meta`, no initialize) directly; tools, resources, prompts, completion.
  * `GET` and `DELETE` answer 405 as stateless servers do (no SSE stream, no sessions). Browser origins other than the
- * service's own are refused (DNS rebinding). Registered from the definitions in ./schema.ts.
+ * service's own are refused (DNS rebinding). `POST /ucp/mcp` serves UCP's binding alone (its `get_order` is not the
+ * seed's). Registered from the definitions in ./schema.ts.
  */
 export function mcpRoutes(deps: AppDeps): OperationRouter {
   // The conformance suite's fixtures: tests only, and only in development mode (issue 12 §1).
@@ -33,7 +35,10 @@ export function mcpRoutes(deps: AppDeps): OperationRouter {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use; a CommonJS require is synchronous
   const mcp = (): typeof McpServer => (server ??= require('../../../mcp/server') as typeof McpServer);
 
-  const post = async (ctx: Context) => {
+  /** UCP's MCP binding (`/ucp/mcp`): only its tools, no fixtures. */
+  const ucpOpts = { fixtures: false, catalog: 'ucp' as const, db: deps.services.db.db };
+
+  const serve = (options: typeof opts | typeof ucpOpts) => async (ctx: Context) => {
     const { handleStateless, handleWithSdk, isStatelessRequest, loopbackDispatch } = mcp();
     if (!originAllowed(ctx, deps)) {
       ctx.status = 403;
@@ -46,9 +51,9 @@ export function mcpRoutes(deps: AppDeps): OperationRouter {
     }
     const body = requestBody(ctx);
     const dispatch = loopbackDispatch(ctx);
-    if (isStatelessRequest(ctx, body)) return handleStateless(ctx, body, dispatch, opts);
+    if (isStatelessRequest(ctx, body)) return handleStateless(ctx, body, dispatch, options);
     ctx.status = 200;
-    await handleWithSdk(ctx, body, dispatch, opts);
+    await handleWithSdk(ctx, body, dispatch, options);
   };
 
   const notAllowed = (ctx: Context) => {
@@ -63,5 +68,28 @@ export function mcpRoutes(deps: AppDeps): OperationRouter {
       },
     };
   };
-  return new OperationRouter(deps).on(ops.post, post).on(ops.get, notAllowed).on(ops.delete, notAllowed);
+  /**
+   * UCP's binding: every JSON answer (a completed checkout among them) is signed as a REST answer is (signatures.md,
+   * "REST Response Signing": `@status`, `Content-Digest`, `Content-Type`), so it can be checked against our profile.
+   */
+  const serveUcp = async (ctx: Context) => {
+    await serve(ucpOpts)(ctx);
+    if (ctx.respond === false || ctx.body == null || !/json/.test(ctx.response.get('content-type'))) return;
+    const body = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body);
+    const signer = await deps.signing.rawSigner();
+    const headers = await signUcpMessage(
+      signer,
+      { status: ctx.status },
+      { 'content-type': ctx.response.get('content-type') },
+      body,
+    );
+    for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+    ctx.body = body;
+  };
+
+  return new OperationRouter(deps)
+    .on(ops.post, serve(opts))
+    .on(ops.get, notAllowed)
+    .on(ops.delete, notAllowed)
+    .on(ops.ucpPost, serveUcp);
 }

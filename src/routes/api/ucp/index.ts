@@ -23,6 +23,7 @@ import {
   businessProfile,
   CHECKOUT_CAP,
   negotiate,
+  ORDER_CAP,
   ucpCheckoutView,
   ucpPlatformId,
   UCP_VERSION,
@@ -32,7 +33,9 @@ import { sameTerms, signMerchantAuthorization, verifyCheckoutMandate } from '../
 import { signUcpMessage } from '../../../ucp/signatures';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
-import { ucpPlatformGate, ucpSessionGate, type UcpCaller } from './policy';
+import { ucpOrderGate, ucpPlatformGate, ucpSessionGate, type UcpCaller } from './policy';
+import { ucpOrderEntity } from '../../../webhooks/ucp';
+import type { OrderStatus } from '../../../domain/order';
 import { ucpOperations as ops } from './schema';
 
 /** Whether this business offers the AP2 mandate extension (issue 37 §2; src/ucp/ap2.ts). */
@@ -199,6 +202,33 @@ export function ucpRoutes(deps: AppDeps): OperationRouter {
         throw err;
       }
       await answer(ctx, doc, { sign: true });
+    })
+    .on(ops.getOrder, ucpOrderGate(repo), async (ctx, _input, caller) => {
+      const session = caller.session;
+      const order = session ? await deps.services.orders.get(session.order_id) : null;
+      ctx.set('Cache-Control', 'no-store');
+      if (!session || !order) {
+        ctx.body = {
+          ucp: {
+            version: UCP_VERSION,
+            status: 'error' as const,
+            capabilities: { [ORDER_CAP]: [{ version: UCP_VERSION }] },
+          },
+          messages: [
+            { type: 'error' as const, code: 'not_found', severity: 'unrecoverable', content: 'Order not found.' },
+          ],
+        };
+        return;
+      }
+      const last = order.progress.at(-1);
+      ctx.body = ucpOrderEntity(order, {
+        status: order.status as OrderStatus,
+        checkoutId: session._id,
+        // The snapshot's one fulfillment event is the order's latest transition (its version names it).
+        eventId: `${order._id}:v${order.version}`,
+        occurredAt: last ? new Date(last.at) : order.updated_at,
+        publicBaseUrl: base,
+      });
     })
     .on(ops.cancel, ucpSessionGate(repo), async (ctx, _input, caller) => {
       await answer(ctx, await cancelCheckoutSession(ports, sessionOf(caller)));

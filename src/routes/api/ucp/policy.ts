@@ -51,3 +51,23 @@ export function ucpSessionGate(repo: CheckoutSessionRepository) {
     },
   };
 }
+
+/**
+ * The gate of Get Order: any verified platform passes; the session the order came from is loaded only when it is
+ * this platform's (else null, answered `not_found` as an unknown order: an order id reveals nothing to a stranger).
+ */
+export function ucpOrderGate(repo: CheckoutSessionRepository) {
+  return {
+    async load(_input: unknown, raw: RawRequest): Promise<UcpCaller> {
+      const id = raw.params.id ?? '';
+      return { profileUrl: '', session: id.length <= 128 ? await repo.ofOrder(id) : null };
+    },
+    authorize(actor: Actor, caller: UcpCaller): 'ucp_platform' | Refusal {
+      const profile = platformOf(actor);
+      if (typeof profile !== 'string') return profile;
+      if (caller.session && caller.session.platform_id !== ucpPlatformId(profile)) caller.session = null;
+      caller.profileUrl = profile;
+      return 'ucp_platform';
+    },
+  };
+}

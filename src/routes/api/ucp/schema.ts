@@ -29,13 +29,13 @@ export const UcpHeaders = z.object({
   Signature: z.string().max(4_096).optional().meta({ description: 'RFC 9421 signature' }),
 });
 
-/** The UCP error answers of a checkout operation, by status. */
-function ucpErrors(): Record<`4${string}` | `5${string}`, ResponseSpec> {
+/** The UCP error answers of a checkout operation (an order operation: without 404), by status. */
+function ucpErrors({ notFound = true } = {}): Record<`4${string}` | `5${string}`, ResponseSpec> {
   const e = (description: string): ResponseSpec => ({ description, json: UcpError });
   return {
     '400': e('Malformed request, invalid_profile_url, digest_mismatch or algorithm_unsupported'),
     '401': e('signature_missing, signature_invalid (also a stale created) or key_not_found'),
-    '404': e('No checkout session of this platform by that id'),
+    ...(notFound ? { '404': e('No checkout session of this platform by that id') } : {}),
     '409': e('Idempotency-Key reused with another body (idempotency_key_reused), in flight, or the session is closed'),
     '413': e('Request body too large'),
     '415': e('The body is not JSON'),
@@ -155,7 +155,7 @@ export const UcpCheckout = z
 /** `error_response.json`: a business outcome with no checkout (an item that is not for sale, no shared capability). */
 export const UcpErrorResponse = z
   .object({
-    ucp: z.object({ version: z.string(), status: z.literal('error') }),
+    ucp: z.looseObject({ version: z.string(), status: z.literal('error') }),
     messages: z.array(Message).min(1),
     continue_url: z.string().optional(),
   })
@@ -165,6 +165,36 @@ export const UcpErrorResponse = z
 const UcpResult = z.union([UcpCheckout, UcpErrorResponse]);
 
 const SessionPath = z.object({ id: z.string().min(1).max(128).meta({ description: 'Checkout session id (cs_...)' }) });
+const OrderPath = z.object({ id: z.string().min(1).max(128).meta({ description: 'Order id (ord_...)' }) });
+
+/** `order.json` as this service answers it: a current-state snapshot (src/webhooks/ucp.ts `ucpOrderEntity`). */
+export const UcpOrder = z
+  .looseObject({
+    ucp: z.looseObject({
+      version: z.string(),
+      status: z.literal('success'),
+      capabilities: z.record(z.string(), z.array(z.looseObject({ version: z.string() }))),
+    }),
+    id: z.string(),
+    checkout_id: z.string(),
+    permalink_url: z.string(),
+    currency: z.string(),
+    line_items: z.array(
+      z.looseObject({
+        id: z.string(),
+        item: z.looseObject({ id: z.string(), title: z.string(), price: z.number().int() }),
+        quantity: z.looseObject({ total: z.number().int(), fulfilled: z.number().int() }),
+        totals: z.array(Total),
+        status: z.enum(['processing', 'fulfilled', 'removed']),
+      }),
+    ),
+    fulfillment: z.looseObject({ events: z.array(z.looseObject({ id: z.string(), type: z.string() })) }),
+    totals: z.array(Total),
+  })
+  .meta({ id: 'UcpOrder' });
+
+/** Get Order's answer: the order, or `error_response` `not_found` (also for another platform's order). */
+const UcpOrderResult = z.union([UcpOrder, UcpErrorResponse]);
 
 /** The business profile (profile.json `business_schema`). */
 export const UcpProfile = z
@@ -274,6 +304,31 @@ export const ucpOperations = {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       binding: 'ucp',
       output: UcpResult,
+    },
+  }),
+  getOrder: defineOperation({
+    id: 'ucpGetOrder',
+    method: 'get',
+    path: '/orders/{id}',
+    summary: "UCP Get Order: the current state of an order one of this platform's checkouts placed (order.json)",
+    auth: 'ucp_platform',
+    request: { params: OrderPath, headers: UcpHeaders },
+    responses: {
+      '200': {
+        description:
+          "The order (order.json), or error_response not_found: unknown, or placed through another platform's checkout",
+        json: UcpOrderResult,
+      },
+      ...ucpErrors({ notFound: false }),
+    },
+    mcp: {
+      name: 'get_order',
+      title: 'UCP: get an order',
+      description:
+        'UCP order capability (MCP binding) get_order: the current-state snapshot of an order this platform\'s checkout placed (id = checkout.order.id). Sign the MCP request (RFC 9421, UCP-Agent and Content-Digest headers) with a key of the profile meta["ucp-agent"].profile names. Check messages first: an unknown order, or another platform\'s, is error_response not_found.',
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      binding: 'ucp',
+      output: UcpOrderResult,
     },
   }),
   cancel: defineOperation({
