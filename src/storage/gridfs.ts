@@ -139,8 +139,10 @@ export class GridFsDeliverableStore implements StreamingDeliverableStore {
   }
 
   /**
-   * PostgreSQL may pick one of several uploads of the same bytes at once as a deadlock victim (seen on FerretDB with
-   * DocumentDB); the victim's chunks are gone with its transaction, so it is tried again, up to three times.
+   * PostgreSQL may pick one of several uploads of the same bytes at once as a deadlock victim (seen on FerretDB v2 with
+   * DocumentDB, "deadlock detected"; no upstream issue for it: FerretDB/FerretDB#5167 is the nearest, a deadlock of
+   * concurrent createIndex). The victim's chunks are gone with its transaction, so it is tried again, up to three
+   * times. MongoDB itself never needs the retry.
    */
   private async putFileRetryingDeadlocks(content: Buffer): Promise<StoredBlob> {
     for (let attempt = 1; ; attempt++) {
