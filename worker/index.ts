@@ -208,6 +208,7 @@ export function createWorker(opts: CreateWorkerOptions): Promise<Worker> {
         books: new BooksRepository(services.db),
         wallets: services.wallets,
         linkpay: services.linkProvider,
+        ...(services.stripe ? { cardIntents: services.stripe } : {}),
         orders: services.orders,
         workflows: orderStates,
         x402Refund: (paymentId, reason) =>

@@ -31,6 +31,8 @@ export const DISCREPANCY_KINDS = [
   'x402_chain_unreadable',
   /** A succeeded payment-link transaction whose order holds no such payment and could not be adopted or refunded. */
   'linkpay_unmatched_payment',
+  /** A delegated card PaymentIntent recorded as succeeded with no payment record (a run without repairs). */
+  'card_charge_unrecorded',
   /** d: a commission credited (or pending, or taken back) in a state its order does not allow. */
   'commission_state_mismatch',
   /** d: the partner's wallet ledger disagrees with the commission record. */
@@ -70,6 +72,11 @@ export const REPAIR_KINDS = [
   'read_model_status',
   /** Ledger entries a crashed process had not written, rewritten from the wallet's recent movements. */
   'wallet_ledger_entries',
+  /**
+   * A delegated card PaymentIntent recorded as succeeded with no payment record: mirrored as its order's link payment,
+   * which the payment-link check then has the order adopt, or refunds.
+   */
+  'unrecorded_card_charge',
 ] as const;
 /** See {@link REPAIR_KINDS}. */
 export type RepairKind = (typeof REPAIR_KINDS)[number];

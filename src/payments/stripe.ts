@@ -416,6 +416,53 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
     return { transaction_id: intent.id, amount_micros: recorded.tx.amount_micros };
   }
 
+  /**
+   * Delegated card PaymentIntents recorded `succeeded` in `stripe_objects` before `before` that have no payment-link
+   * mirror: money Stripe took that no payment record shows (a process died between the two writes, and the session's
+   * finisher found the order closed). For the books reconciliation (src/services/reconciliation.ts).
+   */
+  async unmirroredIntents(
+    before: Date,
+  ): Promise<Pick<StripeObjectDoc, '_id' | 'order_id' | 'amount_cents' | 'created_at'>[]> {
+    const intents = await this.d.stripeObjects
+      .find(
+        { kind: 'payment_intent', status: 'succeeded', created_at: { $lt: before } },
+        { projection: { order_id: 1, amount_cents: 1, created_at: 1 } },
+      )
+      .toArray();
+    if (intents.length === 0) return [];
+    const mirrored = new Set(
+      (
+        await this.d.linkpayTransactions
+          .find({ _id: { $in: intents.map((i) => i._id) } }, { projection: { _id: 1 } })
+          .toArray()
+      ).map((t) => t._id),
+    );
+    return intents.filter((i) => !mirrored.has(i._id));
+  }
+
+  /**
+   * Mirrors a recorded succeeded PaymentIntent ({@link unmirroredIntents}) as its order's link payment, as the charge
+   * would have: idempotent by id; a second payment of the order is refunded at once.
+   */
+  mirrorIntent(
+    intent: Pick<StripeObjectDoc, '_id' | 'order_id' | 'amount_cents' | 'created_at'>,
+  ): Promise<RecordedPayment> {
+    return this.record({
+      _id: intent._id,
+      order_id: intent.order_id,
+      amount_micros: intent.amount_cents * MICROS_PER_CENT,
+      currency: 'USD',
+      status: 'succeeded',
+      payer_email: null,
+      // When Stripe took it: the payment-link check of the same run sees it.
+      created_at: intent.created_at,
+      refunded_at: null,
+      provider: 'stripe',
+      stripe_source: 'delegated',
+    });
+  }
+
   /** @throws ProblemError payment_token_invalid when Stripe knows no such token. */
   private async grantedToken(id: string): Promise<GrantedToken> {
     if (!/^spt_[A-Za-z0-9_]+$/.test(id)) throw problem('payment_token_invalid', 'Not a shared payment token (spt_…)');

@@ -31,6 +31,7 @@ import {
   type RepairRecord,
 } from '../domain/reconciliation';
 import type { PaymentLinkProvider } from '../payments/linkpay';
+import type { StripeLinkProvider as StripePaymentPort } from '../payments/stripe';
 import { commissionReversalTxId } from '../repos/commissions';
 import type { BooksRepository, LedgerEntryView, OrderView, X402View } from '../repos/books';
 import type { OrderRepository } from '../repos/orders';
@@ -96,6 +97,11 @@ export interface ReconciliationPorts {
    * absent, such payments are reported for an operator.
    */
   x402Refund?: (paymentId: string, reason: string) => Promise<X402RefundOutcome>;
+  /**
+   * Card charges (the Stripe adapter): recorded succeeded PaymentIntents without a payment record, and their mirror.
+   * Absent (no Stripe): skipped.
+   */
+  cardIntents?: Pick<StripePaymentPort, 'unmirroredIntents' | 'mirrorIntent'>;
   /** The clock (tests). */
   now?: () => Date;
 }
@@ -152,6 +158,7 @@ export async function reconcileBooks(
   await checkOrderDebits(ports, opts.repair, cutoff, ledger, out);
   await checkOrders(ports, opts, cutoff, out);
   await checkX402(ports, opts.repair, cutoff, started, out);
+  await checkCardCharges(ports, opts.repair, cutoff, out);
   await checkLinkPayments(ports, opts.repair, cutoff, out);
   await checkCommissions(ports, cutoff, ledger, out);
   const refundsDue = await listRefundsDue(ports);
@@ -764,6 +771,39 @@ async function checkLinkPayments(
     } else {
       out.discrepancy({ kind: 'linkpay_unmatched_payment', ...base, detail: `link payment ${tx._id}: refund refused` });
     }
+  }
+}
+
+/**
+ * Money Stripe took for a delegated card charge that no payment record shows (issue 37 §3): with `repair`, mirrored as
+ * its order's link payment, so {@link checkLinkPayments} (run next) has the order adopt it or refunds it.
+ */
+async function checkCardCharges(
+  ports: ReconciliationPorts,
+  repair: boolean,
+  cutoff: Date,
+  out: ReportBuilder,
+): Promise<void> {
+  if (!ports.cardIntents) return;
+  for (const intent of await ports.cardIntents.unmirroredIntents(cutoff)) {
+    const base = { order_id: intent.order_id, amount_micros: intent.amount_cents * 10_000 };
+    if (!repair) {
+      out.discrepancy({
+        kind: 'card_charge_unrecorded',
+        ...base,
+        detail: `PaymentIntent ${intent._id}: no payment record`,
+      });
+      continue;
+    }
+    const recorded = await ports.cardIntents.mirrorIntent(intent);
+    out.repair({
+      kind: 'unrecorded_card_charge',
+      ...base,
+      action:
+        recorded.outcome === 'second'
+          ? `PaymentIntent ${intent._id} was a second payment of the order: refunded at Stripe`
+          : `recorded PaymentIntent ${intent._id} as the order's link payment`,
+    });
   }
 }
 

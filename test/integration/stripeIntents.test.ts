@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { ACP_VERSION, issuePlatform } from '../helpers/acpSpec';
-import { startStack, waitForOrder, type Stack } from '../helpers/stack';
+import { OPERATOR_KEY, startStack, waitForOrder, type Stack } from '../helpers/stack';
 import { startStripeMock, type StripeMock } from '../helpers/stripeMock';
 
 const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
@@ -166,3 +166,59 @@ test('payment_intent.payment_failed leaves the order unpaid and nothing taken; s
   const order = await stack.call('GET', `/api/v1/orders/${orderId}`);
   expect(order.body).toMatchObject({ status: 'awaiting_payment', payment: null });
 }, 60_000);
+
+test('a card charge Stripe took that no payment record shows is found by the reconciliation: the running order adopts it, a second one is refunded', async () => {
+  const reconcile = async () => {
+    const res = await stack.call(
+      'POST',
+      '/api/v1/operator/reconciliation',
+      { grace_seconds: 1 },
+      { authorization: `Bearer ${OPERATOR_KEY}` },
+    );
+    expect(res.status).toBe(200);
+    return res.body as { repaired: { kind: string; order_id?: string; action: string }[] };
+  };
+  // A process died after recording the intent's success and before its payment record (the event's or the charge's).
+  const { orderId, cents, pi } = await processingCheckout();
+  const past = new Date(Date.now() - 60_000);
+  await stack.services.db.stripeObjects.updateOne({ _id: pi }, { $set: { status: 'succeeded', created_at: past } });
+  expect(await mirror(orderId)).toEqual([]);
+  const before = refunds().length;
+
+  const first = await reconcile();
+  expect(first.repaired).toContainEqual(
+    expect.objectContaining({ kind: 'unrecorded_card_charge', order_id: orderId, action: expect.stringMatching(pi) }),
+  );
+  const delivered = await waitForOrder(stack, orderId, (o) => o.status === 'delivered', 45_000);
+  expect(delivered.payment).toMatchObject({ rail: 'linkpay_ncp', transaction_id: pi, amount: cents / 100 });
+  expect(refunds()).toHaveLength(before);
+
+  // Another intent recorded as succeeded for the same order (paid already): given back at Stripe, once.
+  const second = `pi_${randomBytes(8).toString('hex')}`;
+  await stack.services.db.stripeObjects.insertOne({
+    _id: second,
+    kind: 'payment_intent',
+    order_id: orderId,
+    checkout_session_id: null,
+    amount_cents: cents,
+    status: 'succeeded',
+    created_at: past,
+    updated_at: past,
+  });
+  const again = await reconcile();
+  expect(again.repaired).toContainEqual(
+    expect.objectContaining({
+      kind: 'unrecorded_card_charge',
+      order_id: orderId,
+      action: expect.stringMatching(/refunded/),
+    }),
+  );
+  expect(refunds().map((r) => r.params.payment_intent)).toContain(second);
+  expect(refunds()).toHaveLength(before + 1);
+  const records = await mirror(orderId);
+  expect(records.map((r) => `${r._id} ${r.status}`).sort()).toEqual([`${pi} succeeded`, `${second} refunded`].sort());
+  // Settled: the next run finds nothing more to do for this order.
+  const third = await reconcile();
+  expect(third.repaired.filter((r) => r.order_id === orderId)).toEqual([]);
+  expect(refunds()).toHaveLength(before + 1);
+}, 90_000);
