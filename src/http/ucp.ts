@@ -18,7 +18,7 @@ import type { Context, Middleware } from 'koa';
 import { renderProblem, toProblem } from './errors';
 import type { IdempotencyVariant } from './idempotency';
 import { profileUrlOf, type PlatformProfile, type ProfileResolver } from '../ucp/profiles';
-import { verifyUcpRequest } from '../ucp/signatures';
+import { signUcpMessage, verifyUcpRequest, type MessageSigner } from '../ucp/signatures';
 import { ProblemError } from '../errors';
 import { sha256Hex } from '../hash';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -203,3 +203,19 @@ export const UCP_IDEMPOTENCY: IdempotencyVariant = {
   requestHash: (ctx) => sha256Hex((ctx.request as { rawBody?: string }).rawBody ?? ''),
   methods: ['POST', 'PUT'],
 };
+
+/**
+ * Sends `body` (JSON text) as the answer, signed as UCP signs a REST answer (signatures.md, "REST Response Signing":
+ * `@status`, `Content-Digest`, `Content-Type`) with `signer`, a key of our profile. The status and content type must
+ * be set first.
+ */
+export async function sendSignedUcpAnswer(ctx: Context, signer: MessageSigner, body: string): Promise<void> {
+  const headers = await signUcpMessage(
+    signer,
+    { status: ctx.status },
+    { 'content-type': ctx.response.get('content-type') },
+    body,
+  );
+  for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
+  ctx.body = body;
+}

@@ -277,18 +277,7 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
       { _id: intent.id, status: { $in: ['created', 'processing'] } },
       { $set: { status: 'succeeded', updated_at: new Date() } },
     );
-    return this.record({
-      _id: intent.id,
-      order_id: ours.order_id,
-      amount_micros: ours.amount_cents * MICROS_PER_CENT,
-      currency: 'USD',
-      status: 'succeeded',
-      payer_email: null,
-      created_at: new Date(),
-      refunded_at: null,
-      provider: 'stripe',
-      stripe_source: 'delegated',
-    });
+    return this.record(delegatedMirror(intent.id, ours.order_id, ours.amount_cents, new Date()));
   }
 
   /**
@@ -394,18 +383,7 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
       throw problem('payment_in_progress', `Stripe is still processing PaymentIntent ${intent.id}`);
     if (intent.status !== 'succeeded')
       throw problem('payment_failed', `PaymentIntent ${intent.id} is ${intent.status}: nothing was taken`);
-    const recorded = await this.record({
-      _id: intent.id,
-      order_id: req.orderId,
-      amount_micros: req.amountCents * MICROS_PER_CENT,
-      currency: 'USD',
-      status: 'succeeded',
-      payer_email: null,
-      created_at: new Date(),
-      refunded_at: null,
-      provider: 'stripe',
-      stripe_source: 'delegated',
-    });
+    const recorded = await this.record(delegatedMirror(intent.id, req.orderId, req.amountCents, new Date()));
     if (recorded.tx.order_id !== req.orderId)
       throw problem('transaction_already_used', `PaymentIntent ${intent.id} paid another order`);
     if (recorded.outcome === 'second')
@@ -448,19 +426,8 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
   mirrorIntent(
     intent: Pick<StripeObjectDoc, '_id' | 'order_id' | 'amount_cents' | 'created_at'>,
   ): Promise<RecordedPayment> {
-    return this.record({
-      _id: intent._id,
-      order_id: intent.order_id,
-      amount_micros: intent.amount_cents * MICROS_PER_CENT,
-      currency: 'USD',
-      status: 'succeeded',
-      payer_email: null,
-      // When Stripe took it: the payment-link check of the same run sees it.
-      created_at: intent.created_at,
-      refunded_at: null,
-      provider: 'stripe',
-      stripe_source: 'delegated',
-    });
+    // Dated when Stripe took it: the payment-link check of the same run sees it.
+    return this.record(delegatedMirror(intent._id, intent.order_id, intent.amount_cents, intent.created_at));
   }
 
   /** @throws ProblemError payment_token_invalid when Stripe knows no such token. */
@@ -520,6 +487,22 @@ export class StripeLinkProvider implements PaymentLinkProvider, DelegatedCardPor
       throw err;
     }
   }
+}
+
+/** The payment-link mirror of a succeeded delegated card PaymentIntent `id` of `orderId` for `cents` (USD). */
+function delegatedMirror(id: string, orderId: string, cents: number, createdAt: Date): LinkpayTransactionDoc {
+  return {
+    _id: id,
+    order_id: orderId,
+    amount_micros: cents * MICROS_PER_CENT,
+    currency: 'USD',
+    status: 'succeeded',
+    payer_email: null,
+    created_at: createdAt,
+    refunded_at: null,
+    provider: 'stripe',
+    stripe_source: 'delegated',
+  };
 }
 
 function toTransaction(doc: LinkpayTransactionDoc): LinkTransaction {

@@ -3,7 +3,7 @@ import type * as McpServer from '../../../mcp/server';
 import { requestBody, type AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { mcpOperations as ops } from './schema';
-import { signUcpMessage } from '../../../ucp/signatures';
+import { sendSignedUcpAnswer } from '../../../http/ucp';
 
 /** True when a browser `Origin` may call /mcp: the public origin, or any loopback origin in development mode. */
 function originAllowed(ctx: Context, deps: AppDeps): boolean {
@@ -76,15 +76,7 @@ export function mcpRoutes(deps: AppDeps): OperationRouter {
     await serve(ucpOpts)(ctx);
     if (ctx.respond === false || ctx.body == null || !/json/.test(ctx.response.get('content-type'))) return;
     const body = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body);
-    const signer = await deps.signing.rawSigner();
-    const headers = await signUcpMessage(
-      signer,
-      { status: ctx.status },
-      { 'content-type': ctx.response.get('content-type') },
-      body,
-    );
-    for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
-    ctx.body = body;
+    await sendSignedUcpAnswer(ctx, await deps.signing.rawSigner(), body);
   };
 
   return new OperationRouter(deps)

@@ -9,7 +9,7 @@ import { checkoutPorts } from '../checkout';
 import type { CheckoutSessionDoc } from '../../../db';
 import { ProblemError, problem } from '../../../errors';
 import { idempotentCreation } from '../../../http/idempotency';
-import { ucpPlatformOf } from '../../../http/ucp';
+import { sendSignedUcpAnswer, ucpPlatformOf } from '../../../http/ucp';
 import { CheckoutSessionRepository } from '../../../repos/checkoutSessions';
 import {
   cancelCheckoutSession,
@@ -30,7 +30,6 @@ import {
   type UcpMessage,
 } from '../../../services/ucpCheckout';
 import { sameTerms, signMerchantAuthorization, verifyCheckoutMandate } from '../../../ucp/ap2';
-import { signUcpMessage } from '../../../ucp/signatures';
 import type { AppDeps } from '../../context';
 import { OperationRouter } from '../../operation';
 import { ucpOrderGate, ucpPlatformGate, ucpSessionGate, type UcpCaller } from './policy';
@@ -87,17 +86,8 @@ export function ucpRoutes(deps: AppDeps): OperationRouter {
     ctx.status = opts.status ?? 200;
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'application/json';
-    if (opts.sign) {
-      const signer = await deps.signing.rawSigner();
-      const headers = await signUcpMessage(
-        signer,
-        { status: ctx.status },
-        { 'content-type': ctx.response.get('content-type') },
-        body,
-      );
-      for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
-    }
-    ctx.body = body;
+    if (opts.sign) await sendSignedUcpAnswer(ctx, await deps.signing.rawSigner(), body);
+    else ctx.body = body;
   };
 
   /** A business outcome without a checkout (error_response.json), HTTP 200. */
